@@ -1,0 +1,23 @@
+// Bundles the whole CLI into one ESM file, dist/clusterpedia.mjs (better-sqlite3 stays external: it is a native addon).
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
+await build({
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/clusterpedia.mjs',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: ['better-sqlite3'],
+  define: { __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version) },
+  // CJS dependencies bundled into ESM still call require(); give them one.
+  banner: {
+    js: "import { createRequire as __cpCreateRequire } from 'node:module'; const require = __cpCreateRequire(import.meta.url);",
+  },
+});

@@ -1,0 +1,98 @@
+// Flag parsers and option builders shared by the commands. Every flag reads CLUSTERPEDIA_<FLAG> as a fallback.
+import { InvalidArgumentError, Option } from 'commander';
+import { LOG_LEVELS } from '../lib/log.js';
+
+/** `--secure-port` → `CLUSTERPEDIA_SECURE_PORT`. */
+export function envName(longFlag: string): string {
+  return `CLUSTERPEDIA_${longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`;
+}
+
+/** An Option whose value also comes from its environment variable. */
+export function option(flags: string, description: string): Option {
+  const long = flags.split(/[ ,|]+/).find((f) => f.startsWith('--'));
+  const opt = new Option(flags, description);
+  if (long) opt.env(envName(long.replace(/^--no-/, '--')));
+  return opt;
+}
+
+export function parsePort(value: string): number {
+  const n = parseStrictInt(value);
+  if (n === undefined || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number between 0 and 65535.');
+  return n;
+}
+
+export function parseNonNegativeInt(value: string): number {
+  const n = parseStrictInt(value);
+  if (n === undefined || n < 0) throw new InvalidArgumentError('must be a non-negative integer.');
+  return n;
+}
+
+export function parsePositiveInt(value: string): number {
+  const n = parseStrictInt(value);
+  if (n === undefined || n < 1) throw new InvalidArgumentError('must be a positive integer.');
+  return n;
+}
+
+function parseStrictInt(value: string): number | undefined {
+  if (!/^\s*-?\d+\s*$/.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses Go-style durations ("500ms", "5s", "1m30s", "2h") into milliseconds. A bare number is seconds. */
+export function parseDuration(value: string): number {
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  for (let m = re.exec(v); m; m = re.exec(v)) {
+    total += Number(m[1]) * (DURATION_UNITS[m[2] ?? 's'] ?? 0);
+    matched = re.lastIndex;
+  }
+  if (v === '' || matched !== v.length) throw new InvalidArgumentError('must be a duration such as 500ms, 5s, 1m30s or 2h.');
+  return Math.round(total);
+}
+
+export function parseBool(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new InvalidArgumentError('must be true or false.');
+}
+
+/** Validates a --storage URL's shape; the storage layer parses it fully. */
+export function parseStorageUrl(value: string): string {
+  const v = value.trim();
+  if (v.startsWith('sqlite:')) {
+    if (v === 'sqlite:') throw new InvalidArgumentError('sqlite: needs a path, e.g. sqlite:./clusterpedia.db or sqlite::memory:.');
+    return v;
+  }
+  if (/^postgres(ql)?:\/\//.test(v)) {
+    try {
+      const u = new URL(v);
+      if (!u.hostname) throw new Error('no host');
+    } catch {
+      throw new InvalidArgumentError('is not a valid postgres:// URL.');
+    }
+    return v;
+  }
+  throw new InvalidArgumentError('must start with sqlite: or postgres://.');
+}
+
+export function logLevelOption(): Option {
+  return option('--log-level <level>', 'log level').choices([...LOG_LEVELS]).default('info');
+}
+
+export function logFormatOption(): Option {
+  return option('--log-format <format>', 'log format (default: pretty on a terminal, json otherwise)').choices(['json', 'pretty']);
+}
+
+export function storageOptions(): Option[] {
+  return [
+    option('--storage <url>', 'storage: sqlite:<path>, sqlite::memory:, or postgres://user:pass@host:port/db').argParser(parseStorageUrl).default('sqlite:./clusterpedia.db'),
+    option('--storage-config <file>', "Clusterpedia's internalstorage YAML (type, host, port, user, password, database, sslMode, dsn); overrides --storage"),
+  ];
+}

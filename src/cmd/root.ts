@@ -1,0 +1,17 @@
+// The command tree (STYLE §1): one root, one factory per subcommand.
+import { Command } from 'commander';
+import { VERSION } from '../lib/version.js';
+import { logFormatOption, logLevelOption } from './flags.js';
+
+/** Builds a fresh command tree. Tests build their own and parse argv through it. */
+export function newRootCommand(): Command {
+  const root = new Command('clusterpedia')
+    .description('Search the Kubernetes resources of many clusters through one Kubernetes-compatible API.')
+    .version(VERSION, '--version', 'print the version and exit')
+    .addOption(logLevelOption())
+    .addOption(logFormatOption())
+    .showHelpAfterError('(run with --help for usage)')
+    .enablePositionalOptions(false);
+  // Commands are added below, one factory each.
+  return root;
+}

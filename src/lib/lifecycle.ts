@@ -1,0 +1,73 @@
+// Runnables: everything long-running has start(signal) and is awaited by its role through runAll.
+
+/** A long-running part of a role. `start` resolves when the part has stopped after `signal` aborted. */
+export interface Runnable {
+  readonly name: string;
+  start(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Starts every runnable and waits for all of them to stop.
+ * The first one to fail aborts the others; its error is rethrown once all have stopped.
+ * Aborting `signal` stops all of them (the normal shutdown path).
+ */
+export async function runAll(runnables: readonly Runnable[], signal: AbortSignal): Promise<void> {
+  const inner = new AbortController();
+  const onAbort = (): void => inner.abort(signal.reason);
+  if (signal.aborted) inner.abort(signal.reason);
+  else signal.addEventListener('abort', onAbort, { once: true });
+
+  let firstError: unknown;
+  let failed = false;
+  try {
+    await Promise.all(
+      runnables.map(async (r) => {
+        try {
+          await r.start(inner.signal);
+          if (!inner.signal.aborted) {
+            // A runnable that returns on its own while others keep running is a bug in that runnable;
+            // treat it as a failure so the role does not run half-alive.
+            throw new Error(`${r.name} stopped unexpectedly`);
+          }
+        } catch (e: unknown) {
+          if (!failed) {
+            failed = true;
+            firstError = e;
+          }
+          inner.abort(e);
+        }
+      }),
+    );
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  if (failed && !signal.aborted) throw firstError;
+}
+
+/** Resolves when `signal` aborts (immediately if it already has). */
+export function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** Sleeps `ms`, waking early (without throwing) when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Injected clock and sleeper, so what waits or times out can be driven by tests (STYLE §13). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => Date.now(), sleep };

@@ -1,0 +1,37 @@
+// Entry point: parse argv, run the command, map errors to exit codes (0 done, 1 runtime failure, 2 bad flags).
+import { CommanderError } from 'commander';
+import { newRootCommand } from './cmd/root.js';
+import { hasCode, messageOf } from './lib/errors.js';
+
+async function main(argv: string[]): Promise<number> {
+  const root = newRootCommand();
+  root.exitOverride();
+  root.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  try {
+    await root.parseAsync(argv);
+    return 0;
+  } catch (e: unknown) {
+    if (e instanceof CommanderError || hasCode(e, 'commander.helpDisplayed')) {
+      const code = (e as CommanderError).code;
+      if (code === 'commander.helpDisplayed' || code === 'commander.version' || code === 'commander.help') return 0;
+      // commander already printed the message naming the flag.
+      return 2;
+    }
+    if (hasCode(e, 'ConfigError')) {
+      process.stderr.write(`error: ${messageOf(e)}\n`);
+      return 2;
+    }
+    process.stderr.write(`error: ${messageOf(e)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`fatal: ${messageOf(e)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,255 @@
+// The storage contract (STYLE §5): a writer for the synchro, a reader for the apiserver, one schema.
+import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
+
+/** Identity of a stored resource type. Rows are keyed by (cluster, group, version, resource, namespace, name). */
+export interface ResourceType {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** A stored resource type with what discovery needs. */
+export interface StoredResourceType extends ResourceType {
+  cluster: string;
+  kind: string;
+  /** True when at least one stored row has a non-empty namespace, or the synchro said so. */
+  namespaced: boolean;
+}
+
+/**
+ * One object to write. `object` is the full JSON object as it will be served, already pruned and annotated
+ * by the synchro (cluster annotation, managedFields removed). Storage sets `metadata.resourceVersion` to the
+ * row's revision and moves the member's resourceVersion into annotation `shadow.clusterpedia.io/resource-version`.
+ */
+export interface UpsertObject {
+  cluster: string;
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  object: StoredJsonObject;
+}
+
+/** The JSON object as parsed; storage extracts columns from it (namespace, name, uid, owner, labels, times, RV). */
+export type StoredJsonObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: { uid?: string; controller?: boolean; kind?: string; name?: string; apiVersion?: string }[];
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+};
+
+/** One object to delete: its key and the member resourceVersion of the deletion (for ordering), when known. */
+export interface DeleteKey {
+  cluster: string;
+  group: string;
+  version: string;
+  resource: string;
+  namespace: string;
+  name: string;
+  /** The member RV carried by the DELETED event; a stored row with a newer RV is kept. */
+  resourceVersion?: string;
+}
+
+/** What one write batch did. */
+export interface WriteResult {
+  /** Rows inserted or replaced (older member RV replaced by newer). */
+  written: number;
+  /** Objects skipped because the stored row is as new or newer (replays, out-of-order events). */
+  skipped: number;
+  /** Rows deleted. */
+  deleted: number;
+  /** Storage revision after the batch (unchanged when nothing was written). */
+  revision: string;
+}
+
+/** The write path (synchro). Every method is one transaction. */
+export interface StorageWriter {
+  /**
+   * Applies upserts and deletes in one transaction, in order. An upsert replaces a stored row only if its member
+   * resourceVersion is newer (numeric comparison of decimal RVs; non-numeric RVs compare as different = newer).
+   * Each effective write takes the next storage revision and is appended to the change log.
+   */
+  write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult>;
+  /** Deletes every row of a cluster (change log records the deletions). */
+  cleanCluster(cluster: string): Promise<number>;
+  /** Deletes every row of one resource type of a cluster. */
+  cleanResource(cluster: string, type: ResourceType): Promise<number>;
+  /** key ("ns/name" or "name" for cluster-scoped) → member resourceVersion, for resuming without relisting. */
+  resourceVersions(cluster: string, type: ResourceType): Promise<Map<string, string>>;
+  /** Keeps cluster status (conditions, per-resource status) for `show clusters` and the PediaCluster read API. */
+  putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void>;
+  deleteClusterStatus(cluster: string): Promise<void>;
+}
+
+/** Per-cluster status kept in storage when clusters come from a file (API.md §2). JSON of PediaCluster.status plus spec summary. */
+export interface ClusterStatusRecord {
+  /** Redacted spec summary: apiserver URL and sync resources, never credentials. */
+  spec: Record<string, unknown>;
+  status: Record<string, unknown>;
+  updatedAt: string;
+}
+
+/** A set filter: `in` (match any) or `notin` (match none). */
+export interface SetFilter {
+  op: 'in' | 'notin';
+  values: string[];
+}
+
+/** Columns `orderby` may name (API.md §4) — never SQL text. */
+export const ORDER_COLUMNS = ['cluster', 'namespace', 'name', 'created_at', 'resource_version', 'group', 'version', 'resource', 'kind'] as const;
+export type OrderColumn = (typeof ORDER_COLUMNS)[number];
+
+export type OrderTerm =
+  | { column: OrderColumn; desc: boolean }
+  /** A JSON path into the object, e.g. `.status.phase`. No list segments. Compared as text. */
+  | { path: FieldPathSegment[]; desc: boolean };
+
+export interface OwnerFilter {
+  uid?: string;
+  name?: string;
+  /** Restricts owner-by-name candidates to one group/resource (e.g. deployments.apps). */
+  groupResource?: { group: string; resource: string };
+  /** 0 = direct children, 1 = grandchildren, … */
+  seniority: number;
+}
+
+/** Resource types a query covers: one GVR (resources API) or several (collectionresources). */
+export type TypeFilter =
+  | { kind: 'one'; group: string; version: string; resource: string }
+  /** OR over entries; an entry with only `group` matches the whole group; version/resource narrow it. */
+  | { kind: 'many'; entries: { group: string; version?: string; resource?: string }[] }
+  /** Every stored type (collection `any` with `*`). */
+  | { kind: 'all' };
+
+/** The whole query model of API.md §4, already parsed and validated. */
+export interface ListQuery {
+  types: TypeFilter;
+  clusters?: SetFilter;
+  namespaces?: SetFilter;
+  names?: SetFilter;
+  labels?: LabelRequirement[];
+  fields?: FieldRequirement[];
+  /** creationTimestamp >= since (inclusive). */
+  since?: Date;
+  /** creationTimestamp < before (exclusive). */
+  before?: Date;
+  /** Requires exactly one cluster in `clusters` (the API layer checks). */
+  owner?: OwnerFilter;
+  /** Every substring must occur in the name (AND). */
+  fuzzyNames?: string[];
+  /** Default: cluster, namespace, name (then group, version, resource for multi-type queries). */
+  orderBy?: OrderTerm[];
+  /** 0 or absent = no limit. */
+  limit?: number;
+  /** Opaque keyset token from a previous page (ContinueToken), or Clusterpedia's numeric offset. */
+  continue?: { token: string } | { offset: number };
+  withRemainingCount?: boolean;
+  /** Return only apiVersion, kind and metadata of each object. */
+  onlyMetadata?: boolean;
+}
+
+/** A stored row as read. `object` is JSON text exactly as served (revision in metadata.resourceVersion). */
+export interface StoredRow {
+  cluster: string;
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  /** Member resourceVersion. */
+  resourceVersion: string;
+  /** Storage revision of the row's last write (decimal string). */
+  revision: string;
+  /** ISO timestamp or '' when the object had none. */
+  createdAt: string;
+  object: string;
+}
+
+/** One page of a list. `rows` is streamed: a large unpaged list is never materialised. */
+export interface ListPage {
+  /** Storage revision the list was read at (decimal string). */
+  revision: string;
+  rows: AsyncIterable<StoredRow>;
+  /** Available once `rows` is exhausted: the token for the next page, if there is one. */
+  continueToken(): string | undefined;
+  /** Set when withRemainingCount was asked (may be computed before streaming). */
+  remainingItemCount?: number;
+}
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change-log entry: the object's state after the change (last state for deletions). */
+export interface Change {
+  revision: string;
+  type: ChangeType;
+  row: StoredRow;
+}
+
+/** Filter of a watch: the subset of ListQuery a change can be matched against. */
+export type WatchFilter = Pick<ListQuery, 'types' | 'clusters' | 'namespaces' | 'names' | 'labels' | 'fields' | 'fuzzyNames' | 'since' | 'before'>;
+
+export type ChangesResult =
+  | { expired: false; changes: Change[]; revision: string }
+  /** The revision left the change-log window: the client must relist (410 Expired). */
+  | { expired: true; oldestRevision: string };
+
+/** The read path (apiserver). */
+export interface StorageReader {
+  get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined>;
+  list(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
+  /** Changes with revision > `revision` matching `filter`, oldest first, at most `limit`. */
+  changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult>;
+  /** The current storage revision (decimal string). */
+  currentRevision(): Promise<string>;
+  /** Every stored (cluster, group, version, resource, kind), for discovery. */
+  resourceTypes(): Promise<StoredResourceType[]>;
+  /** Row counts per (cluster, type), for `show resources`. */
+  counts(): Promise<{ cluster: string; group: string; version: string; resource: string; count: number; bytes: number }[]>;
+  clusterStatuses(): Promise<Map<string, ClusterStatusRecord>>;
+  /** Cheap round trip for /readyz. */
+  ping(): Promise<void>;
+  /**
+   * Calls `listener` soon after the storage revision advances: at once for writes made through this process,
+   * and through LISTEN/NOTIFY (PostgreSQL) for writes made by another process. Watchers also poll, so a
+   * missed notification only delays them. Returns the unsubscribe function.
+   */
+  subscribe(listener: (revision: string) => void): () => void;
+}
+
+export interface StorageOptions {
+  /** Change-log retention: entries older than this many revisions behind the head are compacted. */
+  changeLogRevisions?: number;
+  /** Change-log retention by age, milliseconds. */
+  changeLogMaxAgeMs?: number;
+}
+
+/** An opened storage: both halves over one connection set, plus lifecycle. */
+export interface Storage extends StorageReader, StorageWriter {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Applies pending migrations; returns the ones applied (empty when up to date). */
+  migrate(opts?: { dryRun?: boolean }): Promise<MigrationPlan>;
+  /** Removes change-log entries outside the retention window. */
+  compact(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface MigrationPlan {
+  /** Schema version before. */
+  from: number;
+  /** Schema version after (or that would be reached with dryRun). */
+  to: number;
+  /** Names of the migrations applied (or to apply). */
+  applied: string[];
+}
