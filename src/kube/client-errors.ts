@@ -1,0 +1,54 @@
+// Errors of the Kubernetes client, classified where they are born: retryable or not (STYLE §11).
+import type { IncomingHttpHeaders } from 'node:http';
+
+export class KubeApiError extends Error {
+  readonly code = 'KubeApiError';
+  constructor(
+    message: string,
+    /** HTTP status, or 0 for a network failure. */
+    readonly status: number,
+    /** Status.reason from the server, or a local reason such as 'NetworkError'. */
+    readonly reason: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown; retryAfterSeconds?: number },
+  ) {
+    super(message, options);
+    this.name = 'KubeApiError';
+    this.retryAfterSeconds = options?.retryAfterSeconds;
+  }
+  readonly retryAfterSeconds: number | undefined;
+
+  /** True for 410 Gone/Expired: the resourceVersion or continue token is too old; relist. */
+  get expired(): boolean {
+    return this.status === 410 || this.reason === 'Expired' || this.reason === 'Gone';
+  }
+
+  static fromResponse(status: number, body: string, method: string, path: string, headers?: IncomingHttpHeaders): KubeApiError {
+    let reason = '';
+    let message = '';
+    try {
+      const s = JSON.parse(body) as { kind?: string; reason?: string; message?: string };
+      if (s && s.kind === 'Status') {
+        reason = s.reason ?? '';
+        message = s.message ?? '';
+      }
+    } catch {
+      // Not a Status (a proxy's HTML page, say): keep a short excerpt.
+      message = body.slice(0, 200);
+    }
+    const ra = headers?.['retry-after'];
+    const retryAfter = typeof ra === 'string' && /^\d+$/.test(ra) ? Number(ra) : undefined;
+    const retryable = status >= 500 || status === 429 || status === 408;
+    return new KubeApiError(`${method} ${path}: ${status}${reason ? ` ${reason}` : ''}${message ? `: ${message}` : ''}`, status, reason || String(status), retryable, { retryAfterSeconds: retryAfter });
+  }
+}
+
+/** Wraps a transport failure (refused, reset, TLS, timeout) as a retryable KubeApiError. */
+export function networkError(e: unknown, method: string, path: string): KubeApiError {
+  if (e instanceof KubeApiError) return e;
+  const code = typeof e === 'object' && e !== null ? String((e as { code?: unknown }).code ?? '') : '';
+  const msg = e instanceof Error ? e.message : String(e);
+  // TLS verification failures will not heal by retrying soon, but the operator may fix the config: retry slowly.
+  const tls = /certificate|self[- ]signed|SSL|TLS/i.test(msg) || code.startsWith('ERR_TLS') || code.includes('CERT');
+  return new KubeApiError(`${method} ${path}: ${code ? `${code} ` : ''}${msg}`, 0, tls ? 'TLSError' : 'NetworkError', true, { cause: e });
+}

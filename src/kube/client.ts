@@ -1,0 +1,173 @@
+// A Kubernetes API client: @kubernetes/client-node's KubeConfig for credentials (token, certs, exec, OIDC),
+// undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
+import type https from 'node:https';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { WatchEvent } from './types.js';
+import { KubeApiError, networkError } from './client-errors.js';
+
+export { KubeApiError } from './client-errors.js';
+
+export interface KubeClientOptions {
+  userAgent?: string;
+  /** Timeout for non-watch requests, milliseconds (connect + headers + body). */
+  requestTimeoutMs?: number;
+  /** Max idle sockets per origin. */
+  connections?: number;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** Parsed TLS material from a kubeconfig, for the undici Agent. */
+interface TlsMaterial {
+  ca?: string | Buffer | (string | Buffer)[];
+  cert?: string | Buffer | (string | Buffer)[];
+  key?: string | Buffer | (string | Buffer)[];
+  rejectUnauthorized?: boolean;
+}
+
+export class KubeClient {
+  private constructor(
+    private readonly kc: KubeConfig,
+    /** Base URL without trailing slash; may carry a path prefix (e.g. a proxy's /k8s/clusters/x). */
+    readonly server: string,
+    private readonly agent: Agent,
+    private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs'>>,
+  ) {}
+
+  /** Builds a client for the current context of `kc`. Throws on an unusable config (no cluster, bad server URL). */
+  static async create(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    let url: URL;
+    try {
+      url = new URL(cluster.server);
+    } catch {
+      throw new Error(`kubeconfig server is not a URL: ${JSON.stringify(cluster.server)}`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported server URL scheme ${url.protocol}`);
+    const tls = await tlsMaterial(kc);
+    const agent = new Agent({
+      connections: opts.connections ?? 16,
+      keepAliveTimeout: 30_000,
+      connect: { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) },
+    });
+    return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), agent, {
+      userAgent: opts.userAgent ?? 'clusterpedia',
+      requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
+    });
+  }
+
+  /** Current auth headers; exec/OIDC authenticators in client-node cache and refresh tokens themselves. */
+  private async authHeaders(): Promise<Record<string, string>> {
+    const o: https.RequestOptions = {};
+    await this.kc.applyToHTTPSOptions(o);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+    if (typeof o.auth === 'string' && o.auth !== '') headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
+    return headers;
+  }
+
+  url(path: string, query?: RequestOptions['query']): string {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const q = qs.toString();
+    return `${this.server}${path}${q ? `?${q}` : ''}`;
+  }
+
+  /** Sends a request; the caller consumes or discards the body. Network failures become KubeApiError (retryable). */
+  async raw(path: string, o: RequestOptions & { accept?: string; bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = {
+      ...(await this.authHeaders()),
+      'user-agent': this.opts.userAgent,
+      accept: o.accept ?? 'application/json',
+    };
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['content-type'] = o.contentType ?? 'application/json';
+    }
+    const timeout = o.timeoutMs ?? this.opts.requestTimeoutMs;
+    try {
+      return await request(this.url(path, o.query), {
+        method: o.method ?? 'GET',
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: o.signal,
+        headersTimeout: timeout,
+        bodyTimeout: o.bodyTimeoutMs ?? timeout,
+      });
+    } catch (e: unknown) {
+      throw networkError(e, o.method ?? 'GET', path);
+    }
+  }
+
+  /** A JSON request; non-2xx answers throw KubeApiError carrying the Status. */
+  async json<T>(path: string, o: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(path, o);
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) throw KubeApiError.fromResponse(res.statusCode, text, o.method ?? 'GET', path, res.headers);
+    try {
+      return JSON.parse(text) as T;
+    } catch (e: unknown) {
+      throw new KubeApiError(`invalid JSON from ${path}`, res.statusCode, 'InvalidResponse', false, { cause: e });
+    }
+  }
+
+  /**
+   * Opens a watch and yields its events. Ends when the server ends the stream (timeoutSeconds) or `signal` aborts.
+   * The consumer's pace is the stream's pace: events are pulled, never buffered without bound.
+   */
+  async *watch(path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000): AsyncGenerator<WatchEvent> {
+    const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
+    if (res.statusCode !== 200) {
+      const text = await res.body.text();
+      throw KubeApiError.fromResponse(res.statusCode, text, 'WATCH', path, res.headers);
+    }
+    const lines = createInterface({ input: res.body as unknown as Readable, crlfDelay: Infinity });
+    try {
+      for await (const line of lines) {
+        if (line.trim() === '') continue;
+        let ev: WatchEvent;
+        try {
+          ev = JSON.parse(line) as WatchEvent;
+        } catch (e: unknown) {
+          throw new KubeApiError(`invalid watch event from ${path}`, 200, 'InvalidResponse', true, { cause: e });
+        }
+        yield ev;
+      }
+    } catch (e: unknown) {
+      if (signal?.aborted) return;
+      if (e instanceof KubeApiError) throw e;
+      throw networkError(e, 'WATCH', path);
+    } finally {
+      lines.close();
+      res.body.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+async function tlsMaterial(kc: KubeConfig): Promise<TlsMaterial> {
+  const o: https.RequestOptions = {};
+  await kc.applyToHTTPSOptions(o);
+  const tls: TlsMaterial = {};
+  if (o.ca) tls.ca = o.ca;
+  if (o.cert) tls.cert = o.cert;
+  if (o.key) tls.key = o.key as TlsMaterial['key'];
+  if (o.rejectUnauthorized !== undefined) tls.rejectUnauthorized = o.rejectUnauthorized;
+  return tls;
+}

@@ -1,0 +1,165 @@
+// Our own list/watch loop (STYLE §12): paged list streamed to the handler, watch with bookmarks and randomised
+// timeouts, 410 → relist, back-off on errors, resume from a resourceVersion, never stops until aborted.
+import type { Logger } from 'pino';
+import { Backoff, type BackoffOptions } from '../lib/backoff.js';
+import { systemClock, type Clock } from '../lib/lifecycle.js';
+import { KubeApiError, type KubeClient } from './client.js';
+import type { KubeList, KubeObject } from './types.js';
+
+export type ListReason = 'initial' | 'expired' | 'restart';
+
+/** What the loop drives. Every method is awaited: a slow handler slows the socket, never buffers without bound. */
+export interface ListWatchHandler {
+  /** A (re)list begins: every page until listEnd is one consistent snapshot. */
+  listStart(reason: ListReason): Promise<void>;
+  /** One page of the list (items as the server sent them: no kind/apiVersion). */
+  listPage(items: KubeObject[]): Promise<void>;
+  /** The list is complete at `resourceVersion`: keys not seen since listStart have vanished. */
+  listEnd(resourceVersion: string): Promise<void>;
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): Promise<void>;
+  /** The server's progress marker: nothing older than this is pending. */
+  bookmark(resourceVersion: string): Promise<void>;
+  /** The watch is established (resource status: Syncing). */
+  watching(): void;
+  /** A failure the loop will retry by itself (resource status: Error). */
+  failed(err: KubeApiError, phase: 'list' | 'watch'): void;
+}
+
+export interface ListWatchOptions {
+  client: KubeClient;
+  /** Collection path, all namespaces: /api/v1/pods, /apis/apps/v1/deployments. */
+  path: string;
+  /** Page size of lists (limit). 0 = unpaged. */
+  pageSize: number;
+  /** Watch timeoutSeconds is drawn uniformly from this range, so many watches do not reconnect in lockstep. */
+  watchTimeoutSeconds: readonly [number, number];
+  /** Start by watching from this resourceVersion instead of listing (resume after restart). */
+  resumeResourceVersion?: string;
+  handler: ListWatchHandler;
+  logger: Logger;
+  backoff?: BackoffOptions;
+  clock?: Clock;
+  random?: () => number;
+}
+
+/** Outcome when the loop stops (only on abort): the last resourceVersion fully handed to the handler. */
+export interface ListWatchResult {
+  resourceVersion: string | undefined;
+}
+
+/**
+ * Runs until `signal` aborts. Never gives up: every failure is retried with back-off; 410 relists;
+ * a watch that ends normally is re-opened from the last resourceVersion (no relist).
+ */
+export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Promise<ListWatchResult> {
+  const clock = o.clock ?? systemClock;
+  const random = o.random ?? Math.random;
+  const backoff = new Backoff(o.backoff ?? { initialMs: 500, maxMs: 30_000, random });
+  let rv = o.resumeResourceVersion;
+  let reason: ListReason = 'initial';
+
+  while (!signal.aborted) {
+    try {
+      if (rv === undefined) {
+        rv = await list(o, reason, signal);
+        if (rv === undefined) break; // aborted mid-list
+      }
+      const started = clock.now();
+      let progressed = false;
+      const outcome = await watchOnce(o, rv, random, signal, (next) => {
+        rv = next;
+        progressed = true;
+        backoff.reset();
+      });
+      if (outcome === 'ended' && !progressed && clock.now() - started < 1000 && !signal.aborted) {
+        // A server that closes watches at once would otherwise be hammered in a tight loop.
+        await clock.sleep(backoff.next(), signal);
+      }
+      if (outcome === 'expired') {
+        o.logger.info({ resourceVersion: rv }, 'watch resourceVersion expired; relisting');
+        rv = undefined;
+        reason = 'expired';
+      }
+    } catch (e: unknown) {
+      if (signal.aborted) break;
+      const err = e instanceof KubeApiError ? e : new KubeApiError(String(e instanceof Error ? e.message : e), 0, 'Unknown', true, { cause: e });
+      if (err.expired) {
+        // A continue token or list RV too old: start the list again; a watch RV too old: relist.
+        rv = undefined;
+        reason = 'expired';
+        continue;
+      }
+      o.handler.failed(err, rv === undefined ? 'list' : 'watch');
+      const delay = Math.max(backoff.next(), (err.retryAfterSeconds ?? 0) * 1000);
+      o.logger.warn({ err: err.message, status: err.status, delayMs: delay }, 'list/watch failed; retrying');
+      if (rv === undefined) reason = 'restart';
+      await clock.sleep(delay, signal);
+    }
+  }
+  return { resourceVersion: rv };
+}
+
+/** Lists page by page into the handler. Returns the list's resourceVersion, or undefined when aborted. */
+async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
+  await o.handler.listStart(reason);
+  let cont: string | undefined;
+  do {
+    if (signal.aborted) return undefined;
+    const page = await o.client.json<KubeList>(o.path, {
+      query: { limit: o.pageSize > 0 ? o.pageSize : undefined, continue: cont },
+      signal,
+    });
+    await o.handler.listPage(page.items ?? []);
+    cont = page.metadata?.continue || undefined;
+    if (!cont) {
+      const rv = page.metadata?.resourceVersion;
+      if (!rv) throw new KubeApiError(`list ${o.path} returned no resourceVersion`, 200, 'InvalidResponse', true);
+      await o.handler.listEnd(rv);
+      return rv;
+    }
+  } while (cont);
+  return undefined;
+}
+
+type WatchOutcome = 'ended' | 'expired';
+
+async function watchOnce(
+  o: ListWatchOptions, fromRv: string, random: () => number, signal: AbortSignal, advanced: (rv: string) => void,
+): Promise<WatchOutcome> {
+  const [lo, hi] = o.watchTimeoutSeconds;
+  const timeoutSeconds = Math.round(lo + random() * Math.max(0, hi - lo));
+  const events = o.client.watch(o.path, { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds }, signal,
+    // The server sends bookmarks about every minute; a silent stream longer than the timeout plus slack is dead.
+    (timeoutSeconds + 90) * 1000);
+  let announced = false;
+  for await (const ev of events) {
+    if (!announced) {
+      announced = true;
+      o.handler.watching();
+    }
+    const rv = ev.object?.metadata?.resourceVersion;
+    switch (ev.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED':
+        await o.handler.event(ev.type, ev.object);
+        if (rv) advanced(rv);
+        break;
+      case 'BOOKMARK':
+        if (rv) {
+          await o.handler.bookmark(rv);
+          advanced(rv);
+        }
+        break;
+      case 'ERROR': {
+        const st = ev.object as { code?: number; reason?: string; message?: string };
+        if (st.code === 410 || st.reason === 'Expired' || st.reason === 'Gone') return 'expired';
+        throw new KubeApiError(`watch ${o.path}: ${st.code ?? ''} ${st.reason ?? ''}: ${st.message ?? ''}`, st.code ?? 500, st.reason ?? 'WatchError', true);
+      }
+      default:
+        break;
+    }
+  }
+  if (!announced && !signal.aborted) o.handler.watching();
+  return 'ended';
+}
