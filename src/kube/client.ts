@@ -10,6 +10,11 @@ import { KubeApiError, networkError } from './client-errors.js';
 
 export { KubeApiError } from './client-errors.js';
 
+/** A watch event and the length of its line, for memory accounting. */
+export interface SizedWatchEvent extends WatchEvent {
+  bytes: number;
+}
+
 export interface KubeClientOptions {
   userAgent?: string;
   /** Timeout for non-watch requests, milliseconds (connect + headers + body). */
@@ -114,11 +119,21 @@ export class KubeClient {
 
   /** A JSON request; non-2xx answers throw KubeApiError carrying the Status. */
   async json<T>(path: string, o: RequestOptions = {}): Promise<T> {
+    return (await this.jsonSized<T>(path, o)).value;
+  }
+
+  /** Like json(), also telling the body's size in characters (what the synchro's memory bound counts). */
+  async jsonSized<T>(path: string, o: RequestOptions = {}): Promise<{ value: T; bytes: number }> {
     const res = await this.raw(path, o);
-    const text = await res.body.text();
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (e: unknown) {
+      throw networkError(e, o.method ?? 'GET', path);
+    }
     if (res.statusCode < 200 || res.statusCode >= 300) throw KubeApiError.fromResponse(res.statusCode, text, o.method ?? 'GET', path, res.headers);
     try {
-      return JSON.parse(text) as T;
+      return { value: JSON.parse(text) as T, bytes: text.length };
     } catch (e: unknown) {
       throw new KubeApiError(`invalid JSON from ${path}`, res.statusCode, 'InvalidResponse', false, { cause: e });
     }
@@ -128,7 +143,7 @@ export class KubeClient {
    * Opens a watch and yields its events. Ends when the server ends the stream (timeoutSeconds) or `signal` aborts.
    * The consumer's pace is the stream's pace: events are pulled, never buffered without bound.
    */
-  async *watch(path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000): AsyncGenerator<WatchEvent> {
+  async *watch(path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000): AsyncGenerator<SizedWatchEvent> {
     const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
     if (res.statusCode !== 200) {
       const text = await res.body.text();
@@ -144,7 +159,7 @@ export class KubeClient {
         } catch (e: unknown) {
           throw new KubeApiError(`invalid watch event from ${path}`, 200, 'InvalidResponse', true, { cause: e });
         }
-        yield ev;
+        yield { type: ev.type, object: ev.object, bytes: line.length };
       }
     } catch (e: unknown) {
       if (signal?.aborted) return;

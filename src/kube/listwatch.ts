@@ -12,11 +12,12 @@ export type ListReason = 'initial' | 'expired' | 'restart';
 export interface ListWatchHandler {
   /** A (re)list begins: every page until listEnd is one consistent snapshot. */
   listStart(reason: ListReason): Promise<void>;
-  /** One page of the list (items as the server sent them: no kind/apiVersion). */
-  listPage(items: KubeObject[]): Promise<void>;
+  /** One page of the list (items as the server sent them: no kind/apiVersion); `bytes` is the page's JSON size. */
+  listPage(items: KubeObject[], bytes: number): Promise<void>;
   /** The list is complete at `resourceVersion`: keys not seen since listStart have vanished. */
   listEnd(resourceVersion: string): Promise<void>;
-  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): Promise<void>;
+  /** One watch event; `bytes` is its JSON size. */
+  event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject, bytes: number): Promise<void>;
   /** The server's progress marker: nothing older than this is pending. */
   bookmark(resourceVersion: string): Promise<void>;
   /** The watch is established (resource status: Syncing). */
@@ -105,11 +106,11 @@ async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal
   let cont: string | undefined;
   do {
     if (signal.aborted) return undefined;
-    const page = await o.client.json<KubeList>(o.path, {
+    const { value: page, bytes } = await o.client.jsonSized<KubeList>(o.path, {
       query: { limit: o.pageSize > 0 ? o.pageSize : undefined, continue: cont },
       signal,
     });
-    await o.handler.listPage(page.items ?? []);
+    await o.handler.listPage(page.items ?? [], bytes);
     cont = page.metadata?.continue || undefined;
     if (!cont) {
       const rv = page.metadata?.resourceVersion;
@@ -142,7 +143,7 @@ async function watchOnce(
       case 'ADDED':
       case 'MODIFIED':
       case 'DELETED':
-        await o.handler.event(ev.type, ev.object);
+        await o.handler.event(ev.type, ev.object, ev.bytes);
         if (rv) advanced(rv);
         break;
       case 'BOOKMARK':

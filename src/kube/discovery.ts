@@ -1,0 +1,137 @@
+// Member cluster discovery: API groups, their resources, and CustomResourceDefinitions, as plain data.
+import type { KubeClient } from './client.js';
+import { KubeApiError } from './client-errors.js';
+import type { KubeList } from './types.js';
+
+/** One API group in the member's priority order of versions (preferred first). */
+export interface DiscoveredGroup {
+  name: string;
+  versions: string[];
+  preferredVersion: string;
+}
+
+/** One top-level resource of one group version (subresources are left out). */
+export interface DiscoveredResource {
+  group: string;
+  version: string;
+  /** Plural name, as in URLs. */
+  resource: string;
+  singular: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+  shortNames: string[];
+}
+
+/** What matters of an Established CRD: its names and served versions in Kubernetes version priority order. */
+export interface CrdInfo {
+  group: string;
+  plural: string;
+  kind: string;
+  servedVersions: string[];
+}
+
+export interface Discovery {
+  groups: DiscoveredGroup[];
+  resources: DiscoveredResource[];
+  /** Undefined when the CRD list could not be read (forbidden, not served). */
+  crds: CrdInfo[] | undefined;
+}
+
+interface APIVersions { versions?: string[] }
+interface APIGroupList { groups?: { name: string; versions?: { groupVersion: string; version: string }[]; preferredVersion?: { version: string } }[] }
+interface APIResourceList {
+  resources?: { name: string; singularName?: string; namespaced?: boolean; kind: string; verbs?: string[]; shortNames?: string[] }[];
+}
+interface CrdObject {
+  spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean }[] };
+  status?: { conditions?: { type?: string; status?: string }[] };
+}
+
+/** Reads the groups (/api, /apis) and the CRDs: two or three requests, cheap enough to poll. */
+export async function discoverGroups(client: KubeClient, signal?: AbortSignal): Promise<{ groups: DiscoveredGroup[]; crds: CrdInfo[] | undefined }> {
+  const [core, apis, crds] = await Promise.all([
+    client.json<APIVersions>('/api', { signal }),
+    client.json<APIGroupList>('/apis', { signal }),
+    listCrds(client, signal),
+  ]);
+  const groups: DiscoveredGroup[] = [];
+  const coreVersions = core.versions ?? [];
+  if (coreVersions.length > 0) groups.push({ name: '', versions: coreVersions, preferredVersion: coreVersions[0]! });
+  for (const g of apis.groups ?? []) {
+    const versions = (g.versions ?? []).map((v) => v.version);
+    if (versions.length === 0) continue;
+    groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0]! });
+  }
+  return { groups, crds };
+}
+
+/**
+ * Full discovery: groups, CRDs, and every group version's resources. A group version that fails (an aggregated
+ * API that is down answers 503) is left out rather than failing the whole discovery.
+ */
+export async function discover(client: KubeClient, signal?: AbortSignal): Promise<Discovery> {
+  const { groups, crds } = await discoverGroups(client, signal);
+  const gvs = groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v })));
+  const lists = await Promise.all(gvs.map(async (gv) => {
+    const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+    try {
+      return { gv, list: await client.json<APIResourceList>(path, { signal }) };
+    } catch (e: unknown) {
+      if (e instanceof KubeApiError && e.status !== 0 && !signal?.aborted) return { gv, list: {} as APIResourceList };
+      throw e;
+    }
+  }));
+  const resources: DiscoveredResource[] = [];
+  for (const { gv, list } of lists) {
+    for (const r of list.resources ?? []) {
+      if (r.name.includes('/')) continue;
+      resources.push({
+        group: gv.group, version: gv.version, resource: r.name,
+        singular: r.singularName || r.kind.toLowerCase(),
+        kind: r.kind, namespaced: r.namespaced ?? false, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
+      });
+    }
+  }
+  return { groups, resources, crds };
+}
+
+async function listCrds(client: KubeClient, signal?: AbortSignal): Promise<CrdInfo[] | undefined> {
+  let list: KubeList<CrdObject>;
+  try {
+    list = await client.json<KubeList<CrdObject>>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { signal });
+  } catch (e: unknown) {
+    if (e instanceof KubeApiError && (e.status === 403 || e.status === 404 || e.status === 401)) return undefined;
+    throw e;
+  }
+  const out: CrdInfo[] = [];
+  for (const crd of list.items ?? []) {
+    const group = crd.spec?.group;
+    const plural = crd.spec?.names?.plural;
+    if (!group || !plural) continue;
+    const established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+    if (!established) continue;
+    const served = (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name);
+    out.push({ group, plural, kind: crd.spec?.names?.kind ?? '', servedVersions: served.sort(compareKubeVersions) });
+  }
+  return out;
+}
+
+const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
+
+/**
+ * Kubernetes version priority (as kube-apiserver orders CRD versions): GA before beta before alpha, higher numbers
+ * first; versions that do not look like Kubernetes versions come last, alphabetically.
+ */
+export function compareKubeVersions(a: string, b: string): number {
+  const ma = KUBE_VERSION.exec(a);
+  const mb = KUBE_VERSION.exec(b);
+  if (!ma && !mb) return a < b ? -1 : a > b ? 1 : 0;
+  if (!ma) return 1;
+  if (!mb) return -1;
+  const stage = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
+  if (stage(ma) !== stage(mb)) return stage(mb) - stage(ma);
+  const major = Number(mb[1]) - Number(ma[1]);
+  if (major !== 0) return major;
+  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
+}

@@ -1,0 +1,108 @@
+// PediaCluster and ClusterSyncResources (cluster.clusterpedia.io/v1alpha2) as narrow structural types.
+
+export const CLUSTER_API_GROUP = 'cluster.clusterpedia.io';
+export const CLUSTER_API_VERSION = 'v1alpha2';
+export const CLUSTER_API_GROUP_VERSION = `${CLUSTER_API_GROUP}/${CLUSTER_API_VERSION}`;
+/** Finalizer the synchro puts on every PediaCluster it owns (reference §4.5). */
+export const SYNCHRO_FINALIZER = 'clusterpedia.io/cluster-synchro-controller';
+
+/** One entry of spec.syncResources. `*` is a wildcard for group, versions and resources. */
+export interface ClusterGroupResources {
+  group: string;
+  versions?: string[];
+  resources: string[];
+}
+
+/** A Secret key reference of spec.authenticationFrom. */
+export interface SecretKeyRef {
+  name: string;
+  key: string;
+}
+
+export interface AuthenticationFrom {
+  kubeconfig?: SecretKeyRef;
+  ca?: SecretKeyRef;
+  cert?: SecretKeyRef;
+  key?: SecretKeyRef;
+  token?: SecretKeyRef;
+}
+
+/** spec of a PediaCluster. Byte fields are base64 strings, as in JSON/YAML. */
+export interface PediaClusterSpec {
+  apiserver?: string;
+  kubeconfig?: string;
+  caData?: string;
+  tokenData?: string;
+  certData?: string;
+  keyData?: string;
+  authenticationFrom?: AuthenticationFrom;
+  syncResources?: ClusterGroupResources[];
+  syncAllCustomResources?: boolean;
+  syncResourcesRefName?: string;
+  shardingName?: string;
+}
+
+/** metav1.Condition. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export interface ClusterResourceSyncCondition {
+  version: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  initialListPhase?: boolean;
+  lastTransitionTime: string;
+  /** Our additions (API.md §2). */
+  count?: number;
+  lastEventTime?: string;
+}
+
+export interface ClusterResourceStatus {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+  syncConditions: ClusterResourceSyncCondition[];
+}
+
+export interface ClusterGroupResourcesStatus {
+  group: string;
+  resources: ClusterResourceStatus[];
+}
+
+export interface PediaClusterStatus {
+  apiserver?: string;
+  version?: string;
+  conditions?: Condition[];
+  syncResources?: ClusterGroupResourcesStatus[];
+  shardingName?: string;
+}
+
+export interface PediaCluster {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    [key: string]: unknown;
+  };
+  spec: PediaClusterSpec;
+  status?: PediaClusterStatus;
+}
+
+export interface ClusterSyncResources {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; resourceVersion?: string; [key: string]: unknown };
+  spec: { syncResources?: ClusterGroupResources[] };
+}

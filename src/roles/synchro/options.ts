@@ -1,0 +1,78 @@
+// The synchro role's one typed options tree (STYLE §17): every knob and its default in one place.
+
+/** Options of the write path. Built by src/cmd/synchro.ts from flags; `binding` builds the same tree. */
+export interface SynchroOptions {
+  storage: {
+    /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
+    url: string;
+    /** Clusterpedia's internalstorage YAML; overrides `url` when set. */
+    configFile?: string;
+    /** Apply pending migrations before starting. */
+    migrate: boolean;
+  };
+  /** A YAML file or directory of PediaCluster / ClusterSyncResources documents. */
+  clustersPath?: string;
+  /** Re-read of the clusters path as a safety net beside fs.watch, milliseconds. */
+  clustersRereadMs: number;
+  /** Debounce of fs.watch notifications, milliseconds (editors write files in several steps). */
+  clustersDebounceMs: number;
+  /** Host cluster whose PediaClusters are watched: a kubeconfig path, or 'in-cluster'. */
+  host?: { kubeconfig: string } | { inCluster: true };
+  /** Namespace of `authenticationFrom` Secrets in the host cluster. */
+  namespace: string;
+  /** Page size of member lists (limit). */
+  pageSize: number;
+  prune: {
+    /** Remove metadata.managedFields before storage. */
+    managedFields: boolean;
+    /** Remove annotation kubectl.kubernetes.io/last-applied-configuration before storage. */
+    lastAppliedConfiguration: boolean;
+  };
+  health: {
+    /** Probe period, milliseconds; each period gets up to +50 % jitter. */
+    intervalMs: number;
+    /** Probe timeout, milliseconds. */
+    timeoutMs: number;
+  };
+  /** Member watch timeoutSeconds drawn uniformly from [min, max] seconds. */
+  watchTimeoutSeconds: readonly [number, number];
+  /** Member discovery (and CRD list) re-read period, milliseconds. */
+  discoveryIntervalMs: number;
+  /** Per-cluster status write period (coalescing window), milliseconds. */
+  statusIntervalMs: number;
+  queue: {
+    /** Objects per write transaction. */
+    batchSize: number;
+    /** How long a partial batch waits for more events, milliseconds. */
+    flushDelayMs: number;
+    /** Back-pressure: pending distinct keys at most. */
+    maxEntries: number;
+    /** Back-pressure: pending object bytes (JSON size as received) at most. */
+    maxBytes: number;
+  };
+  /** /metrics, /healthz, /readyz, /livez; 0 = off. */
+  metricsPort: number;
+  metricsHost: string;
+}
+
+/** Defaults of every field, the one place they live. */
+export function defaultSynchroOptions(): SynchroOptions {
+  return {
+    storage: { url: 'sqlite:./clusterpedia.db', migrate: true },
+    clustersRereadMs: 30_000,
+    clustersDebounceMs: 200,
+    namespace: 'clusterpedia-system',
+    pageSize: 500,
+    prune: { managedFields: true, lastAppliedConfiguration: true },
+    // Reference §5.5: 5 s with jitter factor 0.5, 5 s timeout.
+    health: { intervalMs: 5_000, timeoutMs: 5_000 },
+    // Shorter than Clusterpedia's [900, 1800]: a restarted watch is cheap here (resume from RV, no relist).
+    watchTimeoutSeconds: [300, 600],
+    discoveryIntervalMs: 30_000,
+    statusIntervalMs: 1_000,
+    // 1000 rows per transaction is the sweet spot for both SQLite and PostgreSQL (toolchain.md §2).
+    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 },
+    metricsPort: 8081,
+    metricsHost: '0.0.0.0',
+  };
+}

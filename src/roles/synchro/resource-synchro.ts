@@ -1,0 +1,237 @@
+// One resource of one member cluster: list/watch it (our own loop), diff against the remembered RVs, queue writes.
+import type { Logger } from 'pino';
+import { Backoff } from '../../lib/backoff.js';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock } from '../../lib/lifecycle.js';
+import type { KubeApiError, KubeClient } from '../../kube/client.js';
+import { runListWatch, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
+import { groupVersionString, type KubeObject } from '../../kube/types.js';
+import type { ResourceType, StorageWriter } from '../../storage/types.js';
+import type { Action } from './coalesce.js';
+import type { SynchroMetrics } from './metrics.js';
+import { objectKey, prepareObject, type PruneOptions } from './prune.js';
+import { isNewer, VersionMap } from './versions.js';
+import type { WriteOwner, WriteQueue } from './write-queue.js';
+
+/** A negotiated resource: what is listed and watched, and the storage type its rows go to (the same GVR here). */
+export interface SyncedResource extends ResourceType {
+  kind: string;
+  namespaced: boolean;
+}
+
+export type SyncStatus = 'Pending' | 'Syncing' | 'Stop' | 'Error' | 'Unknown';
+
+/** Per-resource sync state as reported in status.syncResources[].resources[].syncConditions[]. */
+export interface ResourceSyncState {
+  status: SyncStatus;
+  reason: string;
+  message: string;
+  initialListPhase: boolean;
+  lastTransitionTime: string;
+  /** Our additions: objects known, and when the last change arrived. */
+  count: number;
+  lastEventTime?: string;
+}
+
+export interface ResourceSynchroDeps {
+  cluster: string;
+  resource: SyncedResource;
+  client: KubeClient;
+  queue: WriteQueue;
+  storage: Pick<StorageWriter, 'resourceVersions'>;
+  prune: PruneOptions;
+  pageSize: number;
+  watchTimeoutSeconds: readonly [number, number];
+  logger: Logger;
+  metrics?: SynchroMetrics;
+  clock?: Clock;
+  random?: () => number;
+  /** Called when the reported state changed (the status writer coalesces). */
+  changed: () => void;
+}
+
+/** The collection path of a resource across all namespaces. */
+export function collectionPath(r: ResourceType): string {
+  return r.group === '' ? `/api/${r.version}/${r.resource}` : `/apis/${r.group}/${r.version}/${r.resource}`;
+}
+
+export class ResourceSynchro implements WriteOwner, ListWatchHandler {
+  readonly cluster: string;
+  readonly type: ResourceType;
+  readonly kind: string;
+  private readonly apiVersion: string;
+  private readonly clock: Clock;
+  private versions: VersionMap | undefined;
+  /** Keys listed so far by a list in progress; the rest of `versions` has vanished when it ends. */
+  private listed: VersionMap | undefined;
+  /** Where to resume the watch: the loop's last RV, or the highest stored RV at first start. */
+  private resumeRv: string | undefined;
+  private state: ResourceSyncState;
+  /** The signal of the current run: a write waiting for queue space gives up when the run is paused. */
+  private signal: AbortSignal | undefined;
+  private readonly labels: { cluster: string; resource: string };
+
+  constructor(private readonly d: ResourceSynchroDeps) {
+    this.cluster = d.cluster;
+    this.type = { group: d.resource.group, version: d.resource.version, resource: d.resource.resource };
+    this.kind = d.resource.kind;
+    this.apiVersion = groupVersionString(d.resource.group, d.resource.version);
+    this.clock = d.clock ?? systemClock;
+    this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
+    this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: this.nowIso(), count: 0 };
+  }
+
+  get status(): ResourceSyncState {
+    return { ...this.state, count: this.versions?.size ?? this.state.count };
+  }
+
+  get objectCount(): number {
+    return this.versions?.size ?? 0;
+  }
+
+  /**
+   * Lists/watches until `signal` aborts; called again after a pause, it resumes from the last resourceVersion.
+   * The first run seeds the remembered RVs from storage, so a restart neither rewrites unchanged rows nor
+   * (when the member still has the RV) relists.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    if (!this.versions) {
+      const seeded = await this.seed(signal);
+      if (!seeded) return;
+    }
+    const result = await runListWatch({
+      client: this.d.client,
+      path: collectionPath(this.type),
+      pageSize: this.d.pageSize,
+      watchTimeoutSeconds: this.d.watchTimeoutSeconds,
+      resumeResourceVersion: this.resumeRv,
+      handler: this,
+      logger: this.d.logger,
+      clock: this.clock,
+      random: this.d.random,
+    }, signal);
+    this.resumeRv = result.resourceVersion;
+    // A list cut short by the pause: keep what it saw as known (those writes are queued) and the rest too.
+    if (this.listed) this.versions!.absorb(this.listed);
+    this.listed = undefined;
+  }
+
+  /** Marks the resource stopped (paused, storage down, shut down). */
+  stop(reason: string, message = ''): void {
+    this.setState('Stop', reason, message);
+  }
+
+  private async seed(signal: AbortSignal): Promise<boolean> {
+    const backoff = new Backoff({ initialMs: 500, maxMs: 10_000 });
+    while (!signal.aborted) {
+      try {
+        const stored = await this.d.storage.resourceVersions(this.cluster, this.type);
+        this.versions = VersionMap.from(stored);
+        this.resumeRv = this.versions.maxNumeric();
+        this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
+        return true;
+      } catch (e: unknown) {
+        this.setState('Error', 'StorageExpection', `read stored resource versions: ${messageOf(e)}`);
+        await this.clock.sleep(backoff.next(), signal);
+      }
+    }
+    return false;
+  }
+
+  async listStart(reason: ListReason): Promise<void> {
+    this.d.metrics?.relists.inc({ ...this.labels, reason });
+    if (this.listed) this.versions!.absorb(this.listed);
+    this.listed = new VersionMap();
+    this.state.initialListPhase = true;
+    this.d.changed();
+  }
+
+  async listPage(items: KubeObject[], bytes: number): Promise<void> {
+    const versions = this.versions!;
+    const listed = this.listed!;
+    const each = items.length > 0 ? Math.ceil(bytes / items.length) : 0;
+    this.d.metrics?.events.inc({ ...this.labels, type: 'LIST' }, items.length);
+    for (const item of items) {
+      const key = objectKey(item);
+      const rv = item.metadata?.resourceVersion;
+      if (key === undefined || rv === undefined) continue;
+      const known = versions.get(key);
+      if (known === undefined || isNewer(rv, known)) await this.put(known === undefined ? 'Added' : 'Updated', key, item, rv, each);
+      // Remembered only once queued: a write cut short by a pause must not look done.
+      versions.delete(key);
+      listed.set(key, rv);
+    }
+  }
+
+  async listEnd(): Promise<void> {
+    const vanished = this.versions!;
+    for (const key of vanished.keys()) {
+      // No RV: the deletion happened while we were not watching; the row goes whatever its stored RV.
+      await this.d.queue.enqueue({ owner: this, key, action: 'Deleted', bytes: key.length }, this.signal);
+      vanished.delete(key);
+    }
+    this.versions = this.listed!;
+    this.listed = undefined;
+    this.state.initialListPhase = false;
+    this.d.changed();
+  }
+
+  async event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject, bytes: number): Promise<void> {
+    const key = objectKey(object);
+    const rv = object.metadata?.resourceVersion;
+    if (key === undefined || rv === undefined) return;
+    this.d.metrics?.events.inc({ ...this.labels, type });
+    this.state.lastEventTime = this.nowIso();
+    const versions = this.versions!;
+    if (type === 'DELETED') {
+      await this.d.queue.enqueue({ owner: this, key, action: 'Deleted', resourceVersion: rv, bytes: key.length }, this.signal);
+      versions.delete(key);
+      return;
+    }
+    const known = versions.get(key);
+    // A replayed event (watch resumed from the highest stored RV) carries nothing new.
+    if (known !== undefined && !isNewer(rv, known)) return;
+    await this.put(type === 'ADDED' ? 'Added' : 'Updated', key, object, rv, bytes);
+    versions.set(key, rv);
+  }
+
+  async bookmark(): Promise<void> {
+    // The loop keeps the bookmark's RV as its resume point; nothing to store.
+  }
+
+  watching(): void {
+    if (this.state.status !== 'Syncing') this.setState('Syncing', '', '');
+  }
+
+  failed(err: KubeApiError, phase: 'list' | 'watch'): void {
+    this.d.metrics?.listWatchRestarts.inc({ ...this.labels, phase });
+    this.setState('Error', 'ResourceWatchFailed', err.message);
+  }
+
+  rejected(key: string, resourceVersion: string | undefined, err: unknown): void {
+    // Forget the key so the next list writes it again, unless a newer version was seen since.
+    if (this.versions && resourceVersion !== undefined && this.versions.get(key) === resourceVersion) this.versions.delete(key);
+    this.setState('Error', 'StorageRejected', `storage rejected ${key}: ${messageOf(err)}`);
+  }
+
+  private async put(action: Action, key: string, item: KubeObject, rv: string, bytes: number): Promise<void> {
+    const object = prepareObject(item, this.cluster, this.apiVersion, this.kind, this.d.prune);
+    if (!object) return;
+    await this.d.queue.enqueue({ owner: this, key, action, object, resourceVersion: rv, bytes }, this.signal);
+  }
+
+  private setState(status: SyncStatus, reason: string, message: string): void {
+    const s = this.state;
+    if (s.status === status && s.reason === reason && s.message === message) return;
+    if (s.status !== status) s.lastTransitionTime = this.nowIso();
+    s.status = status;
+    s.reason = reason;
+    s.message = message;
+    this.d.changed();
+  }
+
+  private nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}

@@ -1,0 +1,319 @@
+// The write queue: events of every resource of every cluster coalesce per key and flush in batched transactions,
+// with bounded memory (back-pressure on enqueue) and retry without loss while storage is unavailable.
+import type { Logger } from 'pino';
+import { Backoff } from '../../lib/backoff.js';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { isStorageError } from '../../storage/errors.js';
+import type { DeleteKey, ResourceType, StorageWriter, StoredJsonObject, UpsertObject } from '../../storage/types.js';
+import { coalesce, type Action } from './coalesce.js';
+import type { SynchroMetrics } from './metrics.js';
+import { splitKey } from './prune.js';
+
+/** Who produced a write: told when storage refused it for good, so it can forget the key and report Error. */
+export interface WriteOwner {
+  readonly cluster: string;
+  readonly type: ResourceType;
+  readonly kind: string;
+  /** Storage refused this key's write with a non-retryable error. */
+  rejected(key: string, resourceVersion: string | undefined, err: unknown): void;
+}
+
+/** One write as queued: an upsert (Added/Updated) or a delete. */
+export interface QueuedWrite {
+  owner: WriteOwner;
+  /** "ns/name" or "name". */
+  key: string;
+  action: Action;
+  /** The prepared object (Added/Updated). */
+  object?: StoredJsonObject;
+  /** Member RV of the object, or of the deletion when known. */
+  resourceVersion?: string;
+  /** Approximate JSON size, for the memory bound. */
+  bytes: number;
+}
+
+interface Pending extends QueuedWrite {
+  /** When the first event coalesced into this entry arrived (for the event→row delay). */
+  since: number;
+}
+
+export interface WriteQueueOptions {
+  writer: StorageWriter;
+  batchSize: number;
+  flushDelayMs: number;
+  maxEntries: number;
+  maxBytes: number;
+  logger: Logger;
+  metrics?: SynchroMetrics;
+  clock?: Clock;
+  /** Retry delays while storage is unavailable. */
+  retry?: { initialMs: number; maxMs: number };
+  /** On shutdown, how long to keep flushing what is pending, milliseconds. */
+  drainMs?: number;
+}
+
+/** A single writer: one transaction in flight at a time, so a key's writes reach storage in order. */
+export class WriteQueue implements Runnable {
+  readonly name = 'synchro write queue';
+  private pending = new Map<string, Pending>();
+  private pendingBytes = 0;
+  /** The batch being written counts against the bounds too: in-flight objects are memory as well. */
+  private inflightEntries = 0;
+  private inflightBytes = 0;
+  private inflight: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private spaceWaiters: (() => void)[] = [];
+  private available = true;
+  private readonly availabilityListeners = new Set<(available: boolean) => void>();
+  private readonly clock: Clock;
+
+  constructor(private readonly o: WriteQueueOptions) {
+    this.clock = o.clock ?? systemClock;
+  }
+
+  get depth(): number {
+    return this.pending.size;
+  }
+
+  get bytes(): number {
+    return this.pendingBytes;
+  }
+
+  /** False while storage refuses writes with retryable errors. */
+  get storageAvailable(): boolean {
+    return this.available;
+  }
+
+  onAvailability(listener: (available: boolean) => void): () => void {
+    this.availabilityListeners.add(listener);
+    return () => this.availabilityListeners.delete(listener);
+  }
+
+  /**
+   * Queues a write, coalescing it with a pending write of the same key. Resolves once queued; waits while the
+   * queue is full (back-pressure reaches the member's socket through the awaiting list/watch loop).
+   * Rejects only when `signal` aborts while waiting.
+   */
+  async enqueue(w: QueuedWrite, signal?: AbortSignal): Promise<void> {
+    const id = queueId(w.owner.cluster, w.owner.type, w.key);
+    while (!this.pending.has(id) && !this.hasSpace()) {
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      await this.waitForSpace(signal);
+    }
+    const older = this.pending.get(id);
+    const now = this.clock.now();
+    if (older) {
+      const merged = coalesce({ action: older.action, payload: older }, { action: w.action, payload: w })!;
+      this.pendingBytes += w.bytes - older.bytes;
+      // Re-insert at the end: queue order follows each key's latest event, so a flushed prefix of the queue is a
+      // prefix of each resource's event stream and the highest stored RV is a safe point to resume watching from.
+      this.pending.delete(id);
+      this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since });
+    } else {
+      this.pendingBytes += w.bytes;
+      this.pending.set(id, { ...w, since: now });
+    }
+    this.o.metrics?.queueEntries.set(this.pending.size);
+    this.o.metrics?.queueBytes.set(this.pendingBytes);
+    this.wake?.();
+  }
+
+  /**
+   * Drops pending writes that match and waits for the transaction in flight, so that a following
+   * cleanCluster/cleanResource is not undone by a late write.
+   */
+  async purge(match: (owner: WriteOwner) => boolean): Promise<void> {
+    for (const [id, p] of this.pending) {
+      if (match(p.owner)) {
+        this.pending.delete(id);
+        this.pendingBytes -= p.bytes;
+      }
+    }
+    this.releaseSpace();
+    await this.inflight;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (this.pending.size === 0) await this.waitForWork(signal);
+      if (signal.aborted) break;
+      // A partial batch waits a moment: a burst of events then costs one transaction, not one each.
+      if (this.pending.size < this.o.batchSize && this.o.flushDelayMs > 0) await this.clock.sleep(this.o.flushDelayMs, signal);
+      if (signal.aborted) break;
+      await this.flushOnce(signal, true);
+    }
+    await this.drain();
+  }
+
+  /** Writes what is pending on shutdown, for a bounded time; what remains is re-read from members after restart. */
+  private async drain(): Promise<void> {
+    const deadline = this.clock.now() + (this.o.drainMs ?? 10_000);
+    const never = new AbortController().signal;
+    while (this.pending.size > 0 && this.clock.now() < deadline) {
+      if (!(await this.flushOnce(never, false))) {
+        this.o.logger.warn({ pending: this.pending.size }, 'write queue not drained on shutdown; members are re-read after restart');
+        break;
+      }
+    }
+    this.releaseSpace();
+  }
+
+  /** Takes and writes one batch; false when it gave up (abort, or storage unavailable without `retry`). */
+  private async flushOnce(signal: AbortSignal, retry: boolean): Promise<boolean> {
+    const batch = this.takeBatch();
+    if (batch.length === 0) return true;
+    const p = this.writeBatch(batch, signal, retry);
+    this.inflight = p.then(() => undefined);
+    try {
+      const done = await p;
+      if (!done) this.requeue(batch);
+      return done;
+    } finally {
+      this.inflight = undefined;
+      this.inflightEntries = 0;
+      this.inflightBytes = 0;
+      this.releaseSpace();
+    }
+  }
+
+  private takeBatch(): Pending[] {
+    const batch: Pending[] = [];
+    for (const [id, p] of this.pending) {
+      if (batch.length >= this.o.batchSize) break;
+      this.pending.delete(id);
+      this.pendingBytes -= p.bytes;
+      this.inflightBytes += p.bytes;
+      batch.push(p);
+    }
+    this.inflightEntries = batch.length;
+    return batch;
+  }
+
+  /** Puts an unwritten batch back in front, unless a newer write of the same key is already pending. */
+  private requeue(batch: Pending[]): void {
+    const newer = this.pending;
+    const merged = new Map<string, Pending>();
+    for (const p of batch) {
+      const id = queueId(p.owner.cluster, p.owner.type, p.key);
+      if (newer.has(id)) continue;
+      merged.set(id, p);
+      this.pendingBytes += p.bytes;
+    }
+    for (const [id, p] of newer) merged.set(id, p);
+    this.pending = merged;
+  }
+
+  /**
+   * Writes one batch. Retryable failures are retried (with back-off) until success or abort; a non-retryable one
+   * splits the batch so one bad object does not sink the others.
+   */
+  private async writeBatch(batch: Pending[], signal: AbortSignal, retry: boolean): Promise<boolean> {
+    const backoff = new Backoff({ initialMs: this.o.retry?.initialMs ?? 500, maxMs: this.o.retry?.maxMs ?? 10_000 });
+    for (;;) {
+      const started = this.clock.now();
+      try {
+        const result = await this.o.writer.write(toStorageBatch(batch));
+        const done = this.clock.now();
+        const m = this.o.metrics;
+        if (m) {
+          m.writeBatchSize.observe(batch.length);
+          m.writeSeconds.observe((done - started) / 1000);
+          m.rowsWritten.inc({ outcome: 'written' }, result.written);
+          m.rowsWritten.inc({ outcome: 'skipped' }, result.skipped);
+          m.rowsWritten.inc({ outcome: 'deleted' }, result.deleted);
+          for (const p of batch) m.eventDelaySeconds.observe((done - p.since) / 1000);
+        }
+        this.setAvailable(true);
+        return true;
+      } catch (e: unknown) {
+        const retryable = isStorageError(e) && e.retryable;
+        this.o.metrics?.writeErrors.inc({ retryable: String(retryable) });
+        if (!retryable) return this.splitAfterFatal(batch, e, signal, retry);
+        this.setAvailable(false);
+        if (!retry || signal.aborted) return false;
+        const delay = backoff.next();
+        this.o.logger.warn({ err: messageOf(e), batch: batch.length, delayMs: delay }, 'storage unavailable; retrying write');
+        await this.clock.sleep(delay, signal);
+        if (signal.aborted) return false;
+      }
+    }
+  }
+
+  /** A non-retryable failure: halve the batch until the offending objects stand alone, and skip only those. */
+  private async splitAfterFatal(batch: Pending[], err: unknown, signal: AbortSignal, retry: boolean): Promise<boolean> {
+    if (batch.length === 1) {
+      const p = batch[0]!;
+      this.o.metrics?.rowsWritten.inc({ outcome: 'rejected' });
+      this.o.logger.error({ err: messageOf(err), cluster: p.owner.cluster, resource: p.owner.type.resource, key: p.key }, 'storage rejected a write; object skipped');
+      p.owner.rejected(p.key, p.resourceVersion, err);
+      return true;
+    }
+    const mid = Math.ceil(batch.length / 2);
+    const first = await this.writeBatch(batch.slice(0, mid), signal, retry);
+    if (!first) return false;
+    return this.writeBatch(batch.slice(mid), signal, retry);
+  }
+
+  private setAvailable(available: boolean): void {
+    if (this.available === available) return;
+    this.available = available;
+    this.o.logger.info({ available }, available ? 'storage writes resumed' : 'storage writes failing');
+    for (const l of this.availabilityListeners) l(available);
+  }
+
+  private hasSpace(): boolean {
+    return this.pending.size + this.inflightEntries < this.o.maxEntries && this.pendingBytes + this.inflightBytes < this.o.maxBytes;
+  }
+
+  private waitForSpace(signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.spaceWaiters.push(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private releaseSpace(): void {
+    this.o.metrics?.queueEntries.set(this.pending.size);
+    this.o.metrics?.queueBytes.set(this.pendingBytes);
+    if (!this.hasSpace()) return;
+    const waiters = this.spaceWaiters;
+    this.spaceWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private waitForWork(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        this.wake = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+function queueId(cluster: string, t: ResourceType, key: string): string {
+  return `${cluster}\u0000${t.group}\u0000${t.version}\u0000${t.resource}\u0000${key}`;
+}
+
+function toStorageBatch(batch: Pending[]): { upserts: UpsertObject[]; deletes: DeleteKey[] } {
+  const upserts: UpsertObject[] = [];
+  const deletes: DeleteKey[] = [];
+  for (const p of batch) {
+    const { cluster, type, kind } = p.owner;
+    if (p.action === 'Deleted' || !p.object) {
+      const { namespace, name } = splitKey(p.key);
+      deletes.push({ cluster, group: type.group, version: type.version, resource: type.resource, namespace, name, resourceVersion: p.resourceVersion });
+    } else {
+      upserts.push({ cluster, group: type.group, version: type.version, resource: type.resource, kind, object: p.object });
+    }
+  }
+  return { upserts, deletes };
+}
