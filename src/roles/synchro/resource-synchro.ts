@@ -59,6 +59,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   readonly cluster: string;
   readonly type: ResourceType;
   readonly kind: string;
+  readonly namespaced: boolean;
   private readonly apiVersion: string;
   private readonly clock: Clock;
   private versions: VersionMap | undefined;
@@ -75,6 +76,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.cluster = d.cluster;
     this.type = { group: d.resource.group, version: d.resource.version, resource: d.resource.resource };
     this.kind = d.resource.kind;
+    this.namespaced = d.resource.namespaced;
     this.apiVersion = groupVersionString(d.resource.group, d.resource.version);
     this.clock = d.clock ?? systemClock;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };

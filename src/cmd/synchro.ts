@@ -1,0 +1,110 @@
+// `clusterpedia synchro`: the write path only. Flags → SynchroOptions → runSynchro (STYLE §2).
+import { existsSync, readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { ConfigError } from '../lib/errors.js';
+import { defaultSynchroOptions, type SynchroOptions } from '../roles/synchro/options.js';
+import { runSynchro } from '../roles/synchro/run.js';
+import { loggerFor, shutdownSignal } from './context.js';
+import { option, parseBool, parseDuration, parseNonNegativeInt, parsePort, parsePositiveInt, storageOptions } from './flags.js';
+
+const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** Raw values of the synchro flags as commander parses them. */
+export interface SynchroFlagValues {
+  storage?: string;
+  storageConfig?: string;
+  migrate: boolean;
+  clusters?: string;
+  kubeconfig?: string;
+  namespace?: string;
+  pageSize: number;
+  pruneManagedFields: boolean;
+  pruneLastAppliedConfiguration: boolean;
+  healthInterval: number;
+  healthTimeout: number;
+  minWatchTimeout: number;
+  discoveryInterval: number;
+  statusInterval: number;
+  writeBatchSize: number;
+  writeFlushDelay: number;
+  writeQueueMaxEntries: number;
+  writeQueueMaxBytes: number;
+  metricsPort: number;
+  metricsHost: string;
+}
+
+/** Adds the synchro's own flags (not --storage: the binding command has that once for both roles). */
+export function addSynchroFlags(cmd: Command): Command {
+  const d = defaultSynchroOptions();
+  return cmd
+    .addOption(option('--clusters <path>', 'YAML file or directory of PediaCluster and ClusterSyncResources objects; re-read on change'))
+    .addOption(option('--kubeconfig <path>', 'host cluster whose PediaClusters are watched and whose status is written back (default: in-cluster config when present and --clusters is not given)'))
+    .addOption(option('--namespace <ns>', 'namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'))
+    .addOption(option('--page-size <n>', 'page size of member lists').argParser(parsePositiveInt).default(d.pageSize))
+    .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
+    .addOption(option('--prune-last-applied-configuration <bool>', 'remove the kubectl last-applied-configuration annotation before storage').argParser(parseBool).default(d.prune.lastAppliedConfiguration))
+    .addOption(option('--health-interval <duration>', 'member health probe period (plus up to 50% jitter)').argParser(parseDuration).default(d.health.intervalMs, '5s'))
+    .addOption(option('--health-timeout <duration>', 'member health probe timeout').argParser(parseDuration).default(d.health.timeoutMs, '5s'))
+    .addOption(option('--min-watch-timeout <duration>', 'member watches time out at random between this and twice this').argParser(parseDuration).default(d.watchTimeoutSeconds[0] * 1000, '5m'))
+    .addOption(option('--discovery-interval <duration>', 'member discovery (CRD changes) poll period').argParser(parseDuration).default(d.discoveryIntervalMs, '30s'))
+    .addOption(option('--status-interval <duration>', 'at most one status write per cluster per this period').argParser(parseDuration).default(d.statusIntervalMs, '1s'))
+    .addOption(option('--write-batch-size <n>', 'objects per storage transaction').argParser(parsePositiveInt).default(d.queue.batchSize))
+    .addOption(option('--write-flush-delay <duration>', 'how long a partial batch waits for more events').argParser(parseDuration).default(d.queue.flushDelayMs, '5ms'))
+    .addOption(option('--write-queue-max-entries <n>', 'back-pressure: objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxEntries))
+    .addOption(option('--write-queue-max-bytes <n>', 'back-pressure: bytes of objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxBytes))
+    .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
+    .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost))
+    .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
+}
+
+/**
+ * Maps parsed flags (and, for the in-cluster default and the namespace, the process environment) to SynchroOptions.
+ * `requireSource`: at least one of --clusters, --kubeconfig, in-cluster must be there (ConfigError otherwise).
+ */
+export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boolean; env?: NodeJS.ProcessEnv } = { requireSource: true }): SynchroOptions {
+  const env = o.env ?? process.env;
+  const d = defaultSynchroOptions();
+  const inCluster = !!env.KUBERNETES_SERVICE_HOST && existsSync(`${SA_DIR}/token`);
+  const host: SynchroOptions['host'] = v.kubeconfig ? { kubeconfig: v.kubeconfig } : !v.clusters && inCluster ? { inCluster: true } : undefined;
+  if (o.requireSource && !v.clusters && !host) {
+    throw new ConfigError('no cluster source: give --clusters <file|dir>, --kubeconfig <host kubeconfig>, or run in a cluster');
+  }
+  if (v.writeFlushDelay > 10_000) throw new ConfigError('--write-flush-delay: must be at most 10s');
+  const namespace = v.namespace ?? env.CLUSTERPEDIA_NAMESPACE ?? serviceAccountNamespace() ?? d.namespace;
+  const minWatch = Math.max(1, Math.round(v.minWatchTimeout / 1000));
+  return {
+    ...d,
+    storage: { url: v.storage ?? d.storage.url, configFile: v.storageConfig, migrate: v.migrate },
+    clustersPath: v.clusters,
+    host,
+    namespace,
+    pageSize: v.pageSize,
+    prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration },
+    health: { intervalMs: v.healthInterval, timeoutMs: v.healthTimeout },
+    watchTimeoutSeconds: [minWatch, minWatch * 2],
+    discoveryIntervalMs: v.discoveryInterval,
+    statusIntervalMs: v.statusInterval,
+    queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes },
+    metricsPort: v.metricsPort,
+    metricsHost: v.metricsHost,
+  };
+}
+
+function serviceAccountNamespace(): string | undefined {
+  try {
+    return readFileSync(`${SA_DIR}/namespace`, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function newSynchroCommand(): Command {
+  const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
+  for (const o of storageOptions()) cmd.addOption(o);
+  addSynchroFlags(cmd);
+  cmd.action(async (_opts: unknown, command: Command) => {
+    const options = synchroOptionsFrom(command.opts<SynchroFlagValues>());
+    await runSynchro(options, { logger: loggerFor(command), signal: shutdownSignal() });
+  });
+  return cmd;
+}

@@ -1,0 +1,248 @@
+// The cluster manager: one ClusterSynchro per registered cluster, fed by the file and host sources alike.
+import type { Logger } from 'pino';
+import { Backoff } from '../../lib/backoff.js';
+import { messageOf } from '../../lib/errors.js';
+import { aborted, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import type { ClusterGroupResources, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
+import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
+import { ClusterSynchro } from './cluster-synchro.js';
+import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
+import { resolveCredentials, type SecretReader } from './credentials.js';
+import type { SynchroMetrics } from './metrics.js';
+import type { SynchroOptions } from './options.js';
+import { StatusWriter } from './status-writer.js';
+import type { WriteQueue } from './write-queue.js';
+
+/** A cluster as a source declares it. */
+export interface DesiredCluster {
+  name: string;
+  spec: PediaClusterSpec;
+  /** Entries of the referenced ClusterSyncResources; null when spec.syncResourcesRefName names a missing one. */
+  refResources?: ClusterGroupResources[] | null;
+  /** Secret reader for authenticationFrom (host mode only). */
+  secrets?: SecretReader;
+  /** Where the cluster came from. */
+  source: 'file' | 'host';
+  /** When the cluster was registered (metadata.creationTimestamp, or first seen in the file). */
+  creationTimestamp?: string;
+  /** Writes status back to the source (host mode: the status subresource). */
+  writeStatus?: (status: PediaClusterStatus) => Promise<void>;
+}
+
+export interface ClusterManagerDeps {
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes'>>;
+  queue: WriteQueue;
+  options: SynchroOptions;
+  logger: Logger;
+  metrics?: SynchroMetrics;
+  clock?: Clock;
+  random?: () => number;
+}
+
+interface Entry {
+  desired: DesiredCluster;
+  validated: ValidatedState;
+  apiserver?: string;
+  synchro?: ClusterSynchro;
+  task?: { ac: AbortController; done: Promise<void> };
+  conditions?: Condition[];
+  /** Operations on one cluster run one after the other. */
+  op: Promise<void>;
+}
+
+export class ClusterManager implements Runnable {
+  readonly name = 'synchro cluster manager';
+  private readonly clusters = new Map<string, Entry>();
+  private readonly status: StatusWriter;
+  private readonly clock: Clock;
+  private signal: AbortSignal | undefined;
+
+  constructor(private readonly d: ClusterManagerDeps) {
+    this.clock = d.clock ?? systemClock;
+    this.status = new StatusWriter({ write: (name) => this.writeStatus(name), intervalMs: d.options.statusIntervalMs, logger: d.logger, clock: this.clock });
+    d.metrics?.addObjectSource(() => this.objectCounts());
+  }
+
+  /** Names of the clusters currently registered. */
+  names(): string[] {
+    return [...this.clusters.keys()];
+  }
+
+  /** Adds or changes a cluster. Resolves once its credentials are resolved and its synchro (re)started. */
+  apply(desired: DesiredCluster): Promise<void> {
+    let e = this.clusters.get(desired.name);
+    if (!e) {
+      e = { desired, validated: { ok: true }, op: Promise.resolve() };
+      this.clusters.set(desired.name, e);
+    }
+    const entry = e;
+    entry.desired = desired;
+    return this.serial(entry, () => this.reconcile(entry));
+  }
+
+  /** Removes a cluster: stops its synchro, then deletes its rows and status. Resolves when done. */
+  remove(name: string): Promise<void> {
+    const entry = this.clusters.get(name);
+    if (!entry) return Promise.resolve();
+    return this.serial(entry, async () => {
+      this.clusters.delete(name);
+      await this.stopSynchro(entry);
+      await this.status.forget(name);
+      await this.d.queue.purge((o) => o.cluster === name);
+      await this.retryStorage('clean cluster', async () => {
+        const rows = await this.d.storage.cleanCluster(name);
+        await this.d.storage.deleteClusterStatus(name);
+        this.d.logger.info({ cluster: name, rows }, 'cluster removed; rows deleted');
+      });
+    });
+  }
+
+  /** Writes every pending status now. */
+  flushStatus(): Promise<void> {
+    return this.status.flush();
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    for (const entry of this.clusters.values()) if (entry.synchro && !entry.task) this.launch(entry);
+    const writer = new AbortController();
+    const statusLoop = this.status.start(writer.signal);
+    await aborted(signal);
+    await Promise.all([...this.clusters.values()].map((e) => this.serial(e, () => this.stopSynchro(e))));
+    writer.abort();
+    await statusLoop;
+    await this.status.flush();
+  }
+
+  private async reconcile(entry: Entry): Promise<void> {
+    const { desired } = entry;
+    const log = this.d.logger.child({ cluster: desired.name });
+    let connection;
+    try {
+      connection = await resolveCredentials(desired.spec, desired.secrets);
+    } catch (e: unknown) {
+      entry.validated = { ok: false, reason: 'InvalidConfig', message: `invalid cluster config: ${messageOf(e)}` };
+      entry.apiserver = desired.spec.apiserver;
+      log.warn({ reason: 'InvalidConfig', message: entry.validated.message }, 'cluster config is invalid');
+      await this.stopSynchro(entry);
+      entry.synchro = undefined;
+      this.dirty(desired.name);
+      return;
+    }
+    entry.apiserver = connection.apiserver;
+    entry.validated = desired.refResources === null ? { ok: true, warning: MESSAGES.syncResourceRefNotFound } : { ok: true };
+    const resources = [...(desired.spec.syncResources ?? []), ...(desired.refResources ?? [])];
+    const all = desired.spec.syncAllCustomResources ?? false;
+    if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint) {
+      entry.synchro.setResources(resources, all);
+      this.dirty(desired.name);
+      return;
+    }
+    if (entry.synchro) log.info('cluster connection changed; restarting its synchro');
+    await this.stopSynchro(entry);
+    const synchro = new ClusterSynchro({
+      name: desired.name,
+      connection,
+      queue: this.d.queue,
+      storage: this.d.storage,
+      options: this.d.options,
+      logger: log,
+      metrics: this.d.metrics,
+      clock: this.clock,
+      random: this.d.random,
+      changed: () => this.dirty(desired.name),
+    });
+    synchro.setResources(resources, all);
+    entry.synchro = synchro;
+    if (this.signal) this.launch(entry);
+    this.dirty(desired.name);
+  }
+
+  private launch(entry: Entry): void {
+    const synchro = entry.synchro!;
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort();
+    this.signal!.addEventListener('abort', onAbort, { once: true });
+    const done = synchro.start(ac.signal).catch((e: unknown) => {
+      this.d.logger.error({ cluster: synchro.name, err: messageOf(e) }, 'cluster synchro failed');
+    }).finally(() => this.signal?.removeEventListener('abort', onAbort));
+    entry.task = { ac, done };
+  }
+
+  private async stopSynchro(entry: Entry): Promise<void> {
+    const task = entry.task;
+    entry.task = undefined;
+    if (!task) return;
+    task.ac.abort();
+    await task.done;
+  }
+
+  private serial(entry: Entry, fn: () => Promise<void>): Promise<void> {
+    const next = entry.op.then(fn);
+    entry.op = next.catch((e: unknown) => this.d.logger.error({ err: messageOf(e) }, 'cluster operation failed'));
+    return next;
+  }
+
+  private async retryStorage(what: string, fn: () => Promise<void>): Promise<void> {
+    const backoff = new Backoff({ initialMs: 500, maxMs: 15_000 });
+    for (;;) {
+      try {
+        await fn();
+        return;
+      } catch (e: unknown) {
+        if (this.signal?.aborted) throw e;
+        this.d.logger.warn({ err: messageOf(e) }, `${what} failed; retrying`);
+        await this.clock.sleep(backoff.next(), this.signal);
+      }
+    }
+  }
+
+  private dirty(name: string): void {
+    this.status.markDirty(name);
+  }
+
+  /** The status of one cluster as both storage (`show clusters`, the read API) and the host cluster see it. */
+  renderStatus(name: string): PediaClusterStatus | undefined {
+    const entry = this.clusters.get(name);
+    if (!entry) return undefined;
+    const snap = entry.synchro?.snapshot();
+    const phase: SynchroPhase = !entry.validated.ok || !snap ? { phase: 'None' } : snap.synchro;
+    const now = new Date(this.clock.now()).toISOString();
+    const conditions = buildConditions({ validated: entry.validated, synchro: phase, health: snap?.health ?? { status: 'Unknown', message: MESSAGES.waitSynchro } }, entry.conditions, now);
+    entry.conditions = conditions;
+    return {
+      ...(entry.apiserver ? { apiserver: entry.apiserver } : {}),
+      ...(snap?.version ? { version: snap.version } : {}),
+      conditions,
+      syncResources: snap?.syncResources ?? [],
+    };
+  }
+
+  private async writeStatus(name: string): Promise<void> {
+    const entry = this.clusters.get(name);
+    const status = this.renderStatus(name);
+    if (!entry || !status) return;
+    const record: ClusterStatusRecord = { spec: specSummary(entry.desired), status: status as Record<string, unknown>, updatedAt: new Date(this.clock.now()).toISOString() };
+    await this.d.storage.putClusterStatus(name, record);
+    await entry.desired.writeStatus?.(status);
+  }
+
+  private *objectCounts(): Iterable<{ cluster: string; resource: string; count: number }> {
+    for (const e of this.clusters.values()) if (e.synchro) yield* e.synchro.objectCounts();
+  }
+}
+
+/**
+ * What of a spec may be shown: endpoint and what is synced, never a credential. `creationTimestamp` rides along
+ * because the read API serves the record as a PediaCluster and takes its creation time from here.
+ */
+export function specSummary(d: DesiredCluster): Record<string, unknown> {
+  const s = d.spec;
+  return {
+    ...(s.apiserver ? { apiserver: s.apiserver } : {}),
+    syncResources: s.syncResources ?? [],
+    ...(s.syncAllCustomResources ? { syncAllCustomResources: true } : {}),
+    ...(s.syncResourcesRefName ? { syncResourcesRefName: s.syncResourcesRefName } : {}),
+    ...(d.creationTimestamp ? { creationTimestamp: d.creationTimestamp } : {}),
+  };
+}

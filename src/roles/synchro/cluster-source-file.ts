@@ -1,0 +1,176 @@
+// Clusters from a YAML file or directory (--clusters): re-read on change (fs.watch, debounced) and periodically.
+import { watch, type FSWatcher } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { parseAllDocuments } from 'yaml';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import type { ClusterGroupResources, ClusterSyncResources, PediaCluster } from '../../kube/pediacluster.js';
+import type { ClusterManager } from './cluster-manager.js';
+
+/** What the files declare, by name. */
+export interface ClusterFileContents {
+  clusters: Map<string, PediaCluster>;
+  syncResources: Map<string, ClusterSyncResources>;
+}
+
+/** Parses one file's text. Throws on YAML syntax errors (the caller keeps that file's previous contents). */
+export function parseClusterDocuments(text: string, file: string, log: Logger): ClusterFileContents {
+  const out: ClusterFileContents = { clusters: new Map(), syncResources: new Map() };
+  const docs = parseAllDocuments(text);
+  for (const doc of docs) {
+    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) continue;
+    const items = isObject(value) && Array.isArray(value.items) && /List$/.test(String(value.kind)) ? value.items : [value];
+    for (const item of items) addObject(item, out, file, log);
+  }
+  return out;
+}
+
+function addObject(item: unknown, out: ClusterFileContents, file: string, log: Logger): void {
+  if (!isObject(item)) return;
+  const name = isObject(item.metadata) ? item.metadata.name : undefined;
+  if (typeof name !== 'string' || name === '') {
+    log.warn({ file, kind: item.kind }, 'document without metadata.name ignored');
+    return;
+  }
+  if (item.kind === 'PediaCluster') {
+    const spec = isObject(item.spec) ? item.spec : {};
+    out.clusters.set(name, { ...(item as object), metadata: { ...(item.metadata as object), name }, spec } as PediaCluster);
+  } else if (item.kind === 'ClusterSyncResources') {
+    const spec = isObject(item.spec) ? item.spec : {};
+    out.syncResources.set(name, { ...(item as object), metadata: { name }, spec } as ClusterSyncResources);
+  } else {
+    log.warn({ file, kind: item.kind, name }, 'document of an unknown kind ignored');
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface FileClusterSourceOptions {
+  path: string;
+  manager: Pick<ClusterManager, 'apply' | 'remove'>;
+  logger: Logger;
+  rereadMs: number;
+  debounceMs: number;
+  clock?: Clock;
+}
+
+/** Feeds the manager from the files: add, change, remove. */
+export class FileClusterSource implements Runnable {
+  readonly name = 'synchro file cluster source';
+  private readonly clock: Clock;
+  /** Last good parse per file: a file caught half-written keeps its previous clusters. */
+  private readonly perFile = new Map<string, ClusterFileContents>();
+  /** What the manager was last given, by cluster name (JSON of spec + resolved reference). */
+  private readonly applied = new Map<string, string>();
+  private readonly firstSeen = new Map<string, string>();
+
+  constructor(private readonly o: FileClusterSourceOptions) {
+    this.clock = o.clock ?? systemClock;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const path = resolve(this.o.path);
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    let kick: (() => void) | undefined;
+    const notify = (): void => {
+      if (pending) clearTimeout(pending);
+      // Editors save in several steps (truncate, write, rename): wait for quiet before re-reading.
+      pending = setTimeout(() => kick?.(), this.o.debounceMs);
+    };
+    let watcher: FSWatcher | undefined;
+    try {
+      const isDir = (await stat(path)).isDirectory();
+      // Watch the directory even for a single file, so an atomic rename-over does not orphan the watcher.
+      watcher = watch(isDir ? path : dirname(path), (_event, file) => {
+        if (isDir || !file || file === basename(path)) notify();
+      });
+      watcher.on('error', (e: unknown) => this.o.logger.warn({ err: messageOf(e) }, 'clusters path watcher failed; periodic re-read continues'));
+    } catch (e: unknown) {
+      this.o.logger.warn({ path, err: messageOf(e) }, 'cannot watch the clusters path; periodic re-read only');
+    }
+    try {
+      while (!signal.aborted) {
+        await this.reread(path);
+        const wake = new AbortController();
+        kick = () => wake.abort();
+        const onAbort = (): void => wake.abort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        await this.clock.sleep(this.o.rereadMs, wake.signal);
+        signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      if (pending) clearTimeout(pending);
+      watcher?.close();
+    }
+  }
+
+  /** Reads every file and tells the manager what changed. */
+  async reread(path = resolve(this.o.path)): Promise<void> {
+    let files: string[];
+    try {
+      files = await listFiles(path);
+    } catch (e: unknown) {
+      // A missing path is "no clusters" only if it was deliberately removed; keep the last state on other errors.
+      if ((e as { code?: string }).code !== 'ENOENT') {
+        this.o.logger.error({ path, err: messageOf(e) }, 'cannot read the clusters path');
+        return;
+      }
+      files = [];
+    }
+    for (const f of [...this.perFile.keys()]) if (!files.includes(f)) this.perFile.delete(f);
+    for (const f of files) {
+      try {
+        this.perFile.set(f, parseClusterDocuments(await readFile(f, 'utf8'), f, this.o.logger));
+      } catch (e: unknown) {
+        this.o.logger.error({ file: f, err: messageOf(e) }, 'clusters file cannot be parsed; keeping its previous contents');
+      }
+    }
+    await this.sync();
+  }
+
+  private async sync(): Promise<void> {
+    const clusters = new Map<string, PediaCluster>();
+    const refs = new Map<string, ClusterGroupResources[]>();
+    for (const [file, c] of [...this.perFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [name, pc] of c.clusters) {
+        if (clusters.has(name)) this.o.logger.warn({ cluster: name, file }, 'cluster defined twice; the first file wins');
+        else clusters.set(name, pc);
+      }
+      for (const [name, r] of c.syncResources) if (!refs.has(name)) refs.set(name, r.spec.syncResources ?? []);
+    }
+    const ops: Promise<void>[] = [];
+    for (const [name, pc] of clusters) {
+      const refName = pc.spec.syncResourcesRefName;
+      const refResources = refName ? (refs.get(refName) ?? null) : undefined;
+      const fingerprint = JSON.stringify([pc.spec, refResources]);
+      if (this.applied.get(name) === fingerprint) continue;
+      this.applied.set(name, fingerprint);
+      if (!this.firstSeen.has(name)) this.firstSeen.set(name, new Date(this.clock.now()).toISOString());
+      ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, source: 'file', creationTimestamp: this.firstSeen.get(name) }));
+    }
+    for (const name of [...this.applied.keys()]) {
+      if (clusters.has(name)) continue;
+      this.applied.delete(name);
+      this.firstSeen.delete(name);
+      ops.push(this.o.manager.remove(name));
+    }
+    const results = await Promise.allSettled(ops);
+    for (const r of results) if (r.status === 'rejected') this.o.logger.error({ err: messageOf(r.reason) }, 'cluster change not applied');
+  }
+}
+
+async function listFiles(path: string): Promise<string[]> {
+  const st = await stat(path);
+  if (!st.isDirectory()) return [path];
+  const names = await readdir(path);
+  return names
+    .filter((n) => !n.startsWith('.') && ['.yaml', '.yml', '.json'].includes(extname(n)))
+    .sort()
+    .map((n) => join(path, n));
+}

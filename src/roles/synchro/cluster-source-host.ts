@@ -1,0 +1,224 @@
+// Clusters from a host cluster: watch PediaClusters and ClusterSyncResources, own them with a finalizer,
+// write status back through the status subresource, read authenticationFrom Secrets.
+import type { Logger } from 'pino';
+import { Backoff } from '../../lib/backoff.js';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { KubeApiError, type KubeClient } from '../../kube/client.js';
+import { runListWatch, type ListWatchHandler } from '../../kube/listwatch.js';
+import {
+  CLUSTER_API_GROUP_VERSION, SYNCHRO_FINALIZER,
+  type ClusterSyncResources, type PediaCluster, type PediaClusterStatus, type SecretKeyRef,
+} from '../../kube/pediacluster.js';
+import type { KubeObject } from '../../kube/types.js';
+import type { ClusterManager } from './cluster-manager.js';
+import type { SecretReader } from './credentials.js';
+
+const CLUSTERS_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/pediaclusters`;
+const SYNC_RESOURCES_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/clustersyncresources`;
+
+export interface HostClusterSourceOptions {
+  client: KubeClient;
+  manager: Pick<ClusterManager, 'apply' | 'remove'>;
+  /** Namespace of authenticationFrom Secrets. */
+  namespace: string;
+  logger: Logger;
+  watchTimeoutSeconds: readonly [number, number];
+  /** Re-reads Secrets of clusters that use authenticationFrom this often (a Secret change restarts the synchro). */
+  resyncMs: number;
+  clock?: Clock;
+}
+
+/** Keeps every object of one list/watch in memory: PediaClusters are few, and we need their specs. */
+class ObjectCache<T extends KubeObject> implements ListWatchHandler {
+  readonly objects = new Map<string, T>();
+  private listing: Map<string, T> | undefined;
+  synced = false;
+  constructor(private readonly onChange: (name: string, obj: T | undefined) => Promise<void>, private readonly onSynced: () => void) {}
+  async listStart(): Promise<void> {
+    this.listing = new Map();
+  }
+  async listPage(items: KubeObject[]): Promise<void> {
+    for (const i of items) if (i.metadata?.name) this.listing!.set(i.metadata.name, i as T);
+  }
+  async listEnd(): Promise<void> {
+    const listed = this.listing!;
+    this.listing = undefined;
+    for (const name of [...this.objects.keys()]) {
+      if (!listed.has(name)) {
+        this.objects.delete(name);
+        await this.onChange(name, undefined);
+      }
+    }
+    for (const [name, obj] of listed) {
+      this.objects.set(name, obj);
+      await this.onChange(name, obj);
+    }
+    if (!this.synced) {
+      this.synced = true;
+      this.onSynced();
+    }
+  }
+  async event(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): Promise<void> {
+    const name = obj.metadata?.name;
+    if (!name) return;
+    if (type === 'DELETED') this.objects.delete(name);
+    else this.objects.set(name, obj as T);
+    await this.onChange(name, type === 'DELETED' ? undefined : (obj as T));
+  }
+  async bookmark(): Promise<void> {}
+  watching(): void {}
+  failed(): void {}
+}
+
+export class HostClusterSource implements Runnable {
+  readonly name = 'synchro host cluster source';
+  private readonly clock: Clock;
+  private readonly clusters: ObjectCache<PediaCluster & KubeObject>;
+  private readonly syncResources: ObjectCache<ClusterSyncResources & KubeObject>;
+  /** Spec (+ deletion state) last handed to the manager, so our own status writes do not re-trigger reconciles. */
+  private readonly applied = new Map<string, string>();
+  private resolveSyncResourcesReady!: () => void;
+  private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
+  private signal: AbortSignal | undefined;
+
+  constructor(private readonly o: HostClusterSourceOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.clusters = new ObjectCache((name, obj) => this.clusterChanged(name, obj), () => undefined);
+    this.syncResources = new ObjectCache((name) => this.syncResourcesChanged(name), () => this.resolveSyncResourcesReady());
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    this.signal = signal;
+    const log = this.o.logger;
+    const loop = (path: string, handler: ListWatchHandler): Promise<unknown> => runListWatch({
+      client: this.o.client, path, pageSize: 500, watchTimeoutSeconds: this.o.watchTimeoutSeconds,
+      handler, logger: log.child({ gvr: path }), clock: this.clock,
+    }, signal);
+    const csr = loop(SYNC_RESOURCES_PATH, this.syncResources);
+    // References resolve better once ClusterSyncResources are known; do not wait forever if they are not served.
+    await Promise.race([this.syncResourcesReady, this.clock.sleep(5_000, signal)]);
+    await Promise.all([csr, loop(CLUSTERS_PATH, this.clusters), this.resyncSecrets(signal)]);
+  }
+
+  /** Reads one Secret key from the clusterpedia namespace, base64-decoded. */
+  readonly readSecret: SecretReader = async (ref: SecretKeyRef) => {
+    try {
+      const secret = await this.o.client.json<{ data?: Record<string, string> }>(
+        `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/secrets/${encodeURIComponent(ref.name)}`, { signal: this.signal });
+      const v = secret.data?.[ref.key];
+      return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
+    } catch (e: unknown) {
+      if (e instanceof KubeApiError && e.status === 404) return undefined;
+      throw e;
+    }
+  };
+
+  private async resyncSecrets(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.clock.sleep(this.o.resyncMs, signal);
+      if (signal.aborted) break;
+      for (const [name, pc] of this.clusters.objects) {
+        if (pc.spec?.authenticationFrom && !pc.metadata.deletionTimestamp) await this.applyCluster(name, pc);
+      }
+    }
+  }
+
+  private async syncResourcesChanged(name: string): Promise<void> {
+    for (const [cluster, pc] of this.clusters.objects) {
+      if (pc.spec?.syncResourcesRefName === name && !pc.metadata.deletionTimestamp) await this.applyCluster(cluster, pc);
+    }
+  }
+
+  private async clusterChanged(name: string, pc: (PediaCluster & KubeObject) | undefined): Promise<void> {
+    const log = this.o.logger.child({ cluster: name });
+    if (!pc) {
+      // Gone without our finalizer (forced, or never owned): still remove its rows.
+      this.applied.delete(name);
+      await this.o.manager.remove(name);
+      return;
+    }
+    const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)]);
+    if (this.applied.get(name) === state) return;
+    this.applied.set(name, state);
+    try {
+      if (pc.metadata.deletionTimestamp) {
+        if (!(pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)) return;
+        await this.o.manager.remove(name);
+        await this.updateFinalizers(name, (f) => f.filter((x) => x !== SYNCHRO_FINALIZER));
+        log.info('pediacluster deleted; rows removed and finalizer released');
+        return;
+      }
+      if (!(pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)) {
+        await this.updateFinalizers(name, (f) => (f.includes(SYNCHRO_FINALIZER) ? f : [...f, SYNCHRO_FINALIZER]));
+      }
+      await this.applyCluster(name, pc);
+    } catch (e: unknown) {
+      // Forget the state so the next event or re-list tries again.
+      this.applied.delete(name);
+      if (!this.signal?.aborted) log.warn({ err: messageOf(e) }, 'pediacluster change not handled; will retry on the next event');
+    }
+  }
+
+  private applyCluster(name: string, pc: PediaCluster): Promise<void> {
+    const ref = pc.spec?.syncResourcesRefName;
+    const refObj = ref ? this.syncResources.objects.get(ref) : undefined;
+    return this.o.manager.apply({
+      name,
+      spec: pc.spec ?? {},
+      refResources: ref ? (refObj ? (refObj.spec?.syncResources ?? []) : null) : undefined,
+      secrets: this.readSecret,
+      source: 'host',
+      creationTimestamp: typeof pc.metadata.creationTimestamp === 'string' ? pc.metadata.creationTimestamp : undefined,
+      writeStatus: (status) => this.writeStatus(name, status),
+    });
+  }
+
+  /** Read-modify-write of metadata.finalizers with optimistic concurrency (resourceVersion), retried on conflict. */
+  private async updateFinalizers(name: string, edit: (f: string[]) => string[]): Promise<void> {
+    await this.withConflictRetry(async () => {
+      const cur = await this.o.client.json<PediaCluster>(`${CLUSTERS_PATH}/${encodeURIComponent(name)}`, { signal: this.signal });
+      const before = cur.metadata.finalizers ?? [];
+      const after = edit(before);
+      if (after.length === before.length && after.every((f, i) => f === before[i])) return;
+      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}`, {
+        method: 'PATCH',
+        contentType: 'application/merge-patch+json',
+        body: { metadata: { finalizers: after, resourceVersion: cur.metadata.resourceVersion } },
+        signal: this.signal,
+      });
+    });
+  }
+
+  /** PUT of the status subresource on the latest object, retried on conflict (reference §5.1). */
+  private async writeStatus(name: string, status: PediaClusterStatus): Promise<void> {
+    await this.withConflictRetry(async () => {
+      let cur: PediaCluster;
+      try {
+        cur = await this.o.client.json<PediaCluster>(`${CLUSTERS_PATH}/${encodeURIComponent(name)}`, { signal: this.signal });
+      } catch (e: unknown) {
+        if (e instanceof KubeApiError && e.status === 404) return;
+        throw e;
+      }
+      if (cur.metadata.deletionTimestamp) return;
+      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, {
+        method: 'PUT',
+        body: { ...cur, status: { ...status, ...(cur.status?.shardingName !== undefined ? { shardingName: cur.status.shardingName } : {}) } },
+        signal: this.signal,
+      });
+    });
+  }
+
+  private async withConflictRetry(fn: () => Promise<void>): Promise<void> {
+    const backoff = new Backoff({ initialMs: 100, maxMs: 2_000 });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await fn();
+        return;
+      } catch (e: unknown) {
+        if (!(e instanceof KubeApiError) || e.status !== 409 || attempt >= 5) throw e;
+        await this.clock.sleep(backoff.next(), this.signal);
+      }
+    }
+  }
+}

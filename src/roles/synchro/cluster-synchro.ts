@@ -1,0 +1,319 @@
+// One member cluster: health monitor, discovery and negotiation, and its resource synchros (paused while unhealthy).
+import type { Logger } from 'pino';
+import { Backoff } from '../../lib/backoff.js';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock } from '../../lib/lifecycle.js';
+import { KubeClient } from '../../kube/client.js';
+import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
+import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
+import type { StorageReader, StorageWriter } from '../../storage/types.js';
+import type { HealthState, SynchroPhase } from './conditions.js';
+import { MESSAGES } from './conditions.js';
+import type { ClusterConnection } from './credentials.js';
+import { probeHealth, serverVersion } from './health.js';
+import type { SynchroMetrics } from './metrics.js';
+import { negotiate } from './negotiate.js';
+import type { SynchroOptions } from './options.js';
+import { ResourceSynchro, type SyncedResource } from './resource-synchro.js';
+import type { WriteQueue } from './write-queue.js';
+
+export interface ClusterSynchroDeps {
+  name: string;
+  connection: ClusterConnection;
+  queue: WriteQueue;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes'>>;
+  options: SynchroOptions;
+  logger: Logger;
+  metrics?: SynchroMetrics;
+  clock?: Clock;
+  random?: () => number;
+  /** The reported state changed (status writes are coalesced by the caller). */
+  changed: () => void;
+}
+
+/** What the status of this cluster shows of its synchro. */
+export interface ClusterSynchroSnapshot {
+  synchro: SynchroPhase;
+  health: HealthState;
+  version?: string;
+  syncResources: ClusterGroupResourcesStatus[];
+}
+
+interface Running {
+  synchro: ResourceSynchro;
+  /** Set while the resource's list/watch loop runs. */
+  loop?: { ac: AbortController; done: Promise<void> };
+}
+
+export class ClusterSynchro {
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private phase: SynchroPhase = { phase: 'Pending' };
+  private health: HealthState = { status: 'Unknown', message: MESSAGES.waitMonitor };
+  private version: string | undefined;
+  private requests: { resources: ClusterGroupResources[]; all: boolean } = { resources: [], all: false };
+  /** Negotiated resources in negotiation order, by "group/version/resource". */
+  private readonly resources = new Map<string, Running>();
+  private client: KubeClient | undefined;
+  private active = false;
+  private renegotiate = true;
+  private lastDiscovery = 0;
+  private discoveryFingerprint = '';
+  private orphansCleaned = false;
+  private readonly wake = new Set<() => void>();
+
+  constructor(private readonly d: ClusterSynchroDeps) {
+    this.log = d.logger;
+    this.clock = d.clock ?? systemClock;
+    this.random = d.random ?? Math.random;
+  }
+
+  get name(): string {
+    return this.d.name;
+  }
+
+  get fingerprint(): string {
+    return this.d.connection.fingerprint;
+  }
+
+  /** Sets what to sync; re-negotiates on the next monitor tick (at once when running). */
+  setResources(resources: ClusterGroupResources[], syncAllCustomResources: boolean): void {
+    const next = { resources, all: syncAllCustomResources };
+    if (JSON.stringify(next) === JSON.stringify(this.requests)) return;
+    this.requests = next;
+    this.renegotiate = true;
+    for (const w of this.wake) w();
+  }
+
+  snapshot(): ClusterSynchroSnapshot {
+    const storageDown = !this.d.queue.storageAvailable;
+    const groups: ClusterGroupResourcesStatus[] = [];
+    for (const { synchro } of this.resources.values()) {
+      const t = synchro.type;
+      let g = groups.find((x) => x.group === t.group);
+      if (!g) groups.push((g = { group: t.group, resources: [] }));
+      let r = g.resources.find((x) => x.name === t.resource);
+      if (!r) g.resources.push((r = { name: t.resource, kind: synchro.kind, namespaced: synchro.namespaced, syncConditions: [] }));
+      const st = synchro.status;
+      const cond: ClusterResourceSyncCondition = {
+        version: t.version,
+        status: storageDown && st.status !== 'Pending' ? 'Stop' : st.status,
+        reason: storageDown && st.status !== 'Pending' ? 'StorageExpection' : st.reason,
+        message: st.message,
+        initialListPhase: st.initialListPhase,
+        lastTransitionTime: st.lastTransitionTime,
+        count: st.count,
+        ...(st.lastEventTime ? { lastEventTime: st.lastEventTime } : {}),
+      };
+      r.syncConditions.push(cond);
+      r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    }
+    return { synchro: this.phase, health: this.health, version: this.version, syncResources: groups };
+  }
+
+  /** Object counts per resource, for the objects gauge. */
+  *objectCounts(): Iterable<{ cluster: string; resource: string; count: number }> {
+    for (const { synchro } of this.resources.values()) {
+      const t = synchro.type;
+      yield { cluster: this.d.name, resource: `${t.resource}${t.group ? `.${t.group}` : ''}/${t.version}`, count: synchro.objectCount };
+    }
+  }
+
+  /** Runs until `signal` aborts: monitor health, (re)negotiate, run or pause the resource loops. */
+  async start(signal: AbortSignal): Promise<void> {
+    const backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, random: this.random });
+    while (!signal.aborted && !this.client) {
+      try {
+        this.client = await KubeClient.create(this.d.connection.kubeConfig, { userAgent: 'clusterpedia-synchro' });
+      } catch (e: unknown) {
+        this.setPhase({ phase: 'InitialFailed', message: messageOf(e) });
+        await this.clock.sleep(backoff.next(), signal);
+      }
+    }
+    if (!this.client) return;
+    this.setPhase({ phase: 'Running' });
+    const unsubscribe = this.d.queue.onAvailability(() => this.d.changed());
+    let failures = 0;
+    try {
+      while (!signal.aborted) {
+        const health = await probeHealth(this.client, this.d.options.health.timeoutMs, signal);
+        if (signal.aborted) break;
+        if (health.status === 'True') {
+          failures = 0;
+          if (this.health.status !== 'True') {
+            this.log.info('member cluster healthy');
+            this.version = (await serverVersion(this.client, signal)) ?? this.version;
+          }
+          this.setHealth(health);
+          await this.syncResources(signal);
+        } else {
+          failures++;
+          this.setHealth(health);
+          // One failed probe may be a blip; the second in a row pauses the loops (reference §5.5).
+          if (failures >= 2 && this.active) {
+            this.log.warn({ reason: health.status === 'False' ? health.reason : '' }, 'member cluster unhealthy; pausing resource synchros');
+            await this.pauseAll('Pause', health.message);
+          }
+        }
+        const { intervalMs } = this.d.options.health;
+        await this.sleepOrWake(intervalMs + Math.round(this.random() * intervalMs * 0.5), signal);
+      }
+    } finally {
+      unsubscribe();
+      await this.pauseAll('', '');
+      this.setPhase({ phase: 'Shutdown' });
+      await this.client.close();
+    }
+  }
+
+  /** Discovery (when due or asked), negotiation, and making every negotiated resource's loop run. */
+  private async syncResources(signal: AbortSignal): Promise<void> {
+    const client = this.client!;
+    const due = this.clock.now() - this.lastDiscovery >= this.d.options.discoveryIntervalMs;
+    if (due || this.renegotiate) {
+      try {
+        // Cheap poll first: groups and CRDs. Full discovery only when they changed or the spec did.
+        const groups = await discoverGroups(client, signal);
+        const fp = JSON.stringify(groups);
+        this.lastDiscovery = this.clock.now();
+        if (fp !== this.discoveryFingerprint || this.renegotiate) {
+          const d = await discover(client, signal);
+          this.discoveryFingerprint = fp;
+          this.renegotiate = false;
+          await this.apply(d, signal);
+        }
+      } catch (e: unknown) {
+        if (signal.aborted) return;
+        this.log.warn({ err: messageOf(e) }, 'member discovery failed; keeping the current resources');
+      }
+    }
+    this.resumeAll();
+  }
+
+  /** Negotiates and reconciles the set of resource synchros; removed resources lose their rows. */
+  private async apply(d: Discovery, signal: AbortSignal): Promise<void> {
+    const result = negotiate(this.requests.resources, this.requests.all, d);
+    if (result.unmatched.length > 0) this.log.debug({ unmatched: result.unmatched }, 'requested resources not served by the member');
+    const wanted = new Map<string, SyncedResource>(result.resources.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
+    for (const [id, running] of this.resources) {
+      if (wanted.has(id)) continue;
+      await this.remove(id, running);
+    }
+    const kept = new Map(this.resources);
+    this.resources.clear();
+    for (const [id, r] of wanted) {
+      const existing = kept.get(id);
+      this.resources.set(id, existing ?? { synchro: this.newResourceSynchro(r) });
+    }
+    this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
+    if (!this.orphansCleaned) await this.cleanOrphans(wanted, signal);
+    this.d.changed();
+  }
+
+  /** Rows of types this cluster no longer syncs (spec changed while we were down) are deleted once at start. */
+  private async cleanOrphans(wanted: Map<string, SyncedResource>, signal: AbortSignal): Promise<void> {
+    if (!this.d.storage.resourceTypes) return;
+    try {
+      const stored = await this.d.storage.resourceTypes();
+      for (const t of stored) {
+        if (signal.aborted) return;
+        if (t.cluster !== this.d.name || wanted.has(`${t.group}/${t.version}/${t.resource}`)) continue;
+        const n = await this.d.storage.cleanResource(this.d.name, t);
+        this.log.info({ gvr: `${t.group}/${t.version}/${t.resource}`, rows: n }, 'removed rows of a resource no longer synced');
+      }
+      this.orphansCleaned = true;
+    } catch (e: unknown) {
+      this.log.warn({ err: messageOf(e) }, 'could not clean rows of resources no longer synced; will retry');
+    }
+  }
+
+  private async remove(id: string, running: Running): Promise<void> {
+    await this.stopLoop(running);
+    this.resources.delete(id);
+    const t = running.synchro.type;
+    await this.d.queue.purge((o) => o === running.synchro);
+    try {
+      const n = await this.d.storage.cleanResource(this.d.name, t);
+      this.log.info({ gvr: id, rows: n }, 'resource no longer synced; rows removed');
+    } catch (e: unknown) {
+      // Left for the next start's orphan clean-up.
+      this.orphansCleaned = false;
+      this.log.warn({ gvr: id, err: messageOf(e) }, 'could not remove rows of a resource no longer synced');
+    }
+  }
+
+  private newResourceSynchro(r: SyncedResource): ResourceSynchro {
+    const gvr = `${r.group}/${r.version}/${r.resource}`;
+    return new ResourceSynchro({
+      cluster: this.d.name,
+      resource: r,
+      client: this.client!,
+      queue: this.d.queue,
+      storage: this.d.storage,
+      prune: this.d.options.prune,
+      pageSize: this.d.options.pageSize,
+      watchTimeoutSeconds: this.d.options.watchTimeoutSeconds,
+      logger: this.log.child({ gvr }),
+      metrics: this.d.metrics,
+      clock: this.clock,
+      random: this.random,
+      changed: this.d.changed,
+    });
+  }
+
+  private resumeAll(): void {
+    this.active = true;
+    for (const running of this.resources.values()) {
+      if (running.loop) continue;
+      const ac = new AbortController();
+      const done = running.synchro.run(ac.signal).catch((e: unknown) => {
+        // run() retries everything itself; reaching here is a bug worth a loud line, then a restart on the next tick.
+        this.log.error({ err: messageOf(e), gvr: running.synchro.type.resource }, 'resource synchro stopped on an error');
+      }).finally(() => {
+        if (running.loop?.ac === ac) running.loop = undefined;
+      });
+      running.loop = { ac, done };
+    }
+  }
+
+  private async pauseAll(reason: string, message: string): Promise<void> {
+    this.active = false;
+    await Promise.all([...this.resources.values()].map(async (running) => {
+      await this.stopLoop(running);
+      running.synchro.stop(reason, message);
+    }));
+  }
+
+  private async stopLoop(running: Running): Promise<void> {
+    const loop = running.loop;
+    if (!loop) return;
+    loop.ac.abort();
+    await loop.done;
+    running.loop = undefined;
+  }
+
+  private setHealth(h: HealthState): void {
+    const before = this.health;
+    this.health = h;
+    this.d.metrics?.clusterHealthy.set({ cluster: this.d.name }, h.status === 'True' ? 1 : 0);
+    if (before.status !== h.status || before.message !== h.message) this.d.changed();
+  }
+
+  private setPhase(p: SynchroPhase): void {
+    this.phase = p;
+    this.d.changed();
+  }
+
+  private sleepOrWake(ms: number, signal: AbortSignal): Promise<void> {
+    const ac = new AbortController();
+    const wake = (): void => ac.abort();
+    this.wake.add(wake);
+    const onAbort = (): void => ac.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return this.clock.sleep(ms, ac.signal).finally(() => {
+      this.wake.delete(wake);
+      signal.removeEventListener('abort', onAbort);
+    });
+  }
+}

@@ -1,0 +1,124 @@
+// The synchro role's composition root (STYLE §3): storage, write queue, cluster manager, sources, metrics — then runAll.
+import { KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { messageOf } from '../../lib/errors.js';
+import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { KubeClient } from '../../kube/client.js';
+import { openStorage } from '../../storage/open.js';
+import type { Storage } from '../../storage/types.js';
+import { ClusterManager } from './cluster-manager.js';
+import { FileClusterSource } from './cluster-source-file.js';
+import { HostClusterSource } from './cluster-source-host.js';
+import { SynchroMetrics } from './metrics.js';
+import { MetricsServer } from './metrics-server.js';
+import type { SynchroOptions } from './options.js';
+import { WriteQueue } from './write-queue.js';
+
+export interface SynchroDeps {
+  logger: Logger;
+  signal: AbortSignal;
+  /** A storage opened by the caller (the binding role shares one); opened and closed here when absent. */
+  storage?: Storage;
+  clock?: Clock;
+}
+
+/** What synchroRunnables builds: the runnables plus handles tests and binding may use. */
+export interface SynchroParts {
+  runnables: Runnable[];
+  manager: ClusterManager;
+  queue: WriteQueue;
+  metrics: SynchroMetrics;
+  /** Closes what the parts opened (the host cluster client); storage is the caller's. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the synchro over an opened storage, without running it: the binding role composes these runnables with
+ * the apiserver's. The metrics server is included only when `options.metricsPort` is not 0.
+ */
+export async function synchroRunnables(
+  options: SynchroOptions,
+  deps: { storage: Storage; logger: Logger; registry?: Registry; clock?: Clock; metricsListening?: (port: number) => void },
+): Promise<SynchroParts> {
+  const logger = deps.logger.child({ role: 'synchro' });
+  const registry = deps.registry ?? new Registry();
+  const metrics = new SynchroMetrics(registry);
+  const queue = new WriteQueue({
+    writer: deps.storage,
+    batchSize: options.queue.batchSize,
+    flushDelayMs: options.queue.flushDelayMs,
+    maxEntries: options.queue.maxEntries,
+    maxBytes: options.queue.maxBytes,
+    logger,
+    metrics,
+    clock: deps.clock,
+  });
+  const manager = new ClusterManager({ storage: deps.storage, queue, options, logger, metrics, clock: deps.clock });
+  const runnables: Runnable[] = [queue, manager];
+  const closers: (() => Promise<void>)[] = [];
+
+  if (options.clustersPath) {
+    runnables.push(new FileClusterSource({
+      path: options.clustersPath, manager, logger, rereadMs: options.clustersRereadMs, debounceMs: options.clustersDebounceMs, clock: deps.clock,
+    }));
+  }
+  if (options.host) {
+    let client: KubeClient;
+    try {
+      const kc = new KubeConfig();
+      if ('kubeconfig' in options.host) kc.loadFromFile(options.host.kubeconfig);
+      else kc.loadFromCluster();
+      client = await KubeClient.create(kc, { userAgent: 'clusterpedia-synchro' });
+    } catch (e: unknown) {
+      logger.error({ err: messageOf(e) }, 'cannot load the host cluster config');
+      throw e;
+    }
+    closers.push(() => client.close());
+    runnables.push(new HostClusterSource({
+      client, manager, namespace: options.namespace, logger, watchTimeoutSeconds: options.watchTimeoutSeconds, resyncMs: 60_000, clock: deps.clock,
+    }));
+  }
+  if (options.metricsPort !== 0) {
+    runnables.push(new MetricsServer({
+      host: options.metricsHost, port: options.metricsPort, registry, logger, listening: deps.metricsListening,
+      notReady: () => (queue.storageAvailable ? undefined : 'storage unavailable'),
+    }));
+  }
+  return { runnables, manager, queue, metrics, close: async () => { for (const c of closers) await c(); } };
+}
+
+async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {
+  try {
+    return await openStorage({ url: options.storage.url, configFile: options.storage.configFile }, { logger });
+  } catch (e: unknown) {
+    logger.error({ err: messageOf(e) }, 'cannot open storage');
+    throw e;
+  }
+}
+
+/** Runs the synchro role until `deps.signal` aborts (or a part fails). */
+export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
+  const logger = deps.logger.child({ role: 'synchro' });
+  const owned = !deps.storage;
+  const storage: Storage = deps.storage ?? (await open(options, logger));
+  try {
+    if (options.storage.migrate) {
+      try {
+        const plan = await storage.migrate();
+        if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
+      } catch (e: unknown) {
+        logger.error({ err: messageOf(e) }, 'cannot migrate storage');
+        throw e;
+      }
+    }
+    const parts = await synchroRunnables(options, { storage, logger: deps.logger, clock: deps.clock });
+    try {
+      await runAll(parts.runnables, deps.signal);
+    } finally {
+      await parts.close();
+    }
+  } finally {
+    if (owned) await storage.close();
+  }
+}

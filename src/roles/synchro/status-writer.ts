@@ -1,0 +1,58 @@
+// Coalesced status writes: a cluster whose state changed is written at most once per interval, not once per event.
+import type { Logger } from 'pino';
+import { messageOf } from '../../lib/errors.js';
+import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+
+/** Writes one cluster's current status; throws to be retried on the next tick. */
+export type StatusWrite = (cluster: string) => Promise<void>;
+
+/** Run by the cluster manager, which flushes once more after its synchros stopped (their final state). */
+export class StatusWriter implements Runnable {
+  readonly name = 'synchro status writer';
+  private dirty = new Set<string>();
+  private cycle: Promise<void> | undefined;
+  private readonly clock: Clock;
+
+  constructor(private readonly o: { write: StatusWrite; intervalMs: number; logger: Logger; clock?: Clock }) {
+    this.clock = o.clock ?? systemClock;
+  }
+
+  markDirty(cluster: string): void {
+    this.dirty.add(cluster);
+  }
+
+  /** Stops writing a cluster's status and waits for a write in progress, so a deletion that follows is final. */
+  async forget(cluster: string): Promise<void> {
+    this.dirty.delete(cluster);
+    await this.cycle;
+  }
+
+  /** Writes everything dirty now (tests, shutdown). */
+  async flush(): Promise<void> {
+    await this.cycle;
+    this.cycle = this.writeDirty();
+    await this.cycle;
+    this.cycle = undefined;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.clock.sleep(this.o.intervalMs, signal);
+      if (signal.aborted) break;
+      await this.flush();
+    }
+  }
+
+  private async writeDirty(): Promise<void> {
+    const names = [...this.dirty];
+    this.dirty.clear();
+    for (const name of names) {
+      try {
+        await this.o.write(name);
+      } catch (e: unknown) {
+        this.dirty.add(name);
+        this.o.logger.warn({ cluster: name, err: messageOf(e) }, 'cluster status write failed; will retry');
+      }
+    }
+  }
+}
