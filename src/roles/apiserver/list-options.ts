@@ -103,7 +103,7 @@ function parseTime(what: 'Since' | 'Before', value: string | undefined): Date | 
   }
 }
 
-/** A non-negative integer search value (seniority, label limit, offset), or a 400 in Clusterpedia's words. */
+/** A non-negative integer search value (owner seniority, offset), or a 400 in Clusterpedia's words. */
 function nonNegative(what: string, value: string): number {
   const n = parseInt64(value);
   if (n === undefined || n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER)) throw badRequest(`Invalid Query ${what}(${value}): must be a non-negative integer`);
