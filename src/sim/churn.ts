@@ -1,0 +1,218 @@
+// A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and events, at a target rate.
+import { clone } from './deep-equal.js';
+import { iso } from './gen-meta.js';
+import { kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import type { SimStore } from './store.js';
+import type { SimObject } from './types.js';
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
+
+/** The most replicas churn scales a Deployment to, and the most events it keeps: churn stays bounded however long it runs. */
+const MAX_REPLICAS = 8;
+const MAX_CHURN_EVENTS = 200;
+
+export class Churn {
+  private readonly rng: Rng;
+  private timer: NodeJS.Timeout | undefined;
+  private budget = 0;
+  private ops = 0;
+  private readonly createdEvents: Array<[string, string]> = [];
+
+  constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
+    this.rng = rngFor('churn', seed, cluster);
+  }
+
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Operations applied so far. */
+  get operations(): number {
+    return this.ops;
+  }
+
+  /** Applies changes at about `eventsPerSecond` (watch events, not operations) until stop(). */
+  start(eventsPerSecond: number): void {
+    this.stop();
+    if (eventsPerSecond <= 0) return;
+    const tickMs = 50;
+    this.timer = setInterval(() => {
+      this.budget = Math.min(this.budget + (eventsPerSecond * tickMs) / 1000, Math.max(1, eventsPerSecond));
+      while (this.budget >= 1) this.budget -= Math.max(1, this.step(1));
+    }, tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.budget = 0;
+  }
+
+  /** Applies `n` operations now; returns the number of watch events they produced. Same seed → same sequence. */
+  step(n = 1): number {
+    const before = this.store.revision;
+    for (let i = 0; i < n; i++) {
+      this.ops++;
+      const roll = this.rng.next();
+      if (roll < 0.5) this.podStatus();
+      else if (roll < 0.7) this.scale();
+      else if (roll < 0.75) this.rollout();
+      else if (roll < 0.9) this.replacePod();
+      else this.recordEvent();
+    }
+    return this.store.revision - before;
+  }
+
+  private pick(gr: string): SimObject | undefined {
+    const table = this.store.table(gr);
+    const key = table?.keyNear(this.rng.int(1 << 30));
+    return key === undefined ? undefined : table?.get(key);
+  }
+
+  private podStatus(): void {
+    const pod = this.pick('pods');
+    if (!pod || pod.metadata.deletionTimestamp) return;
+    const next = clone(pod);
+    const status = rec(next.status);
+    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
+    const first = statuses[0];
+    if (status.phase === 'Pending' || !first) {
+      status.phase = 'Running';
+      for (const s of statuses) Object.assign(s, { ready: true, started: true, state: { running: { startedAt: iso(this.now()) } } });
+    } else if (first.ready === true) {
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(this.now() - 60_000), finishedAt: iso(this.now()) } } });
+    } else {
+      Object.assign(first, { ready: true, started: true, state: { running: { startedAt: iso(this.now()) } } });
+    }
+    const ready = statuses.every((s) => s.ready === true);
+    if (Array.isArray(status.conditions)) for (const c of status.conditions as Rec[]) if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: iso(this.now()) });
+    next.status = status;
+    this.store.update('pods', next, { subresource: 'status' });
+  }
+
+  /** The newest ReplicaSet of a Deployment, and the keys of its pods (pod names start with the ReplicaSet name). */
+  private currentReplicaSet(deploy: SimObject): SimObject | undefined {
+    const ns = deploy.metadata.namespace ?? '';
+    let best: SimObject | undefined;
+    for (const key of this.store.table('replicasets.apps')?.keys(`${ns}/${deploy.metadata.name ?? ''}-`) ?? []) {
+      const rs = this.store.table('replicasets.apps')?.get(key);
+      if (!rs?.metadata.ownerReferences?.some((r) => r.uid === deploy.metadata.uid)) continue;
+      const rev = Number(rs.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
+      if (!best || rev > Number(best.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0)) best = rs;
+    }
+    return best;
+  }
+
+  private podKeys(rs: SimObject): string[] {
+    return [...(this.store.table('pods')?.keys(`${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}-`) ?? [])];
+  }
+
+  private newPod(rs: SimObject, template: SimObject): void {
+    const pod = clone(template);
+    const rsName = rs.metadata.name ?? '';
+    pod.metadata = { ...pod.metadata, name: `${rsName}-${kubeSuffix(this.rng)}`, generateName: `${rsName}-` };
+    for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete pod.metadata[f];
+    const status = rec(pod.status);
+    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
+    for (const s of statuses) Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
+    pod.status = { ...status, phase: 'Pending', startTime: iso(this.now()) };
+    if (!this.store.get('pods', pod.metadata.namespace, pod.metadata.name ?? '')) this.store.create('pods', pod, pod.metadata.namespace);
+  }
+
+  private setReplicas(gr: string, o: SimObject, replicas: number): void {
+    const next = clone(o);
+    next.spec = { ...rec(next.spec), replicas };
+    this.store.update(gr, next);
+    const after = this.store.get(gr, o.metadata.namespace, o.metadata.name ?? '');
+    if (after) this.store.update(gr, { ...clone(after), status: { ...rec(after.status), replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } }, { subresource: 'status' });
+  }
+
+  private scale(): void {
+    const deploy = this.pick('deployments.apps');
+    const rs = deploy && this.currentReplicaSet(deploy);
+    if (!deploy || !rs) return;
+    const pods = this.podKeys(rs);
+    const current = Number(rec(deploy.spec).replicas ?? pods.length);
+    const up = pods.length > 0 && (current <= 1 || (current < MAX_REPLICAS && this.rng.chance(0.5)));
+    const target = up ? current + 1 : current - 1;
+    if (target < 1 || target > MAX_REPLICAS) return;
+    this.setReplicas('deployments.apps', deploy, target);
+    this.setReplicas('replicasets.apps', rs, target);
+    const template = pods[0] ? this.store.table('pods')?.get(pods[0]) : undefined;
+    if (up && template) this.newPod(rs, template);
+    else if (!up && pods.length > 0) {
+      const victim = pods[pods.length - 1] as string;
+      this.store.delete('pods', rs.metadata.namespace, victim.slice(victim.indexOf('/') + 1));
+    }
+  }
+
+  private rollout(): void {
+    const deploy = this.pick('deployments.apps');
+    const old = deploy && this.currentReplicaSet(deploy);
+    if (!deploy || !old) return;
+    const pods = this.podKeys(old);
+    const template = pods[0] ? this.store.table('pods')?.get(pods[0]) : undefined;
+    if (!template) return;
+    const ns = deploy.metadata.namespace ?? '';
+    const revision = Number(deploy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 1) + 1;
+    const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', 'churn', this.ops);
+    const rs = clone(old);
+    const labels = { ...(rs.metadata.labels ?? {}), 'pod-template-hash': hash };
+    rs.metadata = { name: `${deploy.metadata.name ?? ''}-${hash}`, namespace: ns, labels, annotations: { ...(rs.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) }, ...(rs.metadata.ownerReferences ? { ownerReferences: rs.metadata.ownerReferences } : {}) };
+    if (this.store.get('replicasets.apps', ns, rs.metadata.name ?? '')) return;
+    const created = this.store.create('replicasets.apps', rs, ns);
+    const next = clone(deploy);
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) };
+    next.spec = { ...rec(next.spec), template: { ...rec(rec(next.spec).template), metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': iso(this.now()) } } } };
+    this.store.update('deployments.apps', next);
+    const podTemplate = clone(template);
+    podTemplate.metadata.labels = { ...(podTemplate.metadata.labels ?? {}), 'pod-template-hash': hash };
+    podTemplate.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: created.metadata.name ?? '', uid: created.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }];
+    for (const key of pods) {
+      this.newPod(created, podTemplate);
+      this.store.delete('pods', ns, key.slice(key.indexOf('/') + 1));
+    }
+    this.setReplicas('replicasets.apps', old, 0);
+  }
+
+  private replacePod(): void {
+    const pod = this.pick('pods');
+    const owner = pod?.metadata.ownerReferences?.[0];
+    if (!pod || !owner || owner.kind === 'Job') return;
+    const ns = pod.metadata.namespace;
+    this.store.delete('pods', ns, pod.metadata.name ?? '');
+    if (owner.kind === 'ReplicaSet') {
+      const rs = this.store.get('replicasets.apps', ns, owner.name);
+      if (rs) this.newPod(rs, pod);
+    } else {
+      // StatefulSet pods come back under the same name; DaemonSet pods get a new suffix.
+      const replacement = clone(pod);
+      if (owner.kind === 'DaemonSet') replacement.metadata.name = `${owner.name}-${kubeSuffix(this.rng)}`;
+      for (const f of ['uid', 'resourceVersion', 'creationTimestamp']) delete replacement.metadata[f];
+      replacement.status = { ...rec(replacement.status), phase: 'Pending' };
+      if (!this.store.get('pods', ns, replacement.metadata.name ?? '')) this.store.create('pods', replacement, ns);
+    }
+  }
+
+  private recordEvent(): void {
+    const pod = this.pick('pods');
+    if (!pod) return;
+    const ns = pod.metadata.namespace ?? 'default';
+    const name = `${pod.metadata.name ?? ''}.${kubeSuffix(this.rng, 16)}`;
+    const at = iso(this.now());
+    const reason = this.rng.pick(['Pulled', 'Created', 'Started', 'Killing', 'Unhealthy']);
+    if (this.store.get('events', ns, name)) return;
+    this.store.create('events', {
+      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: ns },
+      involvedObject: { kind: 'Pod', namespace: ns, name: pod.metadata.name, uid: pod.metadata.uid, apiVersion: 'v1', resourceVersion: pod.metadata.resourceVersion },
+      reason, message: `simulated ${reason}`, source: { component: 'kubelet' }, firstTimestamp: at, lastTimestamp: at, count: 1, type: reason === 'Unhealthy' ? 'Warning' : 'Normal', eventTime: null, reportingComponent: 'kubelet', reportingInstance: '',
+    }, ns);
+    this.createdEvents.push([ns, name]);
+    if (this.createdEvents.length > MAX_CHURN_EVENTS) {
+      const [ons, oname] = this.createdEvents.shift() as [string, string];
+      if (this.store.get('events', ons, oname)) this.store.delete('events', ons, oname);
+    }
+  }
+}

@@ -1,0 +1,244 @@
+// Pods of the generated workloads: names, owners, containers and the realistic mix of states (Running, CrashLoopBackOff, ...).
+import { ageMs, iso, managed } from './gen-meta.js';
+import { hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
+import type { NodeInfo, Topology, Workload } from './topology.js';
+import type { SimObject, SimOwnerRef } from './types.js';
+
+/** The uid of a generated object: stable for (seed, cluster, gr, key), so owner references always resolve. */
+export function genUid(t: Topology, gr: string, key: string): string {
+  return uidFor(t.opts.seed, t.opts.cluster, gr, key);
+}
+
+/** Minutes since the epoch at which job `r` (0 = newest) of a CronJob was scheduled; kube names jobs after it. */
+export function jobStamp(t: Topology, w: Workload, r: number): number {
+  const nowMin = Math.floor(t.opts.epochMs / 60_000);
+  return (Math.floor(nowMin / w.periodMin) - r) * w.periodMin;
+}
+
+export function jobName(t: Topology, w: Workload, r: number): string {
+  return `${w.name}-${jobStamp(t, w, r)}`;
+}
+
+export function replicaSetName(w: Workload, old = false): string {
+  return `${w.name}-${old ? w.oldHash : w.hash}`;
+}
+
+function podRng(t: Topology, w: Workload, r: number): Rng {
+  return rngFor('pod', t.opts.seed, t.opts.cluster, w.namespace, w.name, r);
+}
+
+export function podName(t: Topology, w: Workload, r: number): string {
+  switch (w.kind) {
+    case 'StatefulSet': return `${w.name}-${r}`;
+    case 'Deployment': return `${replicaSetName(w)}-${kubeSuffix(podRng(t, w, r))}`;
+    case 'DaemonSet': return `${w.name}-${kubeSuffix(podRng(t, w, r))}`;
+    case 'CronJob': return `${jobName(t, w, r)}-${kubeSuffix(podRng(t, w, r))}`;
+  }
+}
+
+function podOwner(t: Topology, w: Workload, r: number): SimOwnerRef {
+  const owner = (apiVersion: string, kind: string, gr: string, name: string): SimOwnerRef => ({
+    apiVersion, kind, name, uid: genUid(t, gr, `${w.namespace}/${name}`), controller: true, blockOwnerDeletion: true,
+  });
+  switch (w.kind) {
+    case 'Deployment': return owner('apps/v1', 'ReplicaSet', 'replicasets.apps', replicaSetName(w));
+    case 'StatefulSet': return owner('apps/v1', 'StatefulSet', 'statefulsets.apps', w.name);
+    case 'DaemonSet': return owner('apps/v1', 'DaemonSet', 'daemonsets.apps', w.name);
+    case 'CronJob': return owner('batch/v1', 'Job', 'jobs.batch', jobName(t, w, r));
+  }
+}
+
+const digests = new Map<string, string>();
+
+/** Image digests depend only on the image; memoised because every pod of a workload repeats them. */
+function imageDigest(image: string): string {
+  let d = digests.get(image);
+  if (d === undefined) {
+    d = `${image.split(':')[0]}@sha256:${hexFor(64, image)}`;
+    digests.set(image, d);
+  }
+  return d;
+}
+
+export type PodState = 'running' | 'restarted' | 'crashloop' | 'imagepull' | 'creating' | 'unschedulable' | 'unready' | 'completed' | 'failed';
+
+function pickState(w: Workload, rng: Rng): PodState {
+  if (w.kind === 'CronJob') return rng.chance(0.9) ? 'completed' : 'failed';
+  if (w.system) return 'running';
+  const r = rng.next();
+  if (r < 0.84) return 'running';
+  if (r < 0.89) return 'restarted';
+  if (r < 0.92) return 'crashloop';
+  if (r < 0.94) return 'imagepull';
+  if (r < 0.96) return 'creating';
+  if (r < 0.975) return 'unschedulable';
+  return 'unready';
+}
+
+/** The state of a generated pod without building it (events are derived from it). */
+export function podState(t: Topology, w: Workload, r: number): PodState {
+  return pickState(w, podRng(t, w, r));
+}
+
+function podIp(w: Workload, r: number): string {
+  const ord = w.podOffset + r;
+  return `10.${64 + ((ord >> 16) & 63)}.${(ord >> 8) & 255}.${(ord & 255) || 1}`;
+}
+
+function containerSpec(w: Workload, name: string, image: string, rng: Rng, apiMount: string, main: boolean): Record<string, unknown> {
+  const common = {
+    volumeMounts: [{ name: apiMount, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
+    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePolicy: 'File',
+    imagePullPolicy: 'IfNotPresent',
+  };
+  // Sidecars and init containers are small in real clusters too; only the main container has probes and env.
+  if (!main) return { name, image, resources: { limits: { cpu: '200m', memory: '128Mi' }, requests: { cpu: '10m', memory: '40Mi' } }, ...common };
+  return {
+    name,
+    image,
+    ...(w.kind === 'CronJob' ? { command: ['/bin/sh', '-c', `run-${w.name} --once`] } : { ports: [{ name: 'http', containerPort: w.port, protocol: 'TCP' }] }),
+    env: [
+      { name: 'LOG_LEVEL', value: rng.pick(['info', 'debug', 'warn']) },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
+    ],
+    resources: { limits: { cpu: `${rng.pick([250, 500, 1000])}m`, memory: `${rng.pick([256, 512, 1024])}Mi` }, requests: { cpu: `${rng.pick([50, 100, 200])}m`, memory: `${rng.pick([64, 128, 256])}Mi` } },
+    ...(w.kind === 'CronJob' ? {} : { readinessProbe: { httpGet: { path: '/healthz', port: w.port, scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 } }),
+    ...common,
+  };
+}
+
+function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName = ''): Record<string, unknown> {
+  const imageID = imageDigest(image);
+  let hex = '';
+  while (hex.length < 64) hex += rng.u32().toString(16).padStart(8, '0');
+  const containerID = `containerd://${hex}`;
+  const running = { running: { startedAt: iso(startMs + 4000) } };
+  const base = { name, image, imageID, containerID, started: true, ready: true, restartCount: 0, state: running as Record<string, unknown>, lastState: {} as Record<string, unknown> };
+  if (!main) return base;
+  switch (state) {
+    case 'running': return base;
+    case 'unready': return { ...base, ready: false };
+    case 'restarted': {
+      const restarts = rng.range(1, 5);
+      return { ...base, restartCount: restarts, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: iso(startMs), finishedAt: iso(startMs + 3_600_000), containerID } } };
+    }
+    case 'crashloop': {
+      const restarts = rng.range(6, 240);
+      return {
+        ...base, started: false, ready: false, restartCount: restarts,
+        state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 5m0s restarting failed container=${name} pod=${podName}` } },
+        lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(startMs), finishedAt: iso(startMs + 2000), containerID } },
+      };
+    }
+    case 'imagepull': return { name, image, imageID: '', started: false, ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } }, lastState: {} };
+    case 'creating': return { name, image, imageID: '', started: false, ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} };
+    case 'completed': return { ...base, started: false, ready: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(startMs + 2000), finishedAt: iso(startMs + 60_000), containerID } } };
+    case 'failed': return { ...base, started: false, ready: false, state: { terminated: { exitCode: 2, reason: 'Error', startedAt: iso(startMs + 2000), finishedAt: iso(startMs + 30_000), containerID } } };
+    case 'unschedulable': return base;
+  }
+}
+
+/** Pod `r` of workload `w`, fully populated as kube-apiserver would serve it (resourceVersion is set by the store). */
+export function buildPod(t: Topology, w: Workload, r: number): SimObject {
+  const rng = podRng(t, w, r);
+  const name = podName(t, w, r);
+  const state = pickState(w, rng);
+  const node: NodeInfo | undefined = state === 'unschedulable' ? undefined : w.kind === 'DaemonSet' ? t.nodes[r % t.nodes.length] : t.workers[rng.int(t.workers.length)];
+  const created = w.kind === 'CronJob'
+    ? jobStamp(t, w, r) * 60_000 + 1000
+    : state === 'creating' ? t.opts.epochMs - rng.range(5, 90) * 1000 : t.opts.epochMs - ageMs(rng.next(), t.opts.epochMs - w.createdMs);
+  const owner = podOwner(t, w, r);
+  const labels: Record<string, string> = { app: w.app, 'app.kubernetes.io/name': w.app, tier: w.tier };
+  if (w.kind === 'Deployment') labels['pod-template-hash'] = w.hash;
+  if (w.kind === 'StatefulSet') Object.assign(labels, { 'apps.kubernetes.io/pod-index': String(r), 'controller-revision-hash': `${w.name}-${w.hash}`, 'statefulset.kubernetes.io/pod-name': name });
+  if (w.kind === 'DaemonSet') Object.assign(labels, { 'controller-revision-hash': w.hash.slice(0, 8), 'pod-template-generation': '1' });
+  if (w.kind === 'CronJob') Object.assign(labels, { 'batch.kubernetes.io/controller-uid': owner.uid, 'batch.kubernetes.io/job-name': owner.name, 'controller-uid': owner.uid, 'job-name': owner.name });
+  const annotations: Record<string, string> = rng.chance(0.4) ? { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(w.port) } : {};
+  if (w.kind === 'Deployment' && rng.chance(0.2)) annotations['kubectl.kubernetes.io/restartedAt'] = iso(created - 5000);
+  const apiMount = `kube-api-access-${kubeSuffix(rng)}`;
+  const containers = [containerSpec(w, w.app, w.image, rng, apiMount, true)];
+  if (!w.system && rng.chance(0.3)) containers.push(containerSpec(w, 'istio-proxy', 'docker.io/istio/proxyv2:1.24.1', rng, apiMount, false));
+  const initContainers = !w.system && rng.chance(0.2) ? [containerSpec(w, 'init-config', 'busybox:1.36', rng, apiMount, false)] : undefined;
+  const readinessGates = !w.system && rng.chance(0.1) ? [{ conditionType: 'target-health.elbv2.k8s.aws/k8s-' + w.name }] : undefined;
+  const ip = node ? (w.kind === 'DaemonSet' && w.name === 'kube-proxy' ? node.internalIp : podIp(w, r)) : undefined;
+
+  const spec: Record<string, unknown> = {
+    volumes: [{ name: apiMount, projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }, { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }, { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } }], defaultMode: 420 } }],
+    ...(initContainers ? { initContainers } : {}),
+    containers,
+    restartPolicy: w.kind === 'CronJob' ? 'OnFailure' : 'Always',
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    serviceAccountName: w.serviceAccount,
+    serviceAccount: w.serviceAccount,
+    ...(node ? { nodeName: node.name } : {}),
+    securityContext: {},
+    schedulerName: 'default-scheduler',
+    tolerations: [
+      { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ],
+    priority: w.system ? 2000001000 : 0,
+    ...(w.system ? { priorityClassName: 'system-node-critical' } : {}),
+    enableServiceLinks: true,
+    preemptionPolicy: 'PreemptLowerPriority',
+    ...(readinessGates ? { readinessGates } : {}),
+  };
+  if (w.kind === 'StatefulSet') Object.assign(spec, { hostname: name, subdomain: w.name });
+
+  const status = podStatus(name, state, node, ip, created, containers, initContainers, rng);
+  const metadata = {
+    name,
+    ...(w.kind === 'StatefulSet' ? {} : { generateName: `${name.slice(0, name.lastIndexOf('-'))}-` }),
+    namespace: w.namespace,
+    uid: genUid(t, 'pods', `${w.namespace}/${name}`),
+    creationTimestamp: iso(created),
+    labels,
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+    ownerReferences: [owner],
+  };
+  const managedFields = [
+    // Field sets trimmed to the leaves a real pod's managedFields mostly lists, keeping pods in the 3-8 KB range of real clusters.
+    managed('kube-controller-manager', 'v1', created, {
+      metadata: { generateName: '', labels, ownerReferences: [owner] },
+      spec: { containers: containers.map((c) => ({ name: c.name, image: '', resources: '', imagePullPolicy: '' })), dnsPolicy: '', enableServiceLinks: '', restartPolicy: '', schedulerName: '', securityContext: '', serviceAccountName: '', terminationGracePeriodSeconds: '' },
+    }),
+    ...(node ? [managed('kubelet', 'v1', created + 5000, { status: { conditions: '', containerStatuses: '', hostIP: '', hostIPs: '', phase: '', podIP: '', podIPs: '', startTime: '' } }, 'status')] : []),
+  ];
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { ...metadata, managedFields }, spec, status };
+}
+
+function podStatus(podName: string, state: PodState, node: NodeInfo | undefined, ip: string | undefined, created: number, containers: Array<Record<string, unknown>>, inits: Array<Record<string, unknown>> | undefined, rng: Rng): Record<string, unknown> {
+  const t0 = iso(created);
+  if (!node) {
+    return {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t0, reason: 'Unschedulable', message: '0/12 nodes are available: 3 Insufficient cpu, 9 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/12 nodes are available: 12 No preemption victims found for incoming pod.' }],
+      qosClass: 'Burstable',
+      ...(rng.chance(0.5) ? { nominatedNodeName: 'ip-10-0-0-4.ec2.internal' } : {}),
+    };
+  }
+  const statuses = containers.map((c, i) => containerStatus(String(c.name), String(c.image), state, created, rng, i === 0, podName));
+  const allReady = statuses.every((s) => s.ready === true);
+  const done = state === 'completed' || state === 'failed';
+  const pending = state === 'imagepull' || state === 'creating';
+  const cond = (type: string, ok: boolean, reason?: string): Record<string, unknown> => ({ type, status: ok ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: iso(created + (ok ? 6000 : 1000)), ...(reason ? { reason } : {}) });
+  return {
+    phase: state === 'completed' ? 'Succeeded' : state === 'failed' ? 'Failed' : pending ? 'Pending' : 'Running',
+    conditions: [
+      cond('PodReadyToStartContainers', !pending || state === 'imagepull'),
+      cond('Initialized', true, done ? 'PodCompleted' : undefined),
+      cond('Ready', allReady && !done && !pending, done ? 'PodCompleted' : allReady ? undefined : 'ContainersNotReady'),
+      cond('ContainersReady', allReady && !done && !pending, done ? 'PodCompleted' : allReady ? undefined : 'ContainersNotReady'),
+      cond('PodScheduled', true),
+    ],
+    hostIP: node.internalIp,
+    hostIPs: [{ ip: node.internalIp }],
+    ...(ip && state !== 'creating' ? { podIP: ip, podIPs: [{ ip }] } : {}),
+    startTime: t0,
+    ...(inits ? { initContainerStatuses: inits.map((c) => containerStatus(String(c.name), String(c.image), 'completed', created - 20_000, rng, true)) } : {}),
+    containerStatuses: statuses,
+    qosClass: 'Burstable',
+  };
+}

@@ -1,0 +1,170 @@
+// Controllers of the generated pods: Deployments → ReplicaSets, StatefulSets, DaemonSets, CronJobs → Jobs.
+import { iso, lastApplied, managed } from './gen-meta.js';
+import { genUid, jobName, jobStamp, replicaSetName } from './gen-pods.js';
+import { rngFor } from './prng.js';
+import type { Topology, Workload } from './topology.js';
+import type { SimObject, SimOwnerRef } from './types.js';
+
+const APPS = 'apps/v1';
+
+function selectorLabels(w: Workload): Record<string, string> {
+  return { app: w.app };
+}
+
+function podTemplate(w: Workload, extraLabels: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    metadata: { labels: { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, ...extraLabels } },
+    spec: {
+      containers: [{
+        name: w.app,
+        image: w.image,
+        ...(w.kind === 'CronJob' ? { command: ['/bin/sh', '-c', `run-${w.name} --once`] } : { ports: [{ name: 'http', containerPort: w.port, protocol: 'TCP' }] }),
+        resources: { limits: { cpu: '500m', memory: '512Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+        imagePullPolicy: 'IfNotPresent',
+      }],
+      restartPolicy: w.kind === 'CronJob' ? 'OnFailure' : 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      serviceAccountName: w.serviceAccount,
+      securityContext: {},
+      schedulerName: 'default-scheduler',
+    },
+  };
+}
+
+/** Metadata of a top-level workload; user workloads were `kubectl apply`-ed, so they carry last-applied-configuration. */
+function workloadMeta(t: Topology, w: Workload, gr: string, apiVersion: string, kind: string, spec: Record<string, unknown>, extraAnnotations: Record<string, string> = {}): SimObject['metadata'] {
+  const labels = { app: w.app, 'app.kubernetes.io/name': w.app, ...(w.system ? { 'k8s-app': w.app } : { 'app.kubernetes.io/part-of': w.namespace }) };
+  const annotations: Record<string, string> = { ...extraAnnotations };
+  if (!w.system) annotations['kubectl.kubernetes.io/last-applied-configuration'] = lastApplied(apiVersion, kind, { name: w.name, namespace: w.namespace, labels }, { spec });
+  return {
+    name: w.name,
+    namespace: w.namespace,
+    uid: genUid(t, gr, `${w.namespace}/${w.name}`),
+    generation: w.revision,
+    creationTimestamp: iso(w.createdMs),
+    labels,
+    ...(Object.keys(annotations).length ? { annotations } : {}),
+    managedFields: [
+      managed(w.system ? 'kubeadm' : 'kubectl-client-side-apply', apiVersion, w.createdMs, { metadata: { annotations, labels }, spec }),
+      managed('kube-controller-manager', apiVersion, w.createdMs + 30_000, { metadata: { annotations: { 'deployment.kubernetes.io/revision': '' } }, status: { conditions: [], replicas: 0 } }, 'status'),
+    ],
+  };
+}
+
+function readyCount(w: Workload): number {
+  // About one pod in ten is not ready in the generated mix; keep status counts plausible rather than exact.
+  return w.system ? w.replicas : Math.max(0, w.replicas - Math.floor(w.replicas / 10));
+}
+
+export function buildDeployment(t: Topology, w: Workload): SimObject {
+  const spec = {
+    replicas: w.replicas,
+    selector: { matchLabels: selectorLabels(w) },
+    template: podTemplate(w),
+    strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
+    revisionHistoryLimit: 10,
+    progressDeadlineSeconds: 600,
+  };
+  const ready = readyCount(w);
+  const at = iso(w.createdMs + 60_000);
+  return {
+    apiVersion: APPS, kind: 'Deployment',
+    metadata: workloadMeta(t, w, 'deployments.apps', APPS, 'Deployment', spec, { 'deployment.kubernetes.io/revision': String(w.revision) }),
+    spec,
+    status: {
+      observedGeneration: w.revision, replicas: w.replicas, updatedReplicas: w.replicas, readyReplicas: ready, availableReplicas: ready,
+      ...(ready < w.replicas ? { unavailableReplicas: w.replicas - ready } : {}),
+      conditions: [
+        { type: 'Available', status: ready === w.replicas ? 'True' : 'False', lastUpdateTime: at, lastTransitionTime: at, reason: ready === w.replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', message: `Deployment ${ready === w.replicas ? 'has' : 'does not have'} minimum availability.` },
+        { type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: iso(w.createdMs), reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${replicaSetName(w)}" has successfully progressed.` },
+      ],
+    },
+  };
+}
+
+export function buildReplicaSet(t: Topology, w: Workload, old: boolean): SimObject {
+  const name = replicaSetName(w, old);
+  const replicas = old ? 0 : w.replicas;
+  const hash = old ? w.oldHash : w.hash;
+  const owner: SimOwnerRef = { apiVersion: APPS, kind: 'Deployment', name: w.name, uid: genUid(t, 'deployments.apps', `${w.namespace}/${w.name}`), controller: true, blockOwnerDeletion: true };
+  const labels = { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, 'pod-template-hash': hash };
+  const spec = { replicas, selector: { matchLabels: { ...selectorLabels(w), 'pod-template-hash': hash } }, template: podTemplate(w, { 'pod-template-hash': hash }) };
+  const created = old ? w.createdMs : w.createdMs + (w.revision - 1) * 86_400_000 / 2;
+  const ready = old ? 0 : readyCount(w);
+  return {
+    apiVersion: APPS, kind: 'ReplicaSet',
+    metadata: {
+      name, namespace: w.namespace, uid: genUid(t, 'replicasets.apps', `${w.namespace}/${name}`), generation: old ? 2 : 1, creationTimestamp: iso(created), labels,
+      annotations: { 'deployment.kubernetes.io/desired-replicas': String(w.replicas), 'deployment.kubernetes.io/max-replicas': String(w.replicas + Math.ceil(w.replicas / 4)), 'deployment.kubernetes.io/revision': String(old ? w.revision - 1 : w.revision) },
+      ownerReferences: [owner],
+      managedFields: [managed('kube-controller-manager', APPS, created, { metadata: { labels, ownerReferences: [owner] }, spec }), managed('kube-controller-manager', APPS, created + 20_000, { status: { replicas: 0 } }, 'status')],
+    },
+    spec,
+    status: { replicas, fullyLabeledReplicas: replicas, readyReplicas: ready, availableReplicas: ready, observedGeneration: old ? 2 : 1 },
+  };
+}
+
+export function buildStatefulSet(t: Topology, w: Workload): SimObject {
+  const spec = {
+    replicas: w.replicas, selector: { matchLabels: selectorLabels(w) }, template: podTemplate(w), serviceName: w.name, podManagementPolicy: 'OrderedReady',
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } }, revisionHistoryLimit: 10,
+    persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+    volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, volumeMode: 'Filesystem' } }],
+  };
+  const ready = readyCount(w);
+  return {
+    apiVersion: APPS, kind: 'StatefulSet', metadata: workloadMeta(t, w, 'statefulsets.apps', APPS, 'StatefulSet', spec), spec,
+    status: { observedGeneration: 1, replicas: w.replicas, readyReplicas: ready, currentReplicas: w.replicas, updatedReplicas: w.replicas, currentRevision: `${w.name}-${w.hash}`, updateRevision: `${w.name}-${w.hash}`, collisionCount: 0, availableReplicas: ready },
+  };
+}
+
+export function buildDaemonSet(t: Topology, w: Workload): SimObject {
+  const spec = { selector: { matchLabels: selectorLabels(w) }, template: podTemplate(w), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 };
+  const n = w.replicas;
+  return {
+    apiVersion: APPS, kind: 'DaemonSet', metadata: workloadMeta(t, w, 'daemonsets.apps', APPS, 'DaemonSet', spec), spec,
+    status: { currentNumberScheduled: n, numberMisscheduled: 0, desiredNumberScheduled: n, numberReady: n, observedGeneration: 1, updatedNumberScheduled: n, numberAvailable: n },
+  };
+}
+
+export function buildCronJob(t: Topology, w: Workload): SimObject {
+  const schedule = w.periodMin === 1440 ? '0 2 * * *' : w.periodMin === 60 ? '0 * * * *' : `*/${w.periodMin} * * * *`;
+  const spec = {
+    schedule, concurrencyPolicy: 'Forbid', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1,
+    jobTemplate: { metadata: {}, spec: { backoffLimit: 2, template: podTemplate(w) } },
+  };
+  const last = jobStamp(t, w, 0) * 60_000;
+  return {
+    apiVersion: 'batch/v1', kind: 'CronJob', metadata: workloadMeta(t, w, 'cronjobs.batch', 'batch/v1', 'CronJob', spec), spec,
+    status: { lastScheduleTime: iso(last), lastSuccessfulTime: iso(last + 61_000) },
+  };
+}
+
+export function buildJob(t: Topology, w: Workload, r: number): SimObject {
+  const name = jobName(t, w, r);
+  const uid = genUid(t, 'jobs.batch', `${w.namespace}/${name}`);
+  const start = jobStamp(t, w, r) * 60_000;
+  const owner: SimOwnerRef = { apiVersion: 'batch/v1', kind: 'CronJob', name: w.name, uid: genUid(t, 'cronjobs.batch', `${w.namespace}/${w.name}`), controller: true, blockOwnerDeletion: true };
+  const failed = !rngFor('pod', t.opts.seed, t.opts.cluster, w.namespace, w.name, r).chance(0.9);
+  const labels = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': uid, 'job-name': name };
+  const spec = {
+    parallelism: 1, completions: 1, backoffLimit: 2, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed',
+    selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
+    template: podTemplate(w, labels),
+  };
+  const finished = iso(start + 61_000);
+  return {
+    apiVersion: 'batch/v1', kind: 'Job',
+    metadata: {
+      name, namespace: w.namespace, uid, generation: 1, creationTimestamp: iso(start), labels, annotations: { 'batch.kubernetes.io/cronjob-scheduled-timestamp': iso(start) }, ownerReferences: [owner],
+      managedFields: [managed('kube-controller-manager', 'batch/v1', start, { metadata: { labels, ownerReferences: [owner] }, spec }), managed('kube-controller-manager', 'batch/v1', start + 61_000, { status: {} }, 'status')],
+    },
+    spec,
+    status: failed
+      ? { conditions: [{ type: 'Failed', status: 'True', lastProbeTime: finished, lastTransitionTime: finished, reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }], startTime: iso(start), failed: 1, terminating: 0, ready: 0 }
+      : { conditions: [{ type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: finished, lastTransitionTime: finished, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }, { type: 'Complete', status: 'True', lastProbeTime: finished, lastTransitionTime: finished, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }], startTime: iso(start), completionTime: finished, succeeded: 1, terminating: 0, ready: 0, uncountedTerminatedPods: {} },
+  };
+}

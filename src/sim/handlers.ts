@@ -1,0 +1,151 @@
+// Resource requests: get, list, watch, create, update (status subresource), patch, delete, deletecollection, reviews.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { clone } from './deep-equal.js';
+import { managed } from './gen-meta.js';
+import { parseListOptions } from './list-options.js';
+import { listPage } from './list.js';
+import { jsonPatch, mergePatch } from './patch.js';
+import type { Route } from './request-path.js';
+import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
+import { errors } from './status.js';
+import type { SimStore } from './store.js';
+import { toTable, wantsTable } from './table.js';
+import { grKey, type ResourceDef, type SimObject } from './types.js';
+import { serveWatch, type WatchRegistry } from './watch.js';
+import { listBody, wireObject } from './wire.js';
+
+export interface HandlerContext {
+  store: SimStore;
+  watches: WatchRegistry;
+  reviews: Reviews;
+  bookmarkIntervalMs: number;
+}
+
+type ResourceRoute = Extract<Route, { kind: 'resource' }>;
+
+export function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function resolve(store: SimStore, route: ResourceRoute): { def: ResourceDef; gr: string } {
+  const gr = grKey(route.group, route.resource);
+  const def = store.def(gr);
+  if (!def || !def.versions.includes(route.version)) throw errors.noRoute();
+  if (route.namespace !== undefined && !def.namespaced) throw errors.noRoute();
+  if (route.subresource !== undefined && !(route.subresource === 'status' && def.statusSubresource)) throw errors.noRoute();
+  return { def, gr };
+}
+
+function asObject(body: unknown): SimObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.badRequest('the body of the request must be a JSON object');
+  const o = body as SimObject;
+  if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
+  return o;
+}
+
+function managerOf(req: IncomingMessage, url: URL): string {
+  return url.searchParams.get('fieldManager') ?? (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
+}
+
+export async function handleResource(ctx: HandlerContext, route: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL, readBody: () => Promise<unknown>): Promise<void> {
+  const { store } = ctx;
+  const { def, gr } = resolve(store, route);
+  const method = req.method ?? 'GET';
+  const show = (code: number, o: SimObject): void => {
+    if (wantsTable(req.headers.accept)) sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now()));
+    else sendJson(res, code, wireObject(o, def, route.version, false));
+  };
+  if (def.review) {
+    if (method !== 'POST' || route.name !== undefined) throw errors.methodNotAllowed();
+    sendJson(res, 201, await review(ctx.reviews, def, asObject(await readBody())));
+    return;
+  }
+  const ns = def.namespaced ? route.namespace : undefined;
+
+  if (method === 'GET' && route.name !== undefined && !route.legacyWatch && url.searchParams.get('watch') !== 'true') {
+    const o = store.get(gr, ns, route.name);
+    if (!o) throw errors.notFound(gr, route.name);
+    show(200, o);
+    return;
+  }
+  if (method === 'GET') {
+    const query = new URLSearchParams(url.searchParams);
+    if (route.name !== undefined) query.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${route.name}`].filter(Boolean).join(','));
+    const opts = parseListOptions(query, route.legacyWatch);
+    if (opts.watch) {
+      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable: wantsTable(req.headers.accept), bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
+      return;
+    }
+    const page = listPage(store, gr, ns, opts);
+    const meta = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
+    if (wantsTable(req.headers.accept)) sendJson(res, 200, toTable(def, page.items, meta, Date.now()));
+    else sendJson(res, 200, listBody(def, route.version, page.items, meta));
+    return;
+  }
+  if (method === 'POST') {
+    if (route.name !== undefined) throw errors.methodNotAllowed();
+    const input = asObject(await readBody());
+    if (def.namespaced && ns === undefined) throw errors.noRoute();
+    if (def.namespaced && input.metadata.namespace && input.metadata.namespace !== ns) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (!input.metadata.managedFields) {
+      const { metadata, apiVersion: _a, kind: _k, status: _s, ...spec } = input;
+      input.metadata.managedFields = [managed(managerOf(req, url), `${def.group ? `${def.group}/` : ''}${route.version}`, Date.now(), { metadata: { labels: metadata.labels, annotations: metadata.annotations }, ...spec })];
+    }
+    show(201, store.create(gr, input, ns));
+    return;
+  }
+  if (route.name === undefined) {
+    if (method !== 'DELETE') throw errors.methodNotAllowed();
+    const opts = parseListOptions(url.searchParams, false);
+    const deleted: SimObject[] = [];
+    for (const o of listPage(store, gr, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(store.delete(gr, o.metadata.namespace, o.metadata.name ?? ''));
+    sendJson(res, 200, listBody(def, route.version, deleted, { resourceVersion: String(store.revision) }));
+    return;
+  }
+  const name = route.name;
+  const subresource = route.subresource === 'status' ? 'status' : undefined;
+  if (method === 'PUT') {
+    const input = asObject(await readBody());
+    if (input.metadata.name !== undefined && input.metadata.name !== name) throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
+    show(200, store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    return;
+  }
+  if (method === 'PATCH') {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    const patch = await readBody();
+    const current = store.get(gr, ns, name);
+    if (!current) throw errors.notFound(gr, name);
+    let next: unknown;
+    if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(clone(current), patch);
+    else if (type === 'application/json-patch+json') next = jsonPatch(current, patch);
+    else throw errors.unsupportedMediaType(type);
+    const obj = asObject(next);
+    // A patch without a resourceVersion applies to whatever is current; with one, it is a precondition (kube's behaviour).
+    const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+    obj.metadata.resourceVersion = typeof patchRv === 'string' ? patchRv : current.metadata.resourceVersion;
+    show(200, store.update(gr, obj, { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    return;
+  }
+  if (method === 'DELETE') {
+    const body = await readBody().catch(() => undefined);
+    const opts = (typeof body === 'object' && body !== null ? body : {}) as { preconditions?: { resourceVersion?: string; uid?: string }; propagationPolicy?: string };
+    const propagationPolicy = url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy;
+    show(200, store.delete(gr, ns, name, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}) }));
+    return;
+  }
+  throw errors.methodNotAllowed();
+}
+
+async function review(reviews: Reviews, def: ResourceDef, input: SimObject): Promise<Record<string, unknown>> {
+  const spec = (input.spec ?? {}) as Record<string, unknown>;
+  const base = { kind: def.kind, apiVersion: `${def.group}/v1`, metadata: { creationTimestamp: null }, spec };
+  if (def.resource === 'tokenreviews') {
+    const audiences = Array.isArray(spec.audiences) ? (spec.audiences as string[]) : [];
+    const answer = await reviews.tokenReview(typeof spec.token === 'string' ? spec.token : '', audiences);
+    return { ...base, status: { authenticated: answer.authenticated, ...(answer.user ? { user: answer.user } : {}), ...(answer.audiences ? { audiences: answer.audiences } : {}), ...(answer.error ? { error: answer.error } : {}) } };
+  }
+  const answer = await reviews.subjectAccessReview(spec as SubjectAccessReviewSpec);
+  return { ...base, status: answer };
+}

@@ -1,0 +1,187 @@
+// The HTTP(S) listener of one simulated cluster: authentication, injected faults, request log, routing, Status errors.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../lib/log.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import type { RequestFaults } from './faults.js';
+import { handleResource, sendJson, type HandlerContext } from './handlers.js';
+import { SelectorError } from './label-selector.js';
+import type { RequestLog, RequestRecord } from './request-log.js';
+import { parseRoute } from './request-path.js';
+import { errors, isStatusError, statusBody } from './status.js';
+
+export interface ServerTls {
+  cert: string;
+  key: string;
+  /** When set, client certificates signed by this CA authenticate too. */
+  clientCa?: string;
+}
+
+export type AdminHandler = (parts: string[], req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+
+export interface ServerDeps {
+  ctx: HandlerContext;
+  faults: RequestFaults;
+  log: RequestLog;
+  /** Bearer token required on every request (admin endpoints too); undefined disables token authentication. */
+  token: () => string | undefined;
+  admin: AdminHandler;
+  logger: Logger;
+  tls?: ServerTls;
+}
+
+/** kube-apiserver's /version; minor "32" makes the kubectl dispatcher pick kubectl 1.32 (toolchain §3). */
+export const VERSION_INFO = {
+  major: '1', minor: '32', gitVersion: 'v1.32.0-sim', gitCommit: '0000000000000000000000000000000000000000', gitTreeState: 'clean',
+  buildDate: '2024-12-11T18:04:20Z', goVersion: 'go1.23.3', compiler: 'gc', platform: 'linux/amd64',
+};
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+export class SimServer {
+  private readonly server: Server;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(private readonly deps: ServerDeps) {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((e: unknown) => deps.logger.error({ err: e }, 'simulator request failed'));
+    };
+    this.server = deps.tls
+      ? createHttpsServer({ cert: deps.tls.cert, key: deps.tls.key, ...(deps.tls.clientCa ? { ca: deps.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler)
+      : createHttpServer(handler);
+    this.server.keepAliveTimeout = 5000;
+    this.server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+  }
+
+  /** Listens on host:port (0 picks a free port) and resolves with the port. */
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        const addr = this.server.address();
+        resolve(typeof addr === 'object' && addr ? addr.port : port);
+      });
+    });
+  }
+
+  /** Stops listening and destroys every socket at once (watches included), so clients see the server go away. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (!this.server.listening) {
+        resolve();
+        return;
+      }
+      this.server.close(() => resolve());
+      for (const s of this.sockets) s.destroy();
+      this.sockets.clear();
+    });
+  }
+
+  get listening(): boolean {
+    return this.server.listening;
+  }
+
+  private authenticated(req: IncomingMessage): boolean {
+    const token = this.deps.token();
+    const certOk = this.deps.tls?.clientCa !== undefined && (req.socket as TLSSocket).authorized === true;
+    if (token === undefined && this.deps.tls?.clientCa === undefined) return true;
+    if (certOk) return true;
+    return token !== undefined && req.headers.authorization === `Bearer ${token}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim.local');
+    const route = parseRoute(url.pathname);
+    const record: RequestRecord = {
+      method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
+      userAgent: req.headers['user-agent'] ?? '', status: 0, startedAt: Date.now(), watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
+    };
+    if (route.kind !== 'admin') this.deps.log.add(record);
+    res.on('close', () => {
+      record.status = res.statusCode;
+      record.durationMs = Date.now() - record.startedAt;
+    });
+    try {
+      if (route.kind !== 'admin') {
+        const { faults } = this.deps;
+        if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
+        const failure = faults.take();
+        if (failure) {
+          if (failure.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(failure.retryAfterSeconds));
+          throw errors.injected(failure.code, failure.retryAfterSeconds);
+        }
+      }
+      if (!this.authenticated(req)) throw errors.unauthorized();
+      await this.route(route, req, res, url);
+      if (res.headersSent) record.status = res.statusCode;
+    } catch (e: unknown) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (isStatusError(e)) sendJson(res, e.status.code, e.status);
+      else if (e instanceof SelectorError) sendJson(res, 400, statusBody(400, 'BadRequest', e.message));
+      else {
+        this.deps.logger.error({ err: e }, 'simulator internal error');
+        sendJson(res, 500, statusBody(500, 'InternalError', `Internal error occurred: ${e instanceof Error ? e.message : String(e)}`));
+      }
+      record.status = res.statusCode;
+    }
+  }
+
+  private async route(route: ReturnType<typeof parseRoute>, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const defs = this.deps.ctx.store.allDefs();
+    const get = (): void => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed();
+    };
+    switch (route.kind) {
+      case 'version': get(); sendJson(res, 200, VERSION_INFO); return;
+      case 'health': get(); res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }); res.end('ok'); return;
+      // Aggregated discovery Accept headers are ignored on purpose: legacy JSON is always valid, and clients fall back to it.
+      case 'api': get(); sendJson(res, 200, apiVersions(`${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`)); return;
+      case 'apis': get(); sendJson(res, 200, apiGroupList(defs)); return;
+      case 'group': {
+        get();
+        const doc = apiGroup(defs, route.group);
+        if (!doc) throw errors.noRoute();
+        sendJson(res, 200, doc);
+        return;
+      }
+      case 'groupVersion': {
+        get();
+        const doc = apiResourceList(defs, route.group, route.version);
+        if (!doc) throw errors.noRoute();
+        sendJson(res, 200, doc);
+        return;
+      }
+      case 'resource': await handleResource(this.deps.ctx, route, req, res, url, () => readJson(req)); return;
+      case 'admin': await this.deps.admin(route.parts, req, res, url); return;
+      case 'unknown': throw errors.noRoute();
+    }
+  }
+}
+
+/** Reads and parses a JSON body; an empty body is undefined. */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw errors.badRequest('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (e: unknown) {
+    throw errors.badRequest(`the body of the request could not be decoded as JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,102 @@
+// The simulator's own small Kubernetes shapes (it imports nothing from src/kube, to stay an independent instrument).
+
+export interface SimOwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface SimMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: SimOwnerRef[];
+  finalizers?: string[];
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+/** Any object the simulator stores or serves. Stored objects always carry kind and apiVersion. */
+export interface SimObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: SimMeta;
+  [key: string]: unknown;
+}
+
+/** A group/version/resource as clients address it. `group` is "" for the core group. */
+export interface Gvr {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+/** Everything the simulator knows about one served resource (a built-in or a CRD). */
+export interface ResourceDef {
+  group: string;
+  /** Served versions, most preferred first; objects are stored once and served at any of them. */
+  versions: string[];
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  namespaced: boolean;
+  /** Has a /status subresource: the main resource ignores status writes and /status only writes status. */
+  statusSubresource: boolean;
+  /** Field selectors beyond metadata.name/metadata.namespace, and how to read each. */
+  selectableFields: Record<string, (o: SimObject) => string>;
+  /** Served by the CRD machinery: list items keep kind/apiVersion, unknown field selectors get the CRD message. */
+  custom: boolean;
+  /** Create-only review resources (TokenReview, SubjectAccessReview): never stored. */
+  review?: boolean;
+  printerColumns?: PrinterColumn[];
+}
+
+/** The key of a group-resource, the unit of storage: "pods", "deployments.apps". */
+export function grKey(group: string, resource: string): string {
+  return group === '' ? resource : `${resource}.${group}`;
+}
+
+export function apiVersionOf(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+/** The storage key of an object: "ns/name" or "name"; byte order equals etcd's key order. */
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+export type WatchType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One committed change, as the event window keeps it. `prev` is the object before the change (null for ADDED). */
+export interface ChangeEvent {
+  rev: number;
+  gr: string;
+  key: string;
+  type: WatchType;
+  object: SimObject;
+  prev: SimObject | null;
+}
