@@ -1,0 +1,14 @@
+// Server-side Table printing (pure, no I/O): kube-apiserver's columns and cells behind a Cluster column.
+
+export type {
+  IncludeObject, PrinterColumn, ResourcePrinter, Table, TableColumnDefinition, TablePrinter, TableRow,
+  TableRowCondition,
+} from './types.js';
+export {
+  CLUSTER_COLUMN, buildTable, rowObject, tableFor, tableJsonEnd, tableJsonStart, tableMetadata, withClusterColumn,
+  type TableOptions,
+} from './table.js';
+export { resourcePrinterFor } from './registry.js';
+export { customResourcePrinter, defaultPrinter } from './custom-resource.js';
+export { humanDuration, shortHumanDuration, translateTimestampSince } from './duration.js';
+export { findResults, parseJsonPath, type JsonPath, type ParseResult } from './jsonpath.js';
