@@ -10,5 +10,8 @@ export {
 } from './table.js';
 export { resourcePrinterFor } from './registry.js';
 export { customResourcePrinter, defaultPrinter } from './custom-resource.js';
+export {
+  COLLECTION_COLUMNS, COLLECTION_LIST_COLUMNS, collectionListTable, collectionTable,
+} from './collections.js';
 export { humanDuration, shortHumanDuration, translateTimestampSince } from './duration.js';
 export { findResults, parseJsonPath, type JsonPath, type ParseResult } from './jsonpath.js';
