@@ -1,0 +1,103 @@
+// Deterministic generation: same seed → same objects; realistic sizes; unique uids; consistent owner chains.
+import { describe, expect, it } from 'vitest';
+import { buildTopology } from '../../src/sim/topology.js';
+import { SimStore } from '../../src/sim/store.js';
+import type { SimObject } from '../../src/sim/types.js';
+
+const EPOCH = Date.parse('2026-06-01T12:00:00Z');
+
+function store(cluster: string, pods: number, seed = 1): SimStore {
+  return new SimStore({ topology: buildTopology({ seed, cluster, pods, epochMs: EPOCH }), host: false, windowSize: 100 });
+}
+
+function all(s: SimStore, gr: string): SimObject[] {
+  return [...(s.table(gr)?.entries() ?? [])].map(([, o]) => o);
+}
+
+describe('generation', () => {
+  it('is a function of seed and cluster name', () => {
+    const a = all(store('east', 300), 'pods');
+    const b = all(store('east', 300), 'pods');
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    const other = all(store('east', 300, 2), 'pods');
+    expect(other.map((p) => p.metadata.name)).not.toEqual(a.map((p) => p.metadata.name));
+  });
+
+  it('makes exactly the requested number of pods, 3–8 KB of JSON each', () => {
+    const pods = all(store('east', 1000), 'pods');
+    expect(pods).toHaveLength(1000);
+    const sizes = pods.map((p) => JSON.stringify(p).length);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(3000);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(8192);
+  });
+
+  it('gives unique uids within a cluster and different uids across clusters', () => {
+    const s = store('east', 500);
+    const uids: string[] = [];
+    for (const def of s.allDefs()) {
+      if (def.review) continue;
+      for (const o of all(s, def.group ? `${def.resource}.${def.group}` : def.resource)) uids.push(o.metadata.uid ?? '');
+    }
+    expect(new Set(uids).size).toBe(uids.length);
+    const west = new Set(all(store('west', 500), 'pods').map((p) => p.metadata.uid));
+    expect(all(s, 'pods').some((p) => west.has(p.metadata.uid))).toBe(false);
+  });
+
+  it('keeps owner chains consistent: pod → ReplicaSet → Deployment, pod → Job → CronJob, StatefulSet, DaemonSet', () => {
+    const s = store('east', 800);
+    const byUid = new Map<string, SimObject>();
+    for (const gr of ['replicasets.apps', 'deployments.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch']) for (const o of all(s, gr)) byUid.set(o.metadata.uid ?? '', o);
+    const kinds = new Set<string>();
+    for (const pod of all(s, 'pods')) {
+      const ref = pod.metadata.ownerReferences?.[0];
+      expect(ref?.controller).toBe(true);
+      const owner = byUid.get(ref?.uid ?? '');
+      expect(owner?.metadata.name).toBe(ref?.name);
+      expect(owner?.kind).toBe(ref?.kind);
+      expect(owner?.metadata.namespace).toBe(pod.metadata.namespace);
+      kinds.add(ref?.kind ?? '');
+      const parent = owner?.metadata.ownerReferences?.[0];
+      if (owner?.kind === 'ReplicaSet' || owner?.kind === 'Job') expect(byUid.get(parent?.uid ?? '')?.metadata.name).toBe(parent?.name);
+      if (owner?.kind === 'ReplicaSet') expect(pod.metadata.labels?.['pod-template-hash']).toBe(owner.metadata.labels?.['pod-template-hash']);
+    }
+    expect([...kinds].sort()).toEqual(['DaemonSet', 'Job', 'ReplicaSet', 'StatefulSet']);
+  });
+
+  it('has the variety of a real cluster: states, ages, init containers, readiness gates, managedFields', () => {
+    const pods = all(store('east', 2000), 'pods');
+    const reasons = new Set<string>();
+    for (const p of pods) {
+      const st = p.status as { phase: string; containerStatuses?: Array<{ state: { waiting?: { reason: string }; terminated?: { reason: string } }; restartCount: number; lastState: Record<string, unknown> }> };
+      reasons.add(st.phase);
+      for (const c of st.containerStatuses ?? []) {
+        if (c.state.waiting) reasons.add(c.state.waiting.reason);
+        if (c.state.terminated) reasons.add(c.state.terminated.reason);
+      }
+    }
+    for (const r of ['Running', 'Pending', 'Succeeded', 'CrashLoopBackOff', 'ImagePullBackOff', 'ContainerCreating', 'Completed']) expect(reasons).toContain(r);
+    const crash = pods.find((p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
+    expect(JSON.stringify(crash?.status)).toMatch(/"restartCount":[1-9]/);
+    expect(JSON.stringify(crash?.status)).toContain('"lastState":{"terminated"');
+    expect(pods.some((p) => (p.spec as { initContainers?: unknown }).initContainers)).toBe(true);
+    expect(pods.some((p) => (p.spec as { readinessGates?: unknown }).readinessGates)).toBe(true);
+    expect(pods.every((p) => Array.isArray(p.metadata.managedFields))).toBe(true);
+    const ages = pods.map((p) => EPOCH - Date.parse(p.metadata.creationTimestamp ?? ''));
+    expect(ages.some((a) => a < 3_600_000)).toBe(true);
+    expect(ages.some((a) => a > 3_600_000 && a < 86_400_000)).toBe(true);
+    expect(ages.some((a) => a > 86_400_000)).toBe(true);
+    const deploy = all(store('east', 2000), 'deployments.apps').find((d) => d.metadata.namespace !== 'kube-system');
+    expect(deploy?.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"kind":"Deployment"');
+  });
+
+  it('generates every built-in and CR resource the issue lists', () => {
+    const s = store('east', 400);
+    for (const gr of ['namespaces', 'nodes', 'pods', 'services', 'configmaps', 'secrets', 'events', 'serviceaccounts', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch', 'ingresses.networking.k8s.io', 'leases.coordination.k8s.io', 'customresourcedefinitions.apiextensions.k8s.io', 'crontabs.stable.example.com', 'certificates.cert-manager.io', 'clusterissuers.cert-manager.io']) {
+      expect(s.table(gr)?.count, gr).toBeGreaterThan(0);
+    }
+    expect(all(s, 'namespaces').map((n) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));
+    // Every object's resourceVersion is at most the cluster revision, and distinct.
+    const rvs = all(s, 'pods').map((p) => Number(p.metadata.resourceVersion));
+    expect(Math.max(...rvs)).toBeLessThanOrEqual(s.revision);
+    expect(new Set(rvs).size).toBe(rvs.length);
+  });
+});

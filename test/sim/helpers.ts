@@ -1,0 +1,136 @@
+// Test helpers: HTTP calls and a line-by-line watch reader against a simulated cluster (real sockets, undici).
+import { Agent, fetch, type Dispatcher } from 'undici';
+import type { SimCluster, SimObject } from '../../src/sim/index.js';
+
+const agents = new WeakMap<SimCluster, Agent>();
+
+/** An undici dispatcher trusting the cluster's CA (plain HTTP needs none). */
+export function dispatcherFor(c: SimCluster): Dispatcher | undefined {
+  if (!c.caData) return undefined;
+  let a = agents.get(c);
+  if (!a) {
+    a = new Agent({ connect: { ca: c.caData } });
+    agents.set(c, a);
+  }
+  return a;
+}
+
+export interface CallResult<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function call<T = Record<string, unknown>>(c: SimCluster, path: string, init: { method?: string; body?: unknown; contentType?: string; headers?: Record<string, string> } = {}): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { accept: 'application/json', ...(init.headers ?? {}) };
+  if (c.token) headers.authorization = `Bearer ${c.token}`;
+  if (init.body !== undefined) headers['content-type'] = init.contentType ?? 'application/json';
+  const d = dispatcherFor(c);
+  const res = await fetch(c.url + path, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}), ...(d ? { dispatcher: d } : {}) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Health endpoints answer text.
+  }
+  return { status: res.status, body: body as T, headers: res.headers as unknown as Headers };
+}
+
+export interface WatchEvent {
+  type: string;
+  object: SimObject & Record<string, unknown>;
+}
+
+/** A watch whose events are read one at a time; `close()` aborts it. `ended` resolves when the server ends the stream. */
+export interface WatchReader {
+  next(timeoutMs?: number): Promise<WatchEvent>;
+  /** Reads events until `pred` is satisfied, returning all read. */
+  until(pred: (ev: WatchEvent) => boolean, timeoutMs?: number): Promise<WatchEvent[]>;
+  ended: Promise<void>;
+  close(): void;
+  status: number;
+}
+
+export async function openWatch(c: SimCluster, path: string): Promise<WatchReader> {
+  const ac = new AbortController();
+  const headers: Record<string, string> = {};
+  if (c.token) headers.authorization = `Bearer ${c.token}`;
+  const d = dispatcherFor(c);
+  const res = await fetch(c.url + path, { headers, signal: ac.signal, ...(d ? { dispatcher: d } : {}) });
+  const queue: WatchEvent[] = [];
+  const waiters: Array<() => void> = [];
+  let done = false;
+  let buffer = '';
+  const ended = (async () => {
+    try {
+      for await (const chunk of res.body ?? []) {
+        buffer += Buffer.from(chunk as Uint8Array).toString('utf8');
+        let nl = buffer.indexOf('\n');
+        while (nl >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          if (line.trim()) queue.push(JSON.parse(line) as WatchEvent);
+          nl = buffer.indexOf('\n');
+        }
+        for (const w of waiters.splice(0)) w();
+      }
+    } catch {
+      // Aborted by close() or by the server dropping the socket.
+    } finally {
+      done = true;
+      for (const w of waiters.splice(0)) w();
+    }
+  })();
+  const next = async (timeoutMs = 5000): Promise<WatchEvent> => {
+    const deadline = Date.now() + timeoutMs;
+    while (queue.length === 0) {
+      if (done) throw new Error('watch ended');
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('timed out waiting for a watch event');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        waiters.push(() => { clearTimeout(t); resolve(); });
+      });
+    }
+    return queue.shift() as WatchEvent;
+  };
+  return {
+    status: res.status,
+    next,
+    until: async (pred, timeoutMs = 5000) => {
+      const seen: WatchEvent[] = [];
+      for (;;) {
+        const ev = await next(timeoutMs);
+        seen.push(ev);
+        if (pred(ev)) return seen;
+      }
+    },
+    ended,
+    close: () => ac.abort(),
+  };
+}
+
+export interface ListBody {
+  kind: string;
+  apiVersion: string;
+  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+  items: Array<SimObject & Record<string, unknown>>;
+}
+
+/** Walks every page of a list, returning all items and the pages' metadata. */
+export async function listAll(c: SimCluster, path: string, limit: number, startContinue = ''): Promise<{ items: ListBody['items']; pages: ListBody['metadata'][] }> {
+  const items: ListBody['items'] = [];
+  const pages: ListBody['metadata'][] = [];
+  let cont = startContinue;
+  const sep = path.includes('?') ? '&' : '?';
+  for (let guard = 0; guard < 100_000; guard++) {
+    const r = await call<ListBody>(c, `${path}${sep}limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    if (r.status !== 200) throw new Error(`list failed: ${r.status} ${JSON.stringify(r.body)}`);
+    items.push(...r.body.items);
+    pages.push(r.body.metadata);
+    if (!r.body.metadata.continue) return { items, pages };
+    cont = r.body.metadata.continue;
+  }
+  throw new Error('list never ended');
+}
