@@ -1,6 +1,7 @@
 // The command tree (STYLE §1): one root, one factory per subcommand.
 import { Command } from 'commander';
 import { VERSION } from '../lib/version.js';
+import { newApiserverCommand } from './apiserver.js';
 import { logFormatOption, logLevelOption } from './flags.js';
 
 /** Builds a fresh command tree. Tests build their own and parse argv through it. */
@@ -13,5 +14,6 @@ export function newRootCommand(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
   // Commands are added below, one factory each.
+  root.addCommand(newApiserverCommand());
   return root;
 }

@@ -1,0 +1,191 @@
+// What the apiserver knows exists: clusters, their resource types (stored or being synced), CRD printer columns.
+// Rebuilt from storage at most every `ttlMs`, so discovery and routing never scan the resources table.
+import { builtinResource, singularOf } from '../../kube/builtin-resources.js';
+import type { PrinterColumn } from '../../kube/printers/index.js';
+import type { StorageReader } from '../../storage/types.js';
+import { compareVersionPriority } from '../../kube/version-priority.js';
+
+export interface TypeInfo {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  singularName: string;
+  shortNames: string[];
+  categories: string[];
+}
+
+export interface ClusterInfo {
+  name: string;
+  /** ClusterHealthy condition: status and reason, when the synchro has reported one. */
+  healthy?: { status: string; reason: string };
+  types: Map<string, TypeInfo>;
+}
+
+interface Snapshot {
+  clusters: Map<string, ClusterInfo>;
+  /** Union over clusters. */
+  all: Map<string, TypeInfo>;
+  /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
+  crdColumns: Map<string, PrinterColumn[]>;
+  /** group/resource → names from stored CRDs (short names, singular, categories). */
+  crdNames: Map<string, { singular?: string; shortNames?: string[]; categories?: string[] }>;
+  at: number;
+}
+
+const typeKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
+
+export class Catalog {
+  private snap: Snapshot | undefined;
+  private pending: Promise<Snapshot> | undefined;
+
+  constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
+
+  /** The current snapshot, refreshed when older than the TTL (concurrent callers share one refresh). */
+  async get(): Promise<Snapshot> {
+    if (this.snap && this.now() - this.snap.at < this.ttlMs) return this.snap;
+    this.pending ??= this.load().finally(() => {
+      this.pending = undefined;
+    });
+    this.snap = await this.pending;
+    return this.snap;
+  }
+
+  /** Forget the snapshot (tests; after a known change). */
+  invalidate(): void {
+    this.snap = undefined;
+  }
+
+  async cluster(name: string): Promise<ClusterInfo | undefined> {
+    return (await this.get()).clusters.get(name);
+  }
+
+  /** Type info for one GVR in one cluster, or in any cluster when `cluster` is undefined. */
+  async type(cluster: string | undefined, group: string, version: string, resource: string): Promise<TypeInfo | undefined> {
+    const s = await this.get();
+    const k = typeKey(group, version, resource);
+    return cluster === undefined ? s.all.get(k) : s.clusters.get(cluster)?.types.get(k);
+  }
+
+  async types(cluster: string | undefined): Promise<TypeInfo[]> {
+    const s = await this.get();
+    const m = cluster === undefined ? s.all : s.clusters.get(cluster)?.types;
+    return m ? [...m.values()] : [];
+  }
+
+  async crdColumns(group: string, version: string, resource: string): Promise<PrinterColumn[] | undefined> {
+    return (await this.get()).crdColumns.get(typeKey(group, version, resource));
+  }
+
+  private async load(): Promise<Snapshot> {
+    const [stored, statuses] = await Promise.all([this.storage.resourceTypes(), this.storage.clusterStatuses()]);
+    const crd = await this.loadCrds();
+    const clusters = new Map<string, ClusterInfo>();
+    const all = new Map<string, TypeInfo>();
+    const ensure = (name: string): ClusterInfo => {
+      let c = clusters.get(name);
+      if (!c) {
+        c = { name, types: new Map() };
+        clusters.set(name, c);
+      }
+      return c;
+    };
+    const add = (cluster: string, t: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): void => {
+      const info = describe(t, crd.names.get(`${t.group}/${t.resource}`));
+      const k = typeKey(t.group, t.version, t.resource);
+      ensure(cluster).types.set(k, info);
+      if (!all.has(k)) all.set(k, info);
+    };
+    for (const t of stored) add(t.cluster, t);
+    for (const [name, rec] of statuses) {
+      const c = ensure(name);
+      const healthy = conditionOf(rec.status, 'ClusterHealthy');
+      if (healthy) c.healthy = healthy;
+      for (const t of syncedTypes(rec.status)) add(name, t);
+    }
+    return { clusters, all, crdColumns: crd.columns, crdNames: crd.names, at: this.now() };
+  }
+
+  /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */
+  private async loadCrds(): Promise<{ columns: Map<string, PrinterColumn[]>; names: Snapshot['crdNames'] }> {
+    const columns = new Map<string, PrinterColumn[]>();
+    const names: Snapshot['crdNames'] = new Map();
+    const page = await this.storage.list({ types: { kind: 'many', entries: [{ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' }] }, limit: 5000 });
+    for await (const row of page.rows) {
+      const crd = JSON.parse(row.object) as CrdObject;
+      const group = crd.spec?.group;
+      const plural = crd.spec?.names?.plural;
+      if (!group || !plural) continue;
+      const n = crd.spec?.names;
+      names.set(`${group}/${plural}`, { singular: n?.singular, shortNames: n?.shortNames, categories: n?.categories });
+      for (const v of crd.spec?.versions ?? []) {
+        if (!v.name) continue;
+        const cols = v.additionalPrinterColumns ?? crd.spec?.additionalPrinterColumns;
+        if (cols) columns.set(typeKey(group, v.name, plural), cols);
+      }
+    }
+    return { columns, names };
+  }
+}
+
+interface CrdObject {
+  spec?: {
+    group?: string;
+    names?: { plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; kind?: string };
+    additionalPrinterColumns?: PrinterColumn[];
+    versions?: { name?: string; additionalPrinterColumns?: PrinterColumn[] }[];
+  };
+}
+
+function describe(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean },
+  crd: { singular?: string; shortNames?: string[]; categories?: string[] } | undefined): TypeInfo {
+  const b = builtinResource(t.group, t.resource);
+  return {
+    group: t.group,
+    version: t.version,
+    resource: t.resource,
+    kind: t.kind || b?.kind || '',
+    namespaced: b ? b.namespaced : t.namespaced,
+    singularName: crd?.singular ?? singularOf(t.kind || b?.kind || t.resource),
+    shortNames: b?.shortNames ?? crd?.shortNames ?? [],
+    categories: b?.categories ?? crd?.categories ?? [],
+  };
+}
+
+function conditionOf(status: Record<string, unknown>, type: string): { status: string; reason: string } | undefined {
+  const conds = status.conditions;
+  if (!Array.isArray(conds)) return undefined;
+  for (const c of conds) {
+    if (c && typeof c === 'object' && (c as { type?: unknown }).type === type) {
+      const o = c as { status?: unknown; reason?: unknown };
+      return { status: String(o.status ?? 'Unknown'), reason: String(o.reason ?? '') };
+    }
+  }
+  return undefined;
+}
+
+/** Types the synchro reported in PediaCluster.status.syncResources (so empty synced types are discoverable). */
+function syncedTypes(status: Record<string, unknown>): { group: string; version: string; resource: string; kind: string; namespaced: boolean }[] {
+  const out: { group: string; version: string; resource: string; kind: string; namespaced: boolean }[] = [];
+  const groups = status.syncResources;
+  if (!Array.isArray(groups)) return out;
+  for (const g of groups as { group?: unknown; resources?: unknown }[]) {
+    const group = typeof g?.group === 'string' ? g.group : '';
+    if (!Array.isArray(g?.resources)) continue;
+    for (const r of g.resources as { name?: unknown; kind?: unknown; namespaced?: unknown; syncConditions?: unknown }[]) {
+      if (typeof r?.name !== 'string' || !Array.isArray(r.syncConditions)) continue;
+      for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown }[]) {
+        const version = typeof c?.storageVersion === 'string' && c.storageVersion ? c.storageVersion : c?.version;
+        if (typeof version !== 'string' || !version) continue;
+        out.push({ group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true });
+      }
+    }
+  }
+  return out;
+}
+
+/** Versions of a group, preferred first. */
+export function sortVersions(versions: Iterable<string>): string[] {
+  return [...new Set(versions)].sort(compareVersionPriority);
+}

@@ -1,0 +1,58 @@
+// The serving certificate: the given files, or a self-signed one generated once into --cert-dir (as kube-apiserver does).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import selfsigned from 'selfsigned';
+import { ConfigError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/log.js';
+
+export interface ServingCert {
+  cert: string;
+  key: string;
+}
+
+export async function loadServingCert(o: { tlsCertFile?: string; tlsPrivateKeyFile?: string; certDir: string }, logger: Logger): Promise<ServingCert> {
+  if (o.tlsCertFile || o.tlsPrivateKeyFile) {
+    if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
+    return { cert: readOrFail(o.tlsCertFile, '--tls-cert-file'), key: readOrFail(o.tlsPrivateKeyFile, '--tls-private-key-file') };
+  }
+  const certPath = join(o.certDir, 'apiserver.crt');
+  const keyPath = join(o.certDir, 'apiserver.key');
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
+  }
+  const generated = await generateSelfSigned(['localhost', 'clusterpedia-apiserver'], ['127.0.0.1', '::1']);
+  try {
+    mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
+    writeFileSync(certPath, generated.cert, { mode: 0o644 });
+    writeFileSync(keyPath, generated.key, { mode: 0o600 });
+    logger.info({ certDir: o.certDir }, 'generated a self-signed serving certificate');
+  } catch (e: unknown) {
+    // A read-only filesystem still gets a working (ephemeral) certificate.
+    logger.warn({ certDir: o.certDir, err: String(e) }, 'could not save the generated serving certificate; using it in memory');
+  }
+  return generated;
+}
+
+/** A self-signed certificate for the given DNS names and IPs (ECDSA P-256, one year). */
+export async function generateSelfSigned(dnsNames: string[], ips: string[]): Promise<ServingCert> {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: dnsNames[0] ?? 'localhost' }], {
+    keyType: 'ec',
+    notAfterDate: new Date(Date.now() + 365 * 24 * 3600 * 1000),
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: [...dnsNames.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))] },
+    ],
+  });
+  return { cert: pems.cert, key: pems.private };
+}
+
+function readOrFail(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e: unknown) {
+    throw new ConfigError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}

@@ -1,0 +1,93 @@
+// One reader of the change log per process, fanned out to every watcher: N watchers cost one query per tick, not N.
+import type { Logger } from '../../lib/log.js';
+import type { Runnable } from '../../lib/lifecycle.js';
+import { sleep } from '../../lib/lifecycle.js';
+import type { Change, StorageReader } from '../../storage/types.js';
+
+export interface FeedSubscriber {
+  /** Called with every change after the subscriber's start, in revision order. Must not throw or block. */
+  push(changes: readonly Change[], head: string): void;
+  /** The feed lost changes (it fell out of the change-log window): the subscriber must end its watch. */
+  expire(): void;
+}
+
+export interface ChangeFeedOptions {
+  pollIntervalMs: number;
+  /** Changes fetched per query. */
+  batch?: number;
+}
+
+/**
+ * Tails the change log from the revision current at start. Subscribers receive every change with a revision above
+ * the feed's head at the time they subscribed. A storage notification wakes the loop early; polling covers misses.
+ */
+export class ChangeFeed implements Runnable {
+  readonly name = 'apiserver-change-feed';
+  private head: bigint | undefined;
+  private readonly subs = new Set<FeedSubscriber>();
+  private wake: (() => void) | undefined;
+  private readyResolve!: () => void;
+  /** Resolves once the feed knows the head revision. */
+  readonly ready: Promise<void> = new Promise((r) => {
+    this.readyResolve = r;
+  });
+
+  constructor(private readonly storage: StorageReader, private readonly o: ChangeFeedOptions, private readonly log: Logger) {}
+
+  /** The revision up to which subscribers have been fed. */
+  get headRevision(): string {
+    return (this.head ?? 0n).toString();
+  }
+
+  subscribe(s: FeedSubscriber): { head: string; unsubscribe: () => void } {
+    this.subs.add(s);
+    return { head: this.headRevision, unsubscribe: () => this.subs.delete(s) };
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const unsubscribe = this.storage.subscribe(() => this.wake?.());
+    try {
+      while (!signal.aborted) {
+        try {
+          if (this.head === undefined) {
+            this.head = BigInt(await this.storage.currentRevision());
+            this.readyResolve();
+          }
+          await this.pump();
+        } catch (e: unknown) {
+          // Storage down: keep watchers open (they get bookmarks from the last head) and retry.
+          this.log.warn({ err: String(e) }, 'change feed cannot read the change log; retrying');
+        }
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          void sleep(this.o.pollIntervalMs, signal).then(resolve);
+        });
+        this.wake = undefined;
+      }
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** Reads everything after head and hands it to the subscribers. */
+  private async pump(): Promise<void> {
+    const batch = this.o.batch ?? 1000;
+    for (;;) {
+      const from = this.headRevision;
+      const r = await this.storage.changesSince(from, { types: { kind: 'all' } }, batch);
+      if (r.expired) {
+        // The feed fell behind the compaction window (storage unreachable for long): resume at the current head.
+        // Watchers see a gap; they are ended so that clients relist.
+        this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
+        this.head = BigInt(await this.storage.currentRevision());
+        for (const s of this.subs) s.expire();
+        return;
+      }
+      const next = BigInt(r.revision);
+      if (next <= (this.head ?? 0n) && r.changes.length === 0) return;
+      this.head = next > (this.head ?? 0n) ? next : this.head;
+      for (const s of this.subs) s.push(r.changes, this.headRevision);
+      if (r.changes.length < batch) return;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// collectionresources (reference §1.6): `any`, `workloads`, `kuberesources` — several resource types in one list.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { builtinGroups } from '../../kube/builtin-resources.js';
+import { COLLECTION_COLUMNS, collectionListTable, collectionTable } from '../../kube/printers/index.js';
+import { notFound } from '../../kube/status.js';
+import type { KubeObject, ListMeta } from '../../kube/types.js';
+import type { StoredRow, TypeFilter } from '../../storage/types.js';
+import type { HandlerDeps } from './handler.js';
+import { parseListOptions } from './list-options.js';
+import { negotiate } from './negotiate.js';
+import { sendObject } from './respond.js';
+import type { RequestContext } from './server.js';
+import { StreamWriter } from './stream-writer.js';
+
+const API_VERSION = 'clusterpedia.io/v1beta1';
+
+interface CollectionDef {
+  name: string;
+  /** Advertised types (resource '' = the whole group). */
+  resourceTypes: { group: string; version?: string; resource?: string }[];
+  types?: TypeFilter;
+}
+
+function collections(): CollectionDef[] {
+  const workloads = [
+    { group: 'apps', version: 'v1', resource: 'deployments' },
+    { group: 'apps', version: 'v1', resource: 'daemonsets' },
+    { group: 'apps', version: 'v1', resource: 'statefulsets' },
+  ];
+  const kube = builtinGroups().map((group) => ({ group }));
+  return [
+    { name: 'any', resourceTypes: [] },
+    { name: 'workloads', resourceTypes: workloads, types: { kind: 'many', entries: workloads } },
+    { name: 'kuberesources', resourceTypes: kube.map((g) => ({ ...g, resource: '' })), types: { kind: 'many', entries: kube } },
+  ];
+}
+
+function collectionObject(c: CollectionDef): Record<string, unknown> {
+  return { apiVersion: API_VERSION, kind: 'CollectionResource', metadata: { name: c.name }, resourceTypes: c.resourceTypes };
+}
+
+export async function serveCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL,
+  t: { name?: string; verb: 'get' | 'list' }, d: HandlerDeps): Promise<void> {
+  const neg = negotiate(req.headers.accept, ['none', 'Table']);
+  const defs = collections();
+  if (t.name === undefined) {
+    const items = defs.map(collectionObject);
+    const body = neg.transform === 'Table'
+      ? collectionListTable(items as KubeObject[], {})
+      : { apiVersion: API_VERSION, kind: 'CollectionResourceList', metadata: {}, items };
+    return sendObject(res, 200, body, neg.wire, neg.contentType);
+  }
+  const def = defs.find((c) => c.name === t.name);
+  if (!def) throw notFound(`collectionresources.clusterpedia.io "${t.name}" not found`, { name: t.name, group: 'clusterpedia.io', kind: 'collectionresources' });
+  const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly: neg.transform === 'Table' };
+  if (def.types) input.types = def.types;
+  const parsed = parseListOptions(input);
+  const page = await d.storage.list(parsed.query, ctx.signal);
+  const meta = (): ListMeta => {
+    const m: ListMeta = { resourceVersion: page.revision };
+    const token = parsed.withContinue === false ? undefined : page.continueToken();
+    if (token) m.continue = token;
+    if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
+    return m;
+  };
+
+  // resourceTypes lists the distinct types of the returned items in first-seen order (reference §1.6).
+  const seen = new Map<string, { group: string; version: string; kind: string; resource: string }>();
+  const note = (r: StoredRow): void => {
+    const k = `${r.group}/${r.version}/${r.resource}`;
+    if (!seen.has(k)) seen.set(k, { group: r.group, version: r.version, kind: r.kind, resource: r.resource });
+  };
+  res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
+  const out = new StreamWriter(res);
+  if (neg.transform === 'Table') {
+    const now = new Date();
+    await out.write(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`);
+    let first = true;
+    for await (const row of page.rows) {
+      note(row);
+      const [r] = collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }).rows;
+      await out.write((first ? '' : ',') + JSON.stringify(r));
+      first = false;
+    }
+    await out.end(`],"metadata":${JSON.stringify(meta())}}`);
+    return;
+  }
+  await out.write(`{"apiVersion":"${API_VERSION}","kind":"CollectionResource","metadata":{"name":${JSON.stringify(def.name)}},"items":[`);
+  let first = true;
+  for await (const row of page.rows) {
+    note(row);
+    await out.write((first ? '' : ',') + row.object);
+    first = false;
+  }
+  const m = meta();
+  const trailer: Record<string, unknown> = { resourceTypes: [...seen.values()] };
+  if (m.continue) trailer.continue = m.continue;
+  if (m.remainingItemCount !== undefined) trailer.remainingItemCount = m.remainingItemCount;
+  await out.end(`],${JSON.stringify(trailer).slice(1)}`);
+}

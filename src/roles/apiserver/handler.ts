@@ -1,0 +1,114 @@
+// The request router: turns a parsed target into a response. Every error ends as a JSON Status (respond.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Registry } from 'prom-client';
+import { badRequest, methodNotSupported, notFound, serviceUnavailable } from '../../kube/status.js';
+import { kubeVersionInfo } from '../../lib/version.js';
+import type { StorageReader } from '../../storage/types.js';
+import type { Catalog } from './catalog.js';
+import type { ChangeFeed } from './change-feed.js';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
+import type { ApiserverMetrics } from './metrics.js';
+import { negotiate } from './negotiate.js';
+import type { ApiserverOptions } from './options.js';
+import { pediaClusterGet, pediaClusterList } from './pediaclusters.js';
+import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
+import { sendObject } from './respond.js';
+import { serveCollection } from './collections.js';
+import { serveResource } from './resources.js';
+import type { RequestContext } from './server.js';
+
+export interface HandlerDeps {
+  storage: StorageReader;
+  catalog: Catalog;
+  feed: ChangeFeed;
+  options: ApiserverOptions;
+  metrics: ApiserverMetrics;
+  registry: Registry;
+  /** True once the server started draining: /readyz fails so load balancers stop sending. */
+  draining: () => boolean;
+}
+
+export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void> {
+  return async (req, res, ctx) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
+    const target = parseRequestTarget(url.pathname, watch);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
+      // Everything here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
+      throw methodNotSupported(verbOf(req.method), target.kind === 'resource' ? target.resource : 'resources');
+    }
+    switch (target.kind) {
+      case 'health':
+        return health(res, target.check, d);
+      case 'version':
+        return sendObject(res, 200, kubeVersionInfo());
+      case 'metrics': {
+        const body = await d.registry.metrics();
+        res.writeHead(200, { 'content-type': d.registry.contentType });
+        res.end(body);
+        return;
+      }
+      case 'rootDiscovery':
+        return sendObject(res, 200, rootDiscovery(target.path));
+      case 'discovery':
+        return discovery(res, target, d);
+      case 'resource':
+        return serveResource(req, res, ctx, url, target, d);
+      case 'collection':
+        return serveCollection(req, res, ctx, url, target, d);
+      case 'pediacluster': {
+        if (target.verb === 'watch') throw methodNotSupported('watch', 'pediaclusters.cluster.clusterpedia.io');
+        const neg = negotiate(req.headers.accept, ['none']);
+        const statuses = await d.storage.clusterStatuses();
+        const body = target.name === undefined ? pediaClusterList(statuses) : pediaClusterGet(statuses, target.name);
+        return sendObject(res, 200, body, neg.wire, neg.contentType);
+      }
+      case 'notFound':
+        throw notFound();
+    }
+  };
+}
+
+function verbOf(method: string | undefined): string {
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return (method ?? '').toLowerCase();
+  }
+}
+
+async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez', d: HandlerDeps): Promise<void> {
+  if (check === 'readyz') {
+    if (d.draining()) throw serviceUnavailable('shutting down');
+    try {
+      await d.storage.ping();
+    } catch {
+      throw serviceUnavailable('storage is unreachable');
+    }
+  }
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+  res.end('ok');
+}
+
+async function discovery(res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {
+  if (t.level === 'api') return sendObject(res, 200, apiVersions());
+  if (t.cluster !== undefined && !(await d.catalog.cluster(t.cluster))) throw notFound();
+  const types = await d.catalog.types(t.cluster);
+  switch (t.level) {
+    case 'apis':
+      return sendObject(res, 200, apiGroupList(types));
+    case 'group':
+      return sendObject(res, 200, apiGroup(types, t.group ?? ''));
+    case 'groupVersion':
+      if (!t.version) throw badRequest('missing version');
+      return sendObject(res, 200, apiResourceList(types, t.group ?? '', t.version));
+  }
+}

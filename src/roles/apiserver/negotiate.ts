@@ -1,0 +1,85 @@
+// Content negotiation: picks the response form from the Accept header, as kube-apiserver does (406 when nothing fits).
+import { notAcceptable } from '../../kube/status.js';
+
+export type Wire = 'json' | 'yaml';
+/** `as=` transformation requested through Accept parameters. */
+export type Transform = 'none' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+
+export interface Negotiated {
+  wire: Wire;
+  transform: Transform;
+  /** The Content-Type to answer with. */
+  contentType: string;
+}
+
+interface MediaRange {
+  type: string;
+  params: Map<string, string>;
+  q: number;
+}
+
+function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header || header.trim() === '') return [{ type: '*/*', params: new Map(), q: 1 }];
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [typePart, ...paramParts] = part.split(';');
+    const type = (typePart ?? '').trim().toLowerCase();
+    if (!type) continue;
+    const params = new Map<string, string>();
+    let q = 1;
+    for (const p of paramParts) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const k = p.slice(0, eq).trim().toLowerCase();
+      const v = p.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      if (k === 'q') q = Number.isFinite(Number(v)) ? Number(v) : 0;
+      else params.set(k, v);
+    }
+    ranges.push({ type, params, q });
+  }
+  // Stable sort by q (highest first): the client's order breaks ties.
+  return ranges.map((r, i) => ({ r, i })).sort((a, b) => b.r.q - a.r.q || a.i - b.i).map((x) => x.r);
+}
+
+/**
+ * Negotiates for a request. `allowed` lists the transformations the endpoint supports
+ * (e.g. a list supports Table and PartialObjectMetadataList; a discovery document supports none).
+ */
+export function negotiate(accept: string | undefined, allowed: readonly Transform[] = ['none']): Negotiated {
+  for (const r of parseAccept(accept)) {
+    if (r.q <= 0) continue;
+    const wire = wireOf(r.type);
+    if (!wire) continue;
+    const as = r.params.get('as');
+    if (!as) {
+      if (allowed.includes('none')) return { wire, transform: 'none', contentType: wire === 'json' ? 'application/json' : 'application/yaml' };
+      continue;
+    }
+    const g = r.params.get('g');
+    const v = r.params.get('v');
+    if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) continue;
+    if (as === 'Table' || as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
+      if (!allowed.includes(as)) continue;
+      // We always answer v1 (v1beta1 Tables are the same shape, and kubectl lists v1 first).
+      const base = wire === 'json' ? 'application/json' : 'application/yaml';
+      return { wire, transform: as, contentType: `${base};as=${as};v=v1;g=meta.k8s.io` };
+    }
+  }
+  throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${allowed.filter((a) => a !== 'none').map((a) => `, application/json;as=${a};v=v1;g=meta.k8s.io`).join('')}`);
+}
+
+function wireOf(type: string): Wire | undefined {
+  switch (type) {
+    case 'application/json':
+    case 'application/*':
+    case '*/*':
+    case '*':
+      return 'json';
+    case 'application/yaml':
+    case 'application/x-yaml':
+    case 'text/yaml':
+      return 'yaml';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,102 @@
+// The apiserver role's options: one typed tree, defaults in one place (STYLE §17).
+
+export interface StorageConfig {
+  url?: string;
+  configFile?: string;
+}
+
+export interface ServingOptions {
+  bindAddress: string;
+  /** HTTPS port; 0 turns HTTPS off. */
+  securePort: number;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Where a generated self-signed certificate is kept (apiserver.crt / apiserver.key). */
+  certDir: string;
+  /** Plain HTTP on 127.0.0.1; undefined = off. Anonymous access is allowed only here. */
+  insecurePort?: number;
+}
+
+export interface AuthenticationOptions {
+  /** CA bundle that signs client certificates accepted as users (CN = user, O = groups). */
+  clientCaFile?: string;
+  /** Front-proxy (aggregation layer) CA: X-Remote-User headers are trusted only from certs it signed. */
+  requestheaderClientCaFile?: string;
+  /** Allowed CNs of front-proxy client certificates; empty = any CN signed by the CA. */
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+  /** Review bearer tokens with the host cluster's TokenReview API. */
+  tokenReview: boolean;
+  /** How long a TokenReview answer is cached, milliseconds. */
+  cacheTtlMs: number;
+}
+
+export interface AuthorizationOptions {
+  /** AlwaysAllow (development) or Delegated (SubjectAccessReview to the host cluster). */
+  mode: 'AlwaysAllow' | 'Delegated';
+  /** Also check access per member cluster (resource `resources`, subresource `clusters/<name>`… see README). */
+  perCluster: boolean;
+  cacheTtlMs: number;
+}
+
+export interface LimitOptions {
+  /** Concurrent non-watch requests; 0 = unlimited. Excess gets 429 with Retry-After. */
+  maxRequestsInflight: number;
+  /** Concurrent watches; 0 = unlimited. */
+  maxWatchesInflight: number;
+  /** Deadline of a non-watch request, milliseconds. */
+  requestTimeoutMs: number;
+  /** A client that stops reading a watch is dropped once this many bytes wait for it. */
+  watchBufferBytes: number;
+  /** Page size applied when a list asks for no limit; 0 = no cap (kube semantics). */
+  maxPageSize: number;
+}
+
+export interface WatchOptions {
+  /** How often watchers poll the change log when no notification arrives, milliseconds. */
+  pollIntervalMs: number;
+  /** Interval of BOOKMARK events when the client allows them, milliseconds. */
+  bookmarkIntervalMs: number;
+  /** Upper bound on timeoutSeconds; watches without one end after a random time in [max/2, max]. */
+  maxTimeoutSeconds: number;
+}
+
+export interface ApiserverOptions {
+  storage: StorageConfig;
+  /** Apply migrations at start (default true; turn off where only `clusterpedia migrate` may change the schema). */
+  migrate: boolean;
+  serving: ServingOptions;
+  authentication: AuthenticationOptions;
+  authorization: AuthorizationOptions;
+  /** Host cluster kubeconfig (TokenReview, SubjectAccessReview, PediaClusters); undefined = in-cluster if present. */
+  kubeconfig?: string;
+  limits: LimitOptions;
+  watch: WatchOptions;
+  /** Change-log retention for watch: revisions and age. */
+  changeLog: { revisions: number; maxAgeMs: number };
+  /** Time allowed for in-flight lists to finish on shutdown, milliseconds. */
+  shutdownGraceMs: number;
+}
+
+export function defaultApiserverOptions(): ApiserverOptions {
+  return {
+    storage: { url: 'sqlite:./clusterpedia.db' },
+    migrate: true,
+    serving: { bindAddress: '0.0.0.0', securePort: 8443, certDir: './apiserver.local.config/certificates' },
+    authentication: {
+      requestheaderAllowedNames: [],
+      requestheaderUsernameHeaders: ['X-Remote-User'],
+      requestheaderGroupHeaders: ['X-Remote-Group'],
+      requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
+      tokenReview: false,
+      cacheTtlMs: 10_000,
+    },
+    authorization: { mode: 'AlwaysAllow', perCluster: false, cacheTtlMs: 10_000 },
+    limits: { maxRequestsInflight: 400, maxWatchesInflight: 2000, requestTimeoutMs: 60_000, watchBufferBytes: 8 * 1024 * 1024, maxPageSize: 0 },
+    watch: { pollIntervalMs: 250, bookmarkIntervalMs: 60_000, maxTimeoutSeconds: 1800 },
+    changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
+    shutdownGraceMs: 20_000,
+  };
+}

@@ -1,0 +1,60 @@
+// Read-only PediaCluster API for clusters registered from a file: `kubectl get pediaclusters` shows their state.
+import type { ClusterStatusRecord } from '../../storage/types.js';
+import { notFound } from '../../kube/status.js';
+import type { PrinterColumn } from '../../kube/printers/index.js';
+
+export const PEDIACLUSTER_API_VERSION = 'cluster.clusterpedia.io/v1alpha2';
+
+/** The CRD's printer columns (reference §4.1), evaluated by the same JSONPath printer as member CRDs. */
+export const PEDIACLUSTER_COLUMNS: PrinterColumn[] = [
+  { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type == 'Ready')].status" },
+  { name: 'Version', type: 'string', jsonPath: '.status.version' },
+  { name: 'APIServer', type: 'string', jsonPath: '.status.apiserver' },
+  { name: 'Validated', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'Validated')].reason" },
+  { name: 'SynchroRunning', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'SynchroRunning')].reason" },
+  { name: 'ClusterHealthy', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'ClusterHealthy')].reason" },
+];
+
+/** Spec fields that carry credentials: never served, whatever the record holds. */
+const SECRET_SPEC_FIELDS = ['kubeconfig', 'caData', 'tokenData', 'certData', 'keyData'];
+
+export function pediaClusterObject(name: string, rec: ClusterStatusRecord): Record<string, unknown> {
+  const spec: Record<string, unknown> = { ...rec.spec };
+  for (const f of SECRET_SPEC_FIELDS) delete spec[f];
+  return {
+    apiVersion: PEDIACLUSTER_API_VERSION,
+    kind: 'PediaCluster',
+    metadata: { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) },
+    spec,
+    status: rec.status,
+  };
+}
+
+export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>): Record<string, unknown> {
+  const names = [...statuses.keys()].sort();
+  return {
+    apiVersion: PEDIACLUSTER_API_VERSION,
+    kind: 'PediaClusterList',
+    metadata: { resourceVersion: '' },
+    items: names.map((n) => pediaClusterObject(n, statuses.get(n) as ClusterStatusRecord)),
+  };
+}
+
+export function pediaClusterGet(statuses: Map<string, ClusterStatusRecord>, name: string): Record<string, unknown> {
+  const rec = statuses.get(name);
+  if (!rec) throw notFound(`pediaclusters.cluster.clusterpedia.io "${name}" not found`, { name, group: 'cluster.clusterpedia.io', kind: 'pediaclusters' });
+  return pediaClusterObject(name, rec);
+}
+
+function creationOf(rec: ClusterStatusRecord): string {
+  const c = rec.spec.creationTimestamp;
+  return typeof c === 'string' ? c : rec.updatedAt;
+}
+
+/** A stable pseudo-UID per name (clusters from a file have no UID of their own). */
+function uidFor(name: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
+  const hex = h.toString(16).padStart(8, '0');
+  return `${hex}-0000-4000-8000-${hex}${hex.slice(0, 4)}`;
+}

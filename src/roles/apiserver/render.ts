@@ -1,0 +1,145 @@
+// Renders stored rows as the negotiated form: kube JSON lists, meta.k8s.io Tables, PartialObjectMetadata — for lists
+// (streamed piece by piece) and for watch events. Stored JSON is passed through untouched wherever possible.
+import type { TablePrinter } from '../../kube/printers/index.js';
+import type { KubeObject, ListMeta } from '../../kube/types.js';
+import type { StoredRow } from '../../storage/types.js';
+import type { Transform } from './negotiate.js';
+import type { EventEncoder, EventType } from './watch.js';
+
+/** A list body in three parts, so items can be streamed between them. */
+export interface ListRenderer {
+  head(): string;
+  item(row: StoredRow): string;
+  /** Closes the body; list metadata comes last because the continue token is known only after the last row. */
+  tail(meta: ListMeta): string;
+}
+
+export interface RenderContext {
+  transform: Transform;
+  /** e.g. "PodList" / "v1" for plain JSON lists. */
+  listKind: string;
+  apiVersion: string;
+  /** Needed for Table. */
+  printer?: TablePrinter;
+  now: () => Date;
+}
+
+function listMetaJson(meta: ListMeta): string {
+  const m: ListMeta = { resourceVersion: meta.resourceVersion ?? '' };
+  if (meta.continue) m.continue = meta.continue;
+  if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
+  return JSON.stringify(m);
+}
+
+function metadataOnly(row: StoredRow): string {
+  const o = JSON.parse(row.object) as KubeObject;
+  return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata ?? {} });
+}
+
+export function listRenderer(c: RenderContext): ListRenderer {
+  let first = true;
+  const sep = (): string => {
+    if (first) {
+      first = false;
+      return '';
+    }
+    return ',';
+  };
+  switch (c.transform) {
+    case 'Table': {
+      const p = c.printer;
+      if (!p) throw new Error('Table rendering needs a printer');
+      return {
+        head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
+        item: (row) => sep() + JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now())),
+        tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
+      };
+    }
+    case 'PartialObjectMetadata':
+    case 'PartialObjectMetadataList':
+      return {
+        head: () => '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","items":[',
+        item: (row) => sep() + metadataOnly(row),
+        tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
+      };
+    case 'none':
+      return {
+        head: () => `{"kind":${JSON.stringify(c.listKind)},"apiVersion":${JSON.stringify(c.apiVersion)},"items":[`,
+        item: (row) => sep() + row.object,
+        tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
+      };
+  }
+}
+
+/** The object of a single GET in the negotiated form. */
+export function renderOne(c: RenderContext, row: StoredRow): unknown {
+  switch (c.transform) {
+    case 'Table': {
+      const p = c.printer;
+      if (!p) throw new Error('Table rendering needs a printer');
+      return {
+        kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: row.revision },
+        columnDefinitions: p.columns, rows: [p.row(JSON.parse(row.object) as KubeObject, c.now())],
+      };
+    }
+    case 'PartialObjectMetadata':
+    case 'PartialObjectMetadataList':
+      return JSON.parse(metadataOnly(row));
+    case 'none':
+      return JSON.parse(row.object);
+  }
+}
+
+/** A deleted object is reported at the revision of its deletion (informers advance their resourceVersion by it). */
+function objectAt(row: StoredRow, type: EventType, revision: string): string {
+  if (type !== 'DELETED' || row.revision === revision) return row.object;
+  const o = JSON.parse(row.object) as KubeObject;
+  o.metadata = { ...(o.metadata ?? {}), resourceVersion: revision };
+  return JSON.stringify(o);
+}
+
+export function eventEncoder(c: RenderContext): EventEncoder {
+  let headersSent = false;
+  const bookmarkObject = (revision: string, annotations?: Record<string, string>): string => {
+    const metadata: Record<string, unknown> = { resourceVersion: revision };
+    if (annotations) metadata.annotations = annotations;
+    if (c.transform === 'Table') {
+      return JSON.stringify({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: null, rows: [] });
+    }
+    if (c.transform === 'none') {
+      return JSON.stringify({ kind: c.listKind.replace(/List$/, ''), apiVersion: c.apiVersion, metadata });
+    }
+    return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata });
+  };
+  return {
+    event(type, row, revision) {
+      const text = objectAt(row, type, revision);
+      let object: string;
+      switch (c.transform) {
+        case 'Table': {
+          const p = c.printer;
+          if (!p) throw new Error('Table rendering needs a printer');
+          // kube sends the column definitions with the first event only (kubectl prints the header once).
+          const cols = headersSent ? null : p.columns;
+          headersSent = true;
+          object = JSON.stringify({
+            kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: revision },
+            columnDefinitions: cols, rows: [p.row(JSON.parse(text) as KubeObject, c.now())],
+          });
+          break;
+        }
+        case 'PartialObjectMetadata':
+        case 'PartialObjectMetadataList':
+          object = metadataOnly({ ...row, object: text });
+          break;
+        case 'none':
+          object = text;
+          break;
+      }
+      return `{"type":"${type}","object":${object}}`;
+    },
+    bookmark(revision, annotations) {
+      return `{"type":"BOOKMARK","object":${bookmarkObject(revision, annotations)}}`;
+    },
+  };
+}

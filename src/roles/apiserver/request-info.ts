@@ -1,0 +1,161 @@
+// Turns a request path into what it addresses (reference §1.2–§1.3): which API surface, cluster, and kube RequestInfo.
+
+/** Prefix of the Kubernetes-compatible resources API. */
+export const RESOURCES_PREFIX = '/apis/clusterpedia.io/v1beta1/resources';
+export const COLLECTIONS_PREFIX = '/apis/clusterpedia.io/v1beta1/collectionresources';
+export const PEDIACLUSTERS_GROUP = 'cluster.clusterpedia.io';
+export const PEDIACLUSTERS_VERSION = 'v1alpha2';
+
+export type Verb = 'get' | 'list' | 'watch';
+
+/** A request for objects of one resource type through the resources API. */
+export interface ResourceRequest {
+  kind: 'resource';
+  /** The member cluster named in the path (`…/resources/clusters/<c>/…`), if any. */
+  cluster?: string;
+  verb: Verb;
+  group: string;
+  version: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+/** Discovery inside the resources API: /api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>. */
+export interface DiscoveryRequest {
+  kind: 'discovery';
+  cluster?: string;
+  /** 'api' | 'apis' | 'group' | 'groupVersion' */
+  level: 'api' | 'apis' | 'group' | 'groupVersion';
+  group?: string;
+  version?: string;
+}
+
+export type RequestTarget =
+  | ResourceRequest
+  | DiscoveryRequest
+  | { kind: 'version'; cluster?: string }
+  | { kind: 'health'; check: 'healthz' | 'readyz' | 'livez'; rest: string }
+  | { kind: 'metrics' }
+  /** /apis, /apis/clusterpedia.io[/v1beta1], /apis/cluster.clusterpedia.io[/v1alpha2]: our own aggregated API's discovery. */
+  | { kind: 'rootDiscovery'; path: string }
+  | { kind: 'collection'; name?: string; verb: 'get' | 'list' }
+  | { kind: 'pediacluster'; name?: string; verb: Verb }
+  | { kind: 'notFound' };
+
+/**
+ * Routes a request. `method` is the HTTP method; `watch` tells whether ?watch=true|1 was given.
+ * Anything that is not a known path form is `notFound` (answered with a JSON Status, never plain text).
+ */
+export function parseRequestTarget(pathname: string, watch: boolean): RequestTarget {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  switch (path) {
+    case '/version':
+      return { kind: 'version' };
+    case '/metrics':
+      return { kind: 'metrics' };
+    case '/apis':
+    case '/apis/clusterpedia.io':
+    case '/apis/clusterpedia.io/v1beta1':
+    case `/apis/${PEDIACLUSTERS_GROUP}`:
+    case `/apis/${PEDIACLUSTERS_GROUP}/${PEDIACLUSTERS_VERSION}`:
+      return { kind: 'rootDiscovery', path };
+    default:
+      break;
+  }
+  const health = /^\/(healthz|readyz|livez)(\/.*)?$/.exec(path);
+  if (health) return { kind: 'health', check: health[1] as 'healthz' | 'readyz' | 'livez', rest: health[2] ?? '' };
+
+  if (path === RESOURCES_PREFIX || path.startsWith(`${RESOURCES_PREFIX}/`)) {
+    return parseResourcesPath(path.slice(RESOURCES_PREFIX.length), watch);
+  }
+  if (path === COLLECTIONS_PREFIX) return { kind: 'collection', verb: 'list' };
+  if (path.startsWith(`${COLLECTIONS_PREFIX}/`)) {
+    const rest = segments(path.slice(COLLECTIONS_PREFIX.length));
+    if (rest.length === 1) return { kind: 'collection', name: rest[0], verb: 'get' };
+    return { kind: 'notFound' };
+  }
+  const pc = `/apis/${PEDIACLUSTERS_GROUP}/${PEDIACLUSTERS_VERSION}/pediaclusters`;
+  if (path === pc) return { kind: 'pediacluster', verb: watch ? 'watch' : 'list' };
+  if (path.startsWith(`${pc}/`)) {
+    const rest = segments(path.slice(pc.length));
+    if (rest.length === 1) return { kind: 'pediacluster', name: rest[0], verb: 'get' };
+  }
+  return { kind: 'notFound' };
+}
+
+/** The part after `/apis/clusterpedia.io/v1beta1/resources`: optional `/clusters/<c>`, then a kube path. */
+function parseResourcesPath(rest: string, watch: boolean): RequestTarget {
+  let inner = rest;
+  let cluster: string | undefined;
+  const parts = segments(rest);
+  if (parts[0] === 'clusters') {
+    // `/resources/clusters`, `/resources/clusters/c1` and their trailing-slash forms are 404 (reference §1.2).
+    if (parts.length < 3 || !parts[1]) return { kind: 'notFound' };
+    cluster = parts[1];
+    inner = `/${parts.slice(2).join('/')}`;
+  }
+  return parseKubePath(inner, cluster, watch);
+}
+
+/** kube-apiserver's RequestInfo rules for /api and /apis paths, with Clusterpedia's namespace special case. */
+export function parseKubePath(inner: string, cluster: string | undefined, watch: boolean): RequestTarget {
+  const parts = segments(inner);
+  const withCluster = <T extends object>(t: T): T & { cluster?: string } => (cluster === undefined ? t : { ...t, cluster });
+  if (parts.length === 1 && parts[0] === 'version') return withCluster({ kind: 'version' as const });
+  let group = '';
+  let version: string | undefined;
+  let rest: string[];
+  if (parts[0] === 'api') {
+    if (parts.length === 1) return withCluster({ kind: 'discovery' as const, level: 'api' as const });
+    version = parts[1];
+    if (version !== 'v1') return { kind: 'notFound' };
+    if (parts.length === 2) return withCluster({ kind: 'discovery' as const, level: 'groupVersion' as const, group: '', version });
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis') {
+    if (parts.length === 1) return withCluster({ kind: 'discovery' as const, level: 'apis' as const });
+    group = parts[1] ?? '';
+    if (parts.length === 2) return withCluster({ kind: 'discovery' as const, level: 'group' as const, group });
+    version = parts[2];
+    if (parts.length === 3) return withCluster({ kind: 'discovery' as const, level: 'groupVersion' as const, group, version });
+    rest = parts.slice(3);
+  } else {
+    return { kind: 'notFound' };
+  }
+  if (!version) return { kind: 'notFound' };
+
+  let verb: Verb = 'get';
+  let isWatch = watch;
+  if (rest[0] === 'watch') {
+    // Deprecated /watch/ path prefix: still a watch.
+    isWatch = true;
+    rest = rest.slice(1);
+  }
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [resource, name, subresource, ...extra] = rest;
+  if (!resource || extra.length > 0) return { kind: 'notFound' };
+  verb = name === undefined ? (isWatch ? 'watch' : 'list') : isWatch ? 'watch' : 'get';
+  const req: ResourceRequest = { kind: 'resource', verb, group, version, resource };
+  if (cluster !== undefined) req.cluster = cluster;
+  if (namespace !== undefined) req.namespace = namespace;
+  if (name !== undefined) req.name = name;
+  if (subresource !== undefined) req.subresource = subresource;
+  return req;
+}
+
+function segments(p: string): string[] {
+  return p.split('/').filter((s) => s !== '').map(safeDecode);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

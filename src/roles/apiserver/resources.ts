@@ -1,0 +1,161 @@
+// get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stringify as toYaml } from 'yaml';
+import { isBuiltinGroup } from '../../kube/builtin-resources.js';
+import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
+import { badRequest, notFound } from '../../kube/status.js';
+import { groupVersionString, type ListMeta } from '../../kube/types.js';
+import { matchesQuery } from '../../kube/match.js';
+import type { ListPage, ListQuery } from '../../storage/types.js';
+import type { HandlerDeps } from './handler.js';
+import { parseListOptions } from './list-options.js';
+import { negotiate, type Negotiated } from './negotiate.js';
+import { eventEncoder, listRenderer, renderOne, type RenderContext } from './render.js';
+import type { ResourceRequest } from './request-info.js';
+import { sendObject } from './respond.js';
+import type { RequestContext } from './server.js';
+import { StreamWriter } from './stream-writer.js';
+import { serveWatch } from './watch.js';
+import type { TypeInfo } from './catalog.js';
+
+const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
+
+export async function serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, d: HandlerDeps): Promise<void> {
+  if (t.cluster !== undefined) {
+    const c = await d.catalog.cluster(t.cluster);
+    if (!c) throw badRequest('the server could not find the requested cluster');
+    if (c.healthy?.status !== 'True') {
+      // Reference §1.3 step 9: stale data is still served, with a warning kubectl prints.
+      const reason = c.healthy?.reason ? `, reason: ${c.healthy.reason}` : '';
+      res.setHeader('warning', `299 - "${t.cluster} is not ready and the resources obtained may be inaccurate${reason}."`);
+    }
+  }
+  const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
+  if (!type || t.subresource !== undefined) throw notFound();
+  if (t.namespace !== undefined && !type.namespaced) throw notFound();
+  const neg = negotiate(req.headers.accept, TRANSFORMS);
+  const rc: RenderContext = {
+    transform: neg.transform,
+    listKind: `${type.kind}List`,
+    apiVersion: groupVersionString(type.group, type.version),
+    now: () => new Date(),
+  };
+  if (neg.transform === 'Table') rc.printer = await printerFor(type, d);
+  const metric = { verb: t.verb, resource: t.resource };
+  const end = d.metrics.duration.startTimer(metric);
+  try {
+    switch (t.verb) {
+      case 'get':
+        return await get(res, t, type, neg, rc, d);
+      case 'list':
+        return await list(res, ctx, url, t, neg, rc, d);
+      case 'watch':
+        return await watch(res, ctx, url, t, neg, rc, d);
+    }
+  } finally {
+    if (t.verb !== 'watch') end();
+    d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
+  }
+}
+
+async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {
+  const crd = isBuiltinGroup(type.group) ? undefined : await d.catalog.crdColumns(type.group, type.version, type.resource);
+  return tableFor({ group: type.group, resource: type.resource }, crd);
+}
+
+async function get(res: ServerResponse, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
+  if (t.cluster === undefined) throw badRequest('please specify the cluster name when using the resource name to get a specific resource.');
+  const name = t.name ?? '';
+  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  const missing = (): Error => notFound(`${gr} "${name}" not found`, { name, group: t.group, kind: t.resource });
+  // A namespaced object addressed without its namespace does not exist (kube answers 404 too).
+  if (type.namespaced && t.namespace === undefined) throw missing();
+  const row = await d.storage.get({ cluster: t.cluster, group: t.group, version: t.version, resource: t.resource, namespace: t.namespace ?? '', name });
+  if (!row) throw missing();
+  sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
+}
+
+function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof parseListOptions> {
+  const input: Parameters<typeof parseListOptions>[0] = {
+    mode: 'resources', query: url.searchParams, group: t.group, version: t.version, resource: t.resource,
+    metadataOnly: neg.transform === 'PartialObjectMetadata' || neg.transform === 'PartialObjectMetadataList',
+  };
+  if (t.cluster !== undefined) input.pathCluster = t.cluster;
+  if (t.namespace !== undefined) input.pathNamespace = t.namespace;
+  return parseListOptions(input);
+}
+
+async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
+  const parsed = parse(url, t, neg);
+  const query: ListQuery = { ...parsed.query };
+  // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
+  if ((query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0) query.limit = d.options.limits.maxPageSize;
+  const page = await d.storage.list(query, ctx.signal);
+  await streamList(res, ctx, page, neg, rc, parsed.withContinue !== false, t.resource, d);
+}
+
+/** Streams a page: rows go to the socket as the cursor yields them; the body is never held whole. */
+export async function streamList(res: ServerResponse, ctx: RequestContext, page: ListPage, neg: Negotiated, rc: RenderContext,
+  withContinue: boolean, resource: string, d: HandlerDeps): Promise<void> {
+  const meta = (): ListMeta => {
+    const m: ListMeta = { resourceVersion: page.revision };
+    const token = withContinue ? page.continueToken() : undefined;
+    if (token) m.continue = token;
+    if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
+    return m;
+  };
+  if (neg.wire === 'yaml') {
+    // YAML is for humans and small lists: materialise it.
+    const r = listRenderer(rc);
+    const parts: string[] = [r.head()];
+    for await (const row of page.rows) parts.push(r.item(row));
+    parts.push(r.tail(meta()));
+    sendObject(res, 200, JSON.parse(parts.join('')) as unknown, 'yaml', neg.contentType);
+    return;
+  }
+  res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
+  const out = new StreamWriter(res);
+  const r = listRenderer(rc);
+  await out.write(r.head());
+  let n = 0;
+  for await (const row of page.rows) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    await out.write(r.item(row));
+    n++;
+  }
+  await out.end(r.tail(meta()));
+  d.metrics.listedRows.inc({ resource }, n);
+}
+
+async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
+  const parsed = parse(url, t, neg);
+  const w = parsed.watch;
+  if (!w) throw badRequest('watch: missing watch options');
+  const filter = { ...w.filter };
+  if (t.name !== undefined) filter.names = { op: 'in', values: [t.name] };
+  const { maxTimeoutSeconds } = d.options.watch;
+  // kube-apiserver ends watches without timeoutSeconds after a random time in [min, 2·min] so clients spread out.
+  const timeoutSeconds = w.timeoutSeconds ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
+  const initialQuery: ListQuery = { ...parsed.query, ...filter, limit: 0 };
+  delete initialQuery.continue;
+  d.metrics.inflight.inc({ kind: 'watch' });
+  try {
+    await serveWatch(res, ctx.signal, {
+      storage: d.storage,
+      feed: d.feed,
+      filter,
+      matches: (row) => matchesQuery(row, filter),
+      resourceVersion: w.resourceVersion,
+      sendInitialEvents: w.sendInitialEvents === true,
+      allowBookmarks: w.allowWatchBookmarks,
+      timeoutMs: timeoutSeconds * 1000,
+      bookmarkIntervalMs: d.options.watch.bookmarkIntervalMs,
+      bufferBytes: d.options.limits.watchBufferBytes,
+      initial: () => d.storage.list(initialQuery, ctx.signal),
+      encoder: eventEncoder(rc),
+      contentType: neg.contentType,
+    });
+  } finally {
+    d.metrics.inflight.dec({ kind: 'watch' });
+  }
+}

@@ -1,0 +1,80 @@
+// The apiserver role's composition root: storage → catalog → change feed → handler → HTTP server, run together.
+import type { AddressInfo } from 'node:net';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '../../lib/log.js';
+import { runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
+import { openStorage } from '../../storage/open.js';
+import type { Storage } from '../../storage/types.js';
+import { Catalog } from './catalog.js';
+import { loadServingCert } from './certs.js';
+import { ChangeFeed } from './change-feed.js';
+import { newHandler } from './handler.js';
+import { apiserverMetrics } from './metrics.js';
+import type { ApiserverOptions } from './options.js';
+import { ApiHttpServer } from './server.js';
+
+export interface ApiserverDeps {
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+export interface ApiserverParts {
+  storage: Storage;
+  logger: Logger;
+  registry: Registry;
+  /** Told the bound addresses once listening (tests, `binding --demo` printing kubectl commands). */
+  onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
+}
+
+/** Runs the read path until `signal` aborts. */
+export async function runApiserver(options: ApiserverOptions, deps: ApiserverDeps): Promise<void> {
+  const logger = deps.logger.child({ role: 'apiserver' });
+  const storage = await openStorage(options.storage, { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs });
+  try {
+    if (options.migrate) await storage.migrate();
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    await runAll(await apiserverRunnables(options, { storage, logger, registry }), deps.signal);
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The apiserver's runnables over a storage someone else opened (binding composes them with the synchro's). */
+export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
+  const logger = p.logger;
+  const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
+  const catalog = new Catalog(p.storage);
+  const feed = new ChangeFeed(p.storage, { pollIntervalMs: options.watch.pollIntervalMs }, logger.child({ component: 'change-feed' }));
+  const metrics = apiserverMetrics(p.registry);
+  let server: ApiHttpServer | undefined;
+  const handler = newHandler({ storage: p.storage, catalog, feed, options, metrics, registry: p.registry, draining: () => server?.isDraining ?? false });
+  server = new ApiHttpServer({
+    serving: options.serving,
+    limits: options.limits,
+    cert,
+    handler,
+    logger,
+    shutdownGraceMs: options.shutdownGraceMs,
+    onListening: p.onListening,
+  });
+  return [server, feed, compactor(p.storage, logger)];
+}
+
+/** Trims the change log to its retention window, every half minute. */
+function compactor(storage: Storage, logger: Logger): Runnable {
+  return {
+    name: 'change-log-compactor',
+    async start(signal: AbortSignal): Promise<void> {
+      while (!signal.aborted) {
+        await sleep(30_000, signal);
+        if (signal.aborted) break;
+        try {
+          await storage.compact();
+        } catch (e: unknown) {
+          logger.warn({ err: String(e) }, 'change-log compaction failed; will retry');
+        }
+      }
+    },
+  };
+}

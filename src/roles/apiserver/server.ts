@@ -1,0 +1,168 @@
+// HTTP(S) serving: listeners, inflight limits (429), request deadlines, request logs, graceful drain on shutdown.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../../lib/log.js';
+import type { Runnable } from '../../lib/lifecycle.js';
+import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/status.js';
+import { sendError } from './respond.js';
+import type { LimitOptions, ServingOptions } from './options.js';
+import type { ServingCert } from './certs.js';
+
+export interface RequestContext {
+  /** True on the HTTPS listener. */
+  secure: boolean;
+  socket: Socket | TLSSocket;
+  /** Aborts when the client goes away, the deadline passes or the server drains. */
+  signal: AbortSignal;
+  longRunning: boolean;
+  log: Logger;
+}
+
+export type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
+
+export interface ServerDeps {
+  serving: ServingOptions;
+  limits: LimitOptions;
+  cert?: ServingCert;
+  /** CA bundle for optional client certificates (authentication happens in the handler). */
+  clientCa?: string;
+  handler: Handler;
+  logger: Logger;
+  shutdownGraceMs: number;
+  /** Called once listening, with the bound addresses (ports resolved when 0 was asked). */
+  onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
+}
+
+/** True for requests that stay open (watch): they have their own limit and no deadline. */
+export function isLongRunning(url: URL): boolean {
+  const w = url.searchParams.get('watch');
+  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname);
+}
+
+const QUIET = /^\/(healthz|readyz|livez|metrics)(\/|$)/;
+
+export class ApiHttpServer implements Runnable {
+  readonly name = 'apiserver-http';
+  private inflight = 0;
+  private watches = 0;
+  private readonly open = new Set<AbortController>();
+  private draining = false;
+
+  constructor(private readonly d: ServerDeps) {}
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    const servers: { server: Server; port: number; host: string; secure: boolean }[] = [];
+    const { serving } = this.d;
+    if (serving.securePort > 0) {
+      if (!this.d.cert) throw new Error('HTTPS needs a serving certificate');
+      const s = createHttpsServer({
+        cert: this.d.cert.cert,
+        key: this.d.cert.key,
+        // Ask for a client certificate but do not require one: token and anonymous-denied paths follow.
+        requestCert: this.d.clientCa !== undefined,
+        rejectUnauthorized: false,
+        ...(this.d.clientCa ? { ca: this.d.clientCa } : {}),
+      }, (req, res) => void this.dispatch(req, res, true));
+      servers.push({ server: s, port: serving.securePort, host: serving.bindAddress, secure: true });
+    }
+    if (serving.insecurePort !== undefined) {
+      const s = createHttpServer((req, res) => void this.dispatch(req, res, false));
+      servers.push({ server: s, port: serving.insecurePort, host: '127.0.0.1', secure: false });
+    }
+    if (servers.length === 0) throw new Error('nothing to serve: --secure-port is 0 and --insecure-port is not set');
+    for (const s of servers) {
+      // Generous header limits are kube's too; keep-alive beyond typical LB idle timeouts.
+      s.server.keepAliveTimeout = 65_000;
+      s.server.headersTimeout = 66_000;
+      s.server.requestTimeout = 0;
+    }
+    const addrs: { secure?: AddressInfo; insecure?: AddressInfo } = {};
+    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => {
+      s.server.once('error', reject);
+      s.server.listen(s.port, s.host, () => {
+        s.server.off('error', reject);
+        const a = s.server.address() as AddressInfo;
+        if (s.secure) addrs.secure = a;
+        else addrs.insecure = a;
+        this.d.logger.info({ address: a.address, port: a.port, secure: s.secure }, 'serving');
+        resolve();
+      });
+    })));
+    this.d.onListening?.(addrs);
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await this.drain(servers.map((s) => s.server));
+  }
+
+  /** Stop accepting, end watches, let in-flight lists finish within the grace period, then cut what remains. */
+  private async drain(servers: Server[]): Promise<void> {
+    this.draining = true;
+    this.d.logger.info({ inflight: this.inflight, watches: this.watches }, 'draining');
+    const closed = Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+    for (const s of servers) s.closeIdleConnections();
+    for (const ac of this.open) if ((ac as AbortController & { longRunning?: boolean }).longRunning) ac.abort(new Error('server shutting down'));
+    const deadline = Date.now() + this.d.shutdownGraceMs;
+    while (this.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    for (const ac of this.open) ac.abort(new Error('server shutting down'));
+    for (const s of servers) s.closeAllConnections();
+    await closed;
+    this.d.logger.info('stopped serving');
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, secure: boolean): Promise<void> {
+    const started = process.hrtime.bigint();
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      sendError(res, new StatusError(makeStatus(400, 'BadRequest', 'malformed request URL')), this.d.logger);
+      return;
+    }
+    const longRunning = isLongRunning(url);
+    const log = this.d.logger;
+    const { limits } = this.d;
+    if (longRunning ? (limits.maxWatchesInflight > 0 && this.watches >= limits.maxWatchesInflight)
+      : (limits.maxRequestsInflight > 0 && this.inflight >= limits.maxRequestsInflight && !QUIET.test(url.pathname))) {
+      sendError(res, tooManyRequests('too many requests, please try again later', 1), log);
+      this.logRequest(req, url, res.statusCode, started);
+      return;
+    }
+    const ac = new AbortController() as AbortController & { longRunning?: boolean };
+    ac.longRunning = longRunning;
+    this.open.add(ac);
+    if (longRunning) this.watches++;
+    else this.inflight++;
+    const onClose = (): void => ac.abort(new Error('client closed the connection'));
+    res.on('close', onClose);
+    const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined
+      : setTimeout(() => ac.abort(new StatusError(makeStatus(504, 'Timeout', `request did not complete within ${limits.requestTimeoutMs}ms`))), limits.requestTimeoutMs);
+    try {
+      await this.d.handler(req, res, { secure, socket: req.socket, signal: ac.signal, longRunning, log });
+    } catch (e: unknown) {
+      const reason: unknown = ac.signal.aborted ? ac.signal.reason : undefined;
+      if (!res.writableEnded && !res.destroyed) sendError(res, reason instanceof StatusError ? reason : e, log);
+    } finally {
+      if (timer) clearTimeout(timer);
+      res.off('close', onClose);
+      this.open.delete(ac);
+      if (longRunning) this.watches--;
+      else this.inflight--;
+      this.logRequest(req, url, res.statusCode, started);
+    }
+  }
+
+  private logRequest(req: IncomingMessage, url: URL, code: number, started: bigint): void {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const fields = { method: req.method, path: url.pathname, query: url.search || undefined, code, ms: Math.round(ms * 10) / 10, ua: req.headers['user-agent'] };
+    if (QUIET.test(url.pathname)) this.d.logger.debug(fields, 'request');
+    else this.d.logger.info(fields, 'request');
+  }
+}

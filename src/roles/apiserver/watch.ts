@@ -1,0 +1,150 @@
+// Serves one watch: initial state or catch-up from a revision, then live changes from the feed, with bookmarks,
+// timeouts, a bounded buffer (a client that stops reading is dropped) and 410 Expired when the revision is too old.
+import type { ServerResponse } from 'node:http';
+import type { Change, ListPage, StorageReader, StoredRow, WatchFilter } from '../../storage/types.js';
+import { status as makeStatus } from '../../kube/status.js';
+import type { ChangeFeed, FeedSubscriber } from './change-feed.js';
+import { StreamWriter } from './stream-writer.js';
+
+export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** Turns one event into its wire line (JSON text of the event object, without newline). */
+export interface EventEncoder {
+  event(type: EventType, row: StoredRow, revision: string): string;
+  bookmark(revision: string, annotations?: Record<string, string>): string;
+}
+
+export interface WatchParams {
+  storage: StorageReader;
+  feed: ChangeFeed;
+  filter: WatchFilter;
+  /** JS evaluation of the same filter for live changes (identical semantics to storage). */
+  matches: (row: StoredRow) => boolean;
+  /** undefined or '0': send the current state first. Otherwise: changes after this revision. */
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+  allowBookmarks: boolean;
+  timeoutMs: number;
+  bookmarkIntervalMs: number;
+  bufferBytes: number;
+  /** Lists the current state for the initial events. */
+  initial: () => Promise<ListPage>;
+  encoder: EventEncoder;
+  contentType: string;
+}
+
+class Subscriber implements FeedSubscriber {
+  queue: Change[] = [];
+  bytes = 0;
+  head = '0';
+  expired = false;
+  overflow = false;
+  notify: (() => void) | undefined;
+  constructor(private readonly limit: number) {}
+  push(changes: readonly Change[], head: string): void {
+    for (const c of changes) {
+      this.queue.push(c);
+      this.bytes += c.row.object.length;
+    }
+    this.head = head;
+    if (this.bytes > this.limit) this.overflow = true;
+    this.notify?.();
+  }
+  expire(): void {
+    this.expired = true;
+    this.notify?.();
+  }
+}
+
+export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
+  // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
+  await p.feed.ready;
+  const sub = new Subscriber(p.bufferBytes);
+  const { head: feedHead, unsubscribe } = p.feed.subscribe(sub);
+  res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  res.flushHeaders();
+  const out = new StreamWriter(res, 16 * 1024);
+  const line = async (s: string): Promise<void> => {
+    await out.write(`${s}\n`);
+  };
+  let sent = 0n;
+  const deadline = Date.now() + p.timeoutMs;
+  try {
+    // 1. Initial state or catch-up, up to the feed head at subscription time.
+    const rv = p.resourceVersion;
+    let from: string;
+    if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
+      const page = await p.initial();
+      for await (const row of page.rows) {
+        if (signal.aborted) return;
+        await line(p.encoder.event('ADDED', row, row.revision));
+      }
+      from = page.revision;
+      if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
+    } else {
+      from = rv;
+    }
+    sent = BigInt(from);
+    while (sent < BigInt(feedHead)) {
+      const r = await p.storage.changesSince(sent.toString(), p.filter, 500);
+      if (r.expired) {
+        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', `too old resource version: ${from} (${r.oldestRevision})`) }));
+        return;
+      }
+      for (const c of r.changes) await line(p.encoder.event(c.type, c.row, c.revision));
+      const next = BigInt(r.revision);
+      if (next <= sent) break;
+      sent = next;
+    }
+    await out.flush();
+
+    // 2. Live changes from the feed.
+    let nextBookmark = Date.now() + p.bookmarkIntervalMs;
+    while (!signal.aborted && Date.now() < deadline) {
+      if (sub.expired) return;
+      if (sub.overflow) {
+        // The client is not reading fast enough: drop it (it will re-watch from its last revision), keep our memory.
+        res.destroy();
+        return;
+      }
+      const batch = sub.queue;
+      sub.queue = [];
+      sub.bytes = 0;
+      for (const c of batch) {
+        const rev = BigInt(c.revision);
+        if (rev <= sent) continue;
+        if (p.matches(c.row)) await line(p.encoder.event(c.type, c.row, c.revision));
+        sent = rev;
+      }
+      if (p.allowBookmarks && Date.now() >= nextBookmark) {
+        const h = BigInt(sub.head);
+        await line(p.encoder.bookmark((h > sent ? h : sent).toString()));
+        nextBookmark = Date.now() + p.bookmarkIntervalMs;
+      }
+      await out.flush();
+      if (sub.queue.length > 0) continue;
+      const wait = Math.max(0, Math.min(deadline - Date.now(), p.allowBookmarks ? nextBookmark - Date.now() : deadline - Date.now()));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, wait);
+        const onAbort = (): void => done();
+        signal.addEventListener('abort', onAbort, { once: true });
+        sub.notify = done;
+        function done(): void {
+          clearTimeout(t);
+          signal.removeEventListener('abort', onAbort);
+          sub.notify = undefined;
+          resolve();
+        }
+      });
+    }
+  } finally {
+    unsubscribe();
+    if (!res.destroyed && !res.writableEnded) {
+      try {
+        await out.end();
+      } catch {
+        // The client is gone; nothing to finish.
+      }
+    }
+  }
+}

@@ -1,0 +1,206 @@
+// The resources API over HTTP against storage filled directly: routing, discovery, lists, tables, paging, watch.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../../../src/storage/open.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import type { Storage } from '../../../src/storage/types.js';
+import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { deployment, healthyStatus, namespace, pod } from '../../support/fixtures.js';
+
+let storage: Storage;
+let api: TestApiserver;
+
+async function get(path: string, accept = 'application/json'): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const r = await fetch(`${api.base}${path}`, { headers: { accept } });
+  const text = await r.text();
+  return { status: r.status, body: JSON.parse(text) as Record<string, unknown>, headers: r.headers };
+}
+
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+beforeAll(async () => {
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  await storage.migrate();
+  const d1 = deployment('c1', 'default', 'web');
+  const d2 = deployment('c2', 'default', 'web');
+  await storage.write({
+    upserts: [
+      namespace('c1', 'default'), namespace('c1', 'kube-system'), namespace('c2', 'default'), namespace('c2', 'kube-system'),
+      d1, d2,
+      pod('c1', 'default', 'web-1', { owner: { uid: d1.uid, name: 'web', kind: 'Deployment' } }),
+      pod('c1', 'default', 'web-2', { owner: { uid: d1.uid, name: 'web', kind: 'Deployment' } }),
+      pod('c1', 'default', 'web-3'),
+      pod('c1', 'default', 'db-1', { labels: { app: 'db' }, phase: 'Pending' }),
+      pod('c2', 'default', 'web-1'),
+      pod('c2', 'default', 'web-2'),
+      pod('c2', 'kube-system', 'api-1', { labels: { app: 'api', tier: 'control' } }),
+    ],
+    deletes: [],
+  });
+  await storage.putClusterStatus('c1', healthyStatus('c1', true));
+  await storage.putClusterStatus('c2', healthyStatus('c2', false));
+  api = await startTestApiserver(storage);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await storage?.close();
+});
+
+describe('discovery', () => {
+  it('serves /version at the root and under the resources prefix, as kube 1.32', async () => {
+    for (const p of ['/version', `${P}/version`, `${P}/clusters/c1/version`]) {
+      const r = await get(p);
+      expect(r.status).toBe(200);
+      expect(r.body.minor).toBe('32');
+    }
+  });
+
+  it('lists synced groups and resources with short names', async () => {
+    const apis = await get(`${P}/apis`);
+    expect((apis.body.groups as { name: string }[]).map((g) => g.name)).toEqual(['apps']);
+    const core = await get(`${P}/api/v1`);
+    const pods = (core.body.resources as { name: string; shortNames?: string[]; verbs: string[]; namespaced: boolean }[]).find((r) => r.name === 'pods');
+    expect(pods).toMatchObject({ shortNames: ['po'], verbs: ['get', 'list', 'watch'], namespaced: true });
+    const ns = (core.body.resources as { name: string; namespaced: boolean }[]).find((r) => r.name === 'namespaces');
+    expect(ns?.namespaced).toBe(false);
+  });
+
+  it('answers /api for an unknown cluster but 404 for its /apis (reference A8)', async () => {
+    expect((await get(`${P}/clusters/nope/api`)).status).toBe(200);
+    const r = await get(`${P}/clusters/nope/apis`);
+    expect(r.status).toBe(404);
+    expect(r.body.kind).toBe('Status');
+  });
+});
+
+describe('list and get', () => {
+  it('lists every pod of every cluster in cluster, namespace, name order with the storage revision', async () => {
+    const r = await get(`${P}/api/v1/pods`);
+    expect(r.status).toBe(200);
+    expect(r.body.kind).toBe('PodList');
+    const items = r.body.items as { metadata: { name: string; namespace: string; annotations: Record<string, string> } }[];
+    expect(items.map((i) => `${i.metadata.annotations['shadow.clusterpedia.io/cluster-name']}/${i.metadata.namespace}/${i.metadata.name}`)).toEqual([
+      'c1/default/db-1', 'c1/default/web-1', 'c1/default/web-2', 'c1/default/web-3', 'c2/default/web-1', 'c2/default/web-2', 'c2/kube-system/api-1',
+    ]);
+    expect((r.body.metadata as { resourceVersion: string }).resourceVersion).toBe(await storage.currentRevision());
+  });
+
+  it('scopes by cluster path and namespace path', async () => {
+    const r = await get(`${P}/clusters/c2/api/v1/namespaces/kube-system/pods`);
+    expect((r.body.items as unknown[]).length).toBe(1);
+  });
+
+  it('answers 400 for an unknown cluster and a get without cluster', async () => {
+    const a = await get(`${P}/clusters/nope/api/v1/pods`);
+    expect(a.status).toBe(400);
+    expect(a.body.message).toBe('the server could not find the requested cluster');
+    const b = await get(`${P}/api/v1/namespaces/default/pods/web-1`);
+    expect(b.status).toBe(400);
+    expect(b.body.message).toMatch(/please specify the cluster name/);
+  });
+
+  it('gets one object, and 404s a missing one with a Status', async () => {
+    const ok = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`);
+    expect(ok.status).toBe(200);
+    expect((ok.body.metadata as { name: string }).name).toBe('web-1');
+    const missing = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: 'pods "nope" not found' });
+  });
+
+  it('gets a namespace by name through the namespaces special case', async () => {
+    const r = await get(`${P}/clusters/c1/api/v1/namespaces/kube-system`);
+    expect(r.status).toBe(200);
+    expect(r.body.kind).toBe('Namespace');
+  });
+
+  it('filters with label selectors and search labels, operators honoured', async () => {
+    const web = await get(`${P}/api/v1/pods?labelSelector=${encodeURIComponent('app=web')}`);
+    expect((web.body.items as unknown[]).length).toBe(5);
+    const notC1 = await get(`${P}/api/v1/pods?labelSelector=${encodeURIComponent('search.clusterpedia.io/clusters notin (c1)')}`);
+    expect((notC1.body.items as unknown[]).length).toBe(3);
+  });
+
+  it('pages with limit and continue through every row exactly once', async () => {
+    const seen: string[] = [];
+    let cont = '';
+    for (let i = 0; i < 10; i++) {
+      const r = await get(`${P}/api/v1/pods?limit=2${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+      for (const it of r.body.items as { metadata: { uid: string } }[]) seen.push(it.metadata.uid);
+      cont = (r.body.metadata as { continue?: string }).continue ?? '';
+      if (!cont) break;
+    }
+    expect(seen.length).toBe(7);
+    expect(new Set(seen).size).toBe(7);
+  });
+
+  it('searches by owner within one cluster and refuses it across clusters', async () => {
+    const r = await get(`${P}/clusters/c1/api/v1/pods?ownerName=web&ownerGR=deployments.apps`);
+    expect((r.body.items as unknown[]).length).toBe(2);
+    const bad = await get(`${P}/api/v1/pods?ownerName=web`);
+    expect(bad.status).toBe(400);
+  });
+
+  it('warns when the cluster is not healthy but still serves', async () => {
+    const r = await get(`${P}/clusters/c2/api/v1/pods`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('warning')).toMatch(/c2 is not ready and the resources obtained may be inaccurate, reason: NotReachable/);
+  });
+
+  it('answers JSON Status for unknown paths and 405 for writes', async () => {
+    const unknown = await get(`${P}/apis/nope.io/v1/things`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.kind).toBe('Status');
+    const post = await fetch(`${api.base}${P}/api/v1/namespaces/default/pods`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect((await post.json() as { reason: string }).reason).toBe('MethodNotAllowed');
+  });
+
+  it('rejects a malformed selector with a 400 naming the parameter', async () => {
+    const r = await get(`${P}/api/v1/pods?labelSelector=${encodeURIComponent('app in (')}`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/^labelSelector/);
+  });
+});
+
+describe('tables', () => {
+  it('puts Cluster first and kube pod columns after it', async () => {
+    const r = await get(`${P}/api/v1/pods`, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
+    expect(r.headers.get('content-type')).toMatch(/as=Table/);
+    const cols = (r.body.columnDefinitions as { name: string }[]).map((c) => c.name);
+    expect(cols.slice(0, 3)).toEqual(['Cluster', 'Name', 'Ready']);
+    const rows = r.body.rows as { cells: unknown[]; object: { metadata: { namespace: string } } }[];
+    expect(rows.map((x) => x.cells[0])).toEqual(['c1', 'c1', 'c1', 'c1', 'c2', 'c2', 'c2']);
+    expect(rows[0]?.object.metadata.namespace).toBe('default');
+  });
+});
+
+describe('watch', () => {
+  it('streams changes after a revision, deletions included', async () => {
+    const rev = await storage.currentRevision();
+    const ac = new AbortController();
+    const res = await fetch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${rev}`, { signal: ac.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const events: { type: string; object: { metadata: { name: string; resourceVersion: string } } }[] = [];
+    let buf = '';
+    const next = async (): Promise<void> => {
+      while (!buf.includes('\n')) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buf += new TextDecoder().decode(value);
+      }
+      const i = buf.indexOf('\n');
+      events.push(JSON.parse(buf.slice(0, i)) as (typeof events)[number]);
+      buf = buf.slice(i + 1);
+    };
+    await storage.write({ upserts: [pod('c1', 'default', 'new-1')], deletes: [] });
+    await next();
+    expect(events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'new-1' } } });
+    await storage.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'new-1' }] });
+    await next();
+    expect(events[1]?.type).toBe('DELETED');
+    expect(BigInt(events[1]!.object.metadata.resourceVersion)).toBeGreaterThan(BigInt(events[0]!.object.metadata.resourceVersion));
+    ac.abort();
+  });
+});
