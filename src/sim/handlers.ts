@@ -93,6 +93,11 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
       const { metadata, apiVersion: _a, kind: _k, status: _s, ...spec } = input;
       input.metadata.managedFields = [managed(managerOf(req, url), `${def.group ? `${def.group}/` : ''}${route.version}`, Date.now(), { metadata: { labels: metadata.labels, annotations: metadata.annotations }, ...spec })];
     }
+    // kube's PrepareForCreate: a client cannot set status on create where status is a subresource.
+    if (def.statusSubresource) {
+      if (def.custom) delete input.status;
+      else input.status = gr === 'pods' ? { phase: 'Pending' } : gr === 'namespaces' ? { phase: 'Active' } : {};
+    }
     show(201, store.create(gr, input, ns));
     return;
   }

@@ -1,0 +1,106 @@
+// Writes over HTTP: POST/PUT/PATCH/DELETE, 409 on a stale resourceVersion, finalizers, garbage collection, namespaces.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { call, type ListBody } from './helpers.js';
+
+let c: SimCluster;
+beforeEach(async () => {
+  c = await startSimulatedCluster({ pods: 60, seed: 5 });
+});
+afterEach(async () => {
+  await c.stop();
+});
+
+type Obj = { metadata: { name: string; resourceVersion: string; uid: string; finalizers?: string[]; deletionTimestamp?: string; generation?: number; labels?: Record<string, string> }; data?: Record<string, string>; spec?: Record<string, unknown>; status?: Record<string, unknown> };
+
+describe('writes', () => {
+  it('creates (201, uid, creationTimestamp, RV = new revision), rejects duplicates and missing namespaces', async () => {
+    const before = c.revision;
+    const r = await call<Obj>(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' }, data: { k: 'v' } } });
+    expect(r.status).toBe(201);
+    expect(r.body.metadata.resourceVersion).toBe(String(before + 1));
+    expect(r.body.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await call(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'made' } } })).body).toMatchObject({ code: 409, reason: 'AlreadyExists' });
+    expect((await call(c, '/api/v1/namespaces/nope/configmaps', { method: 'POST', body: { metadata: { name: 'x' } } })).status).toBe(404);
+    const gen = await call<Obj>(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { generateName: 'gen-' } } });
+    expect(gen.body.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
+  });
+
+  it('updates with PUT; a stale resourceVersion is 409 Conflict; a no-op does not bump the revision', async () => {
+    const made = (await call<Obj>(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'u' }, data: { a: '1' } } })).body;
+    const put = await call<Obj>(c, '/api/v1/namespaces/default/configmaps/u', { method: 'PUT', body: { ...made, data: { a: '2' } } });
+    expect(put.status).toBe(200);
+    expect(Number(put.body.metadata.resourceVersion)).toBeGreaterThan(Number(made.metadata.resourceVersion));
+    const stale = await call(c, '/api/v1/namespaces/default/configmaps/u', { method: 'PUT', body: { ...made, data: { a: '3' } } });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ reason: 'Conflict', message: 'Operation cannot be fulfilled on configmaps "u": the object has been modified; please apply your changes to the latest version and try again' });
+    const rev = c.revision;
+    const same = await call<Obj>(c, '/api/v1/namespaces/default/configmaps/u', { method: 'PUT', body: put.body });
+    expect(same.body.metadata.resourceVersion).toBe(put.body.metadata.resourceVersion);
+    expect(c.revision).toBe(rev);
+  });
+
+  it('patches with merge patch and JSON patch; apply patches are 415', async () => {
+    const pod = c.store.list('pods')[0];
+    const path = `/api/v1/namespaces/${pod?.metadata.namespace}/pods/${pod?.metadata.name}`;
+    const merged = await call<Obj>(c, path, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { labels: { extra: 'yes', app: null } } } });
+    expect(merged.body.metadata.labels?.extra).toBe('yes');
+    expect(merged.body.metadata.labels).not.toHaveProperty('app');
+    const json = await call<Obj>(c, path, { method: 'PATCH', contentType: 'application/json-patch+json', body: [{ op: 'replace', path: '/metadata/labels/extra', value: 'no' }] });
+    expect(json.body.metadata.labels?.extra).toBe('no');
+    expect((await call(c, path, { method: 'PATCH', contentType: 'application/apply-patch+yaml', body: {} })).status).toBe(415);
+    const stale = await call(c, path, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { resourceVersion: '1', labels: { x: 'y' } } } });
+    expect(stale.status).toBe(409);
+  });
+
+  it('separates the status subresource: PUT ignores status, /status changes only status; generation follows spec', async () => {
+    const d = c.store.list('deployments.apps')[0];
+    const path = `/apis/apps/v1/namespaces/${d?.metadata.namespace}/deployments/${d?.metadata.name}`;
+    const cur = (await call<Obj>(c, path)).body;
+    const put = await call<Obj>(c, path, { method: 'PUT', body: { ...cur, spec: { ...cur.spec, replicas: 7 }, status: { replicas: 99 } } });
+    expect(put.body.spec?.replicas).toBe(7);
+    expect(put.body.status?.replicas).not.toBe(99);
+    expect(put.body.metadata.generation).toBe((cur.metadata.generation ?? 0) + 1);
+    const st = await call<Obj>(c, `${path}/status`, { method: 'PUT', body: { ...put.body, spec: { replicas: 1 }, status: { replicas: 99 } } });
+    expect(st.body.status?.replicas).toBe(99);
+    expect(st.body.spec?.replicas).toBe(7);
+    expect(st.body.metadata.generation).toBe(put.body.metadata.generation);
+    const patched = await call<Obj>(c, `${path}/status`, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { status: { readyReplicas: 5 } } });
+    expect(patched.body.status).toMatchObject({ replicas: 99, readyReplicas: 5 });
+  });
+
+  it('deletes with finalizers by setting deletionTimestamp; removing the last finalizer deletes', async () => {
+    await call(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name: 'fin', finalizers: ['example.com/keep'] } } });
+    const del = await call<Obj>(c, '/api/v1/namespaces/default/configmaps/fin', { method: 'DELETE' });
+    expect(del.status).toBe(200);
+    expect(del.body.metadata.deletionTimestamp).toBeTruthy();
+    expect((await call(c, '/api/v1/namespaces/default/configmaps/fin')).status).toBe(200);
+    const more = await call(c, '/api/v1/namespaces/default/configmaps/fin', { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: ['example.com/keep', 'another'] } } });
+    expect(more.status).toBe(422);
+    await call(c, '/api/v1/namespaces/default/configmaps/fin', { method: 'PATCH', contentType: 'application/merge-patch+json', body: { metadata: { finalizers: null } } });
+    expect((await call(c, '/api/v1/namespaces/default/configmaps/fin')).status).toBe(404);
+    expect((await call(c, '/api/v1/namespaces/default/configmaps/fin', { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('garbage-collects dependents: deleting a Deployment removes its ReplicaSets and their pods', async () => {
+    const d = c.store.list('deployments.apps').find((x) => x.metadata.namespace !== 'kube-system');
+    const ns = d?.metadata.namespace ?? '';
+    const podsBefore = c.store.list('pods', ns).filter((p) => p.metadata.labels?.app === d?.metadata.labels?.app).length;
+    expect(podsBefore).toBeGreaterThan(0);
+    await call(c, `/apis/apps/v1/namespaces/${ns}/deployments/${d?.metadata.name}`, { method: 'DELETE' });
+    expect(c.store.list('replicasets.apps', ns).some((rs) => rs.metadata.ownerReferences?.[0]?.uid === d?.metadata.uid)).toBe(false);
+    expect(c.store.list('pods', ns).filter((p) => p.metadata.labels?.app === d?.metadata.labels?.app)).toHaveLength(0);
+  });
+
+  it('deletes a namespace with its contents; deletecollection honours selectors', async () => {
+    const ns = c.store.list('namespaces').find((n) => !['default', 'kube-system', 'kube-public', 'kube-node-lease'].includes(n.metadata.name ?? ''))?.metadata.name ?? '';
+    expect(c.store.list('pods', ns).length).toBeGreaterThan(0);
+    await call(c, `/api/v1/namespaces/${ns}`, { method: 'DELETE' });
+    expect((await call(c, `/api/v1/namespaces/${ns}`)).status).toBe(404);
+    expect(c.store.list('pods', ns)).toHaveLength(0);
+    for (const name of ['a', 'b']) await call(c, '/api/v1/namespaces/default/configmaps', { method: 'POST', body: { metadata: { name, labels: { batch: 'x' } } } });
+    const dc = await call<ListBody>(c, '/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dx', { method: 'DELETE' });
+    expect(dc.body.items.map((i) => i.metadata.name)).toEqual(['a', 'b']);
+    expect(c.store.list('configmaps', 'default').some((m) => m.metadata.labels?.batch === 'x')).toBe(false);
+  });
+});
