@@ -1,0 +1,103 @@
+// Real kubectl (the dispatcher on PATH and the oldest kubectl.1.27) against the apiserver over directly filled storage.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage } from '../../../src/storage/open.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import type { Storage } from '../../../src/storage/types.js';
+import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { deployment, healthyStatus, namespace, pod } from '../../support/fixtures.js';
+import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
+
+let storage: Storage;
+let api: TestApiserver;
+
+beforeAll(async () => {
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  await storage.migrate();
+  const upserts = [namespace('east', 'default'), namespace('west', 'default'), deployment('east', 'default', 'web'), deployment('west', 'shop', 'cart')];
+  for (let i = 0; i < 12; i++) upserts.push(pod(i % 2 ? 'east' : 'west', i % 3 ? 'default' : 'shop', `web-${i}`, { phase: i === 5 ? 'Pending' : 'Running', labels: { app: i % 4 ? 'web' : 'cart' } }));
+  await storage.write({ upserts, deletes: [] });
+  await storage.putClusterStatus('east', healthyStatus('east'));
+  await storage.putClusterStatus('west', healthyStatus('west'));
+  api = await startTestApiserver(storage);
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await storage?.close();
+});
+
+for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+  describe(`kubectl (${label})`, () => {
+    let k: Kubectl;
+    beforeAll(() => {
+      k = new Kubectl(api.resources, binary);
+    });
+    afterAll(() => k.dispose());
+
+    it('get pods -A shows a CLUSTER column and every pod of every cluster', async () => {
+      const out = await k.ok(['get', 'pods', '-A']);
+      const lines = out.trim().split('\n');
+      expect(lines[0]).toMatch(/^NAMESPACE\s+CLUSTER\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+      expect(lines.length).toBe(13);
+      expect(out).toMatch(/shop\s+west\s+web-0\s+1\/1\s+Running/);
+      expect(out).toMatch(/east\s+web-5\s+0\/1\s+Pending/);
+    });
+
+    it('--chunk-size 7 returns the same set as an unchunked list', async () => {
+      const whole = await k.ok(['get', 'pods', '-A', '-o', 'name']);
+      const chunked = await k.ok(['get', 'pods', '-A', '-o', 'name', '--chunk-size=7']);
+      expect(chunked).toBe(whole);
+      expect(whole.trim().split('\n').length).toBe(12);
+    });
+
+    it('-l, --field-selector and -n filter', async () => {
+      const cart = await k.ok(['get', 'pods', '-A', '-l', 'app=cart', '-o', 'name']);
+      expect(cart.trim().split('\n').length).toBe(3);
+      const pending = await k.ok(['get', 'pods', '-A', '--field-selector', 'status.phase=Pending', '-o', 'name']);
+      expect(pending.trim()).toBe('pod/web-5');
+      const shop = await k.ok(['get', 'pods', '-n', 'shop', '-o', 'name']);
+      expect(shop.trim().split('\n').length).toBe(4);
+    });
+
+    it('-o json, yaml, jsonpath and wide', async () => {
+      const list = JSON.parse(await k.ok(['get', 'pods', '-A', '-o', 'json'])) as { items: { metadata: { annotations: Record<string, string> } }[] };
+      expect(list.items.length).toBe(12);
+      expect(new Set(list.items.map((i) => i.metadata.annotations['shadow.clusterpedia.io/cluster-name']))).toEqual(new Set(['east', 'west']));
+      expect(await k.ok(['get', 'deploy', '-A', '-o', 'yaml'])).toMatch(/kind: Deployment/);
+      const names = await k.ok(['get', 'pods', '-n', 'shop', '-o', 'jsonpath={.items[*].metadata.name}']);
+      expect(names.split(' ').length).toBe(4);
+      expect(await k.ok(['get', 'pods', '-A', '-o', 'wide'])).toMatch(/IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES/);
+    });
+
+    it('api-resources lists what the clusters hold', async () => {
+      const out = await k.ok(['api-resources']);
+      expect(out).toMatch(/^pods\s+po\s+v1\s+true\s+Pod$/m);
+      expect(out).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    });
+
+    it('get -w prints a change made after the list', async () => {
+      const w = k.spawn(['get', 'pods', '-n', 'default', '-w']);
+      const late = `late-${label.length}`;
+      try {
+        await w.waitFor(/web-1\s/);
+        await storage.write({ upserts: [pod('east', 'default', late)], deletes: [] });
+        await w.waitFor(new RegExp(`${late}\\s`));
+      } finally {
+        w.child.kill();
+        // Leave the fleet as the other tests expect it.
+        await storage.write({ upserts: [], deletes: [{ cluster: 'east', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: late }] });
+      }
+    });
+
+    it('the per-cluster server URL scopes everything to one cluster', async () => {
+      const east = new Kubectl(`${api.resources}/clusters/east`, binary);
+      try {
+        const out = await east.ok(['get', 'pods', '-A', '-o', 'name']);
+        expect(out.trim().split('\n').length).toBe(6);
+        expect(await east.ok(['get', 'pod', '-n', 'default', 'web-1', '-o', 'name'])).toBe('pod/web-1\n');
+      } finally {
+        east.dispose();
+      }
+    });
+  });
+}
