@@ -1,0 +1,74 @@
+// Discovery: legacy JSON for every path (aggregated Accept ignored), correct names for built-ins, CRDs added/removed at runtime.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { call, openWatch } from './helpers.js';
+
+let c: SimCluster;
+beforeEach(async () => {
+  c = await startSimulatedCluster({ pods: 10 });
+});
+afterEach(async () => {
+  await c.stop();
+});
+
+type Res = { name: string; singularName: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[]; categories?: string[] };
+const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+
+describe('discovery', () => {
+  it('answers /version with minor 32 and the health endpoints with ok', async () => {
+    expect((await call(c, '/version')).body).toMatchObject({ major: '1', minor: '32' });
+    for (const p of ['/healthz', '/livez', '/readyz']) expect((await call(c, p)).body).toBe('ok');
+  });
+
+  it('answers legacy JSON even to aggregated-discovery Accept headers', async () => {
+    const api = await call(c, '/api', { headers: { accept: AGGREGATED } });
+    expect(api.headers.get('content-type')).toBe('application/json');
+    expect(api.body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
+    const apis = await call<{ kind: string; groups: Array<{ name: string; preferredVersion: { version: string } }> }>(c, '/apis', { headers: { accept: AGGREGATED } });
+    expect(apis.body.kind).toBe('APIGroupList');
+    expect(apis.body.groups.map((g) => g.name)).toEqual(expect.arrayContaining(['apps', 'batch', 'networking.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io', 'stable.example.com', 'cert-manager.io']));
+    expect(apis.body.groups.find((g) => g.name === 'stable.example.com')?.preferredVersion.version).toBe('v1');
+    expect((await call(c, '/apis/apps')).body).toMatchObject({ kind: 'APIGroup', name: 'apps' });
+  });
+
+  it('describes the built-ins as kube does', async () => {
+    const core = (await call<{ resources: Res[] }>(c, '/api/v1')).body.resources;
+    const find = (rs: Res[], name: string): Res | undefined => rs.find((r) => r.name === name);
+    expect(find(core, 'pods')).toMatchObject({ singularName: 'pod', namespaced: true, kind: 'Pod', shortNames: ['po'], categories: ['all'] });
+    expect(find(core, 'pods')?.verbs).toEqual(['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    expect(find(core, 'namespaces')).toMatchObject({ namespaced: false, shortNames: ['ns'] });
+    expect(find(core, 'nodes')).toMatchObject({ namespaced: false, shortNames: ['no'], kind: 'Node' });
+    expect(find(core, 'services')).toMatchObject({ shortNames: ['svc'], categories: ['all'] });
+    expect(find(core, 'configmaps')).toMatchObject({ shortNames: ['cm'] });
+    expect(find(core, 'serviceaccounts')).toMatchObject({ shortNames: ['sa'] });
+    expect(find(core, 'events')).toMatchObject({ shortNames: ['ev'] });
+    expect(find(core, 'secrets')?.shortNames).toBeUndefined();
+    expect(find(core, 'pods/status')).toMatchObject({ verbs: ['get', 'patch', 'update'] });
+    const apps = (await call<{ resources: Res[] }>(c, '/apis/apps/v1')).body.resources;
+    expect(find(apps, 'deployments')).toMatchObject({ kind: 'Deployment', shortNames: ['deploy'], categories: ['all'] });
+    expect(find(apps, 'replicasets')?.shortNames).toEqual(['rs']);
+    expect(find(apps, 'statefulsets')?.shortNames).toEqual(['sts']);
+    expect(find(apps, 'daemonsets')?.shortNames).toEqual(['ds']);
+    const batch = (await call<{ resources: Res[] }>(c, '/apis/batch/v1')).body.resources;
+    expect(find(batch, 'cronjobs')?.shortNames).toEqual(['cj']);
+    expect(find(batch, 'jobs')).toMatchObject({ kind: 'Job', categories: ['all'] });
+    expect(find((await call<{ resources: Res[] }>(c, '/apis/networking.k8s.io/v1')).body.resources, 'ingresses')).toMatchObject({ shortNames: ['ing'], kind: 'Ingress' });
+    expect((await call(c, '/apis/nothing.example.com/v1')).status).toBe(404);
+  });
+
+  it('adds and removes CRDs at runtime; removal deletes instances and ends their watches', async () => {
+    c.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', shortNames: ['wd'], versions: [{ name: 'v1alpha1' }] });
+    const gv = await call<{ resources: Res[] }>(c, '/apis/widgets.example.com/v1alpha1');
+    expect(gv.body.resources[0]).toMatchObject({ name: 'widgets', singularName: 'widget', kind: 'Widget', shortNames: ['wd'], namespaced: true });
+    const crds = await call<{ items: Array<{ metadata: { name: string } }> }>(c, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+    expect(crds.body.items.map((i) => i.metadata.name)).toContain('widgets.widgets.example.com');
+    const made = await call(c, '/apis/widgets.example.com/v1alpha1/namespaces/default/widgets', { method: 'POST', body: { metadata: { name: 'w' }, spec: { size: 1 } } });
+    expect(made.body).toMatchObject({ apiVersion: 'widgets.example.com/v1alpha1', kind: 'Widget' });
+    const w = await openWatch(c, `/apis/widgets.example.com/v1alpha1/widgets?watch=true&resourceVersion=${c.revision}`);
+    c.removeCRD('widgets.widgets.example.com');
+    expect((await w.next()).type).toBe('DELETED');
+    await w.ended;
+    expect((await call(c, '/apis/widgets.example.com/v1alpha1')).status).toBe(404);
+    expect(((await call<{ groups: Array<{ name: string }> }>(c, '/apis')).body.groups).map((g) => g.name)).not.toContain('widgets.example.com');
+  });
+});

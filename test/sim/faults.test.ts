@@ -1,0 +1,88 @@
+// Faults through the module API and the /_sim/ admin endpoints; the bounded request log.
+import { fetch } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { call, openWatch } from './helpers.js';
+
+let c: SimCluster | undefined;
+afterEach(async () => {
+  await c?.stop();
+  c = undefined;
+});
+
+describe('faults', () => {
+  it('fails the next N requests with a chosen status and Retry-After', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    c.faults.failNext(2, 429, 3);
+    const a = await call(c, '/api/v1/pods');
+    expect(a.status).toBe(429);
+    expect(a.headers.get('retry-after')).toBe('3');
+    expect(a.body).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: 3 } });
+    expect((await call(c, '/api/v1/pods')).status).toBe(429);
+    expect((await call(c, '/api/v1/pods')).status).toBe(200);
+    c.faults.failNext(1, 503);
+    expect((await call(c, '/version')).body).toMatchObject({ reason: 'ServiceUnavailable', code: 503 });
+  });
+
+  it('slows responses', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    c.faults.slow(300);
+    const t = Date.now();
+    await call(c, '/version');
+    expect(Date.now() - t).toBeGreaterThanOrEqual(280);
+  });
+
+  it('goes down (connections refused, watches cut) and comes back on the same port', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
+    await c.faults.down();
+    await w.ended;
+    await expect(fetch(`${c.url}/version`)).rejects.toThrow();
+    await c.faults.up();
+    expect((await call(c, '/version')).status).toBe(200);
+    expect(c.url).toBe(`http://127.0.0.1:${c.port}`);
+  });
+
+  it('drops all watches cleanly, so clients resume', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    const w1 = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
+    const w2 = await openWatch(c, `/api/v1/configmaps?watch=true&resourceVersion=${c.revision}`);
+    expect(c.openWatches).toBe(2);
+    expect(c.faults.dropWatches()).toBe(2);
+    await Promise.all([w1.ended, w2.ended]);
+    expect(c.openWatches).toBe(0);
+  });
+
+  it('exposes every fault on /_sim/ and logs requests (without admin calls), bounded', async () => {
+    c = await startSimulatedCluster({ pods: 5, requestLogSize: 3 });
+    const admin = (path: string, method = 'POST'): Promise<{ status: number; body: Record<string, unknown> }> => call(c as SimCluster, `/_sim/${path}`, { method });
+    expect((await admin('faults/fail?count=1&code=500')).status).toBe(200);
+    expect((await call(c, '/api')).status).toBe(500);
+    await admin('faults/delay?ms=0');
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}&allowWatchBookmarks=true`);
+    expect((await admin('faults/drop-watches')).body).toEqual({ dropped: 1 });
+    await w.ended;
+    c.store.create('configmaps', { metadata: { name: 'x', namespace: 'default' } });
+    const compacted = await admin('compact');
+    expect(compacted.body.compactedRevision).toBe(c.revision);
+    const state = await admin('state', 'GET');
+    expect(state.body).toMatchObject({ revision: c.revision, compactedRevision: c.revision, watches: 0 });
+    await call(c, '/api/v1/namespaces?limit=2');
+    const log = await admin('requests', 'GET');
+    const entries = log.body as unknown as Array<{ method: string; path: string; query: string; status: number; userAgent: string; watch: boolean }>;
+    expect(entries).toHaveLength(3);
+    expect(entries.at(-1)).toMatchObject({ method: 'GET', path: '/api/v1/namespaces', query: 'limit=2', status: 200, watch: false });
+    expect(entries.find((e) => e.watch)).toMatchObject({ path: '/api/v1/pods', status: 200 });
+    expect(c.requestLog.entries().every((e) => !e.path.startsWith('/_sim'))).toBe(true);
+    await admin('churn/start?rate=50');
+    await new Promise((r) => setTimeout(r, 300));
+    await admin('churn/stop');
+    expect(c.churn.operations).toBeGreaterThan(0);
+    const down = await admin('faults/down?forMs=300');
+    expect(down.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    await expect(fetch(`${c.url}/version`)).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await call(c, '/version')).status).toBe(200);
+  });
+});
