@@ -1,0 +1,67 @@
+// Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { openWatch } from './helpers.js';
+
+const started: SimCluster[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((c) => c.stop()));
+});
+
+async function cluster(seed = 4): Promise<SimCluster> {
+  const c = await startSimulatedCluster({ pods: 80, seed, epochMs: Date.parse('2026-06-01T00:00:00Z') });
+  started.push(c);
+  return c;
+}
+
+const names = (c: SimCluster, gr: string): string[] => c.snapshot(gr).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+
+describe('churn', () => {
+  it('applies the same changes for the same seed', async () => {
+    const a = await cluster();
+    const b = await cluster();
+    expect(a.churn.step(300)).toBe(b.churn.step(300));
+    for (const gr of ['pods', 'replicasets.apps', 'deployments.apps', 'events']) expect(names(a, gr)).toEqual(names(b, gr));
+    // Timestamps come from the wall clock; everything else must be identical.
+    const phases = (c: SimCluster): string[] => c.snapshot('pods').map((p) => JSON.stringify((p.status as { containerStatuses?: unknown }).containerStatuses ?? null).replace(/\d{4}-\d\d-\d\dT[\d:]+Z/g, 'T'));
+    expect(phases(a)).toEqual(phases(b));
+    const other = await cluster(5);
+    other.churn.step(300);
+    expect(names(other, 'pods')).not.toEqual(names(a, 'pods'));
+  });
+
+  it('creates, modifies and deletes pods and ReplicaSets, and stays bounded', async () => {
+    const c = await cluster();
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
+    c.churn.step(400);
+    const types = new Set<string>();
+    for (;;) {
+      const ev = await w.next(300).catch(() => undefined);
+      if (!ev) break;
+      types.add(ev.type);
+    }
+    w.close();
+    expect([...types].sort()).toEqual(['ADDED', 'DELETED', 'MODIFIED']);
+    expect(c.store.count('pods')).toBeGreaterThan(30);
+    expect(c.store.count('pods')).toBeLessThan(250);
+    expect(c.store.count('replicasets.apps')).toBeGreaterThan(c.store.count('deployments.apps'));
+    // Every pod still points at an owner that exists.
+    const owners = new Set(['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr).map((o) => o.metadata.uid)));
+    expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);
+  });
+
+  it('runs at about the requested rate and stops', async () => {
+    const c = await cluster();
+    const rev = c.revision;
+    c.churn.start(100);
+    await new Promise((r) => setTimeout(r, 1000));
+    c.churn.stop();
+    const made = c.revision - rev;
+    expect(made).toBeGreaterThan(50);
+    expect(made).toBeLessThan(200);
+    const after = c.revision;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.revision).toBe(after);
+    expect(c.churn.running).toBe(false);
+  });
+});
