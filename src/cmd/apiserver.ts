@@ -2,20 +2,13 @@
 import { Command } from 'commander';
 import { defaultApiserverOptions, type ApiserverOptions } from '../roles/apiserver/options.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { option, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
+import { option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
 
 function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
-/** Flags every role that opens storage shares (added once to a command). */
-export function addStorageFlags(cmd: Command): Command {
-  for (const o of storageOptions()) cmd.addOption(o);
-  cmd.addOption(option('--no-auto-migrate', 'do not create or upgrade the schema at start (run `clusterpedia migrate` instead)'));
-  return cmd;
-}
-
-/** The apiserver's own flags (without storage flags, so `binding` can add both roles' flags to one command). */
+/** The apiserver's own flags (without storage, --migrate and --kubeconfig, so `binding` can add both roles' flags to one command). */
 export function addApiserverFlags(cmd: Command): Command {
   const d = defaultApiserverOptions();
   return cmd
@@ -47,10 +40,10 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'));
 }
 
-interface ApiserverFlags {
+export interface ApiserverFlags {
   storage: string;
   storageConfig?: string;
-  autoMigrate: boolean;
+  migrate: boolean;
   kubeconfig?: string;
   bindAddress: string;
   securePort: number;
@@ -86,7 +79,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
   const o: ApiserverOptions = {
     ...d,
     storage: f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage },
-    migrate: f.autoMigrate,
+    migrate: f.migrate,
     serving: { bindAddress: f.bindAddress, securePort: f.securePort, certDir: f.certDir },
     authentication: {
       requestheaderAllowedNames: f.requestheaderAllowedNames ?? [],
@@ -119,7 +112,8 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
 
 export function newApiserverCommand(): Command {
   const cmd = new Command('apiserver').description('serve the clusterpedia.io/v1beta1 search API (the read path)');
-  addStorageFlags(cmd);
+  for (const o of storageOptions()) cmd.addOption(o);
+  cmd.addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(true));
   cmd.addOption(option('--kubeconfig <path>', 'host cluster kubeconfig (TokenReview, SubjectAccessReview); in-cluster config when present'));
   addApiserverFlags(cmd);
   cmd.action(async (_flags: unknown, self: Command) => {

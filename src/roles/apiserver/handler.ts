@@ -10,7 +10,7 @@ import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } f
 import type { ApiserverMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
-import { pediaClusterGet, pediaClusterList } from './pediaclusters.js';
+import { pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
@@ -59,10 +59,10 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         return serveCollection(req, res, ctx, url, target, d);
       case 'pediacluster': {
         if (target.verb === 'watch') throw methodNotSupported('watch', 'pediaclusters.cluster.clusterpedia.io');
-        const neg = negotiate(req.headers.accept, ['none']);
+        const neg = negotiate(req.headers.accept, ['none', 'Table']);
         const statuses = await d.storage.clusterStatuses();
         const body = target.name === undefined ? pediaClusterList(statuses) : pediaClusterGet(statuses, target.name);
-        return sendObject(res, 200, body, neg.wire, neg.contentType);
+        return sendObject(res, 200, neg.transform === 'Table' ? pediaClusterTable(body) : body, neg.wire, neg.contentType);
       }
       case 'notFound':
         throw notFound();

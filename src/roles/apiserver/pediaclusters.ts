@@ -1,7 +1,8 @@
 // Read-only PediaCluster API for clusters registered from a file: `kubectl get pediaclusters` shows their state.
 import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
-import type { PrinterColumn } from '../../kube/printers/index.js';
+import { buildTable, customResourcePrinter, type PrinterColumn, type Table } from '../../kube/printers/index.js';
+import type { KubeObject } from '../../kube/types.js';
 
 export const PEDIACLUSTER_API_VERSION = 'cluster.clusterpedia.io/v1alpha2';
 
@@ -57,4 +58,13 @@ function uidFor(name: string): string {
   for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619) >>> 0;
   const hex = h.toString(16).padStart(8, '0');
   return `${hex}-0000-4000-8000-${hex}${hex.slice(0, 4)}`;
+}
+
+/** The Table kubectl asks for: the CRD's printer columns (no Cluster column: a PediaCluster is one). */
+export function pediaClusterTable(body: Record<string, unknown>): Table {
+  const items = (Array.isArray(body.items) ? body.items : [body]) as KubeObject[];
+  const p = customResourcePrinter(PEDIACLUSTER_COLUMNS);
+  const now = new Date();
+  const printer = { columns: p.columns, row: (obj: KubeObject) => ({ cells: p.cells(obj, now), object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} } }) };
+  return buildTable(printer, items, { resourceVersion: '' }, { now });
 }

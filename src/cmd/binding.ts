@@ -1,0 +1,40 @@
+// `clusterpedia binding`: the read path and the write path in one process over one storage (the single-Pod deployment).
+import { Command } from 'commander';
+import { loggerFor, shutdownSignal } from './context.js';
+import { addApiserverFlags, apiserverOptionsFrom, type ApiserverFlags } from './apiserver.js';
+import { addSynchroFlags, synchroOptionsFrom, type SynchroFlagValues } from './synchro.js';
+import { option, parseNonNegativeInt, parsePositiveInt, storageOptions } from './flags.js';
+import type { BindingOptions } from '../roles/binding/options.js';
+
+interface DemoFlags {
+  demo?: boolean;
+  demoClusters: number;
+  demoPods: number;
+  demoChurn: number;
+  demoDir: string;
+}
+
+export function newBindingCommand(): Command {
+  const cmd = new Command('binding').description('run the search API and the synchro in one process over one storage');
+  for (const o of storageOptions()) cmd.addOption(o);
+  addSynchroFlags(cmd);
+  addApiserverFlags(cmd);
+  cmd
+    .addOption(option('--demo', 'also start simulated member clusters in-process and register them (no cluster needed)'))
+    .addOption(option('--demo-clusters <n>', 'simulated clusters with --demo').argParser(parsePositiveInt).default(3))
+    .addOption(option('--demo-pods <n>', 'pods per simulated cluster with --demo').argParser(parsePositiveInt).default(60))
+    .addOption(option('--demo-churn <events/s>', 'changes per second across the demo fleet').argParser(parseNonNegativeInt).default(2))
+    .addOption(option('--demo-dir <dir>', 'where --demo writes its generated PediaCluster file').default('./clusterpedia-demo'));
+  cmd.action(async (_flags: unknown, self: Command) => {
+    const f = self.opts<ApiserverFlags & SynchroFlagValues & DemoFlags>();
+    const demo = f.demo === true;
+    const apiserver = apiserverOptionsFrom(f);
+    // A newcomer's kubectl needs no certificate: the demo also serves plain HTTP on loopback.
+    if (demo && apiserver.serving.insecurePort === undefined) apiserver.serving.insecurePort = 8080;
+    const options: BindingOptions = { apiserver, synchro: synchroOptionsFrom(f, { requireSource: !demo }) };
+    if (demo) options.demo = { clusters: f.demoClusters, podsPerCluster: f.demoPods, churn: f.demoChurn, seed: 1, dir: f.demoDir };
+    const { runBinding } = await import('../roles/binding/run.js');
+    await runBinding(options, { logger: loggerFor(self), signal: shutdownSignal(), print: (t) => process.stderr.write(t) });
+  });
+  return cmd;
+}

@@ -1,0 +1,64 @@
+// `binding --demo`: simulated member clusters in-process, registered through a generated --clusters file,
+// so a newcomer sees a working system on a machine with no cluster at all.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import { aborted, type Runnable } from '../../lib/lifecycle.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimFleet } from '../../sim/index.js';
+import type { DemoOptions } from './options.js';
+
+export interface Demo {
+  clustersPath: string;
+  fleet: SimFleet;
+  runnable: Runnable;
+  /** What to try, once the apiserver listens. */
+  hints(addrs: { secure?: AddressInfo; insecure?: AddressInfo }): string;
+  stop(): Promise<void>;
+}
+
+export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
+  const fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token' });
+  mkdirSync(o.dir, { recursive: true });
+  const clustersPath = resolve(join(o.dir, 'demo-clusters.yaml'));
+  writeFileSync(clustersPath, pediaClustersYaml(fleet.clusters));
+  logger.info({ clusters: fleet.clusters.map((c) => ({ name: c.name, url: c.url })), clustersPath }, 'demo member clusters started');
+  if (o.churn > 0) {
+    const perCluster = o.churn / fleet.clusters.length;
+    for (const c of fleet.clusters) c.churn.start(perCluster);
+  }
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    for (const c of fleet.clusters) c.churn.stop();
+    await fleet.stop();
+  };
+  return {
+    clustersPath,
+    fleet,
+    runnable: { name: 'demo-fleet', start: async (signal) => { await aborted(signal); await stop(); } },
+    hints: (addrs) => {
+      const server = addrs.insecure
+        ? `http://127.0.0.1:${addrs.insecure.port}/apis/clusterpedia.io/v1beta1/resources`
+        : `https://127.0.0.1:${addrs.secure?.port ?? 8443}/apis/clusterpedia.io/v1beta1/resources --insecure-skip-tls-verify`;
+      const first = fleet.clusters[0]?.name ?? 'demo-1';
+      return [
+        '',
+        `clusterpedia is syncing ${fleet.clusters.length} simulated clusters (${fleet.clusters.map((c) => c.name).join(', ')}). Try:`,
+        '',
+        `  kubectl --server=${server} get pods -A`,
+        `  kubectl --server=${server} get deployments -A -o wide`,
+        `  kubectl --server=${server} get pods -A -l 'search.clusterpedia.io/clusters in (${first})'`,
+        `  kubectl --server=${server} get pods -A --field-selector status.phase!=Running`,
+        `  kubectl --server=${server.replace('/resources', `/resources/clusters/${first}`)} get pods -n default`,
+        `  kubectl --server=${server} get pods -A -w`,
+        `  kubectl --server=${server.replace('/apis/clusterpedia.io/v1beta1/resources', '')} get pediaclusters`,
+        '',
+        'Stop with Ctrl-C.',
+        '',
+      ].join('\n');
+    },
+    stop,
+  };
+}

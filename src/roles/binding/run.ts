@@ -1,0 +1,56 @@
+// The binding role: the apiserver's and the synchro's runnables over one storage and one metrics registry (STYLE §4).
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from '../../lib/log.js';
+import { runAll, type Runnable } from '../../lib/lifecycle.js';
+import { openStorage } from '../../storage/open.js';
+import { apiserverRunnables } from '../apiserver/run.js';
+import { synchroRunnables } from '../synchro/run.js';
+import type { BindingOptions } from './options.js';
+import { startDemo, type Demo } from './demo.js';
+
+export interface BindingDeps {
+  logger: Logger;
+  signal: AbortSignal;
+  /** Human output (the demo's kubectl hints) goes here; the logs stay JSON on stdout. */
+  print?: (text: string) => void;
+}
+
+export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<void> {
+  const logger = deps.logger.child({ role: 'binding' });
+  const storage = await openStorage(o.apiserver.storage, {
+    logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs,
+  });
+  let demo: Demo | undefined;
+  try {
+    if (o.apiserver.migrate) {
+      const plan = await storage.migrate();
+      if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
+    }
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const runnables: Runnable[] = [];
+    let clustersPath = o.synchro.clustersPath;
+    if (o.demo) {
+      demo = await startDemo(o.demo, logger);
+      clustersPath = demo.clustersPath;
+      runnables.push(demo.runnable);
+    }
+    // One process, one metrics endpoint: the apiserver's /metrics serves both roles' metrics.
+    const synchro = await synchroRunnables({ ...o.synchro, clustersPath, metricsPort: 0 }, { storage, logger: deps.logger, registry });
+    const api = await apiserverRunnables(o.apiserver, {
+      storage, logger: deps.logger.child({ role: 'apiserver' }), registry,
+      onListening: (addrs) => {
+        if (demo && deps.print) deps.print(demo.hints(addrs));
+      },
+    });
+    runnables.push(...api, ...synchro.runnables);
+    try {
+      await runAll(runnables, deps.signal);
+    } finally {
+      await synchro.close();
+    }
+  } finally {
+    await demo?.stop();
+    await storage.close();
+  }
+}
