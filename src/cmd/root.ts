@@ -2,7 +2,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { newApiserverCommand } from './apiserver.js';
-import { newBindingCommand } from './binding.js';
 import { logFormatOption, logLevelOption } from './flags.js';
 import { newSimulateCommand } from './simulate.js';
 
@@ -16,7 +15,6 @@ export function newRootCommand(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
   // Commands are added below, one factory each.
-  root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
   root.addCommand(newSimulateCommand());
   return root;
