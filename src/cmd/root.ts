@@ -2,7 +2,9 @@
 import { Command } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { newApiserverCommand } from './apiserver.js';
+import { newBindingCommand } from './binding.js';
 import { logFormatOption, logLevelOption } from './flags.js';
+import { newSimulateCommand } from './simulate.js';
 import { newSimulateCommand } from './simulate.js';
 
 /** Builds a fresh command tree. Tests build their own and parse argv through it. */
@@ -15,7 +17,9 @@ export function newRootCommand(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
   // Commands are added below, one factory each.
+  root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
+  root.addCommand(newSimulateCommand());
   root.addCommand(newSimulateCommand());
   return root;
 }
