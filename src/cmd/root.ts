@@ -5,7 +5,6 @@ import { newApiserverCommand } from './apiserver.js';
 import { newBindingCommand } from './binding.js';
 import { logFormatOption, logLevelOption } from './flags.js';
 import { newSimulateCommand } from './simulate.js';
-import { newSimulateCommand } from './simulate.js';
 
 /** Builds a fresh command tree. Tests build their own and parse argv through it. */
 export function newRootCommand(): Command {
@@ -19,7 +18,6 @@ export function newRootCommand(): Command {
   // Commands are added below, one factory each.
   root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
-  root.addCommand(newSimulateCommand());
   root.addCommand(newSimulateCommand());
   return root;
 }
