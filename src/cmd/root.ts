@@ -4,6 +4,7 @@ import { VERSION } from '../lib/version.js';
 import { newApiserverCommand } from './apiserver.js';
 import { newBindingCommand } from './binding.js';
 import { logFormatOption, logLevelOption } from './flags.js';
+import { newShowCommand } from './show.js';
 import { newSimulateCommand } from './simulate.js';
 
 /** Builds a fresh command tree. Tests build their own and parse argv through it. */
@@ -18,6 +19,7 @@ export function newRootCommand(): Command {
   // Commands are added below, one factory each.
   root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
+  root.addCommand(newShowCommand());
   root.addCommand(newSimulateCommand());
   return root;
 }

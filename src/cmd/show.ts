@@ -1,0 +1,112 @@
+// `clusterpedia show clusters|resources`: what the synchro reports and what storage holds, for troubleshooting.
+import { Command } from 'commander';
+import { stringify as toYaml } from 'yaml';
+import { openStorage } from '../storage/open.js';
+import { sleep } from '../lib/lifecycle.js';
+import { loggerFor, shutdownSignal } from './context.js';
+import { option, parseDuration, storageOptions } from './flags.js';
+import { loadReports, type ClusterReport } from './show-model.js';
+import { humanBytes, renderTable, shortAge, type Cell } from './show-table.js';
+
+type Output = 'table' | 'json' | 'yaml';
+
+interface ShowFlags {
+  storage: string;
+  storageConfig?: string;
+  output: Output;
+  watch?: boolean;
+  watchInterval: number;
+}
+
+export function newShowCommand(): Command {
+  const show = new Command('show').description('diagnostics read from storage: clusters and resources');
+  show.addCommand(subcommand('clusters', 'per cluster: health, sync progress, object counts, last event, errors', renderClusters));
+  show.addCommand(subcommand('resources', 'per cluster and resource type: sync status, object count, storage size', renderResources));
+  return show;
+}
+
+function subcommand(name: string, description: string, render: (r: ClusterReport[], colour: boolean, now: number) => string): Command {
+  const cmd = new Command(name).description(description);
+  for (const o of storageOptions()) cmd.addOption(o);
+  cmd
+    .addOption(option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
+    .addOption(option('-w, --watch', 'refresh until interrupted'))
+    .addOption(option('--watch-interval <duration>', 'refresh period with --watch').argParser(parseDuration).default(2000, '2s'));
+  cmd.action(async (_f: unknown, self: Command) => {
+    const f = self.opts<ShowFlags>();
+    const logger = loggerFor(self);
+    // show only reads: never migrate; a missing or newer schema is reported by the storage layer.
+    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger });
+    const tty = process.stdout.isTTY === true;
+    const colour = tty && !process.env.NO_COLOR;
+    const signal = f.watch ? shutdownSignal() : undefined;
+    try {
+      do {
+        const reports = await loadReports(storage);
+        const text = f.output === 'json' ? `${JSON.stringify(reports, null, 2)}\n`
+          : f.output === 'yaml' ? toYaml(reports)
+            : render(reports, colour, Date.now());
+        if (f.watch && tty) process.stdout.write('\u001b[2J\u001b[H');
+        process.stdout.write(text || 'No clusters found.\n');
+        if (f.watch) await sleep(f.watchInterval, signal);
+      } while (f.watch && !signal?.aborted);
+    } finally {
+      await storage.close();
+    }
+  });
+  return cmd;
+}
+
+function conditionCell(r: ClusterReport, type: string): Cell {
+  const c = r.conditions.find((x) => x.type === type);
+  if (!c) return { text: 'Unknown', colour: 'yellow' };
+  return { text: c.status, colour: c.status === 'True' ? 'green' : c.status === 'False' ? 'red' : 'yellow' };
+}
+
+/** `[#####-----] 5/10` while initial lists run; `synced` after. */
+function progress(r: ClusterReport): Cell {
+  const total = r.resources.length;
+  if (total === 0) return { text: '-', colour: 'dim' };
+  const listing = r.resources.filter((x) => x.initialListPhase).length;
+  if (listing === 0) return { text: 'synced', colour: 'green' };
+  const done = total - listing;
+  const width = 10;
+  const filled = Math.round((done / total) * width);
+  return { text: `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`, colour: 'yellow' };
+}
+
+function problem(r: ClusterReport): string {
+  const c = r.conditions.find((x) => x.type !== 'Ready' && x.status !== 'True');
+  if (c) return `${c.type}: ${c.reason}${c.message ? ` ${c.message}` : ''}`;
+  const e = r.resources.find((x) => x.status === 'Error');
+  if (e) return `${e.resource}: ${e.reason}${e.message ? ` ${e.message}` : ''}`;
+  return '';
+}
+
+function clip(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+export function renderClusters(reports: ClusterReport[], colour: boolean, now: number): string {
+  if (reports.length === 0) return '';
+  const rows = reports.map((r) => {
+    const syncing = r.resources.filter((x) => x.status === 'Syncing').length;
+    return [
+      r.name, conditionCell(r, 'Ready'), r.version || '<unknown>', r.apiserver || '<none>',
+      `${syncing}/${r.resources.length}`, String(r.objects), progress(r), shortAge(r.lastEventTime, now), clip(problem(r), 80),
+    ];
+  });
+  return renderTable(['name', 'ready', 'version', 'apiserver', 'resources', 'objects', 'progress', 'last event', 'message'], rows, colour);
+}
+
+export function renderResources(reports: ClusterReport[], colour: boolean, now: number): string {
+  const rows: (Cell | string)[][] = [];
+  for (const r of reports) {
+    for (const x of r.resources) {
+      const status: Cell = { text: x.initialListPhase ? `${x.status} (listing)` : x.status || '-', colour: x.status === 'Syncing' ? 'green' : x.status === 'Error' ? 'red' : 'yellow' };
+      rows.push([r.name, x.group ? `${x.group}/${x.version}/${x.resource}` : `${x.version}/${x.resource}`, status, String(x.count), humanBytes(x.bytes), shortAge(x.lastEventTime, now), clip(x.reason ? `${x.reason}${x.message ? `: ${x.message}` : ''}` : '', 60)]);
+    }
+  }
+  if (rows.length === 0) return '';
+  return renderTable(['cluster', 'resource', 'status', 'count', 'size', 'last event', 'message'], rows, colour);
+}
