@@ -141,14 +141,19 @@ export class KubeClient {
 
   /**
    * Opens a watch and yields its events. Ends when the server ends the stream (timeoutSeconds) or `signal` aborts.
+   * `onOpen` is called once the server accepted the watch.
    * The consumer's pace is the stream's pace: events are pulled, never buffered without bound.
    */
-  async *watch(path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000): AsyncGenerator<SizedWatchEvent> {
+  async *watch(
+    path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000, onOpen?: () => void,
+  ): AsyncGenerator<SizedWatchEvent> {
     const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
     if (res.statusCode !== 200) {
       const text = await res.body.text();
       throw KubeApiError.fromResponse(res.statusCode, text, 'WATCH', path, res.headers);
     }
+    // The watch is established once the server answered 200, even if no event comes for minutes.
+    onOpen?.();
     const lines = createInterface({ input: res.body as unknown as Readable, crlfDelay: Infinity });
     try {
       for await (const line of lines) {

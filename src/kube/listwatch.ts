@@ -129,15 +129,16 @@ async function watchOnce(
 ): Promise<WatchOutcome> {
   const [lo, hi] = o.watchTimeoutSeconds;
   const timeoutSeconds = Math.round(lo + random() * Math.max(0, hi - lo));
+  let announced = false;
+  const announce = (): void => {
+    if (announced) return;
+    announced = true;
+    o.handler.watching();
+  };
   const events = o.client.watch(o.path, { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds }, signal,
     // The server sends bookmarks about every minute; a silent stream longer than the timeout plus slack is dead.
-    (timeoutSeconds + 90) * 1000);
-  let announced = false;
+    (timeoutSeconds + 90) * 1000, announce);
   for await (const ev of events) {
-    if (!announced) {
-      announced = true;
-      o.handler.watching();
-    }
     const rv = ev.object?.metadata?.resourceVersion;
     switch (ev.type) {
       case 'ADDED':
@@ -161,6 +162,5 @@ async function watchOnce(
         break;
     }
   }
-  if (!announced && !signal.aborted) o.handler.watching();
   return 'ended';
 }

@@ -62,6 +62,8 @@ export interface ClusterResourceSyncCondition {
   /** Our additions (API.md §2). */
   count?: number;
   lastEventTime?: string;
+  /** Member RV up to which every event is committed (where a restarted synchro resumes watching). */
+  resourceVersion?: string;
 }
 
 export interface ClusterResourceStatus {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { aborted, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import type { ClusterGroupResources, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
+import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
 import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
@@ -30,7 +30,7 @@ export interface DesiredCluster {
 }
 
 export interface ClusterManagerDeps {
-  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes'>>;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses'>>;
   queue: WriteQueue;
   options: SynchroOptions;
   logger: Logger;
@@ -140,7 +140,9 @@ export class ClusterManager implements Runnable {
     }
     if (entry.synchro) log.info('cluster connection changed; restarting its synchro');
     await this.stopSynchro(entry);
+    const resume = entry.synchro ? resumePoints(entry.synchro.snapshot().syncResources) : await this.storedResumePoints(desired.name);
     const synchro = new ClusterSynchro({
+      resume,
       name: desired.name,
       connection,
       queue: this.d.queue,
@@ -156,6 +158,18 @@ export class ClusterManager implements Runnable {
     entry.synchro = synchro;
     if (this.signal) this.launch(entry);
     this.dirty(desired.name);
+  }
+
+  /** Committed RVs of the status stored by a previous run (empty when there is none or it cannot be read). */
+  private async storedResumePoints(name: string): Promise<Map<string, string>> {
+    try {
+      const rec = (await this.d.storage.clusterStatuses?.())?.get(name);
+      const groups = (rec?.status as PediaClusterStatus | undefined)?.syncResources;
+      return resumePoints(Array.isArray(groups) ? groups : []);
+    } catch (e: unknown) {
+      this.d.logger.warn({ cluster: name, err: messageOf(e) }, 'cannot read the stored status; resuming from stored rows');
+      return new Map();
+    }
   }
 
   private launch(entry: Entry): void {
@@ -230,6 +244,17 @@ export class ClusterManager implements Runnable {
   private *objectCounts(): Iterable<{ cluster: string; resource: string; count: number }> {
     for (const e of this.clusters.values()) if (e.synchro) yield* e.synchro.objectCounts();
   }
+}
+
+/** "group/version/resource" → committed RV, from a status' syncResources. */
+export function resumePoints(groups: readonly ClusterGroupResourcesStatus[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const g of groups) {
+    for (const r of g.resources ?? []) {
+      for (const c of r.syncConditions ?? []) if (c.resourceVersion) out.set(`${g.group}/${c.version}/${r.name}`, c.resourceVersion);
+    }
+  }
+  return out;
 }
 
 /**

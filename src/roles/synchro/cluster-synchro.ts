@@ -1,4 +1,5 @@
 // One member cluster: health monitor, discovery and negotiation, and its resource synchros (paused while unhealthy).
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
@@ -21,7 +22,7 @@ export interface ClusterSynchroDeps {
   name: string;
   connection: ClusterConnection;
   queue: WriteQueue;
-  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes'>>;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses'>>;
   options: SynchroOptions;
   logger: Logger;
   metrics?: SynchroMetrics;
@@ -29,6 +30,8 @@ export interface ClusterSynchroDeps {
   random?: () => number;
   /** The reported state changed (status writes are coalesced by the caller). */
   changed: () => void;
+  /** Committed RVs from the previous status, by "group/version/resource": where resource synchros resume. */
+  resume?: ReadonlyMap<string, string>;
 }
 
 /** What the status of this cluster shows of its synchro. */
@@ -105,6 +108,7 @@ export class ClusterSynchro {
         lastTransitionTime: st.lastTransitionTime,
         count: st.count,
         ...(st.lastEventTime ? { lastEventTime: st.lastEventTime } : {}),
+        ...(st.resourceVersion ? { resourceVersion: st.resourceVersion } : {}),
       };
       r.syncConditions.push(cond);
       r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
@@ -121,7 +125,21 @@ export class ClusterSynchro {
   }
 
   /** Runs until `signal` aborts: monitor health, (re)negotiate, run or pause the resource loops. */
-  async start(signal: AbortSignal): Promise<void> {
+  async start(parent: AbortSignal): Promise<void> {
+    // Discovery sends a request per group version with this signal: more listeners than Node's warning threshold.
+    const inner = new AbortController();
+    setMaxListeners(0, inner.signal);
+    const onAbort = (): void => inner.abort();
+    if (parent.aborted) inner.abort();
+    else parent.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.run(inner.signal);
+    } finally {
+      parent.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
     const backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, random: this.random });
     while (!signal.aborted && !this.client) {
       try {
@@ -259,6 +277,7 @@ export class ClusterSynchro {
       clock: this.clock,
       random: this.random,
       changed: this.d.changed,
+      resumeResourceVersion: this.d.resume?.get(gvr),
     });
   }
 

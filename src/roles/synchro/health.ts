@@ -1,6 +1,6 @@
 // Member health probe (reference §5.5): GET /readyz, falling back to /healthz on 404, with a timeout.
 import { messageOf } from '../../lib/errors.js';
-import type { KubeClient } from '../../kube/client.js';
+import { KubeApiError, type KubeClient } from '../../kube/client.js';
 import type { HealthState } from './conditions.js';
 import { MESSAGES } from './conditions.js';
 
@@ -16,8 +16,12 @@ export async function probeHealth(client: KubeClient, timeoutMs: number, signal?
       res = await client.raw('/healthz', { timeoutMs, signal, accept: 'text/plain, */*' });
     }
     const body = (await res.body.text()).trim();
-    if (res.statusCode === 200 && body === 'ok') return { status: 'True', message: MESSAGES.healthy };
-    return { status: 'False', reason: 'Unhealthy', message: `cluster health responded without ok: ${res.statusCode}` };
+    // Like client-go's DoRaw: a non-2xx answer (401 for bad credentials, 5xx) is an error, so NotReachable.
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      return { status: 'False', reason: 'NotReachable', message: KubeApiError.fromResponse(res.statusCode, body, 'GET', '/readyz', res.headers).message };
+    }
+    if (body === 'ok') return { status: 'True', message: MESSAGES.healthy };
+    return { status: 'False', reason: 'Unhealthy', message: 'cluster health responded without ok' };
   } catch (e: unknown) {
     return { status: 'False', reason: 'NotReachable', message: messageOf(e) };
   }

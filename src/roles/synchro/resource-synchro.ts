@@ -31,6 +31,8 @@ export interface ResourceSyncState {
   /** Our additions: objects known, and when the last change arrived. */
   count: number;
   lastEventTime?: string;
+  /** The member RV up to which every event is committed to storage: where a restart resumes watching. */
+  resourceVersion?: string;
 }
 
 export interface ResourceSynchroDeps {
@@ -48,6 +50,8 @@ export interface ResourceSynchroDeps {
   random?: () => number;
   /** Called when the reported state changed (the status writer coalesces). */
   changed: () => void;
+  /** The committed RV reported in the last status, if any: a better resume point than the rows' highest RV. */
+  resumeResourceVersion?: string;
 }
 
 /** The collection path of a resource across all namespaces. */
@@ -68,6 +72,9 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   /** Where to resume the watch: the loop's last RV, or the highest stored RV at first start. */
   private resumeRv: string | undefined;
   private state: ResourceSyncState;
+  /** RVs the stream reached, each with the queue position it needs committed: [rv, seq], oldest first. */
+  private marks: [string, number][] = [];
+  private durableRv: string | undefined;
   /** The signal of the current run: a write waiting for queue space gives up when the run is paused. */
   private signal: AbortSignal | undefined;
   private readonly labels: { cluster: string; resource: string };
@@ -84,7 +91,28 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   }
 
   get status(): ResourceSyncState {
-    return { ...this.state, count: this.versions?.size ?? this.state.count };
+    const rv = this.durableResourceVersion;
+    return { ...this.state, count: this.versions?.size ?? this.state.count, ...(rv ? { resourceVersion: rv } : {}) };
+  }
+
+  /**
+   * The member RV up to which everything is committed. A bookmark or list RV is usually far newer than any row's
+   * RV, so resuming from it after a restart avoids 410 for quiet resources whose rows are all old.
+   */
+  get durableResourceVersion(): string | undefined {
+    const done = this.d.queue.durableSeq;
+    while (this.marks.length > 0 && this.marks[0]![1] <= done) this.durableRv = this.marks.shift()![0];
+    return this.durableRv;
+  }
+
+  /** The stream reached `rv`: durable once everything queued so far is committed. */
+  private mark(rv: string): void {
+    const seq = this.d.queue.lastSeq;
+    const last = this.marks[this.marks.length - 1];
+    if (last && last[1] === seq) last[0] = rv;
+    else this.marks.push([rv, seq]);
+    // Bounded: dropping old marks only makes the reported point lag, never wrong.
+    if (this.marks.length > 512) this.marks.splice(0, 256);
   }
 
   get objectCount(): number {
@@ -130,7 +158,10 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       try {
         const stored = await this.d.storage.resourceVersions(this.cluster, this.type);
         this.versions = VersionMap.from(stored);
-        this.resumeRv = this.versions.maxNumeric();
+        // Resume point: the committed RV the last status recorded; else the highest RV among the stored rows,
+        // which is safe too (every event up to it was written, as the queue commits in stream order).
+        this.resumeRv = this.d.resumeResourceVersion ?? this.versions.maxNumeric();
+        this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;
       } catch (e: unknown) {
@@ -166,7 +197,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     }
   }
 
-  async listEnd(): Promise<void> {
+  async listEnd(resourceVersion: string): Promise<void> {
     const vanished = this.versions!;
     for (const key of vanished.keys()) {
       // No RV: the deletion happened while we were not watching; the row goes whatever its stored RV.
@@ -175,7 +206,9 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     }
     this.versions = this.listed!;
     this.listed = undefined;
+    this.mark(resourceVersion);
     this.state.initialListPhase = false;
+    this.watching();
     this.d.changed();
   }
 
@@ -189,17 +222,19 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     if (type === 'DELETED') {
       await this.d.queue.enqueue({ owner: this, key, action: 'Deleted', resourceVersion: rv, bytes: key.length }, this.signal);
       versions.delete(key);
-      return;
+    } else {
+      const known = versions.get(key);
+      // A replayed event (watch resumed from an older RV) carries nothing new.
+      if (known === undefined || isNewer(rv, known)) {
+        await this.put(type === 'ADDED' ? 'Added' : 'Updated', key, object, rv, bytes);
+        versions.set(key, rv);
+      }
     }
-    const known = versions.get(key);
-    // A replayed event (watch resumed from the highest stored RV) carries nothing new.
-    if (known !== undefined && !isNewer(rv, known)) return;
-    await this.put(type === 'ADDED' ? 'Added' : 'Updated', key, object, rv, bytes);
-    versions.set(key, rv);
+    this.mark(rv);
   }
 
-  async bookmark(): Promise<void> {
-    // The loop keeps the bookmark's RV as its resume point; nothing to store.
+  async bookmark(resourceVersion: string): Promise<void> {
+    this.mark(resourceVersion);
   }
 
   watching(): void {

@@ -36,6 +36,8 @@ export interface QueuedWrite {
 interface Pending extends QueuedWrite {
   /** When the first event coalesced into this entry arrived (for the event→row delay). */
   since: number;
+  /** Enqueue sequence number; pending entries are always in ascending order. */
+  seq: number;
 }
 
 export interface WriteQueueOptions {
@@ -62,6 +64,8 @@ export class WriteQueue implements Runnable {
   private inflightEntries = 0;
   private inflightBytes = 0;
   private inflight: Promise<void> | undefined;
+  private seqCounter = 0;
+  private durable = 0;
   private wake: (() => void) | undefined;
   private spaceWaiters: (() => void)[] = [];
   private available = true;
@@ -78,6 +82,19 @@ export class WriteQueue implements Runnable {
 
   get bytes(): number {
     return this.pendingBytes;
+  }
+
+  /** Sequence number of the latest enqueue: a point in the stream of writes. */
+  get lastSeq(): number {
+    return this.seqCounter;
+  }
+
+  /**
+   * Every write enqueued at or before this sequence number is committed (or was refused for good, or purged).
+   * Batches are prefixes of the queue, which is in sequence order, so the last entry of a committed batch says it.
+   */
+  get durableSeq(): number {
+    return this.pending.size === 0 && this.inflightEntries === 0 ? this.seqCounter : this.durable;
   }
 
   /** False while storage refuses writes with retryable errors. */
@@ -109,10 +126,10 @@ export class WriteQueue implements Runnable {
       // Re-insert at the end: queue order follows each key's latest event, so a flushed prefix of the queue is a
       // prefix of each resource's event stream and the highest stored RV is a safe point to resume watching from.
       this.pending.delete(id);
-      this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since });
+      this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since, seq: ++this.seqCounter });
     } else {
       this.pendingBytes += w.bytes;
-      this.pending.set(id, { ...w, since: now });
+      this.pending.set(id, { ...w, since: now, seq: ++this.seqCounter });
     }
     this.o.metrics?.queueEntries.set(this.pending.size);
     this.o.metrics?.queueBytes.set(this.pendingBytes);
@@ -247,6 +264,7 @@ export class WriteQueue implements Runnable {
       this.o.metrics?.rowsWritten.inc({ outcome: 'rejected' });
       this.o.logger.error({ err: messageOf(err), cluster: p.owner.cluster, resource: p.owner.type.resource, key: p.key }, 'storage rejected a write; object skipped');
       p.owner.rejected(p.key, p.resourceVersion, err);
+      this.durable = Math.max(this.durable, p.seq);
       return true;
     }
     const mid = Math.ceil(batch.length / 2);

@@ -1,0 +1,226 @@
+// Integration harness: a simulated fleet over real HTTP, a real storage, and the synchro's runnables in-process.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { silentLogger } from '../../../src/lib/log.js';
+import { runAll } from '../../../src/lib/lifecycle.js';
+import { defaultSynchroOptions, type SynchroOptions } from '../../../src/roles/synchro/options.js';
+import { synchroRunnables, type SynchroParts } from '../../../src/roles/synchro/run.js';
+import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject, type SyncGroup } from '../../../src/sim/index.js';
+import { openStorage } from '../../../src/storage/open.js';
+import type { ClusterStatusRecord, Storage } from '../../../src/storage/types.js';
+import { stringify } from 'yaml';
+
+/** A storage backend the suite runs against: a fresh database per harness. */
+export interface Backend {
+  name: string;
+  fresh(): Promise<{ url: string; drop: () => Promise<void> }>;
+}
+
+export const sqliteBackend: Backend = {
+  name: 'sqlite',
+  fresh: async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-synchro-db-'));
+    return { url: `sqlite:${join(dir, 'db.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  },
+};
+
+/** What the tests sync: pods and their owners, a namespaced CRD with two versions, a cluster-scoped CRD. */
+export const SYNC: SyncGroup[] = [
+  { group: '', resources: ['pods'] },
+  { group: 'apps', resources: ['deployments', 'replicasets'] },
+  { group: 'stable.example.com', resources: ['crontabs'] },
+  { group: 'cert-manager.io', resources: ['*'] },
+];
+
+/** The (resource ref, storage GVR) pairs SYNC yields. */
+export const SYNCED = [
+  { ref: 'pods', gvr: { group: '', version: 'v1', resource: 'pods' } },
+  { ref: 'deployments.apps', gvr: { group: 'apps', version: 'v1', resource: 'deployments' } },
+  { ref: 'replicasets.apps', gvr: { group: 'apps', version: 'v1', resource: 'replicasets' } },
+  { ref: 'crontabs.stable.example.com', gvr: { group: 'stable.example.com', version: 'v1', resource: 'crontabs' } },
+  { ref: 'certificates.cert-manager.io', gvr: { group: 'cert-manager.io', version: 'v1', resource: 'certificates' } },
+  { ref: 'clusterissuers.cert-manager.io', gvr: { group: 'cert-manager.io', version: 'v1', resource: 'clusterissuers' } },
+] as const;
+
+/** Options that make a test fast: quick health probes, status writes and discovery polls. */
+export function testOptions(clustersPath: string | undefined, url: string): SynchroOptions {
+  const d = defaultSynchroOptions();
+  return {
+    ...d,
+    storage: { url, migrate: false },
+    clustersPath,
+    clustersRereadMs: 500,
+    clustersDebounceMs: 20,
+    pageSize: 50,
+    health: { intervalMs: 150, timeoutMs: 1000 },
+    discoveryIntervalMs: 300,
+    statusIntervalMs: 50,
+    queue: { ...d.queue, flushDelayMs: 2 },
+    metricsPort: 0,
+  };
+}
+
+export class Harness {
+  private run: { ac: AbortController; done: Promise<void> } | undefined;
+  parts: SynchroParts | undefined;
+  registry = new Registry();
+  readonly clustersFile: string;
+
+  private constructor(
+    readonly fleet: SimFleet,
+    readonly storage: Storage,
+    readonly url: string,
+    private readonly dir: string,
+    private readonly drop: () => Promise<void>,
+  ) {
+    this.clustersFile = join(dir, 'clusters.yaml');
+  }
+
+  static async start(backend: Backend, o: { clusters?: number; pods?: number; url?: string } = {}): Promise<Harness> {
+    // TLS with a bearer token: PediaClusters need credentials (reference §4.2), and the CA path gets exercised.
+    const fleet = await startSimulatedFleet({ clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true });
+    const db = o.url ? { url: o.url, drop: async () => undefined } : await backend.fresh();
+    const storage = await openStorage({ url: db.url }, { logger: silentLogger() });
+    await storage.migrate();
+    const dir = mkdtempSync(join(tmpdir(), 'cp-synchro-'));
+    return new Harness(fleet, storage, db.url, dir, db.drop);
+  }
+
+  get clusters(): SimCluster[] {
+    return this.fleet.clusters;
+  }
+
+  /** Writes the clusters file: every fleet cluster (or the given PediaCluster objects) with `sync`. */
+  writeClusters(objects: Record<string, unknown>[] = this.clusters.map((c) => pediaClusterFor(c, SYNC))): void {
+    writeFileSync(this.clustersFile, objects.map((x) => stringify(x)).join('---\n'));
+  }
+
+  /** Starts the synchro over the clusters file (written first when absent). */
+  async startSynchro(overrides: Partial<SynchroOptions> = {}, opts: { withFile?: boolean } = {}): Promise<SynchroParts> {
+    if (opts.withFile !== false) {
+      try {
+        writeFileSync(this.clustersFile, '', { flag: 'wx' });
+        this.writeClusters();
+      } catch {
+        // Already written by the test.
+      }
+    }
+    const options = { ...testOptions(opts.withFile === false ? undefined : this.clustersFile, this.url), ...overrides };
+    this.registry = new Registry();
+    const parts = await synchroRunnables(options, { storage: this.storage, logger: silentLogger(), registry: this.registry });
+    const ac = new AbortController();
+    const done = runAll(parts.runnables, ac.signal).finally(() => parts.close());
+    this.run = { ac, done };
+    this.parts = parts;
+    return parts;
+  }
+
+  async stopSynchro(): Promise<void> {
+    const run = this.run;
+    this.run = undefined;
+    if (!run) return;
+    run.ac.abort();
+    await run.done;
+  }
+
+  async close(): Promise<void> {
+    await this.stopSynchro();
+    await this.fleet.stop();
+    await this.storage.close();
+    await this.drop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Current status record of a cluster from storage. */
+  async status(cluster: string): Promise<ClusterStatusRecord | undefined> {
+    return (await this.storage.clusterStatuses()).get(cluster);
+  }
+
+  async condition(cluster: string, type: string): Promise<{ status: string; reason: string; message: string } | undefined> {
+    const rec = await this.status(cluster);
+    const conds = (rec?.status.conditions ?? []) as { type: string; status: string; reason: string; message: string }[];
+    return conds.find((c) => c.type === type);
+  }
+
+  /** Stored objects of one cluster and type, by key, normalised back to the member's view (member RV restored). */
+  async stored(cluster: string, gvr: { group: string; version: string; resource: string }): Promise<Map<string, SimObject>> {
+    const page = await this.storage.list({ types: { kind: 'one', ...gvr }, clusters: { op: 'in', values: [cluster] } });
+    const out = new Map<string, SimObject>();
+    for await (const row of page.rows) {
+      const obj = JSON.parse(row.object) as SimObject;
+      const ann = obj.metadata.annotations ?? {};
+      obj.metadata.resourceVersion = ann['shadow.clusterpedia.io/resource-version'];
+      delete ann['shadow.clusterpedia.io/resource-version'];
+      out.set(row.namespace ? `${row.namespace}/${row.name}` : row.name, obj);
+    }
+    return out;
+  }
+
+  /** The member's objects as the synchro must store them: pruned, annotated, with kind/apiVersion of the synced version. */
+  expected(c: SimCluster, ref: string, apiVersion: string): Map<string, SimObject> {
+    const out = new Map<string, SimObject>();
+    for (const o of c.snapshot(ref)) {
+      delete o.metadata.managedFields;
+      const ann = { ...(o.metadata.annotations ?? {}) };
+      delete ann['kubectl.kubernetes.io/last-applied-configuration'];
+      ann['shadow.clusterpedia.io/cluster-name'] = c.name;
+      o.metadata.annotations = ann;
+      o.apiVersion = apiVersion;
+      out.set(o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name!, o);
+    }
+    return out;
+  }
+
+  /** Differences between the member and storage for every synced type of `c` (empty when converged). */
+  async diff(c: SimCluster): Promise<string[]> {
+    const problems: string[] = [];
+    for (const { ref, gvr } of SYNCED) {
+      const want = this.expected(c, ref, gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version);
+      const got = await this.stored(c.name, gvr);
+      for (const [k, w] of want) {
+        const g = got.get(k);
+        if (!g) problems.push(`${c.name} ${ref} ${k}: missing`);
+        else if (g.metadata.resourceVersion !== w.metadata.resourceVersion) problems.push(`${c.name} ${ref} ${k}: rv ${g.metadata.resourceVersion} != ${w.metadata.resourceVersion}`);
+        else if (JSON.stringify(sortKeys(g)) !== JSON.stringify(sortKeys(w))) problems.push(`${c.name} ${ref} ${k}: object differs`);
+      }
+      for (const k of got.keys()) if (!want.has(k)) problems.push(`${c.name} ${ref} ${k}: not in member`);
+    }
+    return problems;
+  }
+
+  /** Waits until storage equals every member exactly. */
+  async converged(timeoutMs = 20_000, clusters = this.clusters): Promise<void> {
+    let last: string[] = [];
+    await waitFor(async () => {
+      last = (await Promise.all(clusters.map((c) => this.diff(c)))).flat();
+      return last.length === 0;
+    }, timeoutMs, () => `not converged: ${last.slice(0, 5).join('; ')} (${last.length} differences)`);
+  }
+
+  /** Collection GETs (lists, not watches) of a resource path the synchro sent since `since`. */
+  lists(c: SimCluster, path: string, since = 0): number {
+    return c.requestLog.entries((r) => r.path === path && !r.watch && r.method === 'GET' && r.startedAt >= since).length;
+  }
+
+  watches(c: SimCluster, path: string, since = 0): { resourceVersion: string }[] {
+    return c.requestLog.entries((r) => r.path === path && r.watch && r.startedAt >= since).map((r) => ({ resourceVersion: r.params.resourceVersion ?? '' }));
+  }
+}
+
+export function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+/** Polls `cond` every 25 ms until true, or fails with `describe()` after `timeoutMs`. */
+export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs = 10_000, describe: () => string = () => 'condition not met'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out: ${describe()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,155 @@
+// The synchro integration suite, written once and run per storage backend: convergence and recovery.
+import { afterEach, describe, expect, it } from 'vitest';
+import { pediaClusterFor } from '../../../src/sim/index.js';
+import { Harness, SYNC, waitFor, type Backend } from './harness.js';
+
+const PODS = '/api/v1/pods';
+
+export function syncSuite(backend: Backend): void {
+  describe(`synchro over ${backend.name}: convergence`, () => {
+    let h: Harness | undefined;
+    afterEach(async () => {
+      await h?.close();
+      h = undefined;
+    });
+
+    it('two clusters with pods, owners and CRDs converge to storage exactly; status says Ready', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      for (const c of h.clusters) {
+        await waitFor(async () => (await h!.condition(c.name, 'Ready'))?.status === 'True', 10_000, () => `${c.name} not Ready`);
+        const rec = (await h.status(c.name))!;
+        expect(rec.status.version).toBe('v1.32.0-sim');
+        expect(rec.status.apiserver).toBe(c.url);
+        expect(JSON.stringify(rec)).not.toContain('tokenData');
+        const groups = rec.status.syncResources as { group: string; resources: { name: string; syncConditions: { status: string; count: number; initialListPhase: boolean }[] }[] }[];
+        const pods = groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!;
+        expect(pods.syncConditions[0]).toMatchObject({ status: 'Syncing', count: c.store.count('pods'), initialListPhase: false });
+        expect(groups.map((g) => g.group)).toEqual(['', 'apps', 'stable.example.com', 'cert-manager.io']);
+      }
+    });
+
+    it('churn converges, and dropped watches (clean or aborted) lose nothing and never relist', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      const since = Date.now();
+      for (const c of h.clusters) c.churn.start(300);
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        for (const c of h.clusters) c.faults.dropWatches({ abort: i % 2 === 1 });
+      }
+      for (const c of h.clusters) c.churn.stop();
+      await h.converged();
+      for (const c of h.clusters) {
+        expect(c.churn.operations).toBeGreaterThan(50);
+        expect(h.lists(c, PODS, since)).toBe(0);
+        // Each drop that found the pods watch open was followed by a new watch, never by a list.
+        expect(h.watches(c, PODS, since).length).toBeGreaterThanOrEqual(2);
+      }
+    });
+
+    it('410 Expired relists and deletes what vanished while disconnected', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      await c!.faults.down();
+      const victims = c!.snapshot('pods').slice(0, 5);
+      for (const p of victims) c!.store.delete('pods', p.metadata.namespace, p.metadata.name!, { propagationPolicy: 'Background' });
+      c!.churn.step(30);
+      c!.faults.compact();
+      const since = Date.now();
+      await c!.faults.up();
+      await h.converged();
+      expect(h.lists(c!, PODS, since)).toBeGreaterThanOrEqual(1);
+      const stored = await h.stored(c!.name, { group: '', version: 'v1', resource: 'pods' });
+      for (const p of victims) expect(stored.has(`${p.metadata.namespace}/${p.metadata.name}`)).toBe(false);
+    });
+
+    it('a restart resumes every watch from the committed resourceVersion in the stored status instead of listing', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      await h.stopSynchro();
+      const [c] = h.clusters;
+      const groups = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { resourceVersion?: string }[] }[] }[];
+      const resumeRv = groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!.syncConditions[0]!.resourceVersion;
+      // The list's RV (newer than any pod's): resuming from the highest pod RV would hit the compacted history.
+      const podRvs = [...(await h.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).values()].map((o) => Number(o.metadata.resourceVersion));
+      expect(Number(resumeRv)).toBeGreaterThanOrEqual(Math.max(...podRvs));
+      c!.churn.step(20);
+      const since = Date.now();
+      await h.startSynchro();
+      await h.converged();
+      expect(h.lists(c!, PODS, since)).toBe(0);
+      expect(h.watches(c!, PODS, since)[0]?.resourceVersion).toBe(resumeRv);
+    });
+
+    it('after a long outage (history compacted) the relist writes only the rows that changed', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      await h.stopSynchro();
+      const [c] = h.clusters;
+      const before = new Map(c!.snapshot('pods').map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.resourceVersion]));
+      c!.churn.step(25);
+      const after = new Map(c!.snapshot('pods').map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.metadata.resourceVersion]));
+      let changed = 0;
+      for (const [k, rv] of after) if (before.get(k) !== rv) changed++;
+      for (const k of before.keys()) if (!after.has(k)) changed++;
+      for (const cl of h.clusters) cl.faults.compact();
+      const revision = Number(await h.storage.currentRevision());
+      const since = Date.now();
+      await h.startSynchro();
+      await h.converged();
+      // Churn also scales deployments and replaces replica sets: those may be written too, nothing else.
+      const owners = c!.snapshot('deployments.apps').length + c!.snapshot('replicasets.apps').length;
+      const written = Number(await h.storage.currentRevision()) - revision;
+      expect(h.lists(c!, PODS, since)).toBe(1);
+      expect(changed).toBeGreaterThan(0);
+      expect(written).toBeGreaterThanOrEqual(changed);
+      expect(written).toBeLessThanOrEqual(changed + owners);
+      // Pods: exactly the changed ones were written.
+      const podWrites = await h.storage.changesSince(String(revision), { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100_000);
+      expect(podWrites.expired).toBe(false);
+      if (!podWrites.expired) expect(podWrites.changes.length).toBe(changed);
+    });
+
+    it('removing a cluster from the file removes its rows and status; changing its spec keeps rows', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      const [c1, c2] = h.clusters;
+      // Spec change: drop replica sets, keep the rest, and reach the member by another URL (a new connection).
+      const changed = pediaClusterFor(c1!, SYNC.map((g) => (g.group === 'apps' ? { ...g, resources: ['deployments'] } : g)));
+      const newUrl = c1!.url.replace('127.0.0.1', 'localhost');
+      (changed.spec as { apiserver: string }).apiserver = newUrl;
+      const podRevs = await podRevisions(h, c1!.name);
+      h.writeClusters([changed]);
+      await waitFor(async () => (await h!.storage.counts()).every((x) => x.cluster !== c2!.name), 15_000, () => 'rows of the removed cluster remain');
+      await waitFor(async () => !(await h!.storage.clusterStatuses()).has(c2!.name), 5_000, () => 'status of the removed cluster remains');
+      await waitFor(async () => (await h!.stored(c1!.name, { group: 'apps', version: 'v1', resource: 'replicasets' })).size === 0, 10_000, () => 'replica sets remain');
+      await waitFor(async () => (await h!.status(c1!.name))?.status.apiserver === newUrl, 10_000, () => 'status.apiserver not updated');
+      await waitFor(async () => (await h!.condition(c1!.name, 'Ready'))?.status === 'True', 10_000);
+      // The restarted synchro resumed: pod rows were not rewritten.
+      expect(await podRevisions(h, c1!.name)).toEqual(podRevs);
+      // Everything else still equals the member; only the replica sets are gone.
+      expect(await h.diff(c1!)).toEqual(expectedReplicaSetGaps(h, c1!.name));
+    });
+  });
+}
+
+async function podRevisions(h: Harness, cluster: string): Promise<Record<string, string>> {
+  const page = await h.storage.list({ types: { kind: 'one', group: '', version: 'v1', resource: 'pods' }, clusters: { op: 'in', values: [cluster] } });
+  const out: Record<string, string> = {};
+  for await (const r of page.rows) out[`${r.namespace}/${r.name}`] = r.revision;
+  return out;
+}
+
+/** After replica sets stop being synced, the diff lists each as missing and nothing else. */
+function expectedReplicaSetGaps(h: Harness, cluster: string): string[] {
+  const c = h.clusters.find((x) => x.name === cluster)!;
+  return c.snapshot('replicasets.apps').map((o) => `${cluster} replicasets.apps ${o.metadata.namespace}/${o.metadata.name}: missing`);
+}
