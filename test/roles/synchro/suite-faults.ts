@@ -1,0 +1,126 @@
+// The synchro integration suite, part two: credentials, unreachable members, CRDs coming and going, metrics, host mode.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLUSTER_API_GROUP_VERSION, SYNCHRO_FINALIZER } from '../../../src/kube/pediacluster.js';
+import { kubeconfigFor, pediaClusterFor, startSimulatedCluster, type SimCluster } from '../../../src/sim/index.js';
+import { freePort } from '../../support/postgres-server.js';
+import { Harness, SYNC, waitFor, type Backend } from './harness.js';
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+const PEDIACLUSTERS = 'pediaclusters.cluster.clusterpedia.io';
+
+type SyncCondition = { status: string; reason: string; message: string };
+async function podCondition(h: Harness, cluster: string): Promise<SyncCondition | undefined> {
+  const groups = ((await h.status(cluster))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: SyncCondition[] }[] }[];
+  return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
+}
+
+export function faultsSuite(backend: Backend): void {
+  describe(`synchro over ${backend.name}: faults, CRDs, metrics, host mode`, () => {
+    let h: Harness | undefined;
+    let host: SimCluster | undefined;
+    afterEach(async () => {
+      await h?.close();
+      await host?.stop();
+      h = undefined;
+      host = undefined;
+    });
+
+    it('bad credentials and an invalid spec show the right conditions, never the secret', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const [c] = h.clusters;
+      const wrongToken = pediaClusterFor(c!, SYNC);
+      (wrongToken.metadata as { name: string }).name = 'wrong-token';
+      (wrongToken.spec as { tokenData: string }).tokenData = b64('not-the-token-xyz');
+      const noEndpoint = { apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'no-endpoint' }, spec: { tokenData: b64('t0k3n-abc'), syncResources: SYNC } };
+      h.writeClusters([wrongToken, noEndpoint]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.condition('wrong-token', 'ClusterHealthy'))?.status === 'False', 10_000);
+      expect(await h.condition('wrong-token', 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable', message: expect.stringContaining('401') });
+      expect(await h.condition('wrong-token', 'Ready')).toMatchObject({ status: 'False', reason: 'NotReady', message: 'ClusterHealthy condition is False, reason is NotReachable' });
+      await waitFor(async () => (await h!.condition('no-endpoint', 'Validated'))?.status === 'False', 10_000);
+      expect(await h.condition('no-endpoint', 'Validated')).toMatchObject({ reason: 'InvalidConfig', message: 'invalid cluster config: Cluster APIServer Endpoint is required' });
+      expect(await h.condition('no-endpoint', 'SynchroRunning')).toMatchObject({ status: 'False', reason: 'InvalidConfig' });
+      const all = JSON.stringify([...(await h.storage.clusterStatuses()).values()]);
+      expect(all).not.toContain('not-the-token-xyz');
+      expect(all).not.toContain('t0k3n-abc');
+    });
+
+    it('an unreachable member pauses its resources and keeps its rows; recovery resumes watching without a list', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      const rows = (await h.storage.counts()).reduce((n, x) => n + x.count, 0);
+      await c!.faults.down();
+      await waitFor(async () => (await h!.condition(c!.name, 'ClusterHealthy'))?.status === 'False', 10_000);
+      expect(await h.condition(c!.name, 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable' });
+      await waitFor(async () => (await podCondition(h!, c!.name))?.reason === 'Pause', 10_000, () => 'pods not paused');
+      expect((await podCondition(h, c!.name))?.status).toBe('Stop');
+      expect((await h.storage.counts()).reduce((n, x) => n + x.count, 0)).toBe(rows);
+      c!.churn.step(10);
+      const since = Date.now();
+      await c!.faults.up();
+      await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 10_000);
+      await h.converged();
+      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+      expect(h.lists(c!, '/api/v1/pods', since)).toBe(0);
+    });
+
+    it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const [c] = h.clusters;
+      const pc = pediaClusterFor(c!, [{ group: '', resources: ['pods'] }]);
+      (pc.spec as { syncAllCustomResources: boolean }).syncAllCustomResources = true;
+      h.writeClusters([pc]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.stored(c!.name, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' })).size > 0, 10_000);
+      c!.addCRD({ group: 'example.org', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v2' }, { name: 'v1' }] });
+      c!.store.create('widgets.example.org', { apiVersion: 'example.org/v2', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 1 } });
+      const widgets = { group: 'example.org', version: 'v2', resource: 'widgets' };
+      await waitFor(async () => (await h!.stored(c!.name, widgets)).has('default/w1'), 10_000, () => 'widget not synced');
+      c!.removeCRD('widgets.example.org');
+      await waitFor(async () => (await h!.stored(c!.name, widgets)).size === 0, 10_000, () => 'widget rows not removed');
+    });
+
+    it('serves /metrics, /readyz, /healthz and /livez with per-cluster object counts', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const port = await freePort();
+      await h.startSynchro({ metricsPort: port, metricsHost: '127.0.0.1' });
+      await h.converged();
+      const [c] = h.clusters;
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain(`clusterpedia_synchro_objects{cluster="${c!.name}",resource="pods/v1"} ${c!.store.count('pods')}`);
+      expect(metrics).toMatch(/clusterpedia_synchro_write_batch_size_count \d+/);
+      expect(metrics).toContain('clusterpedia_synchro_queue_entries');
+      for (const p of ['/readyz', '/healthz', '/livez']) expect(await (await fetch(`http://127.0.0.1:${port}${p}`)).text()).toBe('ok');
+    });
+
+    it('host mode: finalizer, Secret credentials, status written back, rows and finalizer removed on deletion', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [member] = h.clusters;
+      host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+      const kubeconfig = join(h.clustersFile, '..', 'host.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(host));
+      host.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member-creds', namespace: 'clusterpedia-system' }, data: { token: b64(member!.token!), ca: b64(member!.caData!) } });
+      host.store.create(PEDIACLUSTERS, {
+        apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'm1' },
+        spec: { apiserver: member!.url, authenticationFrom: { token: { name: 'member-creds', key: 'token' }, ca: { name: 'member-creds', key: 'ca' } }, syncResources: SYNC },
+      });
+      await h.startSynchro({ host: { kubeconfig }, namespace: 'clusterpedia-system' }, { withFile: false });
+      await waitFor(() => (host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), 10_000, () => 'no finalizer');
+      const ready = (): { status?: string } | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((x) => x.type === 'Ready');
+      await waitFor(() => ready()?.status === 'True', 15_000, () => `host status not Ready: ${JSON.stringify(host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status)}`);
+      const status = host.store.get(PEDIACLUSTERS, undefined, 'm1')!.status as { version?: string; apiserver?: string };
+      expect(status.version).toBe('v1.32.0-sim');
+      expect(status.apiserver).toBe(member!.url);
+      // Rows are kept under the PediaCluster's name.
+      await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
+      host.store.delete(PEDIACLUSTERS, undefined, 'm1');
+      await waitFor(() => host!.store.get(PEDIACLUSTERS, undefined, 'm1') === undefined, 15_000, () => 'PediaCluster still there (finalizer not released)');
+      expect((await h.storage.counts()).filter((x) => x.cluster === 'm1')).toEqual([]);
+      expect((await h.storage.clusterStatuses()).has('m1')).toBe(false);
+    });
+  });
+}
