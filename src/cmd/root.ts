@@ -6,6 +6,7 @@ import { newBindingCommand } from './binding.js';
 import { logFormatOption, logLevelOption } from './flags.js';
 import { newShowCommand } from './show.js';
 import { newSimulateCommand } from './simulate.js';
+import { newSynchroCommand } from './synchro.js';
 
 /** Builds a fresh command tree. Tests build their own and parse argv through it. */
 export function newRootCommand(): Command {
@@ -19,6 +20,7 @@ export function newRootCommand(): Command {
   // Commands are added below, one factory each.
   root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
+  root.addCommand(newSynchroCommand());
   root.addCommand(newShowCommand());
   root.addCommand(newSimulateCommand());
   return root;
