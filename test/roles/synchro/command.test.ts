@@ -1,0 +1,76 @@
+// `clusterpedia synchro` flags: defaults, env fallbacks, mapping to SynchroOptions, bad values, missing sources.
+import { Command, CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { addSynchroFlags, synchroOptionsFrom, type SynchroFlagValues } from '../../../src/cmd/synchro.js';
+import { newRootCommand } from '../../../src/cmd/root.js';
+import { storageOptions } from '../../../src/cmd/flags.js';
+import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
+
+function parse(args: string[]): SynchroFlagValues {
+  const cmd = new Command('synchro').exitOverride();
+  for (const o of storageOptions()) cmd.addOption(o);
+  addSynchroFlags(cmd);
+  let values: SynchroFlagValues | undefined;
+  cmd.action((_o: unknown, self: Command) => {
+    values = self.opts<SynchroFlagValues>();
+  });
+  cmd.parse(args, { from: 'user' });
+  return values!;
+}
+
+describe('synchro flags', () => {
+  it('defaults map to the default options', () => {
+    const o = synchroOptionsFrom(parse(['--clusters', 'c.yaml']), { requireSource: true, env: {} });
+    const d = defaultSynchroOptions();
+    expect(o).toEqual({ ...d, storage: { url: 'sqlite:./clusterpedia.db', configFile: undefined, migrate: true }, clustersPath: 'c.yaml', host: undefined });
+  });
+
+  it('every flag reaches its field', () => {
+    const o = synchroOptionsFrom(parse([
+      '--storage', 'postgres://u@h:5432/db', '--kubeconfig', '/k', '--namespace', 'ns', '--page-size', '100',
+      '--prune-managed-fields', 'false', '--prune-last-applied-configuration', 'false', '--health-interval', '2s', '--health-timeout', '1s',
+      '--min-watch-timeout', '1m', '--discovery-interval', '10s', '--status-interval', '500ms', '--write-batch-size', '200',
+      '--write-flush-delay', '10ms', '--write-queue-max-entries', '500', '--write-queue-max-bytes', '1000000', '--metrics-port', '0',
+      '--metrics-host', '127.0.0.1', '--migrate', 'false',
+    ]), { requireSource: true, env: {} });
+    expect(o).toMatchObject({
+      storage: { url: 'postgres://u@h:5432/db', migrate: false }, host: { kubeconfig: '/k' }, namespace: 'ns', pageSize: 100,
+      prune: { managedFields: false, lastAppliedConfiguration: false }, health: { intervalMs: 2000, timeoutMs: 1000 },
+      watchTimeoutSeconds: [60, 120], discoveryIntervalMs: 10_000, statusIntervalMs: 500,
+      queue: { batchSize: 200, flushDelayMs: 10, maxEntries: 500, maxBytes: 1_000_000 }, metricsPort: 0, metricsHost: '127.0.0.1',
+    });
+  });
+
+  it('the namespace falls back to CLUSTERPEDIA_NAMESPACE', () => {
+    expect(synchroOptionsFrom(parse(['--clusters', 'x']), { requireSource: true, env: { CLUSTERPEDIA_NAMESPACE: 'from-env' } }).namespace).toBe('from-env');
+  });
+
+  it('flags read CLUSTERPEDIA_* environment variables', () => {
+    process.env.CLUSTERPEDIA_PAGE_SIZE = '42';
+    try {
+      expect(parse(['--clusters', 'x']).pageSize).toBe(42);
+    } finally {
+      delete process.env.CLUSTERPEDIA_PAGE_SIZE;
+    }
+  });
+
+  it('no cluster source is a configuration error', () => {
+    expect(() => synchroOptionsFrom(parse([]), { requireSource: true, env: {} })).toThrow(expect.objectContaining({ code: 'ConfigError', message: expect.stringMatching(/--clusters/) }));
+    expect(synchroOptionsFrom(parse([]), { requireSource: false, env: {} }).clustersPath).toBeUndefined();
+  });
+
+  it('a bad value names the flag (exit 2 through main)', () => {
+    const root = newRootCommand().exitOverride();
+    root.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+    for (const sub of root.commands) sub.exitOverride().configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+    let err: unknown;
+    try {
+      root.parse(['synchro', '--clusters', 'x', '--page-size', 'lots'], { from: 'user' });
+    } catch (e: unknown) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CommanderError);
+    expect((err as CommanderError).code).toBe('commander.invalidArgument');
+    expect((err as CommanderError).message).toContain('--page-size');
+  });
+});
