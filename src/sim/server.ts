@@ -52,6 +52,8 @@ export class SimServer {
       ? createHttpsServer({ cert: deps.tls.cert, key: deps.tls.key, ...(deps.tls.clientCa ? { ca: deps.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler)
       : createHttpServer(handler);
     this.server.keepAliveTimeout = 5000;
+    // Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
+    this.server.requestTimeout = 0;
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
