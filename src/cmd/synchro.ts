@@ -18,6 +18,7 @@ export interface SynchroFlagValues {
   kubeconfig?: string;
   namespace?: string;
   pageSize: number;
+  listConcurrency: number;
   pruneManagedFields: boolean;
   pruneLastAppliedConfiguration: boolean;
   healthInterval: number;
@@ -41,6 +42,7 @@ export function addSynchroFlags(cmd: Command): Command {
     .addOption(option('--kubeconfig <path>', 'host cluster whose PediaClusters are watched and whose status is written back (default: in-cluster config when present and --clusters is not given)'))
     .addOption(option('--namespace <ns>', 'namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'))
     .addOption(option('--page-size <n>', 'page size of member lists').argParser(parsePositiveInt).default(d.pageSize))
+    .addOption(option('--list-concurrency <n>', 'member lists running at once across all clusters (each holds one page in memory)').argParser(parsePositiveInt).default(d.listConcurrency))
     .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
     .addOption(option('--prune-last-applied-configuration <bool>', 'remove the kubectl last-applied-configuration annotation before storage').argParser(parseBool).default(d.prune.lastAppliedConfiguration))
     .addOption(option('--health-interval <duration>', 'member health probe period (plus up to 50% jitter)').argParser(parseDuration).default(d.health.intervalMs, '5s'))
@@ -79,6 +81,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     host,
     namespace,
     pageSize: v.pageSize,
+    listConcurrency: v.listConcurrency,
     prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration },
     health: { intervalMs: v.healthInterval, timeoutMs: v.healthTimeout },
     watchTimeoutSeconds: [minWatch, minWatch * 2],

@@ -26,6 +26,15 @@ export interface ListWatchHandler {
   failed(err: KubeApiError, phase: 'list' | 'watch'): void;
 }
 
+/**
+ * Limits how many lists run at once across many loops. A list holds a parsed page in memory while its items are
+ * handed over; hundreds of loops listing together would hold hundreds of pages. Watches need no permit.
+ */
+export interface ListGate {
+  /** Resolves with the release function once a list may run; rejects if `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<() => void>;
+}
+
 export interface ListWatchOptions {
   client: KubeClient;
   /** Collection path, all namespaces: /api/v1/pods, /apis/apps/v1/deployments. */
@@ -34,6 +43,8 @@ export interface ListWatchOptions {
   pageSize: number;
   /** Watch timeoutSeconds is drawn uniformly from this range, so many watches do not reconnect in lockstep. */
   watchTimeoutSeconds: readonly [number, number];
+  /** Shared limit on concurrent lists; none when absent. */
+  listGate?: ListGate;
   /** Start by watching from this resourceVersion instead of listing (resume after restart). */
   resumeResourceVersion?: string;
   handler: ListWatchHandler;
@@ -102,6 +113,15 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
 
 /** Lists page by page into the handler. Returns the list's resourceVersion, or undefined when aborted. */
 async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
+  const release = o.listGate ? await o.listGate.acquire(signal) : undefined;
+  try {
+    return await listPages(o, reason, signal);
+  } finally {
+    release?.();
+  }
+}
+
+async function listPages(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
   await o.handler.listStart(reason);
   let cont: string | undefined;
   do {

@@ -10,6 +10,7 @@ import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } fro
 import { resolveCredentials, type SecretReader } from './credentials.js';
 import type { SynchroMetrics } from './metrics.js';
 import type { SynchroOptions } from './options.js';
+import { Semaphore } from './list-gate.js';
 import { StatusWriter } from './status-writer.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -56,9 +57,11 @@ export class ClusterManager implements Runnable {
   private readonly status: StatusWriter;
   private readonly clock: Clock;
   private signal: AbortSignal | undefined;
+  private readonly listGate: Semaphore;
 
   constructor(private readonly d: ClusterManagerDeps) {
     this.clock = d.clock ?? systemClock;
+    this.listGate = new Semaphore(d.options.listConcurrency);
     this.status = new StatusWriter({ write: (name) => this.writeStatus(name), intervalMs: d.options.statusIntervalMs, logger: d.logger, clock: this.clock });
     d.metrics?.addObjectSource(() => this.objectCounts());
   }
@@ -146,6 +149,7 @@ export class ClusterManager implements Runnable {
       name: desired.name,
       connection,
       queue: this.d.queue,
+      listGate: this.listGate,
       storage: this.d.storage,
       options: this.d.options,
       logger: log,

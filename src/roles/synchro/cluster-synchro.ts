@@ -6,6 +6,7 @@ import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
+import type { ListGate } from '../../kube/listwatch.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
 import type { StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
@@ -22,6 +23,8 @@ export interface ClusterSynchroDeps {
   name: string;
   connection: ClusterConnection;
   queue: WriteQueue;
+  /** Shared by every cluster: limits concurrent lists. */
+  listGate?: ListGate;
   storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses'>>;
   options: SynchroOptions;
   logger: Logger;
@@ -271,6 +274,7 @@ export class ClusterSynchro {
       storage: this.d.storage,
       prune: this.d.options.prune,
       pageSize: this.d.options.pageSize,
+      listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.options.watchTimeoutSeconds,
       logger: this.log.child({ gvr }),
       metrics: this.d.metrics,

@@ -22,6 +22,8 @@ export interface SynchroOptions {
   namespace: string;
   /** Page size of member lists (limit). */
   pageSize: number;
+  /** Lists running at once across all clusters and resources (each holds a parsed page; watches are not limited). */
+  listConcurrency: number;
   prune: {
     /** Remove metadata.managedFields before storage. */
     managedFields: boolean;
@@ -47,7 +49,7 @@ export interface SynchroOptions {
     flushDelayMs: number;
     /** Back-pressure: pending distinct keys at most. */
     maxEntries: number;
-    /** Back-pressure: pending object bytes (JSON size as received) at most. */
+    /** Back-pressure: pending object bytes (JSON size as received; the parsed objects take ~1.7× that) at most. */
     maxBytes: number;
   };
   /** /metrics, /healthz, /readyz, /livez; 0 = off. */
@@ -63,6 +65,8 @@ export function defaultSynchroOptions(): SynchroOptions {
     clustersDebounceMs: 200,
     namespace: 'clusterpedia-system',
     pageSize: 500,
+    // Storage is the bottleneck of an initial sync, not the number of lists: a few streams keep it busy.
+    listConcurrency: 4,
     prune: { managedFields: true, lastAppliedConfiguration: true },
     // Reference §5.5: 5 s with jitter factor 0.5, 5 s timeout.
     health: { intervalMs: 5_000, timeoutMs: 5_000 },
@@ -71,7 +75,8 @@ export function defaultSynchroOptions(): SynchroOptions {
     discoveryIntervalMs: 30_000,
     statusIntervalMs: 1_000,
     // 1000 rows per transaction is the sweet spot for both SQLite and PostgreSQL (toolchain.md §2).
-    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 },
+    // 16 MiB of JSON ≈ 28 MB of parsed objects: a few batches ahead of the writer is all throughput needs.
+    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 10_000, maxBytes: 16 * 1024 * 1024 },
     metricsPort: 8081,
     metricsHost: '0.0.0.0',
   };

@@ -4,7 +4,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
-import { runListWatch, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
+import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
 import { groupVersionString, type KubeObject } from '../../kube/types.js';
 import type { ResourceType, StorageWriter } from '../../storage/types.js';
 import type { Action } from './coalesce.js';
@@ -43,6 +43,7 @@ export interface ResourceSynchroDeps {
   storage: Pick<StorageWriter, 'resourceVersions'>;
   prune: PruneOptions;
   pageSize: number;
+  listGate?: ListGate;
   watchTimeoutSeconds: readonly [number, number];
   logger: Logger;
   metrics?: SynchroMetrics;
@@ -134,6 +135,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       client: this.d.client,
       path: collectionPath(this.type),
       pageSize: this.d.pageSize,
+      listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.watchTimeoutSeconds,
       resumeResourceVersion: this.resumeRv,
       handler: this,

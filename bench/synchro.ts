@@ -1,0 +1,294 @@
+// Synchro benchmark: initial sync of a simulated fleet into SQLite and PostgreSQL (objects/s beside the raw-insert
+// ceiling of the same rows), the synchro's peak RSS, and steady churn with the event→row delay. Results: BENCHMARKS.md.
+// Scale with env: BENCH_CLUSTERS (100), BENCH_PODS (10000), BENCH_BACKENDS (sqlite,postgres), BENCH_CHURN_EPS (5000),
+// BENCH_CHURN_SECONDS (30).
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { silentLogger } from '../src/lib/log.js';
+import type { SimObject } from '../src/sim/index.js';
+import { openStorage } from '../src/storage/open.js';
+import type { Storage, UpsertObject } from '../src/storage/types.js';
+import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
+
+const env = (name: string, fallback: number): number => {
+  const v = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
+  return v;
+};
+const CLUSTERS = env('BENCH_CLUSTERS', 100);
+const PODS = env('BENCH_PODS', 10_000);
+const CHURN_EPS = env('BENCH_CHURN_EPS', 5000);
+const CHURN_SECONDS = env('BENCH_CHURN_SECONDS', 30);
+const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').filter(Boolean);
+const mb = (n: number): number => Math.round(n / 1_048_576);
+
+/** The simulator child and a request/reply helper over IPC. */
+class Sim {
+  private waiters = new Map<string, ((m: Record<string, unknown>) => void)[]>();
+  private constructor(readonly child: ChildProcess) {
+    child.on('message', (m: Record<string, unknown>) => {
+      const key = m.cmd === 'mark' ? `mark:${String(m.i)}` : String(m.cmd);
+      this.waiters.get(key)?.shift()?.(m);
+    });
+  }
+
+  static async start(file: string): Promise<{ sim: Sim; ready: Record<string, unknown> }> {
+    const child = fork(new URL('./synchro-sim.ts', import.meta.url).pathname, [], {
+      execArgv: ['--import', 'tsx', '--max-old-space-size=12288'],
+      env: { ...process.env, BENCH_CLUSTERS: String(CLUSTERS), BENCH_PODS: String(PODS), BENCH_CLUSTERS_FILE: file },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const sim = new Sim(child);
+    const ready = await sim.wait('ready');
+    return { sim, ready };
+  }
+
+  wait(key: string): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiters.get(key) ?? [];
+      list.push(resolve);
+      this.waiters.set(key, list);
+      this.child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
+      this.child.setMaxListeners(0);
+    });
+  }
+
+  request(msg: { cmd: string; [k: string]: unknown }): Promise<Record<string, unknown>> {
+    const p = this.wait(msg.cmd === 'mark' ? `mark:${String(msg.i)}` : msg.cmd);
+    this.child.send(msg);
+    return p;
+  }
+}
+
+interface Db {
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function freshDb(backend: string, pg: PostgresServer | undefined, n: number): Promise<Db> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(os.tmpdir(), 'cp-bench-synchro-'));
+    return { url: `sqlite:${join(dir, 'db.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const admin = postgres(pg!.url, { max: 1, onnotice: () => undefined });
+  const name = `bench_synchro_${n}`;
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(pg!.url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const a = postgres(pg!.url, { max: 1, onnotice: () => undefined });
+      await a.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+async function open(url: string): Promise<Storage> {
+  const s = await openStorage({ url }, { logger: silentLogger() });
+  await s.migrate();
+  return s;
+}
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** Reads a Prometheus counter/gauge family from the synchro's /metrics, summing series that match `labels`. */
+function metric(text: string, name: string, labels: Record<string, string> = {}): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-z_]+)(\{([^}]*)\})? ([0-9.e+-]+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries((m[3] ?? '').split(',').filter(Boolean).map((kv) => { const i = kv.indexOf('='); return [kv.slice(0, i), kv.slice(i + 2, -1)]; }));
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[4]);
+  }
+  return sum;
+}
+
+/** VmRSS and VmHWM (peak) of a process, from /proc, in bytes. */
+function rssOf(pid: number): { rss: number; peak: number } {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** The synchro as users run it: the bundle (or src/main.ts through tsx when BENCH_TSX=1), in its own process. */
+function startSynchro(url: string, clustersFile: string, metricsPort: number): ChildProcess {
+  const bundle = new URL('../dist/clusterpedia.mjs', import.meta.url).pathname;
+  const useTsx = process.env.BENCH_TSX === '1' || !existsSync(bundle);
+  const args = ['synchro', '--storage', url, '--clusters', clustersFile, '--metrics-port', String(metricsPort), '--metrics-host', '127.0.0.1', '--log-level', 'warn', '--log-format', 'json'];
+  return useTsx
+    ? spawn(process.execPath, ['--import', 'tsx', new URL('../src/main.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
+    : spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Initial sync then churn, the synchro in its own process; this one only watches its metrics and storage. */
+async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, expected: number): Promise<Record<string, unknown>> {
+  const storage = await open(db.url);
+  const port = await freePort();
+  const child = startSynchro(db.url, clustersFile, port);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const scrape = async (): Promise<string> => {
+    try {
+      return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    } catch {
+      return '';
+    }
+  };
+  let peakSync = 0;
+  let peakChurn = 0;
+  let phase: 'sync' | 'churn' = 'sync';
+  const sampler = setInterval(() => {
+    try {
+      const { rss } = rssOf(child.pid!);
+      if (phase === 'sync') peakSync = Math.max(peakSync, rss);
+      else peakChurn = Math.max(peakChurn, rss);
+    } catch {
+      // exited
+    }
+  }, 100);
+  const t0 = performance.now();
+  let text = '';
+  while (metric((text = await scrape()), 'clusterpedia_synchro_rows_total', { outcome: 'written' }) < expected) {
+    if (child.exitCode !== null) throw new Error(`synchro exited with ${child.exitCode}`);
+    if (performance.now() - t0 > 3_600_000) throw new Error('initial sync stalled');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const syncSeconds = (performance.now() - t0) / 1000;
+  const stored = (await storage.counts()).reduce((n, x) => n + x.count, 0);
+  const rssAfterSync = rssOf(child.pid!).rss;
+
+  // Churn: the fleet changes at CHURN_EPS events/s; every 100 ms one marked change is timed from member to row.
+  phase = 'churn';
+  const received = (t: string): number => metric(t, 'clusterpedia_synchro_events_total') - metric(t, 'clusterpedia_synchro_events_total', { type: 'LIST' });
+  const eventsBefore = received(text);
+  const statsBefore = await sim.request({ cmd: 'stats' });
+  await sim.request({ cmd: 'churn', rate: CHURN_EPS });
+  const delays: number[] = [];
+  const outstanding = new Set<{ cluster: string; namespace: string; name: string; rv: number; at: number }>();
+  const tc = performance.now();
+  let i = 0;
+  let polling = false;
+  const poller = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    void (async () => {
+      for (const m of [...outstanding]) {
+        const row = await storage.get({ cluster: m.cluster, group: '', version: 'v1', resource: 'pods', namespace: m.namespace, name: m.name });
+        if (row && Number(row.resourceVersion) >= m.rv && outstanding.delete(m)) delays.push(Date.now() - m.at);
+      }
+    })().finally(() => { polling = false; });
+  }, 5);
+  while (performance.now() - tc < CHURN_SECONDS * 1000) {
+    const r = await sim.request({ cmd: 'mark', i: i++ });
+    outstanding.add({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const churnSeconds = (performance.now() - tc) / 1000;
+  await sim.request({ cmd: 'churn', rate: 0 });
+  const statsAfter = await sim.request({ cmd: 'stats' });
+  const drainStart = performance.now();
+  while (performance.now() - drainStart < 60_000) {
+    text = await scrape();
+    if (outstanding.size === 0 && metric(text, 'clusterpedia_synchro_queue_entries') === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  clearInterval(poller);
+  clearInterval(sampler);
+  const eventsAfter = received(text);
+  const peak = rssOf(child.pid!).peak;
+  child.kill('SIGTERM');
+  await exited;
+  await storage.close();
+  return {
+    backend,
+    objects: expected,
+    stored,
+    initialSyncSeconds: +syncSeconds.toFixed(1),
+    objectsPerSecond: Math.round(expected / syncSeconds),
+    rssPeakSyncMB: mb(peakSync),
+    rssAfterSyncMB: mb(rssAfterSync),
+    rssPeakChurnMB: mb(peakChurn),
+    rssHighWaterMB: mb(peak),
+    memberEventsPerSecond: Math.round((Number(statsAfter.revisions) - Number(statsBefore.revisions)) / churnSeconds),
+    receivedEventsPerSecond: Math.round((eventsAfter - eventsBefore) / churnSeconds),
+    meanWriteBatch: Math.round(metric(text, 'clusterpedia_synchro_write_batch_size_sum') / Math.max(1, metric(text, 'clusterpedia_synchro_write_batch_size_count'))),
+    marks: delays.length,
+    unmatchedMarks: outstanding.size,
+    delayP50ms: percentile(delays, 50),
+    delayP99ms: percentile(delays, 99),
+    delayMaxms: percentile(delays, 100),
+  };
+}
+
+/** The ceiling: the same number of rows, shaped like the simulator's pods, written straight through storage.write. */
+async function rawInsert(db: Db, sample: SimObject[], n: number): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
+  const storage = await open(db.url);
+  let seconds = 0;
+  for (let i = 0; i < n; i += 1000) {
+    const batch: UpsertObject[] = [];
+    for (let j = i; j < Math.min(n, i + 1000); j++) {
+      const base = sample[j % sample.length]!;
+      const cluster = `cluster-${j % CLUSTERS}`;
+      const meta = { ...base.metadata, name: `${base.metadata.name}-${j}`, uid: `uid-${j}`, annotations: { ...(base.metadata.annotations ?? {}), 'shadow.clusterpedia.io/cluster-name': cluster } };
+      delete (meta as { managedFields?: unknown }).managedFields;
+      batch.push({ cluster, group: '', version: 'v1', resource: 'pods', kind: 'Pod', object: { ...base, apiVersion: 'v1', kind: 'Pod', metadata: meta } as UpsertObject['object'] });
+    }
+    const t = performance.now();
+    await storage.write({ upserts: batch, deletes: [] });
+    seconds += (performance.now() - t) / 1000;
+  }
+  await storage.close();
+  return { rows: n, seconds: +seconds.toFixed(1), rowsPerSecond: Math.round(n / seconds) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'cp-bench-synchro-files-'));
+  const clustersFile = join(dir, 'clusters.yaml');
+  const { sim, ready } = await Sim.start(clustersFile);
+  const pg = BACKENDS.includes('postgres') ? await startPostgres() : undefined;
+  const results: Record<string, unknown>[] = [];
+  try {
+    const sample = (await sim.request({ cmd: 'sample', n: 500 })).sample as SimObject[];
+    let n = 0;
+    for (const backend of BACKENDS) {
+      const expected = Number((await sim.request({ cmd: 'stats' })).objects);
+      const syncDb = await freshDb(backend, pg, n++);
+      const sync = await syncRun(backend, syncDb, sim, clustersFile, expected);
+      await syncDb.drop();
+      const rawDb = await freshDb(backend, pg, n++);
+      const raw = await rawInsert(rawDb, sample, expected);
+      await rawDb.drop();
+      const r = { ...sync, rawRowsPerSecond: raw.rowsPerSecond, ratioToRaw: +(Number(sync.objectsPerSecond) / raw.rowsPerSecond).toFixed(2) };
+      process.stderr.write(`${JSON.stringify(r)}\n`);
+      results.push(r);
+    }
+  } finally {
+    await sim.request({ cmd: 'stop' }).catch(() => undefined);
+    sim.child.kill();
+    pg?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  console.log(JSON.stringify({
+    date: new Date().toISOString().slice(0, 10),
+    machine: `${cpu}, ${os.cpus().length} cores, ${mb(os.totalmem())} MB RAM, Node ${process.version}`,
+    clusters: CLUSTERS, podsPerCluster: PODS, churnEventsPerSecond: CHURN_EPS, churnSeconds: CHURN_SECONDS,
+    simulatorStartSeconds: ready.startSeconds, results,
+  }, null, 2));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack : String(e)}\n`);
+  process.exit(1);
+});
