@@ -5,6 +5,7 @@ import { COLLECTION_COLUMNS, collectionListTable, collectionTable } from '../../
 import { notFound } from '../../kube/status.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { StoredRow, TypeFilter } from '../../storage/types.js';
+import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
 import { negotiate } from './negotiate.js';
@@ -55,6 +56,9 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly: neg.transform === 'Table' };
   if (def.types) input.types = def.types;
   const parsed = parseListOptions(input);
+  // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
+  const clusters = await scopedClusters(ctx.access, parsed.query.clusters);
+  if (clusters) parsed.query.clusters = clusters;
   const page = await d.storage.list(parsed.query, ctx.signal);
   const meta = (): ListMeta => {
     const m: ListMeta = { resourceVersion: page.revision };

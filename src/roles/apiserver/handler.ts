@@ -7,6 +7,7 @@ import type { StorageReader } from '../../storage/types.js';
 import type { Catalog } from './catalog.js';
 import type { ChangeFeed } from './change-feed.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
+import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
@@ -24,6 +25,8 @@ export interface HandlerDeps {
   options: ApiserverOptions;
   metrics: ApiserverMetrics;
   registry: Registry;
+  /** Authentication, authorization and per-cluster scoping (authz-gate.ts). */
+  gate: AccessGate;
   /** True once the server started draining: /readyz fails so load balancers stop sending. */
   draining: () => boolean;
 }
@@ -33,6 +36,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     const url = new URL(req.url ?? '/', 'http://localhost');
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     const target = parseRequestTarget(url.pathname, watch);
+    // Before anything else, as kube-apiserver: an anonymous POST is 401, a denied one 403, only then 405.
+    ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Everything here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.

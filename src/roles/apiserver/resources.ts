@@ -7,6 +7,7 @@ import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString, type ListMeta } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
 import type { ListPage, ListQuery } from '../../storage/types.js';
+import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
 import { negotiate, type Negotiated } from './negotiate.js';
@@ -88,6 +89,9 @@ function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof
 async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
   const parsed = parse(url, t, neg);
   const query: ListQuery = { ...parsed.query };
+  // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
+  const clusters = await scopedClusters(ctx.access, query.clusters);
+  if (clusters) query.clusters = clusters;
   // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
   if ((query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0) query.limit = d.options.limits.maxPageSize;
   const page = await d.storage.list(query, ctx.signal);
@@ -133,6 +137,9 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
   if (!w) throw badRequest('watch: missing watch options');
   const filter = { ...w.filter };
   if (t.name !== undefined) filter.names = { op: 'in', values: [t.name] };
+  // Narrowed once per watch: the initial list, the catch-up from the change log and live events all use `filter`.
+  const clusters = await scopedClusters(ctx.access, filter.clusters);
+  if (clusters) filter.clusters = clusters;
   const { maxTimeoutSeconds } = d.options.watch;
   // kube-apiserver ends watches without timeoutSeconds after a random time in [min, 2·min] so clients spread out.
   const timeoutSeconds = w.timeoutSeconds ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));

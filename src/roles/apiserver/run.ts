@@ -2,9 +2,10 @@
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
-import { runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
+import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
 import { openStorage } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
+import { buildAccess } from './authn-setup.js';
 import { Catalog } from './catalog.js';
 import { loadServingCert } from './certs.js';
 import { ChangeFeed } from './change-feed.js';
@@ -47,18 +48,22 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
   const catalog = new Catalog(p.storage);
   const feed = new ChangeFeed(p.storage, { pollIntervalMs: options.watch.pollIntervalMs }, logger.child({ component: 'change-feed' }));
   const metrics = apiserverMetrics(p.registry);
+  // Authentication and authorization (CA files, host client for reviews): a bad flag fails the start here.
+  const access = await buildAccess(options, async () => (await catalog.get()).clusters.keys(), logger);
   let server: ApiHttpServer | undefined;
-  const handler = newHandler({ storage: p.storage, catalog, feed, options, metrics, registry: p.registry, draining: () => server?.isDraining ?? false });
+  const handler = newHandler({ storage: p.storage, catalog, feed, options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false });
   server = new ApiHttpServer({
     serving: options.serving,
     limits: options.limits,
     cert,
+    ...(access.clientCaPem ? { clientCa: access.clientCaPem } : {}),
     handler,
     logger,
     shutdownGraceMs: options.shutdownGraceMs,
     onListening: p.onListening,
   });
-  return [server, feed, compactor(p.storage, logger)];
+  const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); } };
+  return [server, feed, compactor(p.storage, logger), hostClient];
 }
 
 /** Trims the change log to its retention window, every half minute. */

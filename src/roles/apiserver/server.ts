@@ -9,6 +9,7 @@ import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/s
 import { sendError } from './respond.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
+import type { RequestAccess } from './authz-gate.js';
 
 export interface RequestContext {
   /** True on the HTTPS listener. */
@@ -18,6 +19,8 @@ export interface RequestContext {
   signal: AbortSignal;
   longRunning: boolean;
   log: Logger;
+  /** Who is asking and which clusters they may read; set by the handler once the request is admitted. */
+  access?: RequestAccess;
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
@@ -144,8 +147,9 @@ export class ApiHttpServer implements Runnable {
     res.on('close', onClose);
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined
       : setTimeout(() => ac.abort(new StatusError(makeStatus(504, 'Timeout', `request did not complete within ${limits.requestTimeoutMs}ms`))), limits.requestTimeoutMs);
+    const ctx: RequestContext = { secure, socket: req.socket, signal: ac.signal, longRunning, log };
     try {
-      await this.d.handler(req, res, { secure, socket: req.socket, signal: ac.signal, longRunning, log });
+      await this.d.handler(req, res, ctx);
     } catch (e: unknown) {
       const reason: unknown = ac.signal.aborted ? ac.signal.reason : undefined;
       if (!res.writableEnded && !res.destroyed) sendError(res, reason instanceof StatusError ? reason : e, log);
@@ -155,13 +159,13 @@ export class ApiHttpServer implements Runnable {
       this.open.delete(ac);
       if (longRunning) this.watches--;
       else this.inflight--;
-      this.logRequest(req, url, res.statusCode, started);
+      this.logRequest(req, url, res.statusCode, started, ctx.access?.user.name);
     }
   }
 
-  private logRequest(req: IncomingMessage, url: URL, code: number, started: bigint): void {
+  private logRequest(req: IncomingMessage, url: URL, code: number, started: bigint, user?: string): void {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const fields = { method: req.method, path: url.pathname, query: url.search || undefined, code, ms: Math.round(ms * 10) / 10, ua: req.headers['user-agent'] };
+    const fields = { method: req.method, path: url.pathname, query: url.search || undefined, code, ms: Math.round(ms * 10) / 10, ua: req.headers['user-agent'], user };
     if (QUIET.test(url.pathname)) this.d.logger.debug(fields, 'request');
     else this.d.logger.info(fields, 'request');
   }

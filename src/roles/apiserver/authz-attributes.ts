@@ -1,0 +1,63 @@
+// Which authorization attributes a request has: the outer clusterpedia.io resource (reference §1.1), or a path.
+import { COLLECTIONS_PREFIX, PEDIACLUSTERS_GROUP, PEDIACLUSTERS_VERSION, RESOURCES_PREFIX, type RequestTarget } from './request-info.js';
+import type { Attributes, ResourceAttributes } from './authz.js';
+
+export const GROUP = 'clusterpedia.io';
+export const VERSION = 'v1beta1';
+const PEDIACLUSTERS_PATH = `/apis/${PEDIACLUSTERS_GROUP}/${PEDIACLUSTERS_VERSION}/pediaclusters`;
+
+/** Paths anyone may read on the secure port: kubelet probes and kube's system:public-info-viewer set. */
+export function isPublicPath(pathname: string): boolean {
+  return /^\/(healthz|readyz|livez)(\/.*)?$/.test(pathname) || /^\/version\/?$/.test(pathname);
+}
+
+/** True when `pathname` is `prefix` or below it. */
+function under(pathname: string, prefix: string): boolean {
+  return pathname === prefix || pathname.startsWith(`${prefix}/`);
+}
+
+/**
+ * The attributes a SubjectAccessReview is asked about. As in Clusterpedia, only the outer request is
+ * authorized: everything under `…/resources/…` (objects, discovery, version, any cluster) is resource
+ * `resources` of clusterpedia.io with the request's verb; the inner kube path is not authorized separately
+ * (per-cluster checks are separate, authz-clusters.ts). Paths that are no resource of ours are non-resource
+ * requests, as kube treats /apis discovery and /metrics.
+ */
+export function attributesFor(target: RequestTarget, pathname: string, verb: string): Attributes {
+  const r = (resource: string, extra: Partial<ResourceAttributes> = {}): Attributes => ({ resource: { group: GROUP, version: VERSION, resource, verb, ...extra } });
+  switch (target.kind) {
+    case 'resource':
+      return r('resources');
+    case 'collection':
+      return r('collectionresources', target.name !== undefined ? { name: target.name } : {});
+    case 'pediacluster':
+      return { resource: { group: PEDIACLUSTERS_GROUP, version: PEDIACLUSTERS_VERSION, resource: 'pediaclusters', verb, ...(target.name !== undefined ? { name: target.name } : {}) } };
+    default:
+      break;
+  }
+  if (under(pathname, RESOURCES_PREFIX)) return r('resources');
+  if (under(pathname, COLLECTIONS_PREFIX)) return r('collectionresources');
+  if (under(pathname, PEDIACLUSTERS_PATH)) return { resource: { group: PEDIACLUSTERS_GROUP, version: PEDIACLUSTERS_VERSION, resource: 'pediaclusters', verb } };
+  return { nonResource: { path: pathname, verb } };
+}
+
+/** The member cluster a request names in its path (`…/resources/clusters/<c>/…`), if any. */
+export function clusterOf(target: RequestTarget): string | undefined {
+  return 'cluster' in target ? target.cluster : undefined;
+}
+
+/** Per-cluster attributes: resource `clusters` of clusterpedia.io named after the member cluster. */
+export function clusterAttributes(cluster: string, verb: string): Attributes {
+  return { resource: { group: GROUP, version: VERSION, resource: 'clusters', name: cluster, verb } };
+}
+
+/** The verb of a request: kube's mapping of HTTP methods for resources, the lowercase method for non-resource paths. */
+export function requestVerb(method: string | undefined, target: RequestTarget): string {
+  const m = (method ?? 'GET').toUpperCase();
+  if (m === 'GET' || m === 'HEAD') {
+    if (target.kind === 'resource' || target.kind === 'collection' || target.kind === 'pediacluster') return target.verb;
+    return 'get';
+  }
+  const mapped: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+  return mapped[m] ?? m.toLowerCase();
+}

@@ -1,0 +1,194 @@
+// Per-cluster authorization over real HTTPS: rows of forbidden clusters leave lists, watches and collections; their paths are 403.
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/lib/log.js';
+import { kubeconfigFor, startSimulatedCluster, type SimCluster, type SubjectAccessReviewSpec } from '../../../src/sim/index.js';
+import { openStorage } from '../../../src/storage/open.js';
+import type { Storage } from '../../../src/storage/types.js';
+import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { freeLoopbackPort, makeTestPki, tlsGet, usePki, type TestPki } from '../../support/certs.js';
+import { deployment, healthyStatus, pod } from '../../support/fixtures.js';
+
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+let pki: TestPki;
+let host: SimCluster;
+let storage: Storage;
+let api: TestApiserver;
+let secure: string;
+let sars: SubjectAccessReviewSpec[] = [];
+
+const tokens = { alice: 'token-alice', nobody: 'token-nobody', root: 'token-root' } as const;
+/** Clusters each user may read (RBAC on resource "clusters" with resourceNames). */
+const readable: Record<string, string[]> = { alice: ['c1', 'c3'], nobody: [] };
+
+const as = (who: keyof typeof tokens) => (path: string) =>
+  tlsGet(`${secure}${path}`, { ca: pki.servingCa.cert, headers: { authorization: `Bearer ${tokens[who]}` } });
+const itemsOf = (body: Record<string, unknown> | undefined): string[] =>
+  ((body?.items ?? []) as { metadata: { name: string; annotations: Record<string, string> } }[])
+    .map((i) => `${i.metadata.annotations['shadow.clusterpedia.io/cluster-name']}/${i.metadata.name}`);
+
+beforeAll(async () => {
+  pki = await makeTestPki();
+  host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+  host.reviews.setTokenTable({
+    [tokens.alice]: { username: 'alice' },
+    [tokens.nobody]: { username: 'nobody' },
+    [tokens.root]: { username: 'root', groups: ['system:masters'] },
+  });
+  host.reviews.subjectAccessReview = (spec) => {
+    sars.push(spec);
+    const ra = spec.resourceAttributes;
+    if (ra?.group !== 'clusterpedia.io') return { allowed: false };
+    if (ra.resource === 'clusters') {
+      return (readable[spec.user ?? ''] ?? []).includes(ra.name ?? '') ? { allowed: true } : { allowed: false, reason: 'cluster not granted' };
+    }
+    return { allowed: ['resources', 'collectionresources'].includes(ra.resource ?? '') };
+  };
+  const kubeconfig = join(pki.dir, 'host.kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigFor(host));
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  await storage.migrate();
+  const upserts = [];
+  for (const c of ['c1', 'c2', 'c3']) {
+    upserts.push(pod(c, 'default', 'web-1'), deployment(c, 'default', 'web'));
+    await storage.putClusterStatus(c, healthyStatus(c));
+  }
+  await storage.write({ upserts, deletes: [] });
+  const port = await freeLoopbackPort();
+  secure = `https://127.0.0.1:${port}`;
+  api = await startTestApiserver(storage, (o) => {
+    usePki(o, pki, port);
+    o.kubeconfig = kubeconfig;
+    o.authentication.tokenReview = true;
+    o.authorization.mode = 'Delegated';
+    o.authorization.perCluster = true;
+    o.authorization.cacheTtlMs = 60_000;
+  });
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await storage?.close();
+  await host?.stop();
+  if (pki) rmSync(pki.dir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  sars = [];
+});
+
+describe('lists', () => {
+  it('leave out the rows of clusters the user may not read', async () => {
+    const r = await as('alice')(`${P}/api/v1/pods`);
+    expect(r.status).toBe(200);
+    expect(itemsOf(r.json)).toEqual(['c1/web-1', 'c3/web-1']);
+    const perCluster = sars.map((x) => x.resourceAttributes).filter((a) => a?.resource === 'clusters');
+    expect(perCluster.sort((a, b) => String(a?.name).localeCompare(String(b?.name)))).toEqual(['c1', 'c2', 'c3'].map((name) => (
+      { group: 'clusterpedia.io', version: 'v1beta1', resource: 'clusters', name, verb: 'list' })));
+  });
+
+  it('intersect the allowed set with a clusters filter, in or notin', async () => {
+    const alice = as('alice');
+    expect(itemsOf((await alice(`${P}/api/v1/pods?clusters=c1,c2`)).json)).toEqual(['c1/web-1']);
+    const notin = encodeURIComponent('search.clusterpedia.io/clusters notin (c1)');
+    expect(itemsOf((await alice(`${P}/api/v1/pods?labelSelector=${notin}`)).json)).toEqual(['c3/web-1']);
+  });
+
+  it('are empty, not 403, for a user allowed no cluster', async () => {
+    const r = await as('nobody')(`${P}/api/v1/pods`);
+    expect(r.status).toBe(200);
+    expect(r.json?.items).toEqual([]);
+  });
+
+  it('narrow collections too', async () => {
+    const r = await as('alice')('/apis/clusterpedia.io/v1beta1/collectionresources/workloads');
+    expect(r.status).toBe(200);
+    expect(itemsOf(r.json)).toEqual(['c1/web', 'c3/web']);
+  });
+
+  it('are whole for system:masters', async () => {
+    expect(itemsOf((await as('root')(`${P}/api/v1/pods`)).json)).toEqual(['c1/web-1', 'c2/web-1', 'c3/web-1']);
+  });
+
+  it('ask the host once per user and cluster within the TTL', async () => {
+    const before = host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
+    await as('alice')(`${P}/apis/apps/v1/deployments`);
+    await as('alice')(`${P}/apis/apps/v1/deployments`);
+    const after = host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
+    // Earlier tests already cached alice's list decisions; nothing new is asked.
+    expect(after - before).toBe(0);
+    expect(sars).toEqual([]);
+  });
+});
+
+describe('paths naming a cluster', () => {
+  it('answer 403 for a forbidden cluster, in kube wording', async () => {
+    const alice = as('alice');
+    const r = await alice(`${P}/clusters/c2/api/v1/pods`);
+    expect(r.status).toBe(403);
+    expect(r.json?.message).toBe('clusters.clusterpedia.io "c2" is forbidden: User "alice" cannot list resource "clusters" in API group "clusterpedia.io" at the cluster scope: cluster not granted');
+    expect((await alice(`${P}/clusters/c2/api/v1/namespaces/default/pods/web-1`)).status).toBe(403);
+    expect((await alice(`${P}/clusters/c2/apis/apps/v1`)).status).toBe(403);
+  });
+
+  it('serve an allowed cluster', async () => {
+    const r = await as('alice')(`${P}/clusters/c1/api/v1/pods`);
+    expect(r.status).toBe(200);
+    expect(itemsOf(r.json)).toEqual(['c1/web-1']);
+  });
+});
+
+describe('watches', () => {
+  /** Opens a watch and collects "TYPE cluster/name" lines until `done` says so. */
+  async function watch(who: keyof typeof tokens, path: string, done: (events: string[]) => boolean, act?: () => Promise<void>): Promise<{ status: number; events: string[] }> {
+    const agent = new Agent({ connect: { ca: pki.servingCa.cert } });
+    const ac = new AbortController();
+    try {
+      const r = await request(`${secure}${path}`, { dispatcher: agent, signal: ac.signal, headers: { authorization: `Bearer ${tokens[who]}` } });
+      if (r.statusCode !== 200) {
+        await r.body.text();
+        return { status: r.statusCode, events: [] };
+      }
+      const events: string[] = [];
+      let buf = '';
+      const acted = act?.();
+      for await (const chunk of r.body) {
+        buf += (chunk as Buffer).toString();
+        let nl = buf.indexOf('\n');
+        while (nl >= 0) {
+          const ev = JSON.parse(buf.slice(0, nl)) as { type: string; object: { metadata: { name: string; annotations?: Record<string, string> } } };
+          buf = buf.slice(nl + 1);
+          if (ev.type !== 'BOOKMARK') events.push(`${ev.type} ${ev.object.metadata.annotations?.['shadow.clusterpedia.io/cluster-name']}/${ev.object.metadata.name}`);
+          nl = buf.indexOf('\n');
+        }
+        if (done(events)) break;
+      }
+      await acted;
+      return { status: 200, events };
+    } finally {
+      ac.abort();
+      await agent.destroy();
+    }
+  }
+
+  it('send only allowed clusters, in the initial state and in live events', async () => {
+    const list = await as('alice')(`${P}/api/v1/pods`);
+    const rv = String((list.json?.metadata as { resourceVersion: string }).resourceVersion);
+    const initial = await watch('alice', `${P}/api/v1/pods?watch=true&timeoutSeconds=10`, (e) => e.length >= 2);
+    expect(initial.events).toEqual(['ADDED c1/web-1', 'ADDED c3/web-1']);
+    // Live: changes in c2 (forbidden) and c3 (allowed); only c3's reach alice.
+    const live = await watch('alice', `${P}/api/v1/pods?watch=true&resourceVersion=${rv}&timeoutSeconds=10`, (e) => e.includes('ADDED c3/late'), async () => {
+      await storage.write({ upserts: [pod('c2', 'default', 'late')], deletes: [] });
+      await storage.write({ upserts: [pod('c3', 'default', 'late')], deletes: [] });
+    });
+    expect(live.events).toEqual(['ADDED c3/late']);
+  });
+
+  it('answer 403 on a forbidden cluster path', async () => {
+    const r = await watch('alice', `${P}/clusters/c2/api/v1/pods?watch=true&timeoutSeconds=5`, () => true);
+    expect(r.status).toBe(403);
+  });
+});
