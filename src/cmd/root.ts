@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { VERSION } from '../lib/version.js';
 import { newApiserverCommand } from './apiserver.js';
 import { newBindingCommand } from './binding.js';
+import { newMigrateCommand } from './migrate.js';
 import { logFormatOption, logLevelOption } from './flags.js';
 import { newShowCommand } from './show.js';
 import { newSimulateCommand } from './simulate.js';
@@ -21,6 +22,7 @@ export function newRootCommand(): Command {
   root.addCommand(newBindingCommand());
   root.addCommand(newApiserverCommand());
   root.addCommand(newSynchroCommand());
+  root.addCommand(newMigrateCommand());
   root.addCommand(newShowCommand());
   root.addCommand(newSimulateCommand());
   return root;

@@ -42,7 +42,7 @@ export type StoredJsonObject = {
     creationTimestamp?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
-    ownerReferences?: { uid?: string; controller?: boolean; kind?: string; name?: string; apiVersion?: string }[];
+    ownerReferences?: { uid?: string; controller?: boolean; kind?: string; name?: string; apiVersion?: string; [key: string]: unknown }[];
     [key: string]: unknown;
   };
   [key: string]: unknown;
@@ -233,6 +233,8 @@ export interface StorageOptions {
   changeLogRevisions?: number;
   /** Change-log retention by age, milliseconds. */
   changeLogMaxAgeMs?: number;
+  /** SQLite: how long to wait for another process's write lock before failing with Unavailable, milliseconds (default 5000). */
+  busyTimeoutMs?: number;
 }
 
 /** An opened storage: both halves over one connection set, plus lifecycle. */

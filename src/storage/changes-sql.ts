@@ -1,0 +1,48 @@
+// changesSince(): the change log joined to the current rows, filtered like list(), as one query for both dialects.
+import { sql, type SQL } from 'drizzle-orm';
+import { MEMBER_RV_ANNOTATION } from '../kube/types.js';
+import { and, filterConditions, type ColumnRefs } from './list-sql.js';
+import type { QueryDialect } from './query-dialect.js';
+import { rowColumns, toStoredRow } from './stored-row.js';
+import type { Change, ChangeType, WatchFilter } from './types.js';
+
+/**
+ * Entries with after < revision ≤ head, oldest first. ADDED/MODIFIED entries carry no object: the row serves while
+ * its revision is the entry's; once the row moved on (or was deleted) the entry is skipped, because a later entry
+ * delivers the newer state. DELETED entries carry the last state. Labels are evaluated on the JSON (a deleted
+ * object has no label rows), with the same semantics as the label table of list().
+ */
+export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number, head: SQL, limit: number): SQL {
+  const deleted = (path: string[]): SQL => d.jsonText(sql.raw('c.object'), path.map((key) => ({ key })));
+  const refs: ColumnRefs & { uid: SQL; revision: SQL } = {
+    id: sql.raw('c.resource_id'),
+    cluster: sql.raw('c.cluster'),
+    group: sql.raw('c."group"'),
+    version: sql.raw('c.version'),
+    resource: sql.raw('c.resource'),
+    kind: sql`COALESCE(r.kind, ${deleted(['kind'])}, '')`,
+    namespace: sql.raw('c.namespace'),
+    name: sql.raw('c.name'),
+    ownerUid: sql`''`,
+    uid: sql`COALESCE(r.uid, ${deleted(['metadata', 'uid'])}, '')`,
+    resourceVersion: sql`COALESCE(r.resource_version, ${deleted(['metadata', 'annotations', MEMBER_RV_ANNOTATION])}, '')`,
+    revision: sql.raw('c.revision'),
+    createdAt: sql.raw('c.created_at'),
+    doc: sql.raw('COALESCE(c.object, r.object)'),
+    labels: sql.raw('COALESCE(c.object, r.object)'),
+    labelsPath: ['metadata', 'labels'],
+  };
+  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${head}`, sql`(c.type = 'DELETED' OR r.id IS NOT NULL)`, ...filterConditions(d, filter, refs)];
+  return sql`SELECT c.type, ${rowColumns(d, refs, false)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
+}
+
+/** A row of changesQuery() as a Change. */
+export function toChange(r: unknown[]): Change {
+  const row = toStoredRow(r.slice(1));
+  return { revision: row.revision, type: r[0] as ChangeType, row };
+}
+
+/** Default change-log retention by revisions (a burst of 200k writes still leaves watchers a window). */
+export const DEFAULT_CHANGE_LOG_REVISIONS = 200_000;
+/** Default change-log retention by age, milliseconds (kube-apiserver's etcd keeps ~5 min; watchers resume within that). */
+export const DEFAULT_CHANGE_LOG_MAX_AGE_MS = 60 * 60 * 1000;

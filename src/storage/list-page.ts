@@ -1,0 +1,174 @@
+// list(): one page read in one snapshot — revision, optional count, rows streamed — with keyset or offset paging.
+import { sql, type SQL } from 'drizzle-orm';
+import { decodeContinueToken, encodeContinueToken, type KeyValue } from './continue-token.js';
+import { StorageError } from './errors.js';
+import { keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys } from './list-plan.js';
+import { and, filterConditions, resourceColumns } from './list-sql.js';
+import type { QueryDialect } from './query-dialect.js';
+import type { Snapshot } from './snapshot.js';
+import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
+import type { ListPage, ListQuery, StoredRow } from './types.js';
+
+/** Pages up to this size are read at once and the connection is given back before the rows are served. */
+const MATERIALISE_LIMIT = 1000;
+/** Rows per cursor fetch when streaming. */
+const CHUNK = 500;
+
+/** The SQL of one list() call, built before a connection is taken. */
+export interface ListStatements {
+  page: SQL;
+  count: SQL | undefined;
+  limit: number;
+  offset: number | undefined;
+  nextToken(lastKeys: KeyValue[]): string;
+  keyCount: number;
+}
+
+/** `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel). */
+export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number): ListStatements {
+  const c = resourceColumns('r');
+  const keys = sortKeys(d, q, c);
+  const fp = orderFingerprint(q, keys);
+  const limit = q.limit !== undefined && q.limit > 0 ? Math.floor(q.limit) : 0;
+  const conds = filterConditions(d, q, c, drivingLabel);
+  let offset: number | undefined;
+  if (q.continue && 'token' in q.continue) {
+    conds.push(keysetAfter(keys, decodeContinueToken(q.continue.token, fp, keys.length)));
+  } else if (q.continue && 'offset' in q.continue) {
+    // Clusterpedia's numeric form; a negative offset is no offset, as there.
+    offset = Math.max(0, Math.floor(q.continue.offset));
+  }
+  const where = and(conds);
+  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, q.onlyMetadata === true);
+  // limit+1: the extra row only tells whether there is a next page; it is never served.
+  const paging = sql.join(
+    [limit > 0 ? sql`LIMIT ${limit + 1}` : undefined, offset !== undefined ? (limit > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(
+      (x): x is SQL => x !== undefined,
+    ),
+    sql` `,
+  );
+  const page = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
+  const count = q.withRemainingCount ? sql`SELECT count(*) FROM resources r WHERE ${where}` : undefined;
+  return {
+    page,
+    count,
+    limit,
+    offset,
+    keyCount: keys.length,
+    nextToken: (last) => (offset !== undefined ? String(offset + limit) : encodeContinueToken(keyValues(keys, last), fp)),
+  };
+}
+
+/**
+ * Runs `st` on `snap`: the revision first (it fixes the snapshot), the count, then the rows. Small pages are read
+ * at once and the snapshot released; large or unlimited lists stream from a cursor, release the snapshot when the
+ * rows end, are abandoned (`return()`), or `signal` aborts while the consumer is not reading.
+ */
+export async function readPage(snap: Snapshot, st: ListStatements, signal: AbortSignal | undefined): Promise<ListPage> {
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    await snap.release();
+  };
+  try {
+    if (signal?.aborted) throw abortError(signal);
+    const head = await snap.all(sql`SELECT value FROM meta WHERE key = 'revision'`);
+    const revision = String(head[0]?.[0] ?? '0');
+    let remainingItemCount: number | undefined;
+    if (st.count) {
+      const total = Number((await snap.all(st.count))[0]?.[0] ?? 0);
+      // In this snapshot the page holds min(limit, total after the start) rows: what follows it is the rest.
+      remainingItemCount = st.limit > 0 ? Math.max(0, total - (st.offset ?? 0) - st.limit) : 0;
+    }
+    let lastKeys: unknown[] | undefined;
+    let more = false;
+    const take = (r: unknown[], served: number): StoredRow | undefined => {
+      if (st.limit > 0 && served >= st.limit) {
+        more = true;
+        return undefined;
+      }
+      lastKeys = r.slice(ROW_COLUMNS, ROW_COLUMNS + st.keyCount);
+      return toStoredRow(r);
+    };
+    const continueToken = (): string | undefined => (more && lastKeys ? st.nextToken(lastKeys as KeyValue[]) : undefined);
+
+    if (st.limit > 0 && st.limit <= MATERIALISE_LIMIT) {
+      const all = await snap.all(st.page);
+      await release();
+      const rows: StoredRow[] = [];
+      for (const r of all) {
+        const row = take(r, rows.length);
+        if (!row) break;
+        rows.push(row);
+      }
+      return { revision, rows: fromArray(rows), continueToken, remainingItemCount };
+    }
+    return { revision, rows: stream(snap, st, signal, take, release), continueToken, remainingItemCount };
+  } catch (e: unknown) {
+    await release();
+    throw e;
+  }
+}
+
+async function* fromArray(rows: StoredRow[]): AsyncGenerator<StoredRow> {
+  yield* rows;
+}
+
+function abortError(signal: AbortSignal): StorageError {
+  return new StorageError('Unavailable', 'list aborted by the caller', false, { cause: signal.reason });
+}
+
+function stream(
+  snap: Snapshot,
+  st: ListStatements,
+  signal: AbortSignal | undefined,
+  take: (r: unknown[], served: number) => StoredRow | undefined,
+  release: () => Promise<void>,
+): AsyncIterable<StoredRow> {
+  let cursor: AsyncIterator<unknown[][], undefined> | undefined;
+  let busy = false; // a cursor fetch is in flight: closing it now would race the driver
+  const close = async (): Promise<void> => {
+    const c = cursor;
+    cursor = undefined;
+    try {
+      await c?.return?.();
+    } finally {
+      await release();
+    }
+  };
+  // The client went away while the consumer is not pulling rows: give the connection back now.
+  const onAbort = (): void => {
+    if (!busy) void close();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        cursor = snap.chunks(st.page, CHUNK);
+        let served = 0;
+        for (;;) {
+          if (signal?.aborted || !cursor) return;
+          busy = true;
+          let next: IteratorResult<unknown[][], undefined>;
+          try {
+            next = await cursor.next();
+          } finally {
+            busy = false;
+          }
+          if (next.done) return;
+          for (const r of next.value) {
+            const row = take(r, served);
+            if (!row) return;
+            served++;
+            yield row;
+            if (!cursor) return; // closed by an abort while suspended
+          }
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+        await close();
+      }
+    },
+  };
+}

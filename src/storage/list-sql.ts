@@ -1,0 +1,199 @@
+// The WHERE of list() and changesSince(), built once for both dialects from the parsed query (never from SQL text).
+import { sql, type SQL } from 'drizzle-orm';
+import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
+import type { JsonStep, QueryDialect } from './query-dialect.js';
+import type { ListQuery, OwnerFilter, SetFilter, TypeFilter } from './types.js';
+
+/** SQL expressions for the columns a filter reads (a resources row, or a change entry joined to its row). */
+export interface ColumnRefs {
+  id: SQL;
+  cluster: SQL;
+  group: SQL;
+  version: SQL;
+  resource: SQL;
+  kind: SQL;
+  namespace: SQL;
+  name: SQL;
+  ownerUid: SQL;
+  resourceVersion: SQL;
+  createdAt: SQL;
+  /** The JSON document. */
+  doc: SQL;
+  /** A JSON document holding the labels map at `labelsPath` (the small `labels` column, or the object). */
+  labels: SQL;
+  labelsPath: string[];
+}
+
+/** Columns of `resources` under an alias. */
+export function resourceColumns(alias: string): ColumnRefs {
+  const c = (name: string): SQL => sql.raw(`${alias}."${name}"`);
+  return {
+    id: c('id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), kind: c('kind'),
+    namespace: c('namespace'), name: c('name'), ownerUid: c('owner_uid'), resourceVersion: c('resource_version'), createdAt: c('created_at'), doc: c('object'),
+    labels: c('labels'), labelsPath: [],
+  };
+}
+
+type Filter = Pick<ListQuery, 'types' | 'clusters' | 'namespaces' | 'names' | 'labels' | 'fields' | 'fuzzyNames' | 'since' | 'before' | 'owner'>;
+
+/**
+ * Every condition of `q`, to be ANDed. Label requirements are evaluated on the labels JSON, except
+ * `q.labels[drivingLabel]`, which becomes an `id IN (…resource_labels…)` range that drives the query (see
+ * label-strategy.ts for how it is chosen).
+ */
+export function filterConditions(d: QueryDialect, q: Filter, c: ColumnRefs, drivingLabel?: number): SQL[] {
+  const out: SQL[] = [typeCondition(q.types, c)];
+  if (q.clusters) out.push(setCondition(d, c.cluster, q.clusters));
+  if (q.namespaces) out.push(setCondition(d, c.namespace, q.namespaces));
+  if (q.names) out.push(setCondition(d, c.name, q.names));
+  if (q.since) out.push(sql`${c.createdAt} >= ${q.since.getTime()}`);
+  if (q.before) out.push(sql`${c.createdAt} < ${q.before.getTime()}`);
+  for (const s of q.fuzzyNames ?? []) out.push(d.contains(c.name, s));
+  (q.labels ?? []).forEach((r, i) => out.push(i === drivingLabel ? labelDrivingCondition(d, r, c.id) : labelJsonCondition(d, r, c)));
+  for (const r of q.fields ?? []) out.push(fieldCondition(d, r, c.doc));
+  if (q.owner) {
+    const owner = ownerCondition(d, q.owner, q, c);
+    if (owner) out.push(owner);
+  }
+  return out;
+}
+
+export function and(conds: SQL[]): SQL {
+  return conds.length === 0 ? sql`TRUE` : sql.join(conds.map((x) => sql`(${x})`), sql` AND `);
+}
+
+function typeCondition(t: TypeFilter, c: ColumnRefs): SQL {
+  if (t.kind === 'all') return sql`TRUE`;
+  if (t.kind === 'one') return sql`${c.group} = ${t.group} AND ${c.version} = ${t.version} AND ${c.resource} = ${t.resource}`;
+  if (t.entries.length === 0) return sql`FALSE`;
+  return sql.join(
+    t.entries.map((e) => {
+      const parts = [sql`${c.group} = ${e.group}`];
+      if (e.version !== undefined) parts.push(sql`${c.version} = ${e.version}`);
+      if (e.resource !== undefined) parts.push(sql`${c.resource} = ${e.resource}`);
+      return sql`(${sql.join(parts, sql` AND `)})`;
+    }),
+    sql` OR `,
+  );
+}
+
+function setCondition(d: QueryDialect, col: SQL, f: SetFilter): SQL {
+  const values = [...new Set(f.values)];
+  if (values.length === 0) return f.op === 'in' ? sql`FALSE` : sql`TRUE`;
+  if (values.length === 1) return f.op === 'in' ? sql`${col} = ${values[0]}` : sql`${col} <> ${values[0]}`;
+  return f.op === 'in' ? d.inList(col, values) : sql`NOT (${d.inList(col, values)})`;
+}
+
+/** The label rows matching a positive requirement (=, ==, in, exists, gt, lt), or undefined for negated ones. */
+export function labelRowsCondition(d: QueryDialect, r: LabelRequirement): SQL | undefined {
+  const value = sql.raw('l.value');
+  switch (r.operator) {
+    case '=':
+    case '==':
+      return sql`l.key = ${r.key} AND l.value = ${r.values[0] ?? ''}`;
+    case 'in':
+      return r.values.length === 0 ? undefined : sql`l.key = ${r.key} AND ${d.inList(value, r.values)}`;
+    case 'exists':
+      return sql`l.key = ${r.key}`;
+    case 'gt':
+    case 'lt':
+      return sql`l.key = ${r.key} AND ${integerCompare(d, value, r.operator, r.values[0])}`;
+    default:
+      return undefined;
+  }
+}
+
+/** A selective positive requirement as a range of the resource_labels primary key (key, value, resource_id). */
+function labelDrivingCondition(d: QueryDialect, r: LabelRequirement, id: SQL): SQL {
+  const rows = labelRowsCondition(d, r);
+  return rows ? sql`${id} IN (SELECT l.resource_id FROM resource_labels l WHERE ${rows})` : sql`FALSE`;
+}
+
+/** A label requirement is a field requirement on the labels map (identical semantics for string values). */
+function labelJsonCondition(d: QueryDialect, r: LabelRequirement, c: ColumnRefs): SQL {
+  const path = [...c.labelsPath, r.key].map((name) => ({ name }));
+  return fieldCondition(d, { path, operator: r.operator, values: r.values }, c.labels);
+}
+
+/**
+ * A field requirement. `!=`, `notin` and `!` are exactly NOT of `=`, `in` and exists, and every positive form is
+ * two-valued (never NULL), so the negation of "absent" is TRUE. A list segment means "some element" for the
+ * positive form (so the negated form means "no element").
+ */
+export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): SQL {
+  switch (r.operator) {
+    case '=':
+    case '==':
+      return positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false);
+    case '!=':
+      return sql`NOT (${positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false)})`;
+    case 'in':
+      return r.values.length === 0 ? sql`FALSE` : positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false);
+    case 'notin':
+      return r.values.length === 0 ? sql`TRUE` : sql`NOT (${positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false)})`;
+    case 'exists':
+      return positiveField(d, doc, r.path, () => sql`TRUE`, true);
+    case '!':
+      return sql`NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true)})`;
+    case 'gt':
+    case 'lt': {
+      const op = r.operator;
+      return positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false);
+    }
+  }
+}
+
+function integerCompare(d: QueryDialect, text: SQL, op: 'gt' | 'lt', bound: string | undefined): SQL {
+  const n = Number(bound);
+  // The parser only lets integers through; anything else cannot match rather than erroring in SQL.
+  if (bound === undefined || !/^-?[0-9]{1,18}$/.test(bound.trim()) || !Number.isSafeInteger(n)) return sql`FALSE`;
+  return sql`COALESCE(${d.integerOf(text)} ${sql.raw(op === 'gt' ? '>' : '<')} ${n}, FALSE)`;
+}
+
+/** `test(valueText)` on the value at `path`, descending into list segments as "some element". */
+function positiveField(d: QueryDialect, doc: SQL, path: FieldPathSegment[], test: (v: SQL) => SQL, presence: boolean): SQL {
+  const steps: JsonStep[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i] as FieldPathSegment;
+    steps.push({ key: seg.name });
+    if (seg.list) {
+      const rest = path.slice(i + 1);
+      if (rest.length === 0) return sql`FALSE`; // the grammar forbids a list as the last segment
+      return d.someElement(doc, steps, (el) => positiveField(d, el, rest, test, presence));
+    }
+    if (seg.index !== undefined) steps.push({ index: seg.index });
+  }
+  if (presence) return d.jsonPresent(doc, steps);
+  const v = d.jsonText(doc, steps);
+  return sql`COALESCE(${v} IS NOT NULL AND ${test(v)}, FALSE)`;
+}
+
+/**
+ * Owner search (reference §2.8) inside the one cluster of the query: the uid (or the uids of rows named
+ * `name`, optionally of one group/resource and, with namespaces, in those namespaces or cluster-scoped), then
+ * `seniority` generations down through (cluster, owner_uid) — each level an index range, never a scan.
+ */
+function ownerCondition(d: QueryDialect, o: OwnerFilter, q: Filter, c: ColumnRefs): SQL | undefined {
+  const cluster = q.clusters?.op === 'in' && q.clusters.values.length === 1 ? q.clusters.values[0] : undefined;
+  if (cluster === undefined) return undefined; // the API layer rejects owner search without exactly one cluster
+  let owners: SQL;
+  if (o.uid !== undefined && o.uid !== '') {
+    owners = sql`SELECT CAST(${o.uid} AS TEXT)`;
+  } else if (o.name !== undefined && o.name !== '') {
+    const conds = [sql`o.cluster = ${cluster}`, sql`o.name = ${o.name}`, sql`o.uid <> ''`];
+    if (o.groupResource) conds.push(sql`o."group" = ${o.groupResource.group} AND o.resource = ${o.groupResource.resource}`);
+    const ns = q.namespaces;
+    if (ns && ns.values.length > 0) {
+      conds.push(ns.op === 'in' ? d.inList(sql.raw('o.namespace'), [...ns.values, '']) : sql`(o.namespace = '' OR NOT (${d.inList(sql.raw('o.namespace'), ns.values)}))`);
+    }
+    owners = sql`SELECT o.uid FROM resources o WHERE ${and(conds)}`;
+  } else {
+    return undefined;
+  }
+  for (let level = 0; level < Math.max(0, Math.floor(o.seniority)); level++) {
+    const a = sql.raw(`o${level}`);
+    owners = sql`SELECT ${a}.uid FROM resources ${a} WHERE ${a}.cluster = ${cluster} AND ${a}.owner_uid IN (${owners}) AND ${a}.uid <> ''`;
+  }
+  // Phrased as an id set so the planner drives from (cluster, owner_uid) instead of walking the order index.
+  return sql`${c.id} IN (SELECT x.id FROM resources x WHERE x.cluster = ${cluster} AND x.owner_uid IN (${owners}))`;
+}

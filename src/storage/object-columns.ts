@@ -1,0 +1,84 @@
+// Columns extracted from an object before it is stored, and the JSON text actually stored (revision stamped in).
+import { groupVersionString, MEMBER_RV_ANNOTATION } from '../kube/types.js';
+import { StorageError } from './errors.js';
+import type { RowKey } from './key.js';
+import type { StoredJsonObject, UpsertObject } from './types.js';
+
+/** What a row holds besides the object. */
+export interface ObjectColumns extends RowKey {
+  kind: string;
+  uid: string;
+  /** uid of the controller ownerReference, or ''. */
+  ownerUid: string;
+  /** The member cluster's resourceVersion ('' when the object had none). */
+  memberRv: string;
+  /** creationTimestamp in epoch milliseconds, 0 when absent or unparsable. */
+  createdAt: number;
+  /** metadata.labels as [key, value] pairs; values rendered as text the way field selectors render them. */
+  labels: [string, string][];
+  /** The same pairs as a JSON object (the `labels` column). */
+  labelsJson: string;
+}
+
+/** Extracts the columns of an upsert. Throws StorageError Invalid for an object without a name. */
+export function extractColumns(u: UpsertObject): ObjectColumns {
+  const meta = u.object.metadata;
+  if (typeof meta?.name !== 'string' || meta.name === '') {
+    throw new StorageError('Invalid', `object of ${u.resource} in cluster ${u.cluster} has no metadata.name`, false);
+  }
+  const owner = meta.ownerReferences?.find((o) => o.controller === true);
+  const created = typeof meta.creationTimestamp === 'string' ? Date.parse(meta.creationTimestamp) : NaN;
+  const labels = labelPairs(meta.labels);
+  return {
+    cluster: u.cluster,
+    group: u.group,
+    version: u.version,
+    resource: u.resource,
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+    name: meta.name,
+    kind: u.kind,
+    uid: typeof meta.uid === 'string' ? meta.uid : '',
+    ownerUid: typeof owner?.uid === 'string' ? owner.uid : '',
+    memberRv: typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '',
+    createdAt: Number.isFinite(created) ? created : 0,
+    labels,
+    labelsJson: labels.length === 0 ? '{}' : JSON.stringify(Object.fromEntries(labels)),
+  };
+}
+
+function labelPairs(labels: unknown): [string, string][] {
+  if (typeof labels !== 'object' || labels === null) return [];
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    // Kubernetes label values are strings; numbers/booleans (a malformed object) are kept as their JSON text so
+    // the label table agrees with the JSON rendering field selectors (and watch filters) use.
+    if (typeof v === 'string') out.push([k, v]);
+    else if (typeof v === 'number' || typeof v === 'boolean') out.push([k, JSON.stringify(v)]);
+  }
+  return out;
+}
+
+/**
+ * The JSON text stored and served: `metadata.resourceVersion` is the storage revision, the member's RV moves to
+ * annotation MEMBER_RV_ANNOTATION, and apiVersion/kind are filled in when the member's list items lacked them.
+ * Copies only the top level and metadata; the caller's object is not modified.
+ */
+export function renderStoredObject(u: UpsertObject, memberRv: string, revision: number): string {
+  const o: StoredJsonObject = u.object;
+  const metadata = { ...o.metadata, resourceVersion: String(revision), annotations: { ...o.metadata.annotations, [MEMBER_RV_ANNOTATION]: memberRv } };
+  const stored: StoredJsonObject = { ...o, metadata };
+  if (typeof o.apiVersion !== 'string' || o.apiVersion === '') stored.apiVersion = groupVersionString(u.group, u.version);
+  if (typeof o.kind !== 'string' || o.kind === '') stored.kind = u.kind;
+  return JSON.stringify(stored);
+}
+
+/** The pairs of a `labels` column value. */
+export function parseLabelsJson(json: string): [string, string][] {
+  const o = JSON.parse(json) as Record<string, string>;
+  return Object.entries(o);
+}
+
+/** UTF-8 length of a JSON text (for the approximate byte counts of `show resources`). */
+export function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}

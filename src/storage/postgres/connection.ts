@@ -1,0 +1,28 @@
+// The postgres.js pool for a PostgresConnection (options only; nothing here connects until the first query).
+import postgres from 'postgres';
+import type { PostgresConnection } from '../storage-config.js';
+
+export type Pg = postgres.Sql;
+
+/** Seconds to wait for a connection before failing with Unavailable. */
+const CONNECT_TIMEOUT_S = 10;
+/** Idle connections are closed after this many seconds, so a quiet apiserver holds few server slots. */
+const IDLE_TIMEOUT_S = 60;
+
+export function createPool(c: PostgresConnection): Pg {
+  return postgres({
+    host: c.host,
+    port: c.port,
+    user: c.user,
+    password: c.password,
+    database: c.database,
+    ssl: c.ssl === false ? false : c.ssl,
+    max: c.max,
+    idle_timeout: IDLE_TIMEOUT_S,
+    connect_timeout: c.connectTimeout ?? CONNECT_TIMEOUT_S,
+    ...(c.maxLifetime !== undefined ? { max_lifetime: c.maxLifetime } : {}),
+    connection: { application_name: c.applicationName ?? 'clusterpedia' },
+    // NOTICEs (e.g. "schema already exists, skipping") are not errors; postgres.js would print them to the console.
+    onnotice: () => {},
+  });
+}

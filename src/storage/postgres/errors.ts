@@ -1,0 +1,31 @@
+// postgres.js errors interpreted once, at the dialect edge (STYLE §8), into StorageError.
+import { isStorageError, StorageError } from '../errors.js';
+
+/** Network-level failures (Node errno codes and postgres.js's own connection codes): the server may come back. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+]);
+
+/**
+ * Maps anything thrown by postgres.js to a StorageError. SQLSTATE classes: 08 connection, 53 insufficient
+ * resources, 57P01-03 shutdown/crash/starting up, 57014 canceled → Unavailable (retryable); 40001 serialization
+ * and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict; 42P01 undefined table → not migrated.
+ */
+export function mapPostgresError(e: unknown, what: string): StorageError {
+  if (isStorageError(e)) return e;
+  const err = (typeof e === 'object' && e !== null ? e : {}) as { code?: unknown; errno?: unknown; message?: unknown };
+  const code = typeof err.code === 'string' ? err.code : typeof err.errno === 'string' ? err.errno : '';
+  // postgres.js messages never carry the password; keep them, they name host and port.
+  const message = typeof err.message === 'string' ? err.message : String(e);
+  const fail = (c: StorageError['code'], retryable: boolean, text = message): StorageError =>
+    new StorageError(c, `${what}: ${text}${code ? ` (${code})` : ''}`, retryable, { cause: e });
+  if (CONNECTION_CODES.has(code)) return fail('Unavailable', true, `database unreachable: ${message}`);
+  if (/^08/.test(code) || /^53/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57014') return fail('Unavailable', true);
+  if (code === '40001' || code === '40P01') return fail('Conflict', true);
+  if (code === '23505') return fail('Conflict', false);
+  if (code === '28P01' || code === '28000') return fail('Unavailable', false, `authentication failed: ${message}`);
+  if (code === '3D000') return fail('Unavailable', false);
+  if (code === '42P01') return fail('SchemaMismatch', false, `the database is not migrated (run clusterpedia migrate): ${message}`);
+  return fail('Internal', false);
+}

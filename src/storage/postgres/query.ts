@@ -1,0 +1,67 @@
+// PostgreSQL pieces of the shared query builder: JSON paths as bound text[] for #> / #>>, jsonb_array_elements for lists.
+import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type { JsonStep, QueryDialect } from '../query-dialect.js';
+
+const dialect = new PgDialect();
+
+/** `#>` path text[]; keys are array elements, so no character in a key needs escaping. */
+function pgPath(steps: JsonStep[]): SQL {
+  return sql`${sql.param(steps.map((s) => ('key' in s ? s.key : String(s.index))))}::text[]`;
+}
+
+/**
+ * `#>` reads an element '0' of an array but also a key "0" of an object, where SQLite's `[0]` only indexes
+ * arrays: each index step is guarded so both dialects agree.
+ */
+function indexGuards(doc: SQL, steps: JsonStep[]): SQL[] {
+  const guards: SQL[] = [];
+  steps.forEach((s, i) => {
+    if ('index' in s) guards.push(sql`jsonb_typeof(${doc} #> ${pgPath(steps.slice(0, i))}) = 'array'`);
+  });
+  return guards;
+}
+
+function guarded(doc: SQL, steps: JsonStep[], expr: SQL): SQL {
+  const g = indexGuards(doc, steps);
+  if (g.length === 0) return expr;
+  return sql`(CASE WHEN ${sql.join(g, sql` AND `)} THEN ${expr} END)`;
+}
+
+export const postgresQuery: QueryDialect = {
+  render(q: SQL) {
+    const r = dialect.sqlToQuery(q);
+    return { sql: r.sql, params: r.params };
+  },
+  jsonText(doc, steps) {
+    const p = pgPath(steps);
+    // #>> renders strings unquoted and numbers/booleans as their JSON text; objects, arrays and null are NULL.
+    return guarded(doc, steps, sql`(CASE WHEN jsonb_typeof(${doc} #> ${p}) IN ('string', 'number', 'boolean') THEN ${doc} #>> ${p} END)`);
+  },
+  jsonPresent(doc, steps) {
+    return sql`COALESCE(${guarded(doc, steps, sql`jsonb_typeof(${doc} #> ${pgPath(steps)})`)}, 'null') <> 'null'`;
+  },
+  someElement(doc, steps, pred) {
+    const p = pgPath(steps);
+    const el = sql.raw('e.value');
+    // jsonb_array_elements raises on a non-array: feed it an empty array instead.
+    return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(${guarded(doc, steps, sql`CASE WHEN jsonb_typeof(${doc} #> ${p}) = 'array' THEN ${doc} #> ${p} END`)}) AS e(value) WHERE ${pred(el)})`;
+  },
+  integerOf(text) {
+    // CASE guarantees the cast only runs on text that is an integer (AND would not).
+    return sql`(CASE WHEN ${text} ~ '^-?[0-9]{1,18}$' THEN (${text})::bigint END)`;
+  },
+  bytewise(expr) {
+    return sql`(${expr}) COLLATE "C"`;
+  },
+  inList(expr, values) {
+    return sql`${expr} = ANY(${sql.param(values)}::text[])`;
+  },
+  contains(expr, needle) {
+    return sql`strpos(${expr}, ${needle}) > 0`;
+  },
+  objectText(doc, onlyMetadata) {
+    if (!onlyMetadata) return sql`(${doc})::text`;
+    return sql`jsonb_build_object('apiVersion', ${doc} -> 'apiVersion', 'kind', ${doc} -> 'kind', 'metadata', ${doc} -> 'metadata')::text`;
+  },
+};

@@ -1,0 +1,257 @@
+// The PostgreSQL storage: a postgres.js pool; writes serialised by an advisory lock, reads on reserved snapshots,
+// LISTEN/NOTIFY so apiservers in other processes hear new revisions.
+import { sql } from 'drizzle-orm';
+import type postgres from 'postgres';
+import type { Logger } from '../../lib/log.js';
+import { AnalyzePolicy } from '../analyze-policy.js';
+import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { namespacedName } from '../key.js';
+import { chooseDrivingLabel } from '../label-strategy.js';
+import { listStatements, readPage } from '../list-page.js';
+import { resourceColumns } from '../list-sql.js';
+import { RevisionNotifier } from '../notifier.js';
+import type { OpenBackend } from '../open.js';
+import { migrationPlan } from '../schema-version.js';
+import type { PostgresConnection } from '../storage-config.js';
+import { rowColumns, toStoredRow } from '../stored-row.js';
+import type {
+  ChangesResult, ClusterStatusRecord, DeleteKey, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
+} from '../types.js';
+import { collapseBatch } from '../write-plan.js';
+import { createPool, type Pg } from './connection.js';
+import { migrations } from './embedded-migrations.js';
+import { mapPostgresError } from './errors.js';
+import { appliedMigrations, migratePostgres } from './migrate.js';
+import { postgresQuery } from './query.js';
+import { PgSnapshot } from './snapshot.js';
+import { applyBatch, cleanRows, lockAndReadRevision, setMeta } from './write.js';
+
+type Param = postgres.ParameterOrJSON<never>;
+
+/** Channel of NOTIFY '<revision>' sent by every write transaction. */
+const CHANNEL = 'clusterpedia_revision';
+
+export const openPostgresStorage: OpenBackend = async (target, opts) => {
+  if (target.dialect !== 'postgres') throw new Error(`postgres backend cannot open a ${target.dialect} target`);
+  const pool = createPool(target.connection);
+  try {
+    // Connects now (an unreachable server fails here, as Unavailable) and refuses a schema newer than this binary.
+    migrationPlan(await appliedMigrations(pool), migrations);
+    const migrated = await pool.unsafe(`SELECT to_regclass('resource_types') IS NOT NULL AS present`);
+    const rows = (migrated[0] as { present?: boolean } | undefined)?.present ? await pool.unsafe(`SELECT coalesce(sum(count), 0) AS n FROM resource_types`) : [];
+    return new PostgresStorage(pool, target.connection, Number((rows[0] as { n?: string } | undefined)?.n ?? 0), opts);
+  } catch (e: unknown) {
+    await pool.end({ timeout: 1 });
+    throw mapPostgresError(e, 'open postgres');
+  }
+};
+
+class PostgresStorage implements Storage {
+  readonly dialect = 'postgres' as const;
+  private readonly notifier = new RevisionNotifier();
+  private readonly analyze: AnalyzePolicy;
+  private readonly log: Logger;
+  private listening: Promise<postgres.ListenMeta | undefined> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pg,
+    private readonly conn: PostgresConnection,
+    storedRows: number,
+    private readonly opts: { logger: Logger } & StorageOptions,
+  ) {
+    this.log = opts.logger.child({ component: 'storage', dialect: 'postgres' });
+    this.analyze = new AnalyzePolicy(storedRows);
+  }
+
+  /** Runs `fn`, mapping driver errors at this edge. */
+  private async run<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) throw mapPostgresError(new Error('storage is closed'), what);
+    try {
+      return await fn();
+    } catch (e: unknown) {
+      throw mapPostgresError(e, what);
+    }
+  }
+
+  private async rows(what: string, q: ReturnType<typeof sql>): Promise<unknown[][]> {
+    const r = postgresQuery.render(q);
+    return this.run(what, async () => (await this.pool.unsafe(r.sql, r.params as Param[], { prepare: false }).values()) as unknown[][]);
+  }
+
+  async migrate(o?: { dryRun?: boolean }): Promise<MigrationPlan> {
+    const plan = await migratePostgres(this.pool, this.conn, o?.dryRun === true);
+    if (plan.applied.length > 0 && o?.dryRun !== true) this.log.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'schema migrated');
+    return plan;
+  }
+
+  async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+    const collapsed = collapseBatch(batch);
+    const now = Date.now();
+    const plan = await this.run('write', () => this.pool.begin(async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx), now)));
+    const written = plan.upserts.length;
+    const deleted = plan.deletes.length;
+    if (written + deleted > 0) {
+      this.notifier.notify(plan.revision);
+      if (this.analyze.record(written + deleted)) await this.refreshStatistics();
+    }
+    return { written, skipped: plan.skipped, deleted, revision: String(plan.revision) };
+  }
+
+  /** After a large ingest autovacuum's ANALYZE may lag a minute; selective label plans need the stats now. */
+  private async refreshStatistics(): Promise<void> {
+    await this.run('analyze', () => this.pool.unsafe('ANALYZE resources, resource_labels'));
+  }
+
+  async cleanCluster(cluster: string): Promise<number> {
+    return this.clean(cluster, undefined);
+  }
+
+  async cleanResource(cluster: string, type: ResourceType): Promise<number> {
+    return this.clean(cluster, type);
+  }
+
+  private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
+    const now = Date.now();
+    const r = await this.run('clean', () => this.pool.begin(async (tx) => cleanRows(tx, cluster, type, await lockAndReadRevision(tx), now)));
+    if (r.count > 0) this.notifier.notify(r.revision);
+    return r.count;
+  }
+
+  async resourceVersions(cluster: string, type: ResourceType): Promise<Map<string, string>> {
+    const rows = (await this.run('resourceVersions', () =>
+      this.pool.unsafe(`SELECT namespace, name, resource_version FROM resources WHERE "group" = $1 AND version = $2 AND resource = $3 AND cluster = $4`, [
+        type.group, type.version, type.resource, cluster,
+      ]).values(),
+    )) as unknown as [string, string, string][];
+    const m = new Map<string, string>();
+    for (const [ns, name, rv] of rows) m.set(namespacedName(ns, name), rv);
+    return m;
+  }
+
+  async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
+    await this.run('putClusterStatus', () =>
+      this.pool.unsafe(
+        `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES ($1, $2::text::jsonb, $3::text::jsonb, $4)
+         ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`,
+        [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt],
+      ),
+    );
+  }
+
+  async deleteClusterStatus(cluster: string): Promise<void> {
+    await this.run('deleteClusterStatus', () => this.pool.unsafe(`DELETE FROM cluster_status WHERE cluster = $1`, [cluster]));
+  }
+
+  async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
+    const c = resourceColumns('r');
+    const rows = await this.rows(
+      'get',
+      sql`SELECT ${rowColumns(postgresQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, false)} FROM resources r
+        WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`,
+    );
+    return rows[0] ? toStoredRow(rows[0]) : undefined;
+  }
+
+  async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
+    const driving = await chooseDrivingLabel(postgresQuery, query, async (q) => Number((await this.rows('list', q))[0]?.[0] ?? 0));
+    const st = listStatements(postgresQuery, query, driving);
+    const snap = await this.run('list', () => PgSnapshot.open(this.pool));
+    return readPage(snap, st, signal);
+  }
+
+  async changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult> {
+    const after = Number(revision);
+    const n = Math.max(1, Math.floor(limit));
+    if (!Number.isSafeInteger(after)) return { expired: true, oldestRevision: String(await this.compactedRevision()) };
+    // One statement, so the head and the entries come from one snapshot; LATERAL still yields the head when no
+    // entry matches (the watcher then moves to the head past entries it filtered out).
+    const inner = changesQuery(postgresQuery, filter, after, sql.raw('m.head'), n);
+    const rows = await this.rows(
+      'changesSince',
+      sql`SELECT m.head, m.compacted, x.* FROM (SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'revision'), 0) AS head,
+        coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) m LEFT JOIN LATERAL (${inner}) x ON TRUE`,
+    );
+    const head = Number(rows[0]?.[0] ?? 0);
+    const compacted = Number(rows[0]?.[1] ?? 0);
+    if (after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
+    const changes = rows.filter((r) => r[2] !== null).map((r) => toChange(r.slice(2)));
+    const last = changes.length >= n ? changes[changes.length - 1]?.revision : undefined;
+    return { expired: false, changes, revision: last ?? String(head) };
+  }
+
+  private async compactedRevision(): Promise<number> {
+    const r = await this.rows('changesSince', sql`SELECT value FROM meta WHERE key = 'compacted_revision'`);
+    return Number(r[0]?.[0] ?? 0);
+  }
+
+  async currentRevision(): Promise<string> {
+    const r = await this.rows('currentRevision', sql`SELECT value FROM meta WHERE key = 'revision'`);
+    return String(r[0]?.[0] ?? '0');
+  }
+
+  async resourceTypes(): Promise<StoredResourceType[]> {
+    const rows = (await this.rows('resourceTypes', sql`SELECT cluster, "group", version, resource, kind, namespaced FROM resource_types ORDER BY cluster, "group", version, resource`)) as [
+      string, string, string, string, string, boolean,
+    ][];
+    return rows.map(([cluster, group, version, resource, kind, namespaced]) => ({ cluster, group, version, resource, kind, namespaced }));
+  }
+
+  async counts(): Promise<{ cluster: string; group: string; version: string; resource: string; count: number; bytes: number }[]> {
+    const rows = (await this.rows('counts', sql`SELECT cluster, "group", version, resource, count, bytes FROM resource_types ORDER BY cluster, "group", version, resource`)) as [
+      string, string, string, string, string, string,
+    ][];
+    return rows.map(([cluster, group, version, resource, count, bytes]) => ({ cluster, group, version, resource, count: Number(count), bytes: Number(bytes) }));
+  }
+
+  async clusterStatuses(): Promise<Map<string, ClusterStatusRecord>> {
+    const rows = (await this.rows('clusterStatuses', sql`SELECT cluster, spec::text, status::text, updated_at FROM cluster_status ORDER BY cluster`)) as [string, string, string, string][];
+    return new Map(rows.map(([cluster, spec, status, updatedAt]) => [cluster, { spec: JSON.parse(spec) as Record<string, unknown>, status: JSON.parse(status) as Record<string, unknown>, updatedAt }]));
+  }
+
+  async ping(): Promise<void> {
+    await this.run('ping', () => this.pool.unsafe('SELECT 1'));
+  }
+
+  subscribe(listener: (revision: string) => void): () => void {
+    // LISTEN on first use only: a process that never watches holds no extra connection.
+    this.listening ??= this.pool
+      .listen(CHANNEL, (payload) => this.notifier.notify(Number(payload)))
+      .catch((e: unknown) => {
+        // Watchers also poll: without notifications they are only slower to wake.
+        this.log.warn({ err: mapPostgresError(e, 'listen') }, 'LISTEN failed; watchers fall back to polling');
+        this.listening = undefined;
+        return undefined;
+      });
+    return this.notifier.subscribe(listener);
+  }
+
+  async compact(): Promise<void> {
+    const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
+    const cutoffTime = Date.now() - (this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS);
+    await this.run('compact', () =>
+      this.pool.begin(async (tx) => {
+        const head = await lockAndReadRevision(tx);
+        const r = await tx.unsafe(
+          `SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted, coalesce((SELECT max(revision) FROM changes WHERE time < $1), 0) AS by_age`,
+          [cutoffTime],
+        );
+        const row = r[0] as unknown as { compacted: string; by_age: string };
+        const compacted = Number(row.compacted);
+        // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
+        const cutoff = Math.min(head, Math.max(compacted, head - keep, Number(row.by_age)));
+        if (cutoff <= compacted) return;
+        await tx.unsafe(`DELETE FROM changes WHERE revision <= $1`, [cutoff]);
+        await setMeta(tx, 'compacted_revision', cutoff);
+      }),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.notifier.clear();
+    await this.pool.end({ timeout: 5 });
+  }
+}

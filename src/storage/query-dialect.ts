@@ -1,0 +1,30 @@
+// What the shared query builder needs from a dialect: JSON access, text comparison, rendering. Implemented in
+// sqlite/query.ts and postgres/query.ts (polymorphism instead of `switch (dialect)`, STYLE §6).
+import type { SQL } from 'drizzle-orm';
+
+/** One step of a JSON path: an object key or an array index. */
+export type JsonStep = { key: string } | { index: number };
+
+export interface QueryDialect {
+  /** Turns a drizzle SQL into the driver's text and parameters. */
+  render(q: SQL): { sql: string; params: unknown[] };
+  /**
+   * The value at `path` of the JSON document `doc` rendered as text: strings raw, numbers as JSON text, booleans
+   * 'true'/'false'; NULL when absent, JSON null, an object or an array. `path` is bound, never spliced.
+   */
+  jsonText(doc: SQL, path: JsonStep[]): SQL;
+  /** TRUE when something other than JSON null is at `path` (objects and arrays included), else FALSE (never NULL). */
+  jsonPresent(doc: SQL, path: JsonStep[]): SQL;
+  /** TRUE when the value at `path` is an array with an element `e` for which `pred(e)` is TRUE; FALSE otherwise. */
+  someElement(doc: SQL, path: JsonStep[], pred: (element: SQL) => SQL): SQL;
+  /** The integer a text is, or NULL unless it matches -?[0-9]{1,18} (both dialects agree on that range exactly). */
+  integerOf(text: SQL): SQL;
+  /** `expr` compared and ordered byte-wise (SQLite BINARY; PostgreSQL COLLATE "C"). */
+  bytewise(expr: SQL): SQL;
+  /** `expr` = any of `values` (non-empty). */
+  inList(expr: SQL, values: string[]): SQL;
+  /** TRUE when `needle` occurs in `expr` (case-sensitive; no pattern characters). */
+  contains(expr: SQL, needle: string): SQL;
+  /** The served JSON text of `doc`: whole, or only {apiVersion, kind, metadata}. */
+  objectText(doc: SQL, onlyMetadata: boolean): SQL;
+}

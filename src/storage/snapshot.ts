@@ -1,0 +1,11 @@
+// A read snapshot on one connection: what list() needs from a dialect to read the revision, count and rows consistently.
+import type { SQL } from 'drizzle-orm';
+
+export interface Snapshot {
+  /** Every row of `q`, each an array of column values in SELECT order. */
+  all(q: SQL): Promise<unknown[][]>;
+  /** The rows of `q` in chunks of up to `size`, streamed from a cursor; `return()` closes the cursor. */
+  chunks(q: SQL, size: number): AsyncIterator<unknown[][], undefined>;
+  /** Ends the read transaction and gives the connection back. Idempotent; never throws. */
+  release(): Promise<void>;
+}

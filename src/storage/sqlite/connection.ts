@@ -1,0 +1,95 @@
+// better-sqlite3 connections: one writer, a small pool of readers (a streamed list holds its own connection).
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+/** How long a connection waits for another process's write lock before SQLITE_BUSY, milliseconds. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens a connection with the pragmas every connection needs. WAL lets readers keep their snapshot while the writer
+ * commits; synchronous=NORMAL in WAL loses at most the last transactions on power loss, never consistency — the
+ * synchro relists what it cannot find anyway.
+ */
+export function openConnection(path: string, busyTimeoutMs: number, writer: boolean): Db {
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  if (writer) {
+    // 16 KiB pages hold a typical 4 KB object without overflow chains: measured ~2x faster ingest than 4 KiB.
+    // Only takes effect when the file is created (before WAL is switched on); existing files keep theirs.
+    db.pragma('page_size = 16384');
+    db.pragma('journal_mode = WAL');
+    // Checkpoint (copy the WAL into the file and fsync) every 4000 pages = 64 MB rather than SQLite's 1000: a batch
+    // of a relist dirties thousands of index pages, and checkpointing after every commit cost ~20% of ingest.
+    db.pragma('wal_autocheckpoint = 4000');
+  }
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = OFF'); // no foreign keys: the writer maintains labels and changes itself
+  db.pragma('temp_store = MEMORY');
+  db.pragma('cache_size = -32000'); // 32 MB page cache per connection
+  db.pragma('mmap_size = 268435456'); // reads straight from the page cache of the OS
+  return db;
+}
+
+/**
+ * `sqlite::memory:` is a file in a fresh temporary directory, removed on close: every connection of an in-memory
+ * database would otherwise see its own empty database, and WAL (snapshots for streamed lists) needs a file.
+ */
+export function resolveDatabasePath(path: string): { file: string; cleanup: () => void } {
+  if (path !== ':memory:') return { file: path, cleanup: () => {} };
+  const dir = mkdtempSync(join(tmpdir(), 'clusterpedia-memory-'));
+  return { file: join(dir, 'memory.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Read connections handed out one per snapshot; at most `max` open, further callers wait. */
+export class ReadPool {
+  private readonly idle: Db[] = [];
+  private readonly waiters: ((db: Db) => void)[] = [];
+  private open = 0;
+  private closed = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly busyTimeoutMs: number,
+    private readonly max: number,
+  ) {}
+
+  async acquire(): Promise<Db> {
+    if (this.closed) throw new Error('storage is closed');
+    const db = this.idle.pop();
+    if (db) return db;
+    if (this.open < this.max) {
+      this.open++;
+      try {
+        return openConnection(this.path, this.busyTimeoutMs, false);
+      } catch (e: unknown) {
+        this.open--;
+        throw e;
+      }
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  release(db: Db): void {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    const waiter = this.waiters.shift();
+    if (waiter) return waiter(db);
+    if (this.closed) {
+      db.close();
+      this.open--;
+      return;
+    }
+    this.idle.push(db);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const db of this.idle.splice(0)) {
+      db.close();
+      this.open--;
+    }
+  }
+}

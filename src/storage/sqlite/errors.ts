@@ -1,0 +1,36 @@
+// better-sqlite3 errors interpreted once, at the dialect edge (STYLE §8), into StorageError.
+import { isStorageError, StorageError } from '../errors.js';
+
+/** Maps anything thrown by better-sqlite3 (SqliteError has `code` like SQLITE_BUSY_SNAPSHOT) to a StorageError. */
+export function mapSqliteError(e: unknown, what: string): StorageError {
+  if (isStorageError(e)) return e;
+  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : '';
+  const message = e instanceof Error ? e.message : String(e);
+  // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …) share their primary code's meaning.
+  const primary = code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, '$1');
+  switch (primary) {
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      return new StorageError('Unavailable', `${what}: database is locked by another writer (${code})`, true, { cause: e });
+    case 'SQLITE_FULL':
+    case 'SQLITE_IOERR':
+    case 'SQLITE_NOMEM':
+    case 'SQLITE_INTERRUPT':
+      return new StorageError('Unavailable', `${what}: ${message} (${code})`, true, { cause: e });
+    case 'SQLITE_CANTOPEN':
+    case 'SQLITE_READONLY':
+    case 'SQLITE_PERM':
+    case 'SQLITE_AUTH':
+      return new StorageError('Unavailable', `${what}: ${message} (${code})`, false, { cause: e });
+    case 'SQLITE_CONSTRAINT':
+      return new StorageError('Conflict', `${what}: ${message} (${code})`, false, { cause: e });
+    case 'SQLITE_CORRUPT':
+    case 'SQLITE_NOTADB':
+      return new StorageError('Internal', `${what}: database file is corrupt or not a database (${code})`, false, { cause: e });
+    default:
+      if (/no such table/i.test(message)) {
+        return new StorageError('SchemaMismatch', `${what}: the database is not migrated (run clusterpedia migrate): ${message}`, false, { cause: e });
+      }
+      return new StorageError('Internal', `${what}: ${message}${code ? ` (${code})` : ''}`, false, { cause: e });
+  }
+}

@@ -1,0 +1,52 @@
+// SQLite pieces of the shared query builder: JSON paths as bound `$."a"."b"[0]` strings, json_each for lists.
+import { sql, type SQL } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { JsonStep, QueryDialect } from '../query-dialect.js';
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * A JSON path with every key double-quoted and JSON-escaped (SQLite ≥ 3.45 honours the escapes), so keys with
+ * dots, brackets, quotes or backslashes address exactly one key. It is bound as a parameter, never spliced.
+ */
+export function sqlitePath(steps: JsonStep[]): string {
+  return '$' + steps.map((s) => ('key' in s ? `.${JSON.stringify(s.key)}` : `[${s.index}]`)).join('');
+}
+
+export const sqliteQuery: QueryDialect = {
+  render(q: SQL) {
+    const r = dialect.sqlToQuery(q);
+    return { sql: r.sql, params: r.params };
+  },
+  jsonText(doc, steps) {
+    const p = sqlitePath(steps);
+    // ->> unquotes strings; -> keeps numbers and booleans as their JSON text ('1.5', 'true').
+    return sql`(CASE json_type(${doc}, ${p}) WHEN 'text' THEN ${doc} ->> ${p} WHEN 'integer' THEN ${doc} -> ${p} WHEN 'real' THEN ${doc} -> ${p} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' END)`;
+  },
+  jsonPresent(doc, steps) {
+    return sql`(COALESCE(json_type(${doc}, ${sqlitePath(steps)}), 'null') <> 'null')`;
+  },
+  someElement(doc, steps, pred) {
+    const p = sqlitePath(steps);
+    // json_each also walks objects and scalars: require an array, and descend only into containers (json_type
+    // on a scalar element's text would be a malformed-JSON error).
+    const el = sql.raw('e.value');
+    return sql`(json_type(${doc}, ${p}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${doc}, ${p}) e WHERE e.type IN ('object', 'array') AND ${pred(el)}))`;
+  },
+  integerOf(text) {
+    return sql`(CASE WHEN (${text} GLOB '[0-9]*' AND length(${text}) <= 18 AND ${text} NOT GLOB '*[^0-9]*') OR (${text} GLOB '-[0-9]*' AND length(${text}) <= 19 AND substr(${text}, 2) NOT GLOB '*[^0-9]*') THEN CAST(${text} AS INTEGER) END)`;
+  },
+  bytewise(expr) {
+    return expr; // BINARY, SQLite's default collation, is memcmp over UTF-8
+  },
+  inList(expr, values) {
+    return sql`${expr} IN ${values}`;
+  },
+  contains(expr, needle) {
+    return sql`instr(${expr}, ${needle}) > 0`;
+  },
+  objectText(doc, onlyMetadata) {
+    if (!onlyMetadata) return doc;
+    return sql`json_object('apiVersion', ${doc} -> '$.apiVersion', 'kind', ${doc} -> '$.kind', 'metadata', ${doc} -> '$.metadata')`;
+  },
+};

@@ -1,0 +1,43 @@
+// A per-connection cache of prepared statements keyed by SQL text (preparing costs more than running small queries).
+import type { Statement } from 'better-sqlite3';
+import type { SQL } from 'drizzle-orm';
+import type { Db } from './connection.js';
+import { sqliteQuery } from './query.js';
+
+const caches = new WeakMap<Db, Map<string, Statement>>();
+/** Distinct query shapes kept per connection; list filters vary, so the cache is bounded. */
+const MAX_CACHED = 256;
+
+export function prepare(db: Db, text: string): Statement {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  let st = cache.get(text);
+  if (st) {
+    // Refresh its position: the Map's insertion order is the eviction order.
+    cache.delete(text);
+    cache.set(text, st);
+    return st;
+  }
+  st = db.prepare(text);
+  cache.set(text, st);
+  if (cache.size > MAX_CACHED) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return st;
+}
+
+/** A drizzle SQL prepared on `db`, with its parameters. */
+export function prepareSql(db: Db, q: SQL): { st: Statement; params: unknown[] } {
+  const r = sqliteQuery.render(q);
+  return { st: prepare(db, r.sql), params: r.params };
+}
+
+/** Every row of a SELECT as arrays. */
+export function allRows(db: Db, q: SQL): unknown[][] {
+  const { st, params } = prepareSql(db, q);
+  return st.raw(true).all(...params) as unknown[][];
+}

@@ -1,0 +1,247 @@
+// The SQLite storage: one writer connection (better-sqlite3 is synchronous, so writes serialise in-process) and a
+// pool of read connections for snapshots and streamed lists.
+import { sql } from 'drizzle-orm';
+import type { Logger } from '../../lib/log.js';
+import type { OpenBackend } from '../open.js';
+import { AnalyzePolicy } from '../analyze-policy.js';
+import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { namespacedName } from '../key.js';
+import { listStatements, readPage } from '../list-page.js';
+import { chooseDrivingLabel } from '../label-strategy.js';
+import { RevisionNotifier } from '../notifier.js';
+import { rowColumns, toStoredRow } from '../stored-row.js';
+import { resourceColumns } from '../list-sql.js';
+import type {
+  ChangesResult, ClusterStatusRecord, DeleteKey, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
+} from '../types.js';
+import { collapseBatch } from '../write-plan.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openConnection, ReadPool, resolveDatabasePath, type Db } from './connection.js';
+import { mapSqliteError } from './errors.js';
+import { appliedMigrations, migrateSqlite } from './migrate.js';
+import { sqliteQuery } from './query.js';
+import { SqliteSnapshot } from './snapshot.js';
+import { allRows, prepare } from './statements.js';
+import { applyBatch, cleanRows, readMeta, writeMeta } from './write.js';
+import { migrationPlan } from '../schema-version.js';
+import { migrations } from './embedded-migrations.js';
+
+/** Rows stored now (0 before the first migration), from the counts the writer maintains. */
+function storedRows(db: Db): number {
+  try {
+    return Number((db.prepare('SELECT coalesce(sum(count), 0) AS n FROM resource_types').get() as { n: number }).n);
+  } catch {
+    return 0;
+  }
+}
+
+/** Read connections: enough for a few concurrent streamed lists; more callers wait for one. */
+const READ_CONNECTIONS = 4;
+
+export const openSqliteStorage: OpenBackend = async (target, opts) => {
+  if (target.dialect !== 'sqlite') throw new Error(`sqlite backend cannot open a ${target.dialect} target`);
+  const path = target.path;
+  const { file, cleanup } = resolveDatabasePath(path);
+  const busy = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  let writer: Db;
+  try {
+    writer = openConnection(file, busy, true);
+  } catch (e: unknown) {
+    cleanup();
+    throw mapSqliteError(e, `open sqlite:${path}`);
+  }
+  try {
+    // Refuse a schema this binary does not know before anything reads or writes it.
+    migrationPlan(appliedMigrations(writer), migrations);
+  } catch (e: unknown) {
+    writer.close();
+    cleanup();
+    throw mapSqliteError(e, `open sqlite:${path}`);
+  }
+  return new SqliteStorage(writer, new ReadPool(file, busy, READ_CONNECTIONS), cleanup, opts);
+};
+
+class SqliteStorage implements Storage {
+  readonly dialect = 'sqlite' as const;
+  private readonly notifier = new RevisionNotifier();
+  private readonly analyze: AnalyzePolicy;
+  private readonly log: Logger;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly readers: ReadPool,
+    private readonly cleanup: () => void,
+    private readonly opts: { logger: Logger } & StorageOptions,
+  ) {
+    this.log = opts.logger.child({ component: 'storage', dialect: 'sqlite' });
+    this.analyze = new AnalyzePolicy(storedRows(db));
+  }
+
+  /** Runs `fn` synchronously, mapping driver errors at this edge. */
+  private run<T>(what: string, fn: () => T): T {
+    if (this.closed) throw mapSqliteError(new Error('storage is closed'), what);
+    try {
+      return fn();
+    } catch (e: unknown) {
+      throw mapSqliteError(e, what);
+    }
+  }
+
+  async migrate(o?: { dryRun?: boolean }): Promise<MigrationPlan> {
+    const plan = migrateSqlite(this.db, o?.dryRun === true);
+    if (plan.applied.length > 0 && o?.dryRun !== true) this.log.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'schema migrated');
+    return plan;
+  }
+
+  async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+    const collapsed = collapseBatch(batch);
+    const now = Date.now();
+    const plan = this.run('write', () => this.db.transaction(() => applyBatch(this.db, collapsed, now)).immediate());
+    const written = plan.upserts.length;
+    const deleted = plan.deletes.length;
+    if (written + deleted > 0) {
+      this.notifier.notify(plan.revision);
+      if (this.analyze.record(written + deleted)) this.refreshStatistics();
+    }
+    return { written, skipped: plan.skipped, deleted, revision: String(plan.revision) };
+  }
+
+  /** ANALYZE with a row budget: milliseconds even at millions of rows, enough for the planner to pick label seeks. */
+  private refreshStatistics(): void {
+    this.run('analyze', () => {
+      this.db.pragma('analysis_limit = 2000');
+      this.db.exec('ANALYZE resources; ANALYZE resource_labels;');
+    });
+  }
+
+  async cleanCluster(cluster: string): Promise<number> {
+    return this.clean(cluster, undefined);
+  }
+
+  async cleanResource(cluster: string, type: ResourceType): Promise<number> {
+    return this.clean(cluster, type);
+  }
+
+  private clean(cluster: string, type: ResourceType | undefined): number {
+    const now = Date.now();
+    const r = this.run('clean', () => this.db.transaction(() => cleanRows(this.db, cluster, type, now)).immediate());
+    if (r.count > 0) this.notifier.notify(r.revision);
+    return r.count;
+  }
+
+  async resourceVersions(cluster: string, type: ResourceType): Promise<Map<string, string>> {
+    return this.run('resourceVersions', () => {
+      const rows = prepare(this.db, `SELECT namespace, name, resource_version FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ?`)
+        .raw(true)
+        .all(type.group, type.version, type.resource, cluster) as [string, string, string][];
+      const m = new Map<string, string>();
+      for (const [ns, name, rv] of rows) m.set(namespacedName(ns, name), rv);
+      return m;
+    });
+  }
+
+  async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
+    this.run('putClusterStatus', () =>
+      prepare(this.db, `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`).run(
+        cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt,
+      ),
+    );
+  }
+
+  async deleteClusterStatus(cluster: string): Promise<void> {
+    this.run('deleteClusterStatus', () => prepare(this.db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster));
+  }
+
+  async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
+    const c = resourceColumns('r');
+    const q = sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, false)} FROM resources r
+      WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`;
+    const rows = this.run('get', () => allRows(this.db, q));
+    return rows[0] ? toStoredRow(rows[0]) : undefined;
+  }
+
+  async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
+    const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
+    const st = listStatements(sqliteQuery, query, driving);
+    const snap = await SqliteSnapshot.open(this.readers);
+    return readPage(snap, st, signal);
+  }
+
+  async changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult> {
+    const after = Number(revision);
+    return this.run('changesSince', () =>
+      // A read transaction: the head and the entries come from one snapshot even if another process writes.
+      this.db.transaction((): ChangesResult => {
+        const head = readMeta(this.db, 'revision');
+        const compacted = readMeta(this.db, 'compacted_revision');
+        if (!Number.isSafeInteger(after) || after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
+        const rows = allRows(this.db, changesQuery(sqliteQuery, filter, after, sql`${head}`, Math.max(1, Math.floor(limit))));
+        const changes = rows.map(toChange);
+        const last = changes.length >= limit ? changes[changes.length - 1]?.revision : undefined;
+        return { expired: false, changes, revision: last ?? String(head) };
+      }).deferred(),
+    );
+  }
+
+  async currentRevision(): Promise<string> {
+    return String(this.run('currentRevision', () => readMeta(this.db, 'revision')));
+  }
+
+  async resourceTypes(): Promise<StoredResourceType[]> {
+    const rows = this.run('resourceTypes', () =>
+      prepare(this.db, `SELECT cluster, "group", version, resource, kind, namespaced FROM resource_types ORDER BY cluster, "group", version, resource`).raw(true).all(),
+    ) as [string, string, string, string, string, number][];
+    return rows.map(([cluster, group, version, resource, kind, namespaced]) => ({ cluster, group, version, resource, kind, namespaced: namespaced !== 0 }));
+  }
+
+  async counts(): Promise<{ cluster: string; group: string; version: string; resource: string; count: number; bytes: number }[]> {
+    const rows = this.run('counts', () =>
+      prepare(this.db, `SELECT cluster, "group", version, resource, count, bytes FROM resource_types ORDER BY cluster, "group", version, resource`).raw(true).all(),
+    ) as [string, string, string, string, number, number][];
+    return rows.map(([cluster, group, version, resource, count, bytes]) => ({ cluster, group, version, resource, count, bytes }));
+  }
+
+  async clusterStatuses(): Promise<Map<string, ClusterStatusRecord>> {
+    const rows = this.run('clusterStatuses', () => prepare(this.db, `SELECT cluster, spec, status, updated_at FROM cluster_status ORDER BY cluster`).raw(true).all()) as [string, string, string, string][];
+    return new Map(rows.map(([cluster, spec, status, updatedAt]) => [cluster, { spec: JSON.parse(spec) as Record<string, unknown>, status: JSON.parse(status) as Record<string, unknown>, updatedAt }]));
+  }
+
+  async ping(): Promise<void> {
+    this.run('ping', () => this.db.prepare('SELECT 1').get());
+  }
+
+  subscribe(listener: (revision: string) => void): () => void {
+    return this.notifier.subscribe(listener);
+  }
+
+  async compact(): Promise<void> {
+    const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
+    const maxAge = this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS;
+    const cutoffTime = Date.now() - maxAge;
+    this.run('compact', () =>
+      this.db.transaction(() => {
+        const head = readMeta(this.db, 'revision');
+        const compacted = readMeta(this.db, 'compacted_revision');
+        const byAge = Number((prepare(this.db, `SELECT max(revision) FROM changes WHERE time < ?`).raw(true).get(cutoffTime) as unknown[])[0] ?? 0);
+        // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
+        const cutoff = Math.min(head, Math.max(compacted, head - keep, byAge));
+        if (cutoff <= compacted) return;
+        prepare(this.db, `DELETE FROM changes WHERE revision <= ?`).run(cutoff);
+        writeMeta(this.db, 'compacted_revision', cutoff);
+      }).immediate(),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.notifier.clear();
+    this.readers.close();
+    try {
+      this.db.close();
+    } finally {
+      this.cleanup();
+    }
+  }
+}

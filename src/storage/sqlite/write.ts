@@ -1,0 +1,108 @@
+// The SQLite write path: statements run inside one IMMEDIATE transaction per batch (in-process, so per-row
+// statements cost microseconds, not round trips).
+import { rowKeyString } from '../key.js';
+import { parseLabelsJson } from '../object-columns.js';
+import type { ResourceType } from '../types.js';
+import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
+import type { Db } from './connection.js';
+import { prepare } from './statements.js';
+
+const SELECT_KEY = `SELECT id, resource_version, size, labels FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
+const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const UPDATE_ROW = `UPDATE resources SET kind = ?, uid = ?, owner_uid = ?, resource_version = ?, revision = ?, created_at = ?, synced_at = ?, size = ?, labels = ?, object = ? WHERE id = ?`;
+const DELETE_LABEL = `DELETE FROM resource_labels WHERE key = ? AND value = ? AND resource_id = ?`;
+const INSERT_LABEL = `INSERT INTO resource_labels (key, value, resource_id) VALUES (?, ?, ?)`;
+const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+// The last state of a deleted row, with its metadata.resourceVersion set to the deletion's revision.
+const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?) FROM resources WHERE id = ?`;
+const DELETE_ROW = `DELETE FROM resources WHERE id = ?`;
+const UPSERT_TYPE = `INSERT INTO resource_types (cluster, "group", version, resource, kind, namespaced, count, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT (cluster, "group", version, resource) DO UPDATE SET count = resource_types.count + excluded.count, bytes = resource_types.bytes + excluded.bytes,
+  kind = CASE WHEN excluded.kind <> '' THEN excluded.kind ELSE resource_types.kind END, namespaced = resource_types.namespaced OR excluded.namespaced`;
+const GET_META = `SELECT value FROM meta WHERE key = ?`;
+const SET_META = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
+export function readMeta(db: Db, key: string): number {
+  const r = prepare(db, GET_META).raw(true).get(key) as unknown[] | undefined;
+  return r ? Number(r[0]) : 0;
+}
+
+export function writeMeta(db: Db, key: string, value: number): void {
+  prepare(db, SET_META).run(key, String(value));
+}
+
+/** Plans and applies one collapsed batch. Must run inside the write transaction. */
+export function applyBatch(db: Db, batch: CollapsedBatch, now: number): WritePlan {
+  const selectKey = prepare(db, SELECT_KEY).raw(true);
+  const existing = new Map<string, ExistingRow>();
+  for (const k of batch.keys) {
+    const r = selectKey.get(k.group, k.version, k.resource, k.cluster, k.namespace, k.name) as [number, string, number, string] | undefined;
+    if (r) existing.set(rowKeyString(k), { id: r[0], resourceVersion: r[1], size: r[2], labels: r[3] });
+  }
+  const plan = planWrite(batch, existing, readMeta(db, 'revision'));
+  if (plan.upserts.length === 0 && plan.deletes.length === 0) return plan;
+
+  const insertRow = prepare(db, INSERT_ROW);
+  const updateRow = prepare(db, UPDATE_ROW);
+  const deleteLabel = prepare(db, DELETE_LABEL);
+  const insertLabel = prepare(db, INSERT_LABEL);
+  const insertChange = prepare(db, INSERT_CHANGE);
+  for (const u of plan.upserts) {
+    const c = u.cols;
+    let id = u.id;
+    if (id === undefined) {
+      id = Number(
+        insertRow.run(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json)
+          .lastInsertRowid,
+      );
+      for (const [k, v] of c.labels) insertLabel.run(k, v, id);
+    } else {
+      updateRow.run(c.kind, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json, id);
+      // Most updates are status changes: the label rows stay untouched unless the labels text differs.
+      if (u.oldLabels !== c.labelsJson) {
+        for (const [k, v] of parseLabelsJson(u.oldLabels ?? '{}')) deleteLabel.run(k, v, id);
+        for (const [k, v] of c.labels) insertLabel.run(k, v, id);
+      }
+    }
+    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, u.id === undefined ? 'ADDED' : 'MODIFIED', c.createdAt, now);
+  }
+  const insertDeleted = prepare(db, INSERT_DELETED);
+  const deleteRow = prepare(db, DELETE_ROW);
+  for (const d of plan.deletes) {
+    insertDeleted.run(d.revision, now, String(d.revision), d.id);
+    for (const [k, v] of parseLabelsJson(d.labels)) deleteLabel.run(k, v, d.id);
+    deleteRow.run(d.id);
+  }
+  const upsertType = prepare(db, UPSERT_TYPE);
+  for (const t of plan.types) upsertType.run(t.cluster, t.group, t.version, t.resource, t.kind, t.namespaced ? 1 : 0, t.count, t.bytes);
+  writeMeta(db, 'revision', plan.revision);
+  return plan;
+}
+
+/**
+ * Deletes every row of a cluster (or of one of its types), recording a DELETED entry with the last state for each,
+ * numbered after the current revision in id order — set-based statements, no per-row work in JavaScript.
+ */
+export function cleanRows(db: Db, cluster: string, type: ResourceType | undefined, now: number): { count: number; revision: number } {
+  const where = type ? `cluster = ? AND "group" = ? AND version = ? AND resource = ?` : `cluster = ?`;
+  const whereR = type ? `r.cluster = ? AND r."group" = ? AND r.version = ? AND r.resource = ?` : `r.cluster = ?`;
+  const args: string[] = type ? [cluster, type.group, type.version, type.resource] : [cluster];
+  const base = readMeta(db, 'revision');
+  const count = Number(
+    prepare(
+      db,
+      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
+       SELECT ? + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(? + rn AS TEXT))
+       FROM (SELECT row_number() OVER (ORDER BY id) AS rn, * FROM resources WHERE ${where})`,
+    ).run(base, now, base, ...args).changes,
+  );
+  // Label rows are keyed (key, value, resource_id): find them through each row's labels column.
+  prepare(
+    db,
+    `DELETE FROM resource_labels WHERE (key, value, resource_id) IN (SELECT j.key, j.value, r.id FROM resources r, json_each(r.labels) j WHERE ${whereR})`,
+  ).run(...args);
+  prepare(db, `DELETE FROM resources WHERE ${where}`).run(...args);
+  prepare(db, `DELETE FROM resource_types WHERE ${where}`).run(...args);
+  if (count > 0) writeMeta(db, 'revision', base + count);
+  return { count, revision: base + count };
+}

@@ -1,0 +1,150 @@
+// Plans one write batch, dialect-free: collapse per key, apply the RV guards, assign revisions, render objects.
+import { rowKeyString, type RowKey } from './key.js';
+import { extractColumns, renderStoredObject, utf8Length, type ObjectColumns } from './object-columns.js';
+import { deleteWins, upsertWins } from './resource-version.js';
+import type { DeleteKey, UpsertObject } from './types.js';
+
+type Collapsed =
+  | { op: 'upsert'; key: string; cols: ObjectColumns; upsert: UpsertObject }
+  | { op: 'delete'; key: string; row: RowKey; rv: string | undefined };
+
+/** What the dialect must know about a stored row to plan over it. */
+export interface ExistingRow {
+  id: number;
+  resourceVersion: string;
+  size: number;
+  /** The stored `labels` column (JSON object text). */
+  labels: string;
+}
+
+export interface PlannedUpsert {
+  /** Set when the row exists and is replaced. */
+  id: number | undefined;
+  /** The replaced row's `labels` column (undefined for an insert). */
+  oldLabels: string | undefined;
+  cols: ObjectColumns;
+  revision: number;
+  json: string;
+  size: number;
+}
+
+export interface PlannedDelete {
+  id: number;
+  key: RowKey;
+  revision: number;
+  /** The deleted row's `labels` column, to remove its label rows. */
+  labels: string;
+}
+
+export interface TypeDelta {
+  cluster: string;
+  group: string;
+  version: string;
+  resource: string;
+  /** '' when only deletions touched the type (the stored kind is kept). */
+  kind: string;
+  namespaced: boolean;
+  count: number;
+  bytes: number;
+}
+
+export interface WritePlan {
+  upserts: PlannedUpsert[];
+  deletes: PlannedDelete[];
+  types: TypeDelta[];
+  /** Revision after the batch (= the start revision when nothing is effective). */
+  revision: number;
+  skipped: number;
+}
+
+/** The batch reduced to at most one operation per key, plus how many upserts lost inside the batch. */
+export interface CollapsedBatch {
+  ops: Collapsed[];
+  /** Keys whose stored state the planner needs. */
+  keys: RowKey[];
+  droppedUpserts: number;
+}
+
+/**
+ * Collapses a batch: upserts in order, then deletes in order (the contract's "in order"). For one key the
+ * highest member RV wins; a delete after an upsert wins unless the upsert's RV is known to be newer. PostgreSQL's
+ * ON CONFLICT cannot touch a row twice in one statement, and one revision per key and batch is all a watcher needs.
+ */
+export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): CollapsedBatch {
+  const byKey = new Map<string, Collapsed>();
+  let dropped = 0;
+  for (const u of batch.upserts) {
+    const cols = extractColumns(u);
+    const key = rowKeyString(cols);
+    const prev = byKey.get(key);
+    if (prev?.op === 'upsert' && !upsertWins(cols.memberRv, prev.cols.memberRv)) {
+      dropped++;
+      continue;
+    }
+    if (prev) dropped++;
+    byKey.set(key, { op: 'upsert', key, cols, upsert: u });
+  }
+  for (const d of batch.deletes) {
+    const row: RowKey = { cluster: d.cluster, group: d.group, version: d.version, resource: d.resource, namespace: d.namespace, name: d.name };
+    const key = rowKeyString(row);
+    const prev = byKey.get(key);
+    if (prev?.op === 'upsert') {
+      if (!deleteWins(d.resourceVersion, prev.cols.memberRv)) continue;
+      dropped++;
+    }
+    byKey.set(key, { op: 'delete', key, row, rv: d.resourceVersion });
+  }
+  const ops = [...byKey.values()];
+  return { ops, keys: ops.map((o) => (o.op === 'upsert' ? o.cols : o.row)), droppedUpserts: dropped };
+}
+
+/**
+ * Decides every operation against the stored rows (`existing`, by rowKeyString) and numbers the effective ones
+ * from `revision + 1`. Must run while the caller holds the write lock, so `existing` and `revision` cannot move.
+ */
+export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingRow>, revision: number): WritePlan {
+  const upserts: PlannedUpsert[] = [];
+  const deletes: PlannedDelete[] = [];
+  const types = new Map<string, TypeDelta>();
+  let skipped = batch.droppedUpserts;
+  let rev = revision;
+  const delta = (k: RowKey, kind: string, namespaced: boolean): TypeDelta => {
+    const tk = `${k.cluster}\0${k.group}\0${k.version}\0${k.resource}`;
+    let t = types.get(tk);
+    if (!t) {
+      t = { cluster: k.cluster, group: k.group, version: k.version, resource: k.resource, kind, namespaced, count: 0, bytes: 0 };
+      types.set(tk, t);
+    }
+    if (kind !== '') t.kind = kind;
+    t.namespaced ||= namespaced;
+    return t;
+  };
+  for (const op of batch.ops) {
+    const ex = existing.get(op.key);
+    if (op.op === 'upsert') {
+      if (ex && !upsertWins(op.cols.memberRv, ex.resourceVersion)) {
+        skipped++;
+        continue;
+      }
+      rev++;
+      const json = renderStoredObject(op.upsert, op.cols.memberRv, rev);
+      const size = utf8Length(json);
+      upserts.push({ id: ex?.id, oldLabels: ex?.labels, cols: op.cols, revision: rev, json, size });
+      const t = delta(op.cols, op.cols.kind, op.cols.namespace !== '');
+      t.count += ex ? 0 : 1;
+      t.bytes += size - (ex?.size ?? 0);
+    } else {
+      if (!ex) continue;
+      if (!deleteWins(op.rv, ex.resourceVersion)) {
+        skipped++;
+        continue;
+      }
+      rev++;
+      deletes.push({ id: ex.id, key: op.row, revision: rev, labels: ex.labels });
+      const t = delta(op.row, '', false);
+      t.count -= 1;
+      t.bytes -= ex.size;
+    }
+  }
+  return { upserts, deletes, types: [...types.values()], revision: rev, skipped };
+}
