@@ -1,6 +1,8 @@
 // Flag parsers and option builders shared by the commands. Every flag reads CLUSTERPEDIA_<FLAG> as a fallback.
 import { InvalidArgumentError, Option } from 'commander';
+import { ConfigError } from '../lib/errors.js';
 import { LOG_LEVELS } from '../lib/log.js';
+import { redactUrl } from '../storage/storage-config.js';
 
 /** `--secure-port` → `CLUSTERPEDIA_SECURE_PORT`. */
 export function envName(longFlag: string): string {
@@ -70,16 +72,17 @@ export function parseStorageUrl(value: string): string {
     if (v === 'sqlite:') throw new InvalidArgumentError('sqlite: needs a path, e.g. sqlite:./clusterpedia.db or sqlite::memory:.');
     return v;
   }
+  // Not InvalidArgumentError below: commander would echo the raw value, password included (API.md §4 Security).
   if (/^postgres(ql)?:\/\//.test(v)) {
     try {
       const u = new URL(v);
       if (!u.hostname) throw new Error('no host');
     } catch {
-      throw new InvalidArgumentError('is not a valid postgres:// URL.');
+      throw new ConfigError(`--storage: ${JSON.stringify(redactUrl(v))} is not a valid postgres:// URL`);
     }
     return v;
   }
-  throw new InvalidArgumentError('must start with sqlite: or postgres://.');
+  throw new ConfigError(`--storage: ${JSON.stringify(redactUrl(v))} must start with sqlite: or postgres://`);
 }
 
 export function logLevelOption(): Option {
