@@ -42,9 +42,10 @@ export async function buildAccess(o: ApiserverOptions, clusters: () => Promise<I
   if (o.serving.securePort > 0 && !clientCa && !frontProxyCa && !a.tokenReview) {
     log.warn('no authentication is configured (--client-ca-file, --requestheader-client-ca-file, --authentication-token-webhook): the secure port will answer 401 to every request but health and version');
   }
+  // Not `authorization`: the logger redacts fields of that name (they usually hold credentials).
   log.info({
     clientCertificates: clientCa !== undefined, frontProxy: frontProxyCa !== undefined, tokenReview: a.tokenReview,
-    authorization: o.authorization.mode, perCluster: o.authorization.perCluster,
+    authorizationMode: o.authorization.mode, perCluster: o.authorization.perCluster,
   }, 'access control configured');
   const pems = [clientCa?.pem, frontProxyCa?.pem].filter((p): p is string => p !== undefined);
   return {
