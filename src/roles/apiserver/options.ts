@@ -36,7 +36,7 @@ export interface AuthenticationOptions {
 export interface AuthorizationOptions {
   /** AlwaysAllow (development) or Delegated (SubjectAccessReview to the host cluster). */
   mode: 'AlwaysAllow' | 'Delegated';
-  /** Also check access per member cluster (resource `resources`, subresource `clusters/<name>`… see README). */
+  /** Also check access per member cluster: resource `clusters` of clusterpedia.io named after it (authz-clusters.ts). */
   perCluster: boolean;
   cacheTtlMs: number;
 }
