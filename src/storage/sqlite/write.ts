@@ -88,11 +88,12 @@ export function cleanRows(db: Db, cluster: string, type: ResourceType | undefine
   const whereR = type ? `r.cluster = ? AND r."group" = ? AND r.version = ? AND r.resource = ?` : `r.cluster = ?`;
   const args: string[] = type ? [cluster, type.group, type.version, type.resource] : [cluster];
   const base = readMeta(db, 'revision');
+  // better-sqlite3 binds JS numbers as REAL: CAST, or the stamped revision would read "5.0".
   const count = Number(
     prepare(
       db,
       `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
-       SELECT ? + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(? + rn AS TEXT))
+       SELECT CAST(? AS INTEGER) + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(CAST(? AS INTEGER) + rn AS TEXT))
        FROM (SELECT row_number() OVER (ORDER BY id) AS rn, * FROM resources WHERE ${where})`,
     ).run(base, now, base, ...args).changes,
   );

@@ -1,0 +1,173 @@
+// Contract: paging — reference §9.1 P* adapted to keyset tokens and the numeric offset form, remainingItemCount,
+// long keyset walks in several orders, foreign tokens, and streamed lists that are abandoned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isStorageError } from '../../src/storage/errors.js';
+import type { ListQuery, OrderTerm, Storage, StoredRow } from '../../src/storage/types.js';
+import { fixture } from './contract-queries.js';
+import { drain, id, ids, path, pod, PODS, walk, type Harness, type OpenHarness } from './fixtures.js';
+
+const ALL = ['c1/ns-1/name-1', 'c1/ns-1/name-2', 'c1/ns-2/name-1', 'c2/ns-1/name-1', 'c2/ns-2/name-3', 'c3/ns-1/name-2'];
+
+/** 1,000 pods over 3 clusters × 4 namespaces, some without status.phase, shuffled names. */
+function manyPods(): ReturnType<typeof pod>[] {
+  const out = [];
+  for (let i = 0; i < 1000; i++) {
+    const n = (i * 7919) % 1000; // a permutation: insertion order differs from every sort order
+    out.push(
+      pod({
+        cluster: `c${n % 3}`, namespace: `ns-${n % 4}`, name: `p-${String(n).padStart(4, '0')}`, rv: String(1000 + n),
+        created: new Date(Date.UTC(2023, 0, 1) + (n % 50) * 60_000).toISOString(), labels: { half: n % 2 === 0 ? 'even' : 'odd', team: `t-${n % 100}` },
+        fields: n % 5 === 0 ? {} : { status: { phase: ['Running', 'Pending', 'Failed', 'Succeeded'][n % 4] } },
+      }),
+    );
+  }
+  return out;
+}
+
+export function pagingContract(open: OpenHarness): void {
+  describe('paging', () => {
+    let h: Harness;
+    let s: Storage;
+    beforeAll(async () => {
+      h = await open();
+      s = h.storage;
+      await s.migrate();
+      await s.write({ upserts: fixture, deletes: [] });
+    });
+    afterAll(async () => h.cleanup());
+
+    it('P1: limit returns at most limit rows and a token for the rest', async () => {
+      const page = await s.list({ types: PODS, limit: 2 });
+      expect((await drain(page)).map(id)).toEqual(ALL.slice(0, 2));
+      const token = page.continueToken();
+      expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+      const next = await s.list({ types: PODS, limit: 2, continue: { token: token as string } });
+      expect((await drain(next)).map(id)).toEqual(ALL.slice(2, 4));
+    });
+
+    it('P2–P4: limit 0 or absent is unlimited, with no token', async () => {
+      const page = await s.list({ types: PODS, limit: 0 });
+      expect((await drain(page)).map(id)).toEqual(ALL);
+      expect(page.continueToken()).toBeUndefined();
+      expect(await ids(s, { types: PODS })).toEqual(ALL);
+    });
+
+    it('P5–P8: numeric offset; negative is none; next token is offset + limit', async () => {
+      expect(await ids(s, { types: PODS, continue: { offset: 1 } })).toEqual(ALL.slice(1));
+      expect(await ids(s, { types: PODS, continue: { offset: -1 } })).toEqual(ALL);
+      const page = await s.list({ types: PODS, limit: 2, continue: { offset: 1 }, withRemainingCount: true });
+      expect((await drain(page)).map(id)).toEqual(ALL.slice(1, 3));
+      expect(page.continueToken()).toBe('3');
+      expect(page.remainingItemCount).toBe(3);
+      const last = await s.list({ types: PODS, limit: 2, continue: { offset: 4 } });
+      expect((await drain(last)).map(id)).toEqual(ALL.slice(4));
+      expect(last.continueToken()).toBeUndefined();
+    });
+
+    it('remainingItemCount counts the matching rows after the page, on keyset pages too', async () => {
+      const first = await s.list({ types: PODS, limit: 2, withRemainingCount: true });
+      expect(first.remainingItemCount).toBe(4);
+      await drain(first);
+      const second = await s.list({ types: PODS, limit: 2, withRemainingCount: true, continue: { token: first.continueToken() as string } });
+      expect(second.remainingItemCount).toBe(2);
+      const filtered = await s.list({ types: PODS, limit: 1, withRemainingCount: true, labels: [{ key: 'key1', operator: '=', values: ['value1'] }] });
+      expect(filtered.remainingItemCount).toBe(1);
+      expect((await s.list({ types: PODS, limit: 2 })).remainingItemCount).toBeUndefined();
+    });
+
+    it('the page revision is the storage revision at the time of the list', async () => {
+      const page = await s.list({ types: PODS, limit: 1 });
+      expect(page.revision).toBe(await s.currentRevision());
+    });
+
+    it('a token is rejected (Invalid) for another order, other types, or when malformed', async () => {
+      const page = await s.list({ types: PODS, limit: 2 });
+      await drain(page);
+      const token = page.continueToken() as string;
+      const reject = async (q: ListQuery): Promise<void> => {
+        const e: unknown = await s.list(q).then(() => undefined, (x: unknown) => x);
+        expect(isStorageError(e) && e.code).toBe('Invalid');
+      };
+      await reject({ types: PODS, limit: 2, orderBy: [{ column: 'name', desc: true }], continue: { token } });
+      await reject({ types: { kind: 'one', group: 'apps', version: 'v1', resource: 'deployments' }, limit: 2, continue: { token } });
+      await reject({ types: PODS, limit: 2, continue: { token: 'not-a-token' } });
+      await reject({ types: PODS, limit: 2, continue: { token: Buffer.from('{"v":1,"f":"x","k":[]}').toString('base64url') } });
+    });
+  });
+
+  describe('keyset walks over 1,000 rows', () => {
+    let h: Harness;
+    let s: Storage;
+    let all: StoredRow[];
+    beforeAll(async () => {
+      h = await open();
+      s = h.storage;
+      await s.migrate();
+      const objs = manyPods();
+      for (let i = 0; i < objs.length; i += 250) await s.write({ upserts: objs.slice(i, i + 250), deletes: [] });
+      all = await drain(await s.list({ types: PODS }));
+    });
+    afterAll(async () => h.cleanup());
+
+    const orders: [string, OrderTerm[] | undefined][] = [
+      ['default', undefined],
+      ['name desc', [{ column: 'name', desc: true }]],
+      ['status.phase asc (absent first) then created_at desc', [{ path: path('status', 'phase'), desc: false }, { column: 'created_at', desc: true }]],
+      ['status.phase desc (absent last)', [{ path: path('status', 'phase'), desc: true }]],
+      ['resource_version desc', [{ column: 'resource_version', desc: true }]],
+    ];
+    for (const [name, orderBy] of orders) {
+      it(`limit 7 returns every row exactly once, in order: ${name}`, async () => {
+        const q: ListQuery = { types: PODS, ...(orderBy ? { orderBy } : {}) };
+        const full = (await drain(await s.list(q))).map(id);
+        expect(full).toHaveLength(1000);
+        expect(new Set(full).size).toBe(1000);
+        const { rows, pages } = await walk(s, q, 7);
+        expect(rows.map(id)).toEqual(full);
+        expect(pages).toBe(Math.ceil(1000 / 7));
+      });
+    }
+
+    it('keyset pages with filters: one namespace, one cluster, a label matching half', async () => {
+      const q: ListQuery = { types: PODS, namespaces: { op: 'in', values: ['ns-1'] }, labels: [{ key: 'half', operator: '=', values: ['even'] }] };
+      const expected = all.filter((r) => r.namespace === 'ns-1' && Number(r.name.slice(2)) % 2 === 0).map(id);
+      expect((await walk(s, q, 9)).rows.map(id)).toEqual(expected);
+      const q2: ListQuery = { types: PODS, clusters: { op: 'in', values: ['c2'] }, labels: [{ key: 'team', operator: 'in', values: ['t-1', 't-2'] }] };
+      const expected2 = all.filter((r) => r.cluster === 'c2' && ['t-1', 't-2'].includes(`t-${Number(r.name.slice(2)) % 100}`)).map(id);
+      expect(expected2.length).toBeGreaterThan(0);
+      expect((await walk(s, q2, 3)).rows.map(id)).toEqual(expected2);
+    });
+
+    it('a streamed list abandoned by an aborted client releases its connection', async () => {
+      for (let i = 0; i < 12; i++) {
+        const ac = new AbortController();
+        const page = await s.list({ types: PODS }, ac.signal);
+        let n = 0;
+        for await (const _ of page.rows) {
+          if (++n === 3) ac.abort();
+          if (n > 10) break;
+        }
+        expect(n).toBeLessThanOrEqual(4);
+      }
+      for (let i = 0; i < 12; i++) {
+        // Aborted before a row was read, and never iterated.
+        const ac = new AbortController();
+        await s.list({ types: PODS }, ac.signal);
+        ac.abort();
+      }
+      for (let i = 0; i < 12; i++) {
+        // Consumer stops early without an abort (for-await `break` calls return()).
+        for await (const _ of (await s.list({ types: PODS })).rows) break;
+      }
+      expect(await drain(await s.list({ types: PODS }))).toHaveLength(1000);
+    });
+
+    it('an already-aborted signal fails the list without taking a connection for long', async () => {
+      const ac = new AbortController();
+      ac.abort();
+      const e: unknown = await s.list({ types: PODS }, ac.signal).then(() => undefined, (x: unknown) => x);
+      expect(isStorageError(e)).toBe(true);
+      expect(await drain(await s.list({ types: PODS, limit: 5 }))).toHaveLength(5);
+    });
+  });
+}

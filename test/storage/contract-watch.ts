@@ -1,0 +1,111 @@
+// Contract: the change log behind watch — changesSince filters, skipped superseded entries, expiry, notifications.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ChangesResult, Storage, WatchFilter } from '../../src/storage/types.js';
+import { obj, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
+
+function summary(r: ChangesResult): string[] {
+  if (r.expired) throw new Error(`expired at ${r.oldestRevision}`);
+  return r.changes.map((c) => `${c.revision} ${c.type} ${c.row.cluster}/${c.row.namespace}/${c.row.name}`);
+}
+
+export function watchContract(open: OpenHarness): void {
+  describe('change log', () => {
+    let h: Harness;
+    let s: Storage;
+    beforeEach(async () => {
+      h = await open({ changeLogRevisions: 5 });
+      s = h.storage;
+      await s.migrate();
+    });
+    afterEach(async () => h.cleanup());
+
+    const all: WatchFilter = { types: { kind: 'all' } };
+
+    it('entries after a revision, oldest first; superseded ADDED/MODIFIED entries are skipped; DELETED carries the last state', async () => {
+      await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '1', labels: { app: 'x' } }), pod({ cluster: 'c1', namespace: 'ns', name: 'b', rv: '1' })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '2', labels: { app: 'x' } })], deletes: [] });
+      await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'b' }] });
+      const r = await s.changesSince('0', all, 100);
+      expect(summary(r)).toEqual(['3 MODIFIED c1/ns/a', '4 DELETED c1/ns/b']);
+      expect(r.expired ? '' : r.revision).toBe('4');
+      const del = r.expired ? undefined : r.changes[1];
+      expect(del?.row).toMatchObject({ kind: 'Pod', uid: 'uid-c1-ns-b', resourceVersion: '1', revision: '4', createdAt: '2022-01-01T00:00:00Z' });
+      expect(JSON.parse(del?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'b', resourceVersion: '4' } });
+      const mod = r.expired ? undefined : r.changes[0];
+      expect(JSON.parse(mod?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'a', resourceVersion: '3' } });
+      expect(summary(await s.changesSince('3', all, 100))).toEqual(['4 DELETED c1/ns/b']);
+      expect(await s.changesSince('4', all, 100)).toEqual({ expired: false, changes: [], revision: '4' });
+    });
+
+    it('filters: types, clusters, namespaces, names, labels (also of deleted objects), fields, fuzzy names, since/before', async () => {
+      await s.write({
+        upserts: [
+          pod({ cluster: 'c1', namespace: 'ns-1', name: 'a', labels: { app: 'x' }, fields: { status: { phase: 'Running' } }, created: '2022-03-01T00:00:00Z' }),
+          pod({ cluster: 'c2', namespace: 'ns-2', name: 'b', labels: { app: 'y' }, created: '2022-03-10T00:00:00Z' }),
+          obj('nodes', { cluster: 'c1', name: 'n' }),
+        ],
+        deletes: [],
+      });
+      await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns-1', name: 'a' }] });
+      const q = async (f: Partial<WatchFilter>): Promise<string[]> => summary(await s.changesSince('0', { types: PODS, ...f }, 100));
+      expect(await q({})).toEqual(['2 ADDED c2/ns-2/b', '4 DELETED c1/ns-1/a']);
+      expect(await q({ types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toEqual(['3 ADDED c1//n']);
+      expect(await q({ clusters: { op: 'notin', values: ['c2'] } })).toEqual(['4 DELETED c1/ns-1/a']);
+      expect(await q({ namespaces: { op: 'in', values: ['ns-2'] } })).toEqual(['2 ADDED c2/ns-2/b']);
+      expect(await q({ names: { op: 'in', values: ['a'] } })).toEqual(['4 DELETED c1/ns-1/a']);
+      expect(await q({ labels: [{ key: 'app', operator: '=', values: ['x'] }] })).toEqual(['4 DELETED c1/ns-1/a']);
+      expect(await q({ labels: [{ key: 'app', operator: '!=', values: ['x'] }] })).toEqual(['2 ADDED c2/ns-2/b']);
+      expect(await q({ fields: [{ path: path('status', 'phase'), operator: '=', values: ['Running'] }] })).toEqual(['4 DELETED c1/ns-1/a']);
+      expect(await q({ fuzzyNames: ['b'] })).toEqual(['2 ADDED c2/ns-2/b']);
+      expect(await q({ since: new Date('2022-03-05T00:00:00Z') })).toEqual(['2 ADDED c2/ns-2/b']);
+      expect(await q({ before: new Date('2022-03-05T00:00:00Z') })).toEqual(['4 DELETED c1/ns-1/a']);
+      // Nothing matches: the caller is still current up to the head.
+      expect(await s.changesSince('0', { types: PODS, names: { op: 'in', values: ['zzz'] } }, 100)).toEqual({ expired: false, changes: [], revision: '4' });
+    });
+
+    it('limit: at most `limit` entries, and the revision returned is the last one delivered', async () => {
+      for (let i = 0; i < 4; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      const r = await s.changesSince('0', all, 2);
+      expect(summary(r)).toEqual(['1 ADDED c/ns/p0', '2 ADDED c/ns/p1']);
+      expect(r.expired ? '' : r.revision).toBe('2');
+      expect(summary(await s.changesSince('2', all, 2))).toEqual(['3 ADDED c/ns/p2', '4 ADDED c/ns/p3']);
+    });
+
+    it('compaction keeps the window (changeLogRevisions: 5); an older revision is expired; a revision from the future too', async () => {
+      for (let i = 0; i < 10; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      expect(summary(await s.changesSince('0', all, 100))).toHaveLength(10);
+      await s.compact();
+      expect(await s.changesSince('4', all, 100)).toEqual({ expired: true, oldestRevision: '5' });
+      expect(summary(await s.changesSince('5', all, 100))).toEqual(['6 ADDED c/ns/p5', '7 ADDED c/ns/p6', '8 ADDED c/ns/p7', '9 ADDED c/ns/p8', '10 ADDED c/ns/p9']);
+      expect((await s.changesSince('11', all, 100)).expired).toBe(true);
+      await s.compact();
+      expect((await s.changesSince('5', all, 100)).expired).toBe(false);
+    });
+
+    it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
+      const aged = await h.openAnother({ changeLogMaxAgeMs: 0, changeLogRevisions: 1_000_000 });
+      try {
+        for (let i = 0; i < 3; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+        await new Promise((r) => setTimeout(r, 5));
+        await aged.compact();
+        expect(await s.changesSince('2', all, 100)).toEqual({ expired: true, oldestRevision: '3' });
+        expect(await s.changesSince('3', all, 100)).toEqual({ expired: false, changes: [], revision: '3' });
+      } finally {
+        await aged.close();
+      }
+    });
+
+    it('subscribe: listeners hear each new revision after commit; unsubscribe stops it', async () => {
+      const heard: string[] = [];
+      const off = s.subscribe((r) => heard.push(r));
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' })], deletes: [] }); // replay: no revision
+      await s.cleanCluster('c');
+      await new Promise((r) => setTimeout(r, 50));
+      off();
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b' })], deletes: [] });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(heard).toEqual(['1', '2']);
+    });
+  });
+}
