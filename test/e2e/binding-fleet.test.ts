@@ -1,0 +1,193 @@
+// End to end: the built bundle in `binding` mode syncs simulated members over TLS+token; kubectl and client-node use it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as k8s from '@kubernetes/client-node';
+import { join } from 'node:path';
+import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
+import type { BundleProcess } from '../support/bundle.js';
+import { freePort } from '../support/postgres-server.js';
+import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
+
+let f: Fleet;
+let proc: BundleProcess;
+let base: string;
+let storage: string;
+let port: number;
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+beforeAll(async () => {
+  f = await startFleet({ clusters: 2, pods: 25, seed: 11 });
+  storage = `sqlite:${join(f.dir, 'cp.db')}`;
+  // A fixed port: the restart test brings clusterpedia back at the same address, as a Service would.
+  port = await freePort();
+  ({ proc, base } = await startBinding(f, storage, [], port));
+  await waitConverged(base, f.fleet);
+}, 120_000);
+
+afterAll(async () => {
+  await proc?.stop();
+  await f?.dispose();
+});
+
+for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+  describe(`kubectl (${label}) against the bundle`, () => {
+    it('get pods -A shows a CLUSTER column and every pod of every member', async () => {
+      const k = new Kubectl(`${base}${P}`, binary);
+      try {
+        const out = await k.ok(['get', 'pods', '-A']);
+        const lines = out.trim().split('\n');
+        expect(lines[0]).toMatch(/^NAMESPACE\s+CLUSTER\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE/);
+        const keys = lines.slice(1).map((l) => l.split(/\s+/)).map(([ns, cluster, name]) => `${cluster}/${ns}/${name}`).sort();
+        expect(keys).toEqual(memberPodKeys(f.fleet));
+      } finally {
+        k.dispose();
+      }
+    });
+
+    it('--chunk-size 7 returns the same set as an unchunked list', async () => {
+      const k = new Kubectl(`${base}${P}`, binary);
+      try {
+        const whole = await k.ok(['get', 'pods', '-A', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.namespace,P:.metadata.name', '--no-headers']);
+        const chunked = await k.ok(['get', 'pods', '-A', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.namespace,P:.metadata.name', '--no-headers', '--chunk-size=7']);
+        expect(chunked).toBe(whole);
+        expect(whole.trim().split('\n').length).toBe(memberPodKeys(f.fleet).length);
+      } finally {
+        k.dispose();
+      }
+    });
+  });
+}
+
+describe('kubectl through the bundle', () => {
+  it('-l, --field-selector, -n and -o formats select like the members do', async () => {
+    const k = new Kubectl(`${base}${P}`);
+    try {
+      const member = f.fleet.clusters.flatMap((c) => c.store.list('pods').map((p) => ({ c: c.name, p })));
+      const running = member.filter((x) => (x.p.status as { phase?: string } | undefined)?.phase === 'Running').length;
+      const out = await k.ok(['get', 'pods', '-A', '--field-selector', 'status.phase=Running', '-o', 'name']);
+      expect(out.trim().split('\n').length).toBe(running);
+      const app = (member[0]?.p.metadata?.labels ?? {}).app ?? '';
+      const withApp = member.filter((x) => x.p.metadata?.labels?.app === app).length;
+      expect((await k.ok(['get', 'pods', '-A', '-l', `app=${app}`, '-o', 'name'])).trim().split('\n').length).toBe(withApp);
+      const ns = member[0]?.p.metadata?.namespace ?? 'default';
+      const inNs = member.filter((x) => x.p.metadata?.namespace === ns).length;
+      expect((await k.ok(['get', 'pods', '-n', ns, '-o', 'name'])).trim().split('\n').length).toBe(inNs);
+      const json = JSON.parse(await k.ok(['get', 'deployments', '-A', '-o', 'json'])) as { items: unknown[] };
+      expect(json.items.length).toBe(f.fleet.clusters.reduce((n, c) => n + c.store.count('deployments.apps'), 0));
+      expect(await k.ok(['get', 'pods', '-A', '-o', 'wide'])).toMatch(/NOMINATED NODE/);
+      expect(await k.ok(['api-resources'])).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment/m);
+    } finally {
+      k.dispose();
+    }
+  });
+
+  it('get -w prints a change made in a member', async () => {
+    const k = new Kubectl(`${base}${P}`);
+    const c = f.fleet.clusters[1]!;
+    // A namespace with pods, so kubectl prints the header (from the list) before the change.
+    const ns = c.store.list('pods')[0]?.metadata?.namespace ?? 'default';
+    const w = k.spawn(['get', 'pods', '-n', ns, '-w']);
+    try {
+      await w.waitFor(/CLUSTER/);
+      c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'watched-e2e', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      await w.waitFor(new RegExp(`${c.name}\\s+watched-e2e`));
+    } finally {
+      w.child.kill();
+      k.dispose();
+    }
+  });
+
+  it('--raw with each search parameter', async () => {
+    const k = new Kubectl(`${base}${P}`);
+    const raw = async (q: string): Promise<{ items: { metadata: { name: string; namespace: string; creationTimestamp: string; annotations?: Record<string, string> } }[]; metadata: Record<string, unknown> }> =>
+      JSON.parse(await k.ok(['get', '--raw', `${P}/api/v1/pods?${q}`])) as never;
+    try {
+      const [c1, c2] = f.fleet.clusters;
+      const cl = (x: { metadata: { annotations?: Record<string, string> } }): string => x.metadata.annotations?.['shadow.clusterpedia.io/cluster-name'] ?? '';
+      expect((await raw(`clusters=${c1!.name}`)).items.every((i) => cl(i) === c1!.name)).toBe(true);
+      const ns = c2!.store.list('pods')[0]?.metadata?.namespace ?? 'default';
+      expect((await raw(`namespaces=${ns}`)).items.every((i) => i.metadata.namespace === ns)).toBe(true);
+      const name = c2!.store.list('pods')[0]?.metadata?.name ?? '';
+      expect((await raw(`names=${name}`)).items.map((i) => i.metadata.name)).toContain(name);
+      const ordered = (await raw('orderby=created_at%20desc')).items.map((i) => i.metadata.creationTimestamp);
+      expect([...ordered].sort().reverse()).toEqual(ordered);
+      const dep = c1!.store.list('deployments.apps')[0]!;
+      const owned = await raw(`clusters=${c1!.name}&ownerName=${dep.metadata?.name}&ownerGR=deployments.apps&ownerSeniority=1&namespaces=${dep.metadata?.namespace}`);
+      const expected = c1!.store.list('pods').filter((p) => p.metadata?.ownerReferences?.[0]?.name?.startsWith(`${dep.metadata?.name}-`)).length;
+      expect(owned.items.length).toBe(expected);
+      const since = (await raw('since=2000-01-01&before=2100-01-01')).items.length;
+      expect(since).toBe(memberPodKeys(f.fleet).length);
+      const page = await raw('limit=5&withRemainingCount=true');
+      expect(page.items.length).toBe(5);
+      expect(page.metadata.remainingItemCount).toBe(memberPodKeys(f.fleet).length - 5);
+      expect(typeof page.metadata.continue).toBe('string');
+      const meta = await raw('onlyMetadata=true&limit=1');
+      expect(Object.keys(meta.items[0]!).sort()).toEqual(['apiVersion', 'kind', 'metadata']);
+      const fuzzy = await raw(`labelSelector=${encodeURIComponent(`internalstorage.clusterpedia.io/fuzzy-name=${name.slice(0, 4)}`)}`);
+      expect(fuzzy.items.every((i) => i.metadata.name.includes(name.slice(0, 4)))).toBe(true);
+    } finally {
+      k.dispose();
+    }
+  });
+
+  it('bad inputs get a 4xx Status, never a 5xx', async () => {
+    const bad = [
+      'labelSelector=app%20in%20(', 'fieldSelector=spec.containers%5B%5D%3D%3Dx', 'limit=abc', 'continue=%25%25notatoken', 'since=20240101x',
+      'orderby=name%3B%20drop%20table%20resources', 'ownerName=x', 'timeoutSeconds=-1', 'resourceVersionMatch=Bogus&resourceVersion=1',
+      'labelSelector=search.clusterpedia.io%2Fclusters%3D%27%20OR%201%3D1%20--', 'names=%27%20OR%201%3D1%20--', 'limit=99999999999999999999',
+    ];
+    for (const q of bad) {
+      const r = await fetch(`${base}${P}/api/v1/pods?${q}`);
+      const body = (await r.json()) as { kind?: string; items?: unknown[] };
+      expect(r.status, q).toBeLessThan(500);
+      if (r.status >= 400) expect(body.kind, q).toBe('Status');
+      else expect(body.items?.length ?? 0, q).toBe(0);
+    }
+    for (const p of [`${P}/api/v1/nothings`, `${P}/apis/x.io/v1/y`, `${P}/clusters/nope/api/v1/pods`, '/apis/clusterpedia.io/v1beta1/collectionresources/nope', `${P}/api/v9/pods`]) {
+      const r = await fetch(`${base}${p}`);
+      expect(r.status, p).toBeGreaterThanOrEqual(400);
+      expect(r.status, p).toBeLessThan(500);
+      expect(((await r.json()) as { kind: string }).kind, p).toBe('Status');
+    }
+  });
+});
+
+describe('client-node informer across a restart of clusterpedia', () => {
+  it('ends with every member pod, changes made while clusterpedia was down included', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'cp', server: `${base}${P}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }], contexts: [{ name: 'cp', cluster: 'cp', user: 'u' }], currentContext: 'cp',
+    });
+    const core = kc.makeApiClient(k8s.CoreV1Api);
+    const informer = k8s.makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+    const seen = new Map<string, string>();
+    const key = (p: k8s.V1Pod): string => `${p.metadata?.annotations?.['shadow.clusterpedia.io/cluster-name'] ?? ''}/${p.metadata?.namespace}/${p.metadata?.name}`;
+    informer.on('add', (p) => seen.set(key(p), 'add'));
+    informer.on('update', (p) => seen.set(key(p), 'update'));
+    informer.on('delete', (p) => seen.delete(key(p)));
+    let restarts = 0;
+    informer.on('error', () => {
+      // client-node stops on connection errors: an application restarts it (what every informer user does).
+      restarts++;
+      setTimeout(() => void informer.start().catch(() => undefined), 500);
+    });
+    await informer.start();
+    try {
+      expect([...seen.keys()].sort()).toEqual(memberPodKeys(f.fleet));
+      await proc.stop();
+      const c = f.fleet.clusters[0]!;
+      c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'while-down', namespace: 'default' }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      const victim = c.store.list('pods')[0]!;
+      c.store.delete('pods', victim.metadata?.namespace, victim.metadata?.name ?? '');
+      ({ proc, base } = await startBinding(f, storage, [], port));
+      await waitConverged(base, f.fleet);
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && [...seen.keys()].sort().join() !== memberPodKeys(f.fleet).join()) await new Promise((r) => setTimeout(r, 250));
+      expect([...seen.keys()].sort()).toEqual(memberPodKeys(f.fleet));
+      expect(seen.has(`${c.name}/default/while-down`)).toBe(true);
+      expect(restarts).toBeGreaterThan(0);
+    } finally {
+      await informer.stop();
+    }
+  });
+});

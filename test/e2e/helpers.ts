@@ -1,0 +1,66 @@
+// Shared pieces of the end-to-end tests: a simulated fleet, the bundle syncing it, and convergence checks.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pediaClustersYaml, startSimulatedFleet, type SimFleet } from '../../src/sim/index.js';
+import { BundleProcess } from '../support/bundle.js';
+
+export interface Fleet {
+  fleet: SimFleet;
+  dir: string;
+  clustersFile: string;
+  dispose(): Promise<void>;
+}
+
+export async function startFleet(o: { clusters: number; pods: number; seed: number; tls?: boolean }): Promise<Fleet> {
+  const fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, tls: o.tls ?? true });
+  const dir = mkdtempSync(join(tmpdir(), 'cp-e2e-'));
+  const clustersFile = join(dir, 'clusters.yaml');
+  writeFileSync(clustersFile, pediaClustersYaml(fleet.clusters));
+  return {
+    fleet, dir, clustersFile,
+    dispose: async () => {
+      await fleet.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every pod of every member as "cluster/namespace/name", sorted. */
+export function memberPodKeys(fleet: SimFleet): string[] {
+  const keys: string[] = [];
+  for (const c of fleet.clusters) for (const p of c.store.list('pods')) keys.push(`${c.name}/${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+  return keys.sort();
+}
+
+/** Pods clusterpedia serves, as "cluster/namespace/name", sorted. */
+export async function servedPodKeys(base: string): Promise<string[]> {
+  const r = await fetch(`${base}/apis/clusterpedia.io/v1beta1/resources/api/v1/pods`);
+  if (r.status !== 200) return [];
+  const list = (await r.json()) as { items: { metadata: { name: string; namespace: string; annotations?: Record<string, string> } }[] };
+  return list.items.map((i) => `${i.metadata.annotations?.['shadow.clusterpedia.io/cluster-name'] ?? ''}/${i.metadata.namespace}/${i.metadata.name}`).sort();
+}
+
+/** Waits until clusterpedia serves exactly the members' pods. */
+export async function waitConverged(base: string, fleet: SimFleet, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let served: string[] = [];
+  let member: string[] = [];
+  while (Date.now() < deadline) {
+    member = memberPodKeys(fleet);
+    served = await servedPodKeys(base).catch(() => []);
+    if (served.length === member.length && served.every((k, i) => k === member[i])) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const missing = member.filter((k) => !served.includes(k));
+  const extra = served.filter((k) => !member.includes(k));
+  throw new Error(`not converged after ${timeoutMs}ms: ${missing.length} missing (${missing.slice(0, 5).join(', ')}), ${extra.length} extra (${extra.slice(0, 5).join(', ')})`);
+}
+
+/** Starts `clusterpedia binding` from the bundle over the fleet, plain HTTP on a free loopback port. */
+export async function startBinding(f: Fleet, storage: string, extra: string[] = [], port = 0): Promise<{ proc: BundleProcess; base: string }> {
+  const proc = BundleProcess.start(['binding', '--clusters', f.clustersFile, '--storage', storage, '--secure-port', '0', '--insecure-port', String(port),
+    '--health-interval', '1s', '--watch-poll-interval', '100ms', '--log-level', 'info', ...extra], { cwd: f.dir });
+  const bound = await proc.insecurePort(60_000);
+  return { proc, base: `http://127.0.0.1:${bound}` };
+}
