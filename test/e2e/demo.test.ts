@@ -1,0 +1,84 @@
+// End to end: README's first command — `binding --demo` from the bundle, with nothing else — works with kubectl.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { BundleProcess } from '../support/bundle.js';
+import { freePort } from '../support/postgres-server.js';
+import { Kubectl } from '../support/kubectl.js';
+
+let dir: string;
+let proc: BundleProcess;
+let base: string;
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+interface DemoCluster { name: string; url: string; token: string }
+
+function demoClusters(): DemoCluster[] {
+  const docs = parseAllDocuments(readFileSync(join(dir, 'clusterpedia-demo', 'demo-clusters.yaml'), 'utf8')).map((d) => d.toJSON() as { metadata: { name: string }; spec: { apiserver: string; tokenData: string } });
+  return docs.map((d) => ({ name: d.metadata.name, url: d.spec.apiserver, token: Buffer.from(d.spec.tokenData, 'base64').toString() }));
+}
+
+/** Pods straight from the demo's simulated members, as cluster/namespace/name. */
+async function memberPods(): Promise<string[]> {
+  const keys: string[] = [];
+  for (const c of demoClusters()) {
+    const r = await fetch(`${c.url}/api/v1/pods`, { headers: { authorization: `Bearer ${c.token}` } });
+    const list = (await r.json()) as { items: { metadata: { namespace: string; name: string } }[] };
+    for (const p of list.items) keys.push(`${c.name}/${p.metadata.namespace}/${p.metadata.name}`);
+  }
+  return keys.sort();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cp-demo-'));
+  const port = await freePort();
+  // As in the README, but on a free port and without churn so the comparison below is exact.
+  proc = BundleProcess.start(['binding', '--demo', '--demo-churn', '0', '--secure-port', '0', '--insecure-port', String(port)], { cwd: dir });
+  await proc.insecurePort(60_000);
+  base = `http://127.0.0.1:${port}`;
+}, 90_000);
+
+afterAll(async () => {
+  await proc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('serves every pod of every simulated member, with the kubectl commands it printed', async () => {
+  const k = new Kubectl(`${base}${P}`);
+  try {
+    const member = await memberPods();
+    expect(member.length).toBeGreaterThan(100);
+    let served: string[] = [];
+    for (let i = 0; i < 120 && served.join() !== member.join(); i++) {
+      const out = await k.run(['get', 'pods', '-A', '--no-headers']);
+      served = out.stdout.trim().split('\n').filter(Boolean).map((l) => l.split(/\s+/)).map(([ns, c, n]) => `${c}/${ns}/${n}`).sort();
+      if (served.join() !== member.join()) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(served).toEqual(member);
+    // The hints name real commands: the per-cluster URL and pediaclusters work.
+    const hints = proc.raw.join('\n');
+    expect(hints).toContain(`--server=${base}${P} get pods -A`);
+    const one = new Kubectl(`${base}${P}/clusters/demo-1`);
+    expect(await one.ok(['get', 'deployments', '-A', '-o', 'name'])).toMatch(/deployment\.apps\//);
+    one.dispose();
+    const root = new Kubectl(base);
+    expect(await root.ok(['get', 'pediaclusters'])).toMatch(/^demo-1\s+True\s+v1\.32/m);
+    root.dispose();
+  } finally {
+    k.dispose();
+  }
+});
+
+it('show clusters reports the demo fleet from the same storage', async () => {
+  const { runBundle } = await import('../support/bundle.js');
+  const r = await runBundle(['show', 'clusters', '-o', 'json', '--storage', `sqlite:${join(dir, 'clusterpedia.db')}`, '--log-level', 'warn']);
+  expect(r.code).toBe(0);
+  const reports = JSON.parse(r.stdout) as { name: string; objects: number; conditions: { type: string; status: string }[] }[];
+  expect(reports.map((x) => x.name)).toEqual(['demo-1', 'demo-2', 'demo-3']);
+  for (const x of reports) {
+    expect(x.objects).toBeGreaterThan(50);
+    expect(x.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+  }
+});
