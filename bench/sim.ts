@@ -1,6 +1,6 @@
 // Simulator benchmark: memory of 100 clusters × 10,000 pods idle, then RSS and items/s while listing every pod with limit=500.
 import os from 'node:os';
-import { Agent, fetch } from 'undici';
+import { Worker } from 'node:worker_threads';
 import { startSimulatedFleet } from '../src/sim/index.js';
 
 interface Args {
@@ -22,18 +22,18 @@ function args(): Args {
 
 const mb = (n: number): string => `${Math.round(n / 1_048_576)} MB`;
 
-async function settle(): Promise<number> {
+async function settle(): Promise<NodeJS.MemoryUsage> {
   const gc = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < 3; i++) {
     gc?.();
     await new Promise((r) => setTimeout(r, 200));
   }
-  return process.memoryUsage().rss;
+  return process.memoryUsage();
 }
 
 async function main(): Promise<void> {
   const a = args();
-  const rss0 = await settle();
+  const rss0 = (await settle()).rss;
   const t0 = performance.now();
   const fleet = await startSimulatedFleet({ clusters: a.clusters, podsPerCluster: a.pods, seed: 1, token: 'bench' });
   const startMs = performance.now() - t0;
@@ -41,35 +41,21 @@ async function main(): Promise<void> {
 
   let peak = process.memoryUsage().rss;
   const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 100);
-  // Shorter than the simulator's 5 s keep-alive, so the client never reuses a socket the server is closing.
-  const agent = new Agent({ connections: a.concurrency, keepAliveTimeout: 2000 });
-  let items = 0;
-  let pages = 0;
-  let bytes = 0;
-  const queue = [...fleet.clusters];
   const t1 = performance.now();
-  await Promise.all(Array.from({ length: a.concurrency }, async () => {
-    for (let c = queue.shift(); c; c = queue.shift()) {
-      let cont = '';
-      do {
-        const res = await fetch(`${c.url}/api/v1/pods?limit=${a.limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`, { headers: { authorization: 'Bearer bench' }, dispatcher: agent });
-        const text = await res.text();
-        bytes += text.length;
-        const body = JSON.parse(text) as { items: unknown[]; metadata: { continue?: string } };
-        items += body.items.length;
-        pages++;
-        cont = body.metadata.continue ?? '';
-      } while (cont);
-    }
-  })).catch(async (e: unknown) => {
+  // The client runs in a worker thread: on 2 cores, parsing 1M pods on the server's thread would halve what is measured.
+  const result = await new Promise<ListResult>((resolve, reject) => {
+    const worker = new Worker(CLIENT, { eval: true, workerData: { urls: fleet.clusters.map((c) => c.url), limit: a.limit, concurrency: a.concurrency } satisfies ClientJob });
+    worker.once('message', (m: ListResult) => resolve(m));
+    worker.once('error', reject);
+  }).catch(async (e: unknown) => {
     clearInterval(sampler);
-    await agent.close();
     await fleet.stop();
     throw e;
   });
+  const { items, pages, bytes } = result;
   const listMs = performance.now() - t1;
   clearInterval(sampler);
-  await agent.close();
+  const heapUsed = process.memoryUsage().heapUsed;
   await fleet.stop();
   if (items !== a.clusters * a.pods) throw new Error(`listed ${items} pods, expected ${a.clusters * a.pods}`);
 
@@ -79,12 +65,54 @@ async function main(): Promise<void> {
     machine: `${cpu}, ${os.cpus().length} cores, ${mb(os.totalmem())} RAM, Node ${process.version}`,
     clusters: a.clusters, podsPerCluster: a.pods, gcExposed: typeof (globalThis as { gc?: unknown }).gc === 'function',
     startSeconds: +(startMs / 1000).toFixed(1),
-    rssBaseline: mb(rss0), rssIdle: mb(idle), rssPeakWhileListing: mb(peak),
+    rssBaseline: mb(rss0), rssIdle: mb(idle.rss), heapIdle: mb(idle.heapUsed), heapAfterListing: mb(heapUsed), rssPeakWhileListing: mb(peak),
     listed: items, pages, listSeconds: +(listMs / 1000).toFixed(1), itemsPerSecond: Math.round(items / (listMs / 1000)), mbPerSecond: +((bytes / 1_048_576) / (listMs / 1000)).toFixed(1),
     avgPodBytes: Math.round(bytes / items), concurrency: a.concurrency, limit: a.limit,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
+
+interface ClientJob {
+  urls: string[];
+  limit: number;
+  concurrency: number;
+}
+
+interface ListResult {
+  items: number;
+  pages: number;
+  bytes: number;
+}
+
+/**
+ * The list client: every pod of every cluster, page by page, `concurrency` clusters at a time. Plain JavaScript run with
+ * `eval: true`, because worker threads do not inherit tsx's loader.
+ */
+const CLIENT = `
+const { parentPort, workerData: job } = require('node:worker_threads');
+import('undici').then(async ({ Agent, fetch }) => {
+  // Shorter than the simulator's 5 s keep-alive, so the client never reuses a socket the server is closing.
+  const agent = new Agent({ connections: job.concurrency, keepAliveTimeout: 2000 });
+  const out = { items: 0, pages: 0, bytes: 0 };
+  const queue = [...job.urls];
+  await Promise.all(Array.from({ length: job.concurrency }, async () => {
+    for (let url = queue.shift(); url; url = queue.shift()) {
+      let cont = '';
+      do {
+        const res = await fetch(url + '/api/v1/pods?limit=' + job.limit + (cont ? '&continue=' + encodeURIComponent(cont) : ''), { headers: { authorization: 'Bearer bench' }, dispatcher: agent });
+        const text = await res.text();
+        out.bytes += text.length;
+        const body = JSON.parse(text);
+        out.items += body.items.length;
+        out.pages++;
+        cont = body.metadata.continue || '';
+      } while (cont);
+    }
+  }));
+  await agent.close();
+  parentPort.postMessage(out);
+});
+`;
 
 main().catch((e: unknown) => {
   process.stderr.write(`${e instanceof Error ? e.stack ?? e.message : String(e)} ${e instanceof Error && e.cause ? String(e.cause) : ''}\n`);
