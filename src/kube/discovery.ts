@@ -2,6 +2,7 @@
 import type { KubeClient } from './client.js';
 import { KubeApiError } from './client-errors.js';
 import type { KubeList } from './types.js';
+import { compareVersionPriority } from './version-priority.js';
 
 /** One API group in the member's priority order of versions (preferred first). */
 export interface DiscoveredGroup {
@@ -112,26 +113,7 @@ async function listCrds(client: KubeClient, signal?: AbortSignal): Promise<CrdIn
     const established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
     if (!established) continue;
     const served = (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name);
-    out.push({ group, plural, kind: crd.spec?.names?.kind ?? '', servedVersions: served.sort(compareKubeVersions) });
+    out.push({ group, plural, kind: crd.spec?.names?.kind ?? '', servedVersions: served.sort(compareVersionPriority) });
   }
   return out;
-}
-
-const KUBE_VERSION = /^v(\d+)(?:(alpha|beta)(\d+))?$/;
-
-/**
- * Kubernetes version priority (as kube-apiserver orders CRD versions): GA before beta before alpha, higher numbers
- * first; versions that do not look like Kubernetes versions come last, alphabetically.
- */
-export function compareKubeVersions(a: string, b: string): number {
-  const ma = KUBE_VERSION.exec(a);
-  const mb = KUBE_VERSION.exec(b);
-  if (!ma && !mb) return a < b ? -1 : a > b ? 1 : 0;
-  if (!ma) return 1;
-  if (!mb) return -1;
-  const stage = (m: RegExpExecArray): number => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
-  if (stage(ma) !== stage(mb)) return stage(mb) - stage(ma);
-  const major = Number(mb[1]) - Number(ma[1]);
-  if (major !== 0) return major;
-  return Number(mb[3] ?? 0) - Number(ma[3] ?? 0);
 }

@@ -1,4 +1,5 @@
 // The cluster manager: one ClusterSynchro per registered cluster, fed by the file and host sources alike.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
@@ -105,7 +106,21 @@ export class ClusterManager implements Runnable {
     return this.status.flush();
   }
 
-  async start(signal: AbortSignal): Promise<void> {
+  async start(parent: AbortSignal): Promise<void> {
+    // Every cluster's synchro listens on this signal: more listeners than Node's leak-warning threshold.
+    const inner = new AbortController();
+    setMaxListeners(0, inner.signal);
+    const onAbort = (): void => inner.abort();
+    if (parent.aborted) inner.abort();
+    else parent.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.run(inner.signal);
+    } finally {
+      parent.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
     this.signal = signal;
     for (const entry of this.clusters.values()) if (entry.synchro && !entry.task) this.launch(entry);
     const writer = new AbortController();

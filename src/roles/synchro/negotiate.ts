@@ -32,8 +32,8 @@ const BUILTIN_VERSIONS: Readonly<Record<string, readonly string[]>> = {
   'internal.apiserver.k8s.io': ['v1alpha1'],
 };
 
-/** True for groups whose kinds are Kubernetes built-ins (not CRDs, not aggregated APIs). */
-export function isBuiltinGroup(group: string): boolean {
+/** True for groups the version table covers; without a CRD list, the rest are treated as custom. */
+function hasKnownVersions(group: string): boolean {
   return Object.hasOwn(BUILTIN_VERSIONS, group);
 }
 
@@ -71,7 +71,7 @@ export function negotiate(requests: readonly ClusterGroupResources[], syncAllCus
   const byGroup = indexByGroup(d);
   const crdKeys = d.crds ? new Set(d.crds.map((c) => `${c.group}/${c.plural}`)) : undefined;
   const isCustom = (group: string, resource: string): boolean =>
-    crdKeys ? crdKeys.has(`${group}/${resource}`) : !isBuiltinGroup(group);
+    crdKeys ? crdKeys.has(`${group}/${resource}`) : !hasKnownVersions(group);
   const crdVersions = new Map((d.crds ?? []).map((c) => [`${c.group}/${c.plural}`, c.servedVersions]));
 
   const wanted: { c: Candidate; versions: readonly string[] | undefined }[] = [];

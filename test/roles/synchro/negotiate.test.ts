@@ -1,6 +1,6 @@
 // Resource negotiation: version choice V1–V13 (reference §9.4, adapted) and request expansion over discovery.
 import { describe, expect, it } from 'vitest';
-import { compareKubeVersions, type Discovery, type DiscoveredResource } from '../../../src/kube/discovery.js';
+import type { Discovery, DiscoveredResource } from '../../../src/kube/discovery.js';
 import { negotiate, negotiateVersions } from '../../../src/roles/synchro/negotiate.js';
 
 describe('negotiateVersions: built-in kinds (requested versions ignored, first served version the scheme knows)', () => {
@@ -27,13 +27,6 @@ describe('negotiateVersions: custom resources', () => {
   it('V12 want [v2beta1,v1alpha2] → [v1alpha2]', () => expect(negotiateVersions('example.io', false, ['v2beta1', 'v1alpha2'], ['v1beta2', 'v1alpha2'])).toEqual(['v1alpha2']));
   it('V13 want [v2beta1] → nothing (skipped)', () => expect(negotiateVersions('example.io', false, ['v2beta1'], ['v1beta2', 'v1alpha2'])).toEqual([]));
   it('want [*] → every served version', () => expect(negotiateVersions('example.io', false, ['*'], ['v2', 'v1'])).toEqual(['v2', 'v1']));
-});
-
-describe('compareKubeVersions', () => {
-  it('orders as kube-apiserver does', () => {
-    const vs = ['foo10', 'v1alpha1', 'v11alpha2', 'v1', 'v10', 'v2', 'v3beta1', 'v10beta3', 'foo1', 'v11beta2', 'v12alpha1'];
-    expect([...vs].sort(compareKubeVersions)).toEqual(['v10', 'v2', 'v1', 'v11beta2', 'v10beta3', 'v3beta1', 'v12alpha1', 'v11alpha2', 'v1alpha1', 'foo1', 'foo10']);
-  });
 });
 
 const lw = ['get', 'list', 'watch'];
