@@ -233,5 +233,6 @@ function parseDurationOr(v: string, what: string): number {
 
 /** A URL with its password replaced, for messages. */
 export function redactUrl(v: string): string {
-  return v.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+  // Greedy up to the last '@' before the path: an unencoded '@' in a password must not leak its tail.
+  return v.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^/]*@/i, '$1***@');
 }

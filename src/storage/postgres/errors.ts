@@ -2,7 +2,7 @@
 import { isStorageError, StorageError } from '../errors.js';
 
 /** Network-level failures (Node errno codes and postgres.js's own connection codes): the server may come back. */
-const CONNECTION_CODES = new Set([
+export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
 ]);

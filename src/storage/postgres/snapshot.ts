@@ -5,11 +5,14 @@ import type { Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { postgresQuery } from './query.js';
+import { connectionLost } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
+/** Reserved connection of one list; after a lost connection nothing is written to it again (see transaction.ts). */
 export class PgSnapshot implements Snapshot {
   private done = false;
+  private lost = false;
 
   private constructor(private readonly conn: postgres.ReservedSql) {}
 
@@ -20,7 +23,7 @@ export class PgSnapshot implements Snapshot {
       await conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       return new PgSnapshot(conn);
     } catch (e: unknown) {
-      conn?.release();
+      if (!connectionLost(e)) conn?.release();
       throw mapPostgresError(e, 'list');
     }
   }
@@ -31,6 +34,7 @@ export class PgSnapshot implements Snapshot {
       // Unprepared: list filters vary, and postgres.js would keep every shape prepared on every connection.
       return (await this.conn.unsafe(r.sql, r.params as Param[], { prepare: false }).values()) as unknown[][];
     } catch (e: unknown) {
+      this.lost ||= connectionLost(e);
       throw mapPostgresError(e, 'list');
     }
   }
@@ -44,14 +48,16 @@ export class PgSnapshot implements Snapshot {
           const n = await it.next();
           return n.done ? { done: true, value: undefined } : { done: false, value: n.value as unknown[][] };
         } catch (e: unknown) {
+          this.lost ||= connectionLost(e);
           throw mapPostgresError(e, 'list');
         }
       },
       return: async (): Promise<IteratorResult<unknown[][], undefined>> => {
+        if (this.lost) return { done: true, value: undefined };
         try {
           await it.return?.();
-        } catch {
-          // closing a cursor of a broken connection: release() discards the connection state anyway
+        } catch (e: unknown) {
+          this.lost ||= connectionLost(e);
         }
         return { done: true, value: undefined };
       },
@@ -61,10 +67,12 @@ export class PgSnapshot implements Snapshot {
   async release(): Promise<void> {
     if (this.done) return;
     this.done = true;
+    if (this.lost) return; // postgres.js already took the dead connection back (see transaction.ts)
     try {
       await this.conn.unsafe('COMMIT');
-    } catch {
-      // nothing to lose in a read-only transaction; a broken connection is replaced by the pool
+    } catch (e: unknown) {
+      // nothing to lose in a read-only transaction
+      if (connectionLost(e)) return;
     }
     this.conn.release();
   }

@@ -25,6 +25,7 @@ import { mapPostgresError } from './errors.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
 import { PgSnapshot } from './snapshot.js';
+import { inTransaction } from './transaction.js';
 import { applyBatch, cleanRows, lockAndReadRevision, setMeta } from './write.js';
 
 type Param = postgres.ParameterOrJSON<never>;
@@ -89,7 +90,7 @@ class PostgresStorage implements Storage {
   async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
     const collapsed = collapseBatch(batch);
     const now = Date.now();
-    const plan = await this.run('write', () => this.pool.begin(async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx), now)));
+    const plan = await this.run('write', () => inTransaction(this.pool, async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx), now)));
     const written = plan.upserts.length;
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
@@ -114,7 +115,7 @@ class PostgresStorage implements Storage {
 
   private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
     const now = Date.now();
-    const r = await this.run('clean', () => this.pool.begin(async (tx) => cleanRows(tx, cluster, type, await lockAndReadRevision(tx), now)));
+    const r = await this.run('clean', () => inTransaction(this.pool, async (tx) => cleanRows(tx, cluster, type, await lockAndReadRevision(tx), now)));
     if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;
   }
@@ -231,7 +232,7 @@ class PostgresStorage implements Storage {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const cutoffTime = Date.now() - (this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS);
     await this.run('compact', () =>
-      this.pool.begin(async (tx) => {
+      inTransaction(this.pool, async (tx) => {
         const head = await lockAndReadRevision(tx);
         const r = await tx.unsafe(
           `SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted, coalesce((SELECT max(revision) FROM changes WHERE time < $1), 0) AS by_age`,
@@ -252,6 +253,7 @@ class PostgresStorage implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.notifier.clear();
-    await this.pool.end({ timeout: 5 });
+    // In-flight queries get 2 s; a connection postgres.js lost mid-query would otherwise hold close() for the whole timeout.
+    await this.pool.end({ timeout: 2 });
   }
 }

@@ -4,8 +4,8 @@ import { rowKeyString, type RowKey } from '../key.js';
 import { parseLabelsJson } from '../object-columns.js';
 import type { ResourceType } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
+import type { Tx } from './transaction.js';
 
-type Tx = postgres.TransactionSql;
 type Param = postgres.ParameterOrJSON<never>;
 
 /** Rows per multi-row INSERT: ~16 parameters each, far below the 65,535-parameter limit; measured sweet spot 500–1000. */

@@ -1,0 +1,46 @@
+// Transactions on a reserved connection, written so a connection that died is never written to again.
+import type postgres from 'postgres';
+import type { Pg } from './connection.js';
+import { CONNECTION_CODES } from './errors.js';
+
+/** What statements of a transaction run on. */
+export type Tx = Pick<postgres.Sql, 'unsafe'>;
+
+/**
+ * True when `e` means the connection itself is gone (socket closed, server shut the session down). postgres.js
+ * 3.4.9 crashes the process (TypeError in nextWrite, porsager/postgres#1154, #1208) if anything is then written
+ * to that connection: its own ROLLBACK in sql.begin(), or any query after a reserved connection is released.
+ */
+export function connectionLost(e: unknown): boolean {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03');
+}
+
+/**
+ * Runs `fn` in a transaction (`begin` is the BEGIN statement). Instead of sql.begin(), which sends ROLLBACK on any
+ * failure: after a lost connection nothing more is sent and the connection is not released — postgres.js has
+ * already put it back in its closed queue, from where it reconnects; releasing it would move it, socketless,
+ * to the open queue.
+ */
+export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  const conn = await pool.reserve();
+  let lost = false;
+  try {
+    await conn.unsafe(begin);
+    const result = await fn(conn);
+    await conn.unsafe('COMMIT');
+    return result;
+  } catch (e: unknown) {
+    lost = connectionLost(e);
+    if (!lost) {
+      try {
+        await conn.unsafe('ROLLBACK');
+      } catch (r: unknown) {
+        lost = connectionLost(r);
+      }
+    }
+    throw e;
+  } finally {
+    if (!lost) conn.release();
+  }
+}
