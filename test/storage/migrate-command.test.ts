@@ -1,0 +1,65 @@
+// `clusterpedia migrate`: prints the plan, applies it once, and reports bad input and unreachable storage.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { newMigrateCommand } from '../../src/cmd/migrate.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cp-migrate-cmd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+/** Runs `clusterpedia migrate <args>` through a fresh command tree and returns what it printed. */
+async function migrate(...args: string[]): Promise<string> {
+  const out: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
+    out.push(String(s));
+    return true;
+  });
+  const root = new Command('clusterpedia').option('--log-level <level>', '', 'silent').option('--log-format <f>', '', 'json').exitOverride();
+  root.addCommand(newMigrateCommand());
+  try {
+    await root.parseAsync(['node', 'clusterpedia', '--log-level', 'silent', 'migrate', ...args]);
+  } finally {
+    vi.restoreAllMocks();
+  }
+  return out.join('');
+}
+
+describe('clusterpedia migrate', () => {
+  it('sqlite: dry run prints the plan and changes nothing; then applies once; then is up to date', async () => {
+    const url = `sqlite:${join(dir, 'a.db')}`;
+    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 1: 0000_init\n');
+    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 1: 0000_init\n');
+    expect(await migrate('--storage', url)).toBe('schema version 0 → 1: 0000_init\n');
+    expect(await migrate('--storage', url)).toBe('schema is up to date (version 1)\n');
+  });
+
+  it('postgres through --storage-config with the password from DB_PASSWORD', async () => {
+    const db = await freshPostgresDatabase('cp_migrate_cmd');
+    try {
+      const u = new URL(db.url);
+      const cfg = join(dir, 'pg.yaml');
+      writeFileSync(cfg, `type: postgres\nhost: ${u.hostname}\nport: ${u.port}\nuser: ${u.username}\ndatabase: ${u.pathname.slice(1)}\n`);
+      vi.stubEnv('DB_PASSWORD', 'unused-with-trust-auth');
+      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 1: 0000_init\n');
+      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 1)\n');
+    } finally {
+      vi.unstubAllEnvs();
+      await db.drop();
+    }
+  });
+
+  it('a bad config is a ConfigError (exit 2 in main); an unreachable database a retryable Unavailable (exit 1)', async () => {
+    const cfg = join(dir, 'mysql.yaml');
+    writeFileSync(cfg, 'type: mysql\nhost: db\ndatabase: clusterpedia\npassword: hunter2\n');
+    const bad: unknown = await migrate('--storage-config', cfg).then(() => undefined, (e: unknown) => e);
+    expect(bad).toMatchObject({ code: 'ConfigError', message: expect.stringMatching(/mysql is not supported/) });
+    expect((bad as Error).message).not.toContain('hunter2');
+    const down: unknown = await migrate('--storage', 'postgres://u:hunter2@127.0.0.1:1/db?connect_timeout=2').then(() => undefined, (e: unknown) => e);
+    expect(down).toMatchObject({ code: 'Unavailable', retryable: true, message: expect.stringMatching(/unreachable/) });
+    expect((down as Error).message).not.toContain('hunter2');
+  });
+});
