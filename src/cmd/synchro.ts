@@ -30,6 +30,7 @@ export interface SynchroFlagValues {
   writeFlushDelay: number;
   writeQueueMaxEntries: number;
   writeQueueMaxBytes: number;
+  writeTimeout: number;
   metricsPort: number;
   metricsHost: string;
 }
@@ -54,6 +55,7 @@ export function addSynchroFlags(cmd: Command): Command {
     .addOption(option('--write-flush-delay <duration>', 'how long a partial batch waits for more events').argParser(parseDuration).default(d.queue.flushDelayMs, '5ms'))
     .addOption(option('--write-queue-max-entries <n>', 'back-pressure: objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxEntries))
     .addOption(option('--write-queue-max-bytes <n>', 'back-pressure: bytes of objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxBytes))
+    .addOption(option('--write-timeout <duration>', 'a storage write not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
     .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
     .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost))
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
@@ -87,7 +89,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     watchTimeoutSeconds: [minWatch, minWatch * 2],
     discoveryIntervalMs: v.discoveryInterval,
     statusIntervalMs: v.statusInterval,
-    queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes },
+    queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes, writeTimeoutMs: v.writeTimeout },
     metricsPort: v.metricsPort,
     metricsHost: v.metricsHost,
   };

@@ -51,6 +51,8 @@ export interface SynchroOptions {
     maxEntries: number;
     /** Back-pressure: pending object bytes (JSON size as received; the parsed objects take ~1.7× that) at most. */
     maxBytes: number;
+    /** A storage write not settled after this long is retried, milliseconds. */
+    writeTimeoutMs: number;
   };
   /** /metrics, /healthz, /readyz, /livez; 0 = off. */
   metricsPort: number;
@@ -76,7 +78,7 @@ export function defaultSynchroOptions(): SynchroOptions {
     statusIntervalMs: 1_000,
     // 1000 rows per transaction is the sweet spot for both SQLite and PostgreSQL (toolchain.md §2).
     // 16 MiB of JSON ≈ 28 MB of parsed objects: a few batches ahead of the writer is all throughput needs.
-    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 10_000, maxBytes: 16 * 1024 * 1024 },
+    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, writeTimeoutMs: 30_000 },
     metricsPort: 8081,
     metricsHost: '0.0.0.0',
   };

@@ -50,6 +50,7 @@ export async function synchroRunnables(
     flushDelayMs: options.queue.flushDelayMs,
     maxEntries: options.queue.maxEntries,
     maxBytes: options.queue.maxBytes,
+    writeTimeoutMs: options.queue.writeTimeoutMs,
     logger,
     metrics,
     clock: deps.clock,

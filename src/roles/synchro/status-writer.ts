@@ -12,6 +12,8 @@ export class StatusWriter implements Runnable {
   private dirty = new Set<string>();
   private cycle: Promise<void> | undefined;
   private readonly clock: Clock;
+  /** Consecutive cycles with a failed write: the period doubles (up to 10 s) and only the first one is logged. */
+  private failures = 0;
 
   constructor(private readonly o: { write: StatusWrite; intervalMs: number; logger: Logger; clock?: Clock }) {
     this.clock = o.clock ?? systemClock;
@@ -37,7 +39,7 @@ export class StatusWriter implements Runnable {
 
   async start(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.clock.sleep(this.o.intervalMs, signal);
+      await this.clock.sleep(Math.min(10_000, this.o.intervalMs * 2 ** Math.min(this.failures, 10)), signal);
       if (signal.aborted) break;
       await this.flush();
     }
@@ -46,13 +48,20 @@ export class StatusWriter implements Runnable {
   private async writeDirty(): Promise<void> {
     const names = [...this.dirty];
     this.dirty.clear();
+    let failed = false;
     for (const name of names) {
       try {
         await this.o.write(name);
       } catch (e: unknown) {
         this.dirty.add(name);
-        this.o.logger.warn({ cluster: name, err: messageOf(e) }, 'cluster status write failed; will retry');
+        if (!failed && this.failures === 0) this.o.logger.warn({ cluster: name, err: messageOf(e) }, 'cluster status write failed; will retry');
+        failed = true;
       }
+    }
+    if (failed) this.failures++;
+    else if (names.length > 0 && this.failures > 0) {
+      this.failures = 0;
+      this.o.logger.info('cluster status writes resumed');
     }
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import { isStorageError } from '../../storage/errors.js';
+import { isStorageError, StorageError } from '../../storage/errors.js';
 import type { DeleteKey, ResourceType, StorageWriter, StoredJsonObject, UpsertObject } from '../../storage/types.js';
 import { coalesce, type Action } from './coalesce.js';
 import type { SynchroMetrics } from './metrics.js';
@@ -53,6 +53,11 @@ export interface WriteQueueOptions {
   retry?: { initialMs: number; maxMs: number };
   /** On shutdown, how long to keep flushing what is pending, milliseconds. */
   drainMs?: number;
+  /**
+   * A write that has not settled after this long counts as failed (retryable), milliseconds: a driver stuck on a
+   * dead connection must not stall every cluster. Default 30 s, as Clusterpedia's per-write timeout.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** A single writer: one transaction in flight at a time, so a key's writes reach storage in order. */
@@ -230,7 +235,7 @@ export class WriteQueue implements Runnable {
     for (;;) {
       const started = this.clock.now();
       try {
-        const result = await this.o.writer.write(toStorageBatch(batch));
+        const result = await this.withTimeout(this.o.writer.write(toStorageBatch(batch)));
         const done = this.clock.now();
         const m = this.o.metrics;
         if (m) {
@@ -255,6 +260,16 @@ export class WriteQueue implements Runnable {
         if (signal.aborted) return false;
       }
     }
+  }
+
+  private withTimeout<T>(p: Promise<T>): Promise<T> {
+    const ms = this.o.writeTimeoutMs ?? 30_000;
+    const stop = new AbortController();
+    const timeout = this.clock.sleep(ms, stop.signal).then(() => {
+      if (stop.signal.aborted) return new Promise<never>(() => undefined);
+      throw new StorageError('Unavailable', `storage write did not complete within ${ms} ms`, true);
+    });
+    return Promise.race([p, timeout]).finally(() => stop.abort());
   }
 
   /** A non-retryable failure: halve the batch until the offending objects stand alone, and skip only those. */

@@ -57,7 +57,7 @@ export function testOptions(clustersPath: string | undefined, url: string): Sync
     health: { intervalMs: 150, timeoutMs: 1000 },
     discoveryIntervalMs: 300,
     statusIntervalMs: 50,
-    queue: { ...d.queue, flushDelayMs: 2 },
+    queue: { ...d.queue, flushDelayMs: 2, writeTimeoutMs: 3000 },
     metricsPort: 0,
   };
 }
@@ -224,3 +224,12 @@ export async function waitFor(cond: () => Promise<boolean> | boolean, timeoutMs 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** A fresh database per harness on the test PostgreSQL server (test/support/postgres.ts). */
+export const postgresBackend: Backend = {
+  name: 'postgres',
+  fresh: async () => {
+    const { freshPostgresDatabase } = await import('../../support/postgres.js');
+    return freshPostgresDatabase('synchro');
+  },
+};

@@ -10,10 +10,11 @@ import { FakeClock, settle } from './fake-clock.js';
 /** An in-memory writer that records each transaction and can be told to fail. */
 class RecordingWriter implements Pick<StorageWriter, 'write'> {
   batches: { upserts: UpsertObject[]; deletes: DeleteKey[] }[] = [];
-  failures: (Error | undefined)[] = [];
+  failures: (Error | 'hang' | undefined)[] = [];
   poison = new Set<string>();
   async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
     const f = this.failures.shift();
+    if (f === 'hang') return new Promise<WriteResult>(() => undefined);
     if (f) throw f;
     if (batch.upserts.some((u) => this.poison.has(u.object.metadata.name))) throw new StorageError('Internal', 'bad object', false);
     this.batches.push(batch);
@@ -50,6 +51,7 @@ describe('WriteQueue', () => {
     const queue = new WriteQueue({
       writer: writer as unknown as StorageWriter, batchSize: o.batchSize ?? 1000, flushDelayMs: o.flushDelayMs ?? 5,
       maxEntries: o.maxEntries ?? 10_000, maxBytes: o.maxBytes ?? 1 << 30, logger: silentLogger(), clock, retry: { initialMs: 100, maxMs: 1000 },
+      writeTimeoutMs: 5000,
     });
     stop = new AbortController();
     running = queue.start(stop.signal);
@@ -125,6 +127,20 @@ describe('WriteQueue', () => {
     expect(queue.storageAvailable).toBe(true);
     expect(seen).toEqual([false, true]);
     expect(writer.names.sort()).toEqual(['p0@1', 'p1@1', 'p2@1', 'p3@1', 'p4@1']);
+  });
+
+  it('a write that never settles times out and is retried (a driver stuck on a dead connection)', async () => {
+    const { clock, writer, put, queue } = setup();
+    writer.failures = ['hang'];
+    await put('a', '1');
+    await settle();
+    await clock.advance(5);
+    expect(writer.batches).toHaveLength(0);
+    await clock.advance(5000);
+    expect(queue.storageAvailable).toBe(false);
+    for (let i = 0; i < 5 && writer.batches.length === 0; i++) await clock.advance(1000);
+    expect(writer.names).toEqual(['a@1']);
+    expect(queue.storageAvailable).toBe(true);
   });
 
   it('a non-retryable error splits the batch: only the offending object is skipped and its owner told', async () => {
