@@ -40,14 +40,24 @@ class Subscriber implements FeedSubscriber {
   expired = false;
   overflow = false;
   notify: (() => void) | undefined;
-  constructor(private readonly limit: number) {}
+  /**
+   * `onOverflow` runs from the feed, not from the watch loop: a client that stopped reading leaves that loop
+   * parked on the socket's 'drain', so only the feed side can notice the backlog and cut the connection.
+   */
+  constructor(private readonly limit: number, private readonly onOverflow: () => void) {}
   push(changes: readonly Change[], head: string): void {
+    if (this.overflow) return;
     for (const c of changes) {
       this.queue.push(c);
       this.bytes += c.row.object.length;
     }
     this.head = head;
-    if (this.bytes > this.limit) this.overflow = true;
+    if (this.bytes > this.limit) {
+      this.overflow = true;
+      this.queue = [];
+      this.bytes = 0;
+      this.onOverflow();
+    }
     this.notify?.();
   }
   expire(): void {
@@ -59,7 +69,8 @@ class Subscriber implements FeedSubscriber {
 export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
   // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
   await p.feed.ready;
-  const sub = new Subscriber(p.bufferBytes);
+  // The client will re-watch from its last revision; we keep our memory bounded.
+  const sub = new Subscriber(p.bufferBytes, () => res.destroy());
   const { head: feedHead, unsubscribe } = p.feed.subscribe(sub);
   res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
@@ -102,11 +113,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     let nextBookmark = Date.now() + p.bookmarkIntervalMs;
     while (!signal.aborted && Date.now() < deadline) {
       if (sub.expired) return;
-      if (sub.overflow) {
-        // The client is not reading fast enough: drop it (it will re-watch from its last revision), keep our memory.
-        res.destroy();
-        return;
-      }
+      if (sub.overflow) return;
       const batch = sub.queue;
       sub.queue = [];
       sub.bytes = 0;
