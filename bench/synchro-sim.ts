@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const targets = (c: SimCluster): { namespace: string; name: string }[] => {
     let t = marked.get(c);
     if (!t) {
-      t = c.snapshot('pods').slice(0, 64).map((p) => ({ namespace: p.metadata.namespace!, name: p.metadata.name! }));
+      t = c.snapshot('deployments.apps').slice(0, 64).map((p) => ({ namespace: p.metadata.namespace!, name: p.metadata.name! }));
       marked.set(c, t);
     }
     return t;
@@ -50,17 +50,18 @@ async function main(): Promise<void> {
         reply({ cmd: 'churn' });
         return;
       case 'mark': {
-        // One change whose commit the benchmark times: an annotation on a known pod, stamped when the member applied it.
+        // One change whose commit the benchmark times: an annotation on a Deployment (churn replaces pods, so pods make
+        // poor targets), stamped when the member applied it.
         const c = fleet.clusters[m.i % fleet.clusters.length]!;
         for (let attempt = 0; ; attempt++) {
           const list = targets(c);
           const t = list[(m.i + attempt) % list.length]!;
-          // Churn replaces pods: a vanished target refreshes the list.
-          if (!c.store.get('pods', t.namespace, t.name)) {
+          // A vanished target refreshes the list.
+          if (!c.store.get('deployments.apps', t.namespace, t.name)) {
             marked.delete(c);
             continue;
           }
-          const obj = c.store.patch('pods', t.namespace, t.name, { metadata: { annotations: { 'bench.clusterpedia.io/mark': String(m.i) } } });
+          const obj = c.store.patch('deployments.apps', t.namespace, t.name, { metadata: { annotations: { 'bench.clusterpedia.io/mark': String(m.i) } } });
           reply({ cmd: 'mark', i: m.i, cluster: c.name, namespace: t.namespace, name: t.name, rv: obj.metadata.resourceVersion, at: Date.now() });
           return;
         }

@@ -115,11 +115,14 @@ function metric(text: string, name: string, labels: Record<string, string> = {})
   return sum;
 }
 
-/** VmRSS and VmHWM (peak) of a process, from /proc, in bytes. */
-function rssOf(pid: number): { rss: number; peak: number } {
+/**
+ * VmRSS, VmHWM (peak) and RssAnon of a process, from /proc, in bytes. RssAnon leaves out file-backed pages:
+ * SQLite maps the database file (mmap_size), and those pages count in RSS though the kernel can drop them.
+ */
+function rssOf(pid: number): { rss: number; peak: number; anon: number } {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon') };
 }
 
 /** The synchro as users run it: the bundle (or src/main.ts through tsx when BENCH_TSX=1), in its own process. */
@@ -147,10 +150,12 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   };
   let peakSync = 0;
   let peakChurn = 0;
+  let peakAnon = 0;
   let phase: 'sync' | 'churn' = 'sync';
   const sampler = setInterval(() => {
     try {
-      const { rss } = rssOf(child.pid!);
+      const { rss, anon } = rssOf(child.pid!);
+      peakAnon = Math.max(peakAnon, anon);
       if (phase === 'sync') peakSync = Math.max(peakSync, rss);
       else peakChurn = Math.max(peakChurn, rss);
     } catch {
@@ -184,7 +189,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     polling = true;
     void (async () => {
       for (const m of [...outstanding]) {
-        const row = await storage.get({ cluster: m.cluster, group: '', version: 'v1', resource: 'pods', namespace: m.namespace, name: m.name });
+        const row = await storage.get({ cluster: m.cluster, group: 'apps', version: 'v1', resource: 'deployments', namespace: m.namespace, name: m.name });
         if (row && Number(row.resourceVersion) >= m.rv && outstanding.delete(m)) delays.push(Date.now() - m.at);
       }
     })().finally(() => { polling = false; });
@@ -220,6 +225,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     rssAfterSyncMB: mb(rssAfterSync),
     rssPeakChurnMB: mb(peakChurn),
     rssHighWaterMB: mb(peak),
+    rssAnonPeakMB: mb(peakAnon),
     memberEventsPerSecond: Math.round((Number(statsAfter.revisions) - Number(statsBefore.revisions)) / churnSeconds),
     receivedEventsPerSecond: Math.round((eventsAfter - eventsBefore) / churnSeconds),
     meanWriteBatch: Math.round(metric(text, 'clusterpedia_synchro_write_batch_size_sum') / Math.max(1, metric(text, 'clusterpedia_synchro_write_batch_size_count'))),

@@ -33,6 +33,7 @@ export interface SynchroFlagValues {
   writeTimeout: number;
   metricsPort: number;
   metricsHost: string;
+  heapGrowingPercent: number;
 }
 
 /** Adds the synchro's own flags (not --storage: the binding command has that once for both roles). */
@@ -58,6 +59,7 @@ export function addSynchroFlags(cmd: Command): Command {
     .addOption(option('--write-timeout <duration>', 'a storage write not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
     .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
     .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost))
+    .addOption(option('--heap-growing-percent <n>', "V8 heap growth over the live set before a full GC, percent (0: V8's default)").argParser(parseNonNegativeInt).default(d.heapGrowingPercent))
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
 }
 
@@ -92,6 +94,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes, writeTimeoutMs: v.writeTimeout },
     metricsPort: v.metricsPort,
     metricsHost: v.metricsHost,
+    heapGrowingPercent: v.heapGrowingPercent,
   };
 }
 

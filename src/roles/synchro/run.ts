@@ -1,6 +1,7 @@
 // The synchro role's composition root (STYLE §3): storage, write queue, cluster manager, sources, metrics — then runAll.
+import { setFlagsFromString } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
-import { Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { messageOf } from '../../lib/errors.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
@@ -101,6 +102,7 @@ async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {
 /** Runs the synchro role until `deps.signal` aborts (or a part fails). */
 export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'synchro' });
+  if (options.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${Math.round(options.heapGrowingPercent)}`);
   const owned = !deps.storage;
   const storage: Storage = deps.storage ?? (await open(options, logger));
   try {
@@ -113,7 +115,10 @@ export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Pr
         throw e;
       }
     }
-    const parts = await synchroRunnables(options, { storage, logger: deps.logger, clock: deps.clock });
+    // Alone, the synchro's /metrics also carries the process metrics (heap, RSS, event-loop lag); binding adds its own.
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const parts = await synchroRunnables(options, { storage, logger: deps.logger, clock: deps.clock, registry });
     try {
       await runAll(parts.runnables, deps.signal);
     } finally {
