@@ -16,6 +16,8 @@ import type { SecretReader } from './credentials.js';
 
 const CLUSTERS_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/pediaclusters`;
 const SYNC_RESOURCES_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/clustersyncresources`;
+/** Longest a host PediaCluster's status lags behind counts and event times, milliseconds. */
+const HOST_STATUS_REFRESH_MS = 30_000;
 
 export interface HostClusterSourceOptions {
   client: KubeClient;
@@ -81,6 +83,7 @@ export class HostClusterSource implements Runnable {
   private resolveSyncResourcesReady!: () => void;
   private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
   private signal: AbortSignal | undefined;
+  private readonly lastStatus = new Map<string, { significant: string; at: number }>();
 
   constructor(private readonly o: HostClusterSourceOptions) {
     this.clock = o.clock ?? systemClock;
@@ -135,6 +138,7 @@ export class HostClusterSource implements Runnable {
     if (!pc) {
       // Gone without our finalizer (forced, or never owned): still remove its rows.
       this.applied.delete(name);
+      this.lastStatus.delete(name);
       await this.o.manager.remove(name);
       return;
     }
@@ -190,8 +194,23 @@ export class HostClusterSource implements Runnable {
     });
   }
 
-  /** PUT of the status subresource on the latest object, retried on conflict (reference §5.1). */
+  /**
+   * PUT of the status subresource on the latest object, retried on conflict (reference §5.1). Counts and event
+   * times change with every event; written back alone they would cost the host a GET and a PUT per cluster per
+   * second, so a status whose conditions and per-resource states are unchanged is written at most every 30 s.
+   */
   private async writeStatus(name: string, status: PediaClusterStatus): Promise<void> {
+    const significant = JSON.stringify([status.conditions, status.version, status.apiserver, (status.syncResources ?? []).map((g) => [
+      g.group, g.resources.map((r) => [r.name, r.syncConditions.map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase])]),
+    ])]);
+    const last = this.lastStatus.get(name);
+    const now = this.clock.now();
+    if (last && last.significant === significant && now - last.at < HOST_STATUS_REFRESH_MS) return;
+    await this.putStatus(name, status);
+    this.lastStatus.set(name, { significant, at: now });
+  }
+
+  private async putStatus(name: string, status: PediaClusterStatus): Promise<void> {
     await this.withConflictRetry(async () => {
       let cur: PediaCluster;
       try {
