@@ -1,7 +1,7 @@
 // Synchro benchmark: initial sync of a simulated fleet into SQLite and PostgreSQL (objects/s beside the raw-insert
 // ceiling of the same rows), the synchro's peak RSS, and steady churn with the event→row delay. Results: BENCHMARKS.md.
 // Scale with env: BENCH_CLUSTERS (100), BENCH_PODS (10000), BENCH_BACKENDS (sqlite,postgres), BENCH_CHURN_EPS (5000),
-// BENCH_CHURN_SECONDS (30).
+// BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +23,8 @@ const PODS = env('BENCH_PODS', 10_000);
 const CHURN_EPS = env('BENCH_CHURN_EPS', 5000);
 const CHURN_SECONDS = env('BENCH_CHURN_SECONDS', 30);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').filter(Boolean);
+/** The ceiling is a rate: measured on at most this many rows (the same shape and batch size as the sync). */
+const RAW_ROWS = env('BENCH_RAW_ROWS', 300_000);
 const mb = (n: number): number => Math.round(n / 1_048_576);
 
 /** The simulator child and a request/reply helper over IPC. */
@@ -273,7 +275,7 @@ async function main(): Promise<void> {
       const sync = await syncRun(backend, syncDb, sim, clustersFile, expected);
       await syncDb.drop();
       const rawDb = await freshDb(backend, pg, n++);
-      const raw = await rawInsert(rawDb, sample, expected);
+      const raw = await rawInsert(rawDb, sample, Math.min(expected, RAW_ROWS));
       await rawDb.drop();
       const r = { ...sync, rawRowsPerSecond: raw.rowsPerSecond, ratioToRaw: +(Number(sync.objectsPerSecond) / raw.rowsPerSecond).toFixed(2) };
       process.stderr.write(`${JSON.stringify(r)}\n`);
