@@ -106,7 +106,7 @@ export function labelRowsCondition(d: QueryDialect, r: LabelRequirement): SQL | 
 /** A selective positive requirement as a range of the resource_labels primary key (key, value, resource_id). */
 function labelDrivingCondition(d: QueryDialect, r: LabelRequirement, id: SQL): SQL {
   const rows = labelRowsCondition(d, r);
-  return rows ? sql`${id} IN (SELECT l.resource_id FROM resource_labels l WHERE ${rows})` : sql`FALSE`;
+  return rows ? d.inSubquery(id, sql`SELECT l.resource_id FROM resource_labels l WHERE ${rows}`) : sql`FALSE`;
 }
 
 /** A label requirement is a field requirement on the labels map (identical semantics for string values). */
@@ -191,9 +191,11 @@ function ownerCondition(d: QueryDialect, o: OwnerFilter, q: Filter, c: ColumnRef
     return undefined;
   }
   for (let level = 0; level < Math.max(0, Math.floor(o.seniority)); level++) {
-    const a = sql.raw(`o${level}`);
-    owners = sql`SELECT ${a}.uid FROM resources ${a} WHERE ${a}.cluster = ${cluster} AND ${a}.owner_uid IN (${owners}) AND ${a}.uid <> ''`;
+    const alias = `o${level}`;
+    const a = sql.raw(alias);
+    owners = sql`SELECT ${a}.uid FROM resources ${a} WHERE ${a}.cluster = ${cluster} AND ${d.inSubquery(sql.raw(`${alias}.owner_uid`), owners)} AND ${a}.uid <> ''`;
   }
-  // Phrased as an id set so the planner drives from (cluster, owner_uid) instead of walking the order index.
-  return sql`${c.id} IN (SELECT x.id FROM resources x WHERE x.cluster = ${cluster} AND x.owner_uid IN (${owners}))`;
+  // An id set computed first (each level once), so the query is driven from (cluster, owner_uid), never by
+  // walking the order index or nesting semi-joins.
+  return d.inSubquery(c.id, sql`SELECT x.id FROM resources x WHERE x.cluster = ${cluster} AND ${d.inSubquery(sql.raw('x.owner_uid'), owners)}`);
 }

@@ -23,6 +23,11 @@ export interface QueryDialect {
   bytewise(expr: SQL): SQL;
   /** `expr` = any of `values` (non-empty). */
   inList(expr: SQL, values: string[]): SQL;
+  /**
+   * `expr` IN the rows of an uncorrelated `subquery`, computed once before the outer query runs (an id set that
+   * drives it), whatever the planner's statistics say.
+   */
+  inSubquery(expr: SQL, subquery: SQL): SQL;
   /** TRUE when `needle` occurs in `expr` (case-sensitive; no pattern characters). */
   contains(expr: SQL, needle: string): SQL;
   /** The served JSON text of `doc`: whole, or only {apiVersion, kind, metadata}. */

@@ -6,7 +6,8 @@ import type { StorageOptions } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import type { Harness } from './fixtures.js';
 
-export async function postgresHarness(opts: StorageOptions = {}): Promise<Harness> {
+/** The harness, plus the database URL for tests that look underneath the storage. */
+export async function postgresHarness(opts: StorageOptions = {}): Promise<Harness & { url: string }> {
   const db = await freshPostgresDatabase('cp_storage');
   const opened: { close(): Promise<void> }[] = [];
   const openOne = async (o: StorageOptions = opts) => {
@@ -15,6 +16,7 @@ export async function postgresHarness(opts: StorageOptions = {}): Promise<Harnes
     return s;
   };
   return {
+    url: db.url,
     storage: await openOne(),
     openAnother: openOne,
     async addNewerMigration() {

@@ -42,6 +42,10 @@ export const sqliteQuery: QueryDialect = {
   inList(expr, values) {
     return sql`${expr} IN ${values}`;
   },
+  inSubquery(expr, subquery) {
+    // SQLite evaluates an uncorrelated IN subquery once, into an ephemeral index.
+    return sql`${expr} IN (${subquery})`;
+  },
   contains(expr, needle) {
     return sql`instr(${expr}, ${needle}) > 0`;
   },
