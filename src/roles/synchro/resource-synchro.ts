@@ -68,8 +68,6 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   private readonly apiVersion: string;
   private readonly clock: Clock;
   private versions: VersionMap | undefined;
-  /** Keys listed so far by a list in progress; the rest of `versions` has vanished when it ends. */
-  private listed: VersionMap | undefined;
   /** Where to resume the watch: the loop's last RV, or the highest stored RV at first start. */
   private resumeRv: string | undefined;
   private state: ResourceSyncState;
@@ -143,10 +141,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       clock: this.clock,
       random: this.d.random,
     }, signal);
+    // A list cut short by the pause leaves rv undefined: the next run lists again, and sweeps again.
     this.resumeRv = result.resourceVersion;
-    // A list cut short by the pause: keep what it saw as known (those writes are queued) and the rest too.
-    if (this.listed) this.versions!.absorb(this.listed);
-    this.listed = undefined;
   }
 
   /** Marks the resource stopped (paused, storage down, shut down). */
@@ -176,15 +172,13 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
 
   async listStart(reason: ListReason): Promise<void> {
     this.d.metrics?.relists.inc({ ...this.labels, reason });
-    if (this.listed) this.versions!.absorb(this.listed);
-    this.listed = new VersionMap();
+    this.versions!.beginSweep();
     this.state.initialListPhase = true;
     this.d.changed();
   }
 
   async listPage(items: KubeObject[], bytes: number): Promise<void> {
     const versions = this.versions!;
-    const listed = this.listed!;
     const each = items.length > 0 ? Math.ceil(bytes / items.length) : 0;
     this.d.metrics?.events.inc({ ...this.labels, type: 'LIST' }, items.length);
     for (const item of items) {
@@ -193,21 +187,18 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       if (key === undefined || rv === undefined) continue;
       const known = versions.get(key);
       if (known === undefined || isNewer(rv, known)) await this.put(known === undefined ? 'Added' : 'Updated', key, item, rv, each);
-      // Remembered only once queued: a write cut short by a pause must not look done.
-      versions.delete(key);
-      listed.set(key, rv);
+      // Remembered (and marked seen by this list) only once queued: a write cut short by a pause must not look done.
+      versions.touch(key, rv);
     }
   }
 
   async listEnd(resourceVersion: string): Promise<void> {
-    const vanished = this.versions!;
-    for (const key of vanished.keys()) {
+    const versions = this.versions!;
+    for (const key of versions.unseen()) {
       // No RV: the deletion happened while we were not watching; the row goes whatever its stored RV.
       await this.d.queue.enqueue({ owner: this, key, action: 'Deleted', bytes: key.length }, this.signal);
-      vanished.delete(key);
+      versions.delete(key);
     }
-    this.versions = this.listed!;
-    this.listed = undefined;
     this.mark(resourceVersion);
     this.state.initialListPhase = false;
     this.watching();

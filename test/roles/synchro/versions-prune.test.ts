@@ -1,4 +1,5 @@
 // The remembered key → RV map, the "newer" rule of reference §5.4, and the object shaping before storage.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareObject, objectKey, splitKey } from '../../../src/roles/synchro/prune.js';
 import { isNewer, VersionMap } from '../../../src/roles/synchro/versions.js';
@@ -19,13 +20,65 @@ describe('VersionMap', () => {
     expect(VersionMap.from([['a', '5'], ['b', 'x']]).maxNumeric()).toBeUndefined();
   });
 
-  it('absorb moves entries, the absorbed values winning', () => {
-    const a = VersionMap.from([['x', '1'], ['y', '1']]);
-    const b = VersionMap.from([['y', '2'], ['z', '2']]);
-    a.absorb(b);
-    expect([...a.keys()].sort()).toEqual(['x', 'y', 'z']);
-    expect(a.get('y')).toBe('2');
-    expect(b.size).toBe(0);
+  it('a sweep finds the keys a relist did not see', () => {
+    const m = VersionMap.from([['a', '1'], ['b', '1'], ['c', '1']]);
+    m.beginSweep();
+    m.touch('a', '2');
+    m.touch('d', '1');
+    expect(m.unseen().sort()).toEqual(['b', 'c']);
+    m.set('b', '5'); // a watch event does not count as seen by the list
+    expect(m.unseen().sort()).toEqual(['b', 'c']);
+    m.beginSweep();
+    expect(m.unseen().sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('keeps UTF-8 keys, long keys and many deletions (compaction) intact', () => {
+    const m = new VersionMap();
+    const long = `ns/${'x'.repeat(600)}`;
+    m.set('ns/ünïcødé', '1');
+    m.set(long, '2');
+    for (let i = 0; i < 20_000; i++) m.set(`ns/pod-${i}`, String(i + 10));
+    for (let i = 0; i < 20_000; i += 3) m.delete(`ns/pod-${i}`);
+    expect(m.get('ns/ünïcødé')).toBe('1');
+    expect(m.get(long)).toBe('2');
+    expect(m.get('ns/pod-3')).toBeUndefined();
+    expect(m.get('ns/pod-4')).toBe('14');
+    expect(m.size).toBe(2 + 20_000 - 6667);
+    expect([...m.keys()].length).toBe(m.size);
+  });
+
+  it('behaves like a Map under any sequence of operations (property)', () => {
+    type Op = { op: 'set' | 'touch' | 'delete' | 'sweep'; key: string; rv: string };
+    const op = fc.record({
+      op: fc.constantFrom('set', 'touch', 'delete', 'sweep') as fc.Arbitrary<Op['op']>,
+      key: fc.oneof(fc.constantFrom('a', 'b', 'ns/c', 'ns/d', 'é/ü'), fc.string({ minLength: 1, maxLength: 8 })),
+      rv: fc.oneof(fc.integer({ min: 0, max: 1e12 }).map(String), fc.constantFrom('x1', '007', '')),
+    });
+    fc.assert(fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+      const m = new VersionMap();
+      const ref = new Map<string, string>();
+      let seen = new Set<string>();
+      for (const o of ops) {
+        if (o.op === 'set') {
+          if (!ref.has(o.key)) seen.add(o.key);
+          m.set(o.key, o.rv);
+          ref.set(o.key, o.rv);
+        } else if (o.op === 'touch') {
+          m.touch(o.key, o.rv);
+          ref.set(o.key, o.rv);
+          seen.add(o.key);
+        } else if (o.op === 'delete') {
+          expect(m.delete(o.key)).toBe(ref.delete(o.key));
+        } else {
+          m.beginSweep();
+          seen = new Set();
+        }
+      }
+      expect(m.size).toBe(ref.size);
+      for (const [k, v] of ref) expect(m.get(k)).toBe(v);
+      expect([...m.keys()].sort()).toEqual([...ref.keys()].sort());
+      expect(m.unseen().sort()).toEqual([...ref.keys()].filter((k) => !seen.has(k)).sort());
+    }));
   });
 });
 
