@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { messageOf } from '../../lib/errors.js';
+import { ConfigError, messageOf } from '../../lib/errors.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { openStorage } from '../../storage/open.js';
@@ -73,8 +73,10 @@ export async function synchroRunnables(
       else kc.loadFromCluster();
       client = await KubeClient.create(kc, { userAgent: 'clusterpedia-synchro' });
     } catch (e: unknown) {
-      logger.error({ err: messageOf(e) }, 'cannot load the host cluster config');
-      throw e;
+      // Only the first line: YAML parser messages quote the offending lines, and a kubeconfig holds credentials.
+      const reason = messageOf(e).split('\n')[0] ?? '';
+      logger.error({ err: reason }, 'cannot load the host cluster config');
+      throw new ConfigError(`host cluster config: ${reason}`);
     }
     closers.push(() => client.close());
     runnables.push(new HostClusterSource({
