@@ -5,6 +5,12 @@ import { addSynchroFlags, synchroOptionsFrom, type SynchroFlagValues } from '../
 import { newRootCommand } from '../../../src/cmd/root.js';
 import { storageOptions } from '../../../src/cmd/flags.js';
 import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
+import { synchroRunnables } from '../../../src/roles/synchro/run.js';
+import { openStorage } from '../../../src/storage/open.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function parse(args: string[]): SynchroFlagValues {
   const cmd = new Command('synchro').exitOverride();
@@ -17,6 +23,24 @@ function parse(args: string[]): SynchroFlagValues {
   cmd.parse(args, { from: 'user' });
   return values!;
 }
+
+describe('host kubeconfig', () => {
+  it('an unreadable host kubeconfig is a ConfigError that does not quote the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-synchro-cmd-'));
+    const path = join(dir, 'host.kubeconfig');
+    writeFileSync(path, 'users:\n- name: u\n  user: {token: sEcReT-123\n');
+    const storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+    try {
+      const options = { ...defaultSynchroOptions(), host: { kubeconfig: path }, metricsPort: 0 };
+      const err = await synchroRunnables(options, { storage, logger: silentLogger() }).then(() => undefined, (e: unknown) => e);
+      expect(err).toMatchObject({ code: 'ConfigError' });
+      expect((err as Error).message).not.toContain('sEcReT-123');
+    } finally {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('synchro flags', () => {
   it('defaults map to the default options', () => {
