@@ -1,12 +1,18 @@
 // Entry point: parse argv, run the command, map errors to exit codes (0 done, 1 runtime failure, 2 bad flags).
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { newRootCommand } from './cmd/root.js';
 import { hasCode, messageOf } from './lib/errors.js';
 
 async function main(argv: string[]): Promise<number> {
   const root = newRootCommand();
-  root.exitOverride();
-  root.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  // Commands attached with addCommand do not inherit these settings: apply them to the whole tree, so a bad flag
+  // anywhere throws a CommanderError (exit 2) instead of commander calling process.exit(1) itself.
+  const configure = (c: Command): void => {
+    c.exitOverride();
+    c.configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    c.commands.forEach(configure);
+  };
+  configure(root);
   try {
     await root.parseAsync(argv);
     return 0;

@@ -1,15 +1,29 @@
 // Runs the built bundle (dist/clusterpedia.mjs) as a child process, the artifact we ship (STYLE §15).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BUNDLE = join(ROOT, 'dist', 'clusterpedia.mjs');
 
-/** Builds the bundle unless `npm test` already did (it builds first). */
+function newestMtime(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true })
+    .reduce((m, e) => Math.max(m, e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
+}
+
+/**
+ * Tests must run the code under test: builds the bundle when it is missing or older than any source file
+ * (`npm test` builds first, so under it this only checks).
+ */
 export function ensureBundle(): string {
-  if (!existsSync(BUNDLE) || process.env.CLUSTERPEDIA_TEST_REBUILD === '1') {
+  let built = 0;
+  try {
+    built = statSync(BUNDLE).mtimeMs;
+  } catch {
+    built = 0;
+  }
+  if (built < newestMtime(join(ROOT, 'src'))) {
     const r = spawnSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
   }

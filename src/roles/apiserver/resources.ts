@@ -1,6 +1,5 @@
 // get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringify as toYaml } from 'yaml';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';

@@ -1,7 +1,6 @@
 // No secret leaves the process: the built bundle runs `binding` at debug level with token, kubeconfig and certificate members,
 // a wrong token, PostgreSQL with a password and delegated auth; everything it prints and serves is searched for each secret.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,7 +8,7 @@ import { stringify } from 'yaml';
 import {
   kubeconfigFor, pediaClusterFor, pediaClustersYaml, startSimulatedCluster, startSimulatedFleet, type SimCluster, type SimFleet,
 } from '../../../src/sim/index.js';
-import { BUNDLE, BundleProcess, ROOT, runBundle } from '../../support/bundle.js';
+import { BundleProcess, ensureBundle, runBundle } from '../../support/bundle.js';
 import { freeLoopbackPort, makeClientCert, makeTestPki, tlsGet, type TestPki } from '../../support/certs.js';
 import { Kubectl } from '../../support/kubectl.js';
 import { freshPostgresDatabase } from '../../support/postgres.js';
@@ -85,7 +84,7 @@ beforeAll(async () => {
   const hostKubeconfig = join(pki.dir, 'host.kubeconfig');
   writeFileSync(hostKubeconfig, kubeconfigFor(host));
   storageUrl = await passwordDatabase();
-  freshBundle();
+  ensureBundle();
 
   Object.assign(secrets, {
     'member token a': a.token ?? '', 'member token b': b.token ?? '', 'kubeconfig member token': kubeconfigMember.token ?? '',
@@ -125,21 +124,6 @@ afterAll(async () => {
 
 function readKey(p: TestPki): string {
   return readFileSync(p.files.tlsKey, 'utf8');
-}
-
-/** This test must run the code under test: rebuild the bundle when a source file is newer (npm test builds first anyway). */
-function freshBundle(): void {
-  const newest = (dir: string): number => readdirSync(dir, { withFileTypes: true })
-    .reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
-  let built = 0;
-  try {
-    built = statSync(BUNDLE).mtimeMs;
-  } catch {
-    built = 0;
-  }
-  if (built >= newest(join(ROOT, 'src'))) return;
-  const r = spawnSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
 }
 
 /** The base64 body of a PEM block, without its armour and line breaks (what a leak would most likely contain). */
