@@ -1,0 +1,99 @@
+// Leader election over a real (simulated) Lease: one leader at a time, hand-over on release, step-down on failure.
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../src/kube/client.js';
+import { KubeLeaseLock } from '../../src/kube/lease-lock.js';
+import { runLeaderElection, type LeaderElectionOptions } from '../../src/lib/leader-election.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+
+let host: SimCluster;
+const clients: KubeClient[] = [];
+
+beforeEach(async () => {
+  host = await startSimulatedCluster({ name: 'host', host: true, pods: 1, token: 't' });
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  await host.stop();
+});
+
+async function client(): Promise<KubeClient> {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'h', server: host.url, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'h', cluster: 'h', user: 'u' }], currentContext: 'h',
+  });
+  const c = await KubeClient.create(kc);
+  clients.push(c);
+  return c;
+}
+
+/** Each candidate records when it led: [start, end] intervals must never overlap. */
+type Interval = { who: string; start: number; end?: number };
+
+async function candidate(who: string, intervals: Interval[], signal: AbortSignal, extra: Partial<LeaderElectionOptions> = {}): Promise<unknown> {
+  const o: LeaderElectionOptions = {
+    lock: new KubeLeaseLock(await client(), 'clusterpedia-system', 'clusterpedia-synchro'),
+    identity: who, leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200, logger: silentLogger(), ...extra,
+  };
+  return runLeaderElection(o, signal, async (leader) => {
+    const iv: Interval = { who, start: Date.now() };
+    intervals.push(iv);
+    await new Promise<void>((r) => (leader.aborted ? r() : leader.addEventListener('abort', () => r(), { once: true })));
+    iv.end = Date.now();
+  }).then(() => 'stopped', (e: unknown) => e);
+}
+
+function assertNoOverlap(intervals: Interval[]): void {
+  const sorted = [...intervals].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.start).toBeGreaterThanOrEqual(sorted[i - 1]!.end ?? Infinity);
+}
+
+it('one of two candidates leads; the other takes over at once when it releases', async () => {
+  const intervals: Interval[] = [];
+  const a = new AbortController();
+  const b = new AbortController();
+  const ra = candidate('a', intervals, a.signal);
+  await new Promise((r) => setTimeout(r, 400));
+  const rb = candidate('b', intervals, b.signal);
+  await new Promise((r) => setTimeout(r, 800));
+  expect(intervals.map((i) => i.who)).toEqual(['a']);
+  a.abort();
+  expect(await ra).toBe('stopped');
+  const t = Date.now();
+  while (intervals.length < 2 && Date.now() - t < 3000) await new Promise((r) => setTimeout(r, 50));
+  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
+  // Released, not expired: b did not wait for the 1.5 s lease.
+  expect(intervals[1]!.start - (intervals[0]!.end ?? 0)).toBeLessThan(1000);
+  b.abort();
+  expect(await rb).toBe('stopped');
+  assertNoOverlap(intervals);
+});
+
+it('a leader that cannot renew steps down before anyone else can take the lease', async () => {
+  const intervals: Interval[] = [];
+  const a = new AbortController();
+  const b = new AbortController();
+  const ra = candidate('a', intervals, a.signal);
+  await new Promise((r) => setTimeout(r, 300));
+  const rb = candidate('b', intervals, b.signal);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(intervals.map((i) => i.who)).toEqual(['a']);
+  // a's renewals now fail (every request of the next few seconds), b's attempts too: b must wait for expiry.
+  host.faults.failNext(1000, 503);
+  const lost = await ra;
+  expect((lost as { code?: string }).code).toBe('LeadershipLost');
+  host.faults.clear();
+  const t = Date.now();
+  while (intervals.length < 2 && Date.now() - t < 5000) await new Promise((r) => setTimeout(r, 50));
+  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
+  assertNoOverlap(intervals);
+  b.abort();
+  await rb;
+});
+
+it('refuses a renew deadline that is not shorter than the lease', async () => {
+  const r = await candidate('x', [], new AbortController().signal, { renewDeadlineMs: 1500 });
+  expect(String(r)).toMatch(/renew deadline/);
+});
