@@ -212,6 +212,10 @@ async function runPostgres(): Promise<Result> {
   }
 }
 
+/** What the figures cannot say themselves. */
+const NOTES =
+  'Notes: `write()` receives objects, so it must serialise them (the second SQLite baseline times `JSON.stringify` too); each pod also costs 4 secondary index entries, ~5 label rows, a change-log entry and a key lookup for the RV guard, and at 1M rows SQLite\'s WAL commits and checkpoints of randomly touched index pages dominate — SQLite ingest stays below half of the bare insert. The PostgreSQL server is the throwaway one of `test/support/postgres-server.ts` (fsync, synchronous_commit and full_page_writes off; default 128 MB shared_buffers); its list latencies are dominated by rendering 500 jsonb objects as text. The machine is shared with other engineers\' processes.';
+
 function report(results: Result[], started: Date): string {
   const lines: string[] = [];
   lines.push(`Measured ${started.toISOString().slice(0, 10)} with \`npm run bench:storage\` (BENCH_ROWS=${ROWS}). Machine: ${machine()}. ${results.map((r) => `${r.dialect} ${r.version}`).join(', ')}.`);
@@ -237,6 +241,8 @@ function report(results: Result[], started: Date): string {
     const cells = results.map((r) => r.latencies.find((l) => l.name === n)).map((l) => (l ? `${fmt(l.p50, 1)} | ${fmt(l.p99, 1)}` : 'n/a | n/a'));
     lines.push(`| ${n} | ${results[0]?.latencies.find((l) => l.name === n)?.rows ?? ''} | ${cells.join(' | ')} |`);
   }
+  lines.push('');
+  lines.push(NOTES);
   return lines.join('\n');
 }
 
