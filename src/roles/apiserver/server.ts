@@ -145,8 +145,16 @@ export class ApiHttpServer implements Runnable {
     else this.inflight++;
     const onClose = (): void => ac.abort(new Error('client closed the connection'));
     res.on('close', onClose);
-    const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined
-      : setTimeout(() => ac.abort(new StatusError(makeStatus(504, 'Timeout', `request did not complete within ${limits.requestTimeoutMs}ms`))), limits.requestTimeoutMs);
+    const onDeadline = (): void => {
+      const timeout = new StatusError(makeStatus(504, 'Timeout', `request did not complete within ${limits.requestTimeoutMs}ms`));
+      ac.abort(timeout);
+      // The handler may be parked where the abort cannot reach it (waiting for a storage connection, or for 'drain'
+      // from a client that stopped reading): answer now, or cut a body already started (no Status can follow it).
+      // Destroying also wakes a handler parked on 'drain', so it ends and gives back its slot and storage connection.
+      if (res.headersSent) res.destroy();
+      else if (!res.writableEnded && !res.destroyed) sendError(res, timeout, log);
+    };
+    const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
     const ctx: RequestContext = { secure, socket: req.socket, signal: ac.signal, longRunning, log };
     try {
       await this.d.handler(req, res, ctx);
