@@ -66,6 +66,9 @@ class Subscriber implements FeedSubscriber {
   }
 }
 
+/** Longest delay setTimeout honours; a longer one fires after 1 ms, which would spin the loop of a watch asked to last years. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
   // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
   await p.feed.ready;
@@ -130,7 +133,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       }
       await out.flush();
       if (sub.queue.length > 0) continue;
-      const wait = Math.max(0, Math.min(deadline - Date.now(), p.allowBookmarks ? nextBookmark - Date.now() : deadline - Date.now()));
+      const wait = Math.max(0, Math.min(deadline - Date.now(), p.allowBookmarks ? nextBookmark - Date.now() : deadline - Date.now(), MAX_TIMER_MS));
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, wait);
         const onAbort = (): void => done();

@@ -56,3 +56,23 @@ it('cuts a watch whose client does not read, and keeps serving others', async ()
   expect(r.status).toBe(200);
   sock.destroy();
 });
+
+it('a timeoutSeconds beyond what a timer can hold does not make the watch loop wake every millisecond', async () => {
+  const rev = await storage.currentRevision();
+  // setTimeout clamps longer delays to 1 ms and warns: each warning is one spin of a loop that should be asleep.
+  const overflows: string[] = [];
+  const onWarning = (w: Error): void => {
+    if (w.name === 'TimeoutOverflowWarning') overflows.push(w.message);
+  };
+  process.on('warning', onWarning);
+  const ac = new AbortController();
+  try {
+    const r = await fetch(`${api.base}/apis/clusterpedia.io/v1beta1/resources/api/v1/pods?watch=true&resourceVersion=${rev}&timeoutSeconds=99999999999`, { signal: ac.signal });
+    expect(r.status).toBe(200);
+    await new Promise((res) => setTimeout(res, 500));
+  } finally {
+    ac.abort();
+    process.off('warning', onWarning);
+  }
+  expect(overflows).toEqual([]);
+});
