@@ -155,6 +155,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
       sendInitialEvents: w.sendInitialEvents === true,
       allowBookmarks: w.allowWatchBookmarks,
       timeoutMs: timeoutSeconds * 1000,
+      initialTimeoutMs: d.options.limits.requestTimeoutMs,
       bookmarkIntervalMs: d.options.watch.bookmarkIntervalMs,
       bufferBytes: d.options.limits.watchBufferBytes,
       initial: () => d.storage.list(initialQuery, ctx.signal),

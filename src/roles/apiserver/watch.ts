@@ -25,6 +25,11 @@ export interface WatchParams {
   sendInitialEvents?: boolean;
   allowBookmarks: boolean;
   timeoutMs: number;
+  /**
+   * Deadline of the initial events (--request-timeout; 0 = none): they hold a storage cursor, i.e. one of a few
+   * pooled connections, for as long as the client takes to read them.
+   */
+  initialTimeoutMs: number;
   bookmarkIntervalMs: number;
   bufferBytes: number;
   /** Lists the current state for the initial events. */
@@ -68,6 +73,8 @@ class Subscriber implements FeedSubscriber {
 
 /** Longest delay setTimeout honours; a longer one fires after 1 ms, which would spin the loop of a watch asked to last years. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Time past its deadline a watch has to flush its last bytes before a client that is not reading is cut. */
+const END_GRACE_MS = 5_000;
 
 export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
   // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
@@ -83,6 +90,15 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   };
   let sent = 0n;
   const deadline = Date.now() + p.timeoutMs;
+  // A client that stops reading parks this function on 'drain', where neither the deadline nor the signal is looked
+  // at (and the feed's overflow check sees only live changes). Cut such a connection: the initial events by
+  // --request-timeout, the whole watch at its deadline plus a grace. The client re-watches from its last revision.
+  let cut: NodeJS.Timeout | undefined;
+  const cutAfter = (ms: number): void => {
+    clearTimeout(cut);
+    cut = ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)) : undefined;
+  };
+  cutAfter(Math.min(p.initialTimeoutMs > 0 ? p.initialTimeoutMs : Infinity, p.timeoutMs + END_GRACE_MS));
   try {
     // 1. Initial state or catch-up, up to the feed head at subscription time.
     const rv = p.resourceVersion;
@@ -111,6 +127,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       sent = next;
     }
     await out.flush();
+    cutAfter(deadline - Date.now() + END_GRACE_MS);
 
     // 2. Live changes from the feed.
     let nextBookmark = Date.now() + p.bookmarkIntervalMs;
@@ -156,5 +173,6 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         // The client is gone; nothing to finish.
       }
     }
+    clearTimeout(cut);
   }
 }

@@ -1,11 +1,12 @@
 // A watch client that stops reading is disconnected once its backlog passes --watch-buffer-bytes (memory stays bounded).
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { openStorage } from '../../../src/storage/open.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
 import { healthyStatus, pod } from '../../support/fixtures.js';
+import { stalledGet, within } from '../../hostile/stalled-client.js';
 
 let storage: Storage;
 let api: TestApiserver;
@@ -75,4 +76,43 @@ it('a timeoutSeconds beyond what a timer can hold does not make the watch loop w
     process.off('warning', onWarning);
   }
   expect(overflows).toEqual([]);
+});
+
+describe('a watch client that stops reading its initial events (they hold a storage cursor)', () => {
+  let cut: TestApiserver;
+  beforeAll(async () => {
+    // ~40 MB in one cluster: the initial events of a watch on it cannot fit in the socket buffers.
+    const padding = 'x'.repeat(20_000);
+    for (let batch = 0; batch < 40; batch++) {
+      const upserts = Array.from({ length: 50 }, (_, i) => {
+        const p = pod('c2', 'default', `initial-${batch}-${i}`);
+        (p.object.metadata.annotations as Record<string, string>).padding = padding;
+        return p;
+      });
+      await storage.write({ upserts, deletes: [] });
+    }
+    await storage.putClusterStatus('c2', healthyStatus('c2'));
+    cut = await startTestApiserver(storage, (o) => {
+      o.limits.requestTimeoutMs = 1000;
+      o.watch.maxTimeoutSeconds = 4;
+    });
+  });
+  afterAll(async () => {
+    await cut?.stop();
+  });
+
+  it('is cut at --request-timeout, so stalled watches cannot take every storage connection from lists', async () => {
+    const port = Number(new URL(cut.base).port);
+    // More stalled watches than the SQLite read pool has connections (4); none asks for a timeout.
+    const stalled = await Promise.all([0, 1, 2, 3, 4].map(() => stalledGet(port, '/apis/clusterpedia.io/v1beta1/resources/clusters/c2/api/v1/pods?watch=true')));
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const r = await within(fetch(`${cut.base}/apis/clusterpedia.io/v1beta1/resources/api/v1/pods?limit=1`), 4000, 'a list beside stalled watches');
+      expect(r.status).toBe(200);
+      for (const s of stalled) s.socket.resume();
+      await within(Promise.all(stalled.map((s) => s.closed)), 10_000, 'stalled watches closed by the server');
+    } finally {
+      for (const s of stalled) s.destroy();
+    }
+  });
 });
