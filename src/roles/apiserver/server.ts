@@ -7,6 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
 import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/status.js';
 import { sendError } from './respond.js';
+import { answerClientError } from './client-error.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
 import type { RequestAccess } from './authz-gate.js';
@@ -84,6 +85,7 @@ export class ApiHttpServer implements Runnable {
       s.server.keepAliveTimeout = 65_000;
       s.server.headersTimeout = 66_000;
       s.server.requestTimeout = 0;
+      s.server.on('clientError', answerClientError);
     }
     const addrs: { secure?: AddressInfo; insecure?: AddressInfo } = {};
     await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => {
