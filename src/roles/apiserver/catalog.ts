@@ -34,22 +34,43 @@ interface Snapshot {
   at: number;
 }
 
+/** A lookup that misses may refresh the snapshot this often at most, milliseconds. */
+const MISS_REFRESH_MS = 250;
+
 const typeKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 
 export class Catalog {
   private snap: Snapshot | undefined;
   private pending: Promise<Snapshot> | undefined;
+  private lastMissRefresh = -Infinity;
 
   constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
 
-  /** The current snapshot, refreshed when older than the TTL (concurrent callers share one refresh). */
-  async get(): Promise<Snapshot> {
-    if (this.snap && this.now() - this.snap.at < this.ttlMs) return this.snap;
+  /**
+   * The current snapshot, refreshed when older than `maxAgeMs` (the TTL by default); concurrent callers share one
+   * refresh.
+   */
+  async get(maxAgeMs = this.ttlMs): Promise<Snapshot> {
+    if (this.snap && this.now() - this.snap.at < maxAgeMs) return this.snap;
     this.pending ??= this.load().finally(() => {
       this.pending = undefined;
     });
     this.snap = await this.pending;
     return this.snap;
+  }
+
+  /**
+   * Looks something up, and when the cached snapshot does not have it, once more in a fresh one: a cluster or type
+   * that appeared within the TTL must not answer 404 (a client that just saw it elsewhere would be told it does not
+   * exist). Misses refresh at most every MISS_REFRESH_MS, so a flood of bogus names cannot hammer storage.
+   */
+  private async lookup<T>(find: (s: Snapshot) => T | undefined): Promise<T | undefined> {
+    const found = find(await this.get());
+    if (found !== undefined) return found;
+    const now = this.now();
+    if (now - this.lastMissRefresh < MISS_REFRESH_MS) return find(await this.get());
+    this.lastMissRefresh = now;
+    return find(await this.get(0));
   }
 
   /** Forget the snapshot (tests; after a known change). */
@@ -58,19 +79,17 @@ export class Catalog {
   }
 
   async cluster(name: string): Promise<ClusterInfo | undefined> {
-    return (await this.get()).clusters.get(name);
+    return this.lookup((s) => s.clusters.get(name));
   }
 
   /** Type info for one GVR in one cluster, or in any cluster when `cluster` is undefined. */
   async type(cluster: string | undefined, group: string, version: string, resource: string): Promise<TypeInfo | undefined> {
-    const s = await this.get();
     const k = typeKey(group, version, resource);
-    return cluster === undefined ? s.all.get(k) : s.clusters.get(cluster)?.types.get(k);
+    return this.lookup((s) => (cluster === undefined ? s.all.get(k) : s.clusters.get(cluster)?.types.get(k)));
   }
 
   async types(cluster: string | undefined): Promise<TypeInfo[]> {
-    const s = await this.get();
-    const m = cluster === undefined ? s.all : s.clusters.get(cluster)?.types;
+    const m = await this.lookup((s) => (cluster === undefined ? s.all : s.clusters.get(cluster)?.types));
     return m ? [...m.values()] : [];
   }
 

@@ -1,0 +1,40 @@
+// The catalog finds clusters and types that appeared since its last snapshot, without letting misses hammer storage.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStorage } from '../../../src/storage/open.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import type { Storage } from '../../../src/storage/types.js';
+import { Catalog } from '../../../src/roles/apiserver/catalog.js';
+import { pod } from '../../support/fixtures.js';
+
+let storage: Storage;
+beforeAll(async () => {
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  await storage.migrate();
+  await storage.write({ upserts: [pod('c1', 'default', 'a')], deletes: [] });
+});
+afterAll(async () => storage?.close());
+
+it('a cluster synced within the cache lifetime is found at once', async () => {
+  const catalog = new Catalog(storage, 60_000);
+  expect(await catalog.cluster('c1')).toBeDefined();
+  await storage.write({ upserts: [pod('c2', 'default', 'b')], deletes: [] });
+  expect((await catalog.cluster('c2'))?.name).toBe('c2');
+  expect(await catalog.type('c2', '', 'v1', 'pods')).toBeDefined();
+});
+
+it('unknown names refresh the snapshot at most once per window', async () => {
+  let loads = 0;
+  const counting = new Proxy(storage, {
+    get(target, prop, receiver) {
+      if (prop === 'resourceTypes') loads++;
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const catalog = new Catalog(counting, 60_000);
+  await catalog.get();
+  const before = loads;
+  await Promise.all(Array.from({ length: 200 }, (_, i) => catalog.cluster(`nope-${i}`)));
+  for (let i = 0; i < 50; i++) await catalog.cluster(`nope-again-${i}`);
+  expect(loads - before).toBeLessThanOrEqual(2);
+});
