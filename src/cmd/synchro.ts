@@ -34,12 +34,27 @@ export interface SynchroFlagValues {
   metricsPort: number;
   metricsHost: string;
   heapGrowingPercent: number;
+  leaderElect: boolean;
+  leaderElectLeaseDuration: number;
+  leaderElectRenewDeadline: number;
+  leaderElectRetryPeriod: number;
+  leaderElectResourceName: string;
 }
 
-/** Adds the synchro's own flags (not --storage: the binding command has that once for both roles). */
-export function addSynchroFlags(cmd: Command): Command {
+/**
+ * Adds the synchro's own flags (not --storage: the binding command has that once for both roles).
+ * `leaderElect`: the default of --leader-elect (on for `synchro`, which may run as several replicas; off for
+ * `binding`, a single process by design, as Clusterpedia's binding-apiserver).
+ */
+export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean } = { leaderElect: false }): Command {
   const d = defaultSynchroOptions();
+  const le = d.leaderElection;
   return cmd
+    .addOption(option('--leader-elect <bool>', 'run the write path only while holding a lease (a Lease in the host cluster, else a lease row in storage), so replicas never write at once').argParser(parseBool).default(o.leaderElect))
+    .addOption(option('--leader-elect-lease-duration <duration>', 'how long a lease is valid without renewal').argParser(parseDuration).default(le.leaseDurationMs, '15s'))
+    .addOption(option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long stops (shorter than the lease duration)').argParser(parseDuration).default(le.renewDeadlineMs, '10s'))
+    .addOption(option('--leader-elect-retry-period <duration>', 'period of acquisition attempts and renewals').argParser(parseDuration).default(le.retryPeriodMs, '2s'))
+    .addOption(option('--leader-elect-resource-name <name>', 'name of the lease (a Lease in --namespace in host mode)').default(le.name))
     .addOption(option('--clusters <path>', 'YAML file or directory of PediaCluster and ClusterSyncResources objects; re-read on change'))
     .addOption(option('--kubeconfig <path>', 'host cluster whose PediaClusters are watched and whose status is written back (default: in-cluster config when present and --clusters is not given)'))
     .addOption(option('--namespace <ns>', 'namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'))
@@ -76,6 +91,12 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     throw new ConfigError('no cluster source: give --clusters <file|dir>, --kubeconfig <host kubeconfig>, or run in a cluster');
   }
   if (v.writeFlushDelay > 10_000) throw new ConfigError('--write-flush-delay: must be at most 10s');
+  if (v.leaderElect && v.leaderElectRenewDeadline >= v.leaderElectLeaseDuration) {
+    throw new ConfigError('--leader-elect-renew-deadline: must be shorter than --leader-elect-lease-duration');
+  }
+  if (v.leaderElect && v.leaderElectRetryPeriod >= v.leaderElectRenewDeadline) {
+    throw new ConfigError('--leader-elect-retry-period: must be shorter than --leader-elect-renew-deadline');
+  }
   const namespace = v.namespace ?? env.CLUSTERPEDIA_NAMESPACE ?? serviceAccountNamespace() ?? d.namespace;
   const minWatch = Math.max(1, Math.round(v.minWatchTimeout / 1000));
   return {
@@ -95,6 +116,13 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     metricsPort: v.metricsPort,
     metricsHost: v.metricsHost,
     heapGrowingPercent: v.heapGrowingPercent,
+    leaderElection: {
+      enabled: v.leaderElect,
+      name: v.leaderElectResourceName,
+      leaseDurationMs: v.leaderElectLeaseDuration,
+      renewDeadlineMs: v.leaderElectRenewDeadline,
+      retryPeriodMs: v.leaderElectRetryPeriod,
+    },
   };
 }
 
@@ -109,7 +137,7 @@ function serviceAccountNamespace(): string | undefined {
 export function newSynchroCommand(): Command {
   const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
   for (const o of storageOptions()) cmd.addOption(o);
-  addSynchroFlags(cmd);
+  addSynchroFlags(cmd, { leaderElect: true });
   cmd.action(async (_opts: unknown, command: Command) => {
     const options = synchroOptionsFrom(command.opts<SynchroFlagValues>());
     await runSynchro(options, { logger: loggerFor(command), signal: shutdownSignal() });

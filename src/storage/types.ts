@@ -89,6 +89,14 @@ export interface StorageWriter {
   /** Keeps cluster status (conditions, per-resource status) for `show clusters` and the PediaCluster read API. */
   putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void>;
   deleteClusterStatus(cluster: string): Promise<void>;
+  /**
+   * Leader election without a host cluster: takes lease `name` for `holder` when it is free, expired or already
+   * `holder`'s, valid for `ttlMs` from now (the database's clock on PostgreSQL, so replicas on different machines
+   * agree). True when `holder` holds it afterwards. Atomic: two candidates never both get true.
+   */
+  tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up at once if `holder` holds it. */
+  releaseLease(name: string, holder: string): Promise<void>;
 }
 
 /** Per-cluster status kept in storage when clusters come from a file (API.md §2). JSON of PediaCluster.status plus spec summary. */

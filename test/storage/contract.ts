@@ -1,5 +1,6 @@
 // The storage contract suite (STYLE §7): every backend runs exactly these tests; backend files only build a harness.
 import { describe } from 'vitest';
+import { leaseContract } from './contract-leases.js';
 import { lifecycleContract } from './contract-lifecycle.js';
 import { ownerContract } from './contract-owner.js';
 import { pagingContract } from './contract-paging.js';
@@ -18,5 +19,6 @@ export function storageContractTests(name: string, open: OpenHarness): void {
     writeContract(open);
     watchContract(open);
     lifecycleContract(open);
+    leaseContract(open);
   });
 }

@@ -63,6 +63,18 @@ export interface SynchroOptions {
   /** /metrics, /healthz, /readyz, /livez; 0 = off. */
   metricsPort: number;
   metricsHost: string;
+  /**
+   * One active writer per storage: candidates take a lease (a Lease in the host cluster in host mode, else a lease
+   * row in storage) and only the holder runs the sources, the clusters and the write queue.
+   */
+  leaderElection: {
+    enabled: boolean;
+    /** Lease name (and Lease namespace in host mode: `namespace`). */
+    name: string;
+    leaseDurationMs: number;
+    renewDeadlineMs: number;
+    retryPeriodMs: number;
+  };
 }
 
 /** Defaults of every field, the one place they live. */
@@ -89,5 +101,7 @@ export function defaultSynchroOptions(): SynchroOptions {
     heapGrowingPercent: 50,
     metricsPort: 8081,
     metricsHost: '0.0.0.0',
+    // kube-controller-manager's timings (reference §5.7).
+    leaderElection: { enabled: false, name: 'clusterpedia-synchro', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
   };
 }

@@ -4,7 +4,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { ConfigError, messageOf } from '../../lib/errors.js';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { runLeaderElection, type LeaseLock } from '../../lib/leader-election.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { openStorage } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
@@ -59,6 +63,7 @@ export async function synchroRunnables(
   const manager = new ClusterManager({ storage: deps.storage, queue, options, logger, metrics, clock: deps.clock });
   const runnables: Runnable[] = [queue, manager];
   const closers: (() => Promise<void>)[] = [];
+  let hostClient: KubeClient | undefined;
 
   if (options.clustersPath) {
     runnables.push(new FileClusterSource({
@@ -79,17 +84,44 @@ export async function synchroRunnables(
       throw new ConfigError(`host cluster config: ${reason}`);
     }
     closers.push(() => client.close());
+    hostClient = client;
     runnables.push(new HostClusterSource({
       client, manager, namespace: options.namespace, logger, watchTimeoutSeconds: options.watchTimeoutSeconds, resyncMs: 60_000, clock: deps.clock,
     }));
   }
+  const all: Runnable[] = options.leaderElection.enabled
+    ? [leading(options, runnables, hostClient ? new KubeLeaseLock(hostClient, options.namespace, options.leaderElection.name) : storageLeaseLock(deps.storage, options.leaderElection.name), logger, deps.clock)]
+    : runnables;
   if (options.metricsPort !== 0) {
-    runnables.push(new MetricsServer({
+    // Outside leader election: a follower is healthy and exposes its metrics too.
+    all.push(new MetricsServer({
       host: options.metricsHost, port: options.metricsPort, registry, logger, listening: deps.metricsListening,
       notReady: () => (queue.storageAvailable ? undefined : 'storage unavailable'),
     }));
   }
-  return { runnables, manager, queue, metrics, close: async () => { for (const c of closers) await c(); } };
+  return { runnables: all, manager, queue, metrics, close: async () => { for (const c of closers) await c(); } };
+}
+
+/** The writing parts, run only while this process holds the lease; losing it fails the role (the process restarts). */
+function leading(options: SynchroOptions, runnables: Runnable[], lock: LeaseLock, logger: Logger, clock?: Clock): Runnable {
+  const le = options.leaderElection;
+  return {
+    name: 'leader-election',
+    start: (signal) => runLeaderElection({
+      lock, identity: `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`,
+      leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs,
+      logger: logger.child({ component: 'leader-election' }), clock,
+    }, signal, (leaderSignal) => runAll(runnables, leaderSignal)),
+  };
+}
+
+/** A LeaseLock on the storage's lease rows (no host cluster). */
+function storageLeaseLock(storage: Storage, name: string): LeaseLock {
+  return {
+    description: `storage lease ${name}`,
+    tryAcquireOrRenew: (identity, ttlMs) => storage.tryAcquireLease(name, identity, ttlMs),
+    release: (identity) => storage.releaseLease(name, identity),
+  };
 }
 
 async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {

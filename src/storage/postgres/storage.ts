@@ -150,6 +150,25 @@ class PostgresStorage implements Storage {
     await this.run('deleteClusterStatus', () => this.pool.unsafe(`DELETE FROM cluster_status WHERE cluster = $1`, [cluster]));
   }
 
+  // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}, timed by the server's clock (replicas on
+  // different machines must agree on expiry); the conditional upsert is atomic.
+  async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const rows = await this.run('tryAcquireLease', () => this.pool.unsafe(
+      `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+       INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value
+       WHERE (meta.value::jsonb ->> 'holder') = $2::text OR (meta.value::jsonb ->> 'expiresAt')::bigint < (SELECT ms FROM now)
+       RETURNING key`,
+      [`lease:${name}`, holder, String(Math.round(ttlMs))],
+    ));
+    return rows.length === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.run('releaseLease', () => this.pool.unsafe(
+      `UPDATE meta SET value = '{"holder":"","expiresAt":0}' WHERE key = $1 AND (value::jsonb ->> 'holder') = $2::text`, [`lease:${name}`, holder]));
+  }
+
   async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
     const c = resourceColumns('r');
     const rows = await this.rows(

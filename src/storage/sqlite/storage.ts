@@ -153,6 +153,21 @@ class SqliteStorage implements Storage {
     this.run('deleteClusterStatus', () => prepare(this.db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster));
   }
 
+  // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}; one conditional upsert is atomic under SQLite's
+  // write lock, and every process sharing the file shares this machine's clock.
+  async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    const value = JSON.stringify({ holder, expiresAt: now + ttlMs });
+    return this.run('tryAcquireLease', () => prepare(this.db,
+      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+       WHERE json_extract(meta.value, '$.holder') = ? OR json_extract(meta.value, '$.expiresAt') < ?`).run(`lease:${name}`, value, holder, now).changes === 1);
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.run('releaseLease', () => prepare(this.db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`)
+      .run(JSON.stringify({ holder: '', expiresAt: 0 }), `lease:${name}`, holder));
+  }
+
   async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
     const c = resourceColumns('r');
     const q = sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, false)} FROM resources r
