@@ -1,6 +1,6 @@
 // Pods of the generated workloads: names, owners, containers and the realistic mix of states (Running, CrashLoopBackOff, ...).
 import { ageMs, iso, managed } from './gen-meta.js';
-import { hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
+import { distinctSuffix, hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
 import type { NodeInfo, Topology, Workload } from './topology.js';
 import type { SimObject, SimOwnerRef } from './types.js';
 
@@ -27,11 +27,16 @@ function podRng(t: Topology, w: Workload, r: number): Rng {
   return rngFor('pod', t.opts.seed, t.opts.cluster, w.namespace, w.name, r);
 }
 
+/** Suffixes of one workload's pods are drawn without repetition (see distinctSuffix). */
+function podSuffix(t: Topology, w: Workload, r: number): string {
+  return distinctSuffix(rngFor('pod-suffix', t.opts.seed, t.opts.cluster, w.namespace, w.name), r);
+}
+
 export function podName(t: Topology, w: Workload, r: number): string {
   switch (w.kind) {
     case 'StatefulSet': return `${w.name}-${r}`;
-    case 'Deployment': return `${replicaSetName(w)}-${kubeSuffix(podRng(t, w, r))}`;
-    case 'DaemonSet': return `${w.name}-${kubeSuffix(podRng(t, w, r))}`;
+    case 'Deployment': return `${replicaSetName(w)}-${podSuffix(t, w, r)}`;
+    case 'DaemonSet': return `${w.name}-${podSuffix(t, w, r)}`;
     case 'CronJob': return `${jobName(t, w, r)}-${kubeSuffix(podRng(t, w, r))}`;
   }
 }
