@@ -1,4 +1,5 @@
 // Runnables: everything long-running has start(signal) and is awaited by its role through runAll.
+import { setMaxListeners } from 'node:events';
 
 /** A long-running part of a role. `start` resolves when the part has stopped after `signal` aborted. */
 export interface Runnable {
@@ -42,6 +43,23 @@ export async function runAll(runnables: readonly Runnable[], signal: AbortSignal
     signal.removeEventListener('abort', onAbort);
   }
   if (failed && !signal.aborted) throw firstError;
+}
+
+/**
+ * Runs `fn` under a child of `parent` that may carry any number of abort listeners: parts that hand one signal to
+ * many listeners (a synchro per cluster, a request per group version) would otherwise trip Node's leak warning.
+ */
+export async function withChildSignal<T>(parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const inner = new AbortController();
+  setMaxListeners(0, inner.signal);
+  const onAbort = (): void => inner.abort(parent.reason);
+  if (parent.aborted) inner.abort(parent.reason);
+  else parent.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fn(inner.signal);
+  } finally {
+    parent.removeEventListener('abort', onAbort);
+  }
 }
 
 /** Resolves when `signal` aborts (immediately if it already has). */

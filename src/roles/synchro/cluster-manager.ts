@@ -1,9 +1,8 @@
 // The cluster manager: one ClusterSynchro per registered cluster, fed by the file and host sources alike.
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
-import { aborted, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { aborted, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
 import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
@@ -108,16 +107,7 @@ export class ClusterManager implements Runnable {
 
   async start(parent: AbortSignal): Promise<void> {
     // Every cluster's synchro listens on this signal: more listeners than Node's leak-warning threshold.
-    const inner = new AbortController();
-    setMaxListeners(0, inner.signal);
-    const onAbort = (): void => inner.abort();
-    if (parent.aborted) inner.abort();
-    else parent.addEventListener('abort', onAbort, { once: true });
-    try {
-      await this.run(inner.signal);
-    } finally {
-      parent.removeEventListener('abort', onAbort);
-    }
+    await withChildSignal(parent, (signal) => this.run(signal));
   }
 
   private async run(signal: AbortSignal): Promise<void> {

@@ -1,9 +1,8 @@
 // One member cluster: health monitor, discovery and negotiation, and its resource synchros (paused while unhealthy).
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
-import { systemClock, type Clock } from '../../lib/lifecycle.js';
+import { systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
 import type { ListGate } from '../../kube/listwatch.js';
@@ -130,16 +129,7 @@ export class ClusterSynchro {
   /** Runs until `signal` aborts: monitor health, (re)negotiate, run or pause the resource loops. */
   async start(parent: AbortSignal): Promise<void> {
     // Discovery sends a request per group version with this signal: more listeners than Node's warning threshold.
-    const inner = new AbortController();
-    setMaxListeners(0, inner.signal);
-    const onAbort = (): void => inner.abort();
-    if (parent.aborted) inner.abort();
-    else parent.addEventListener('abort', onAbort, { once: true });
-    try {
-      await this.run(inner.signal);
-    } finally {
-      parent.removeEventListener('abort', onAbort);
-    }
+    await withChildSignal(parent, (signal) => this.run(signal));
   }
 
   private async run(signal: AbortSignal): Promise<void> {
