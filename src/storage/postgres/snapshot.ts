@@ -5,7 +5,7 @@ import type { Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { postgresQuery } from './query.js';
-import { connectionLost } from './transaction.js';
+import { connectionLost, reserveConnection } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -19,7 +19,7 @@ export class PgSnapshot implements Snapshot {
   static async open(pool: Pg): Promise<PgSnapshot> {
     let conn: postgres.ReservedSql | undefined;
     try {
-      conn = await pool.reserve();
+      conn = await reserveConnection(pool);
       await conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       return new PgSnapshot(conn);
     } catch (e: unknown) {

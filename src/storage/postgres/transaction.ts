@@ -16,6 +16,32 @@ export function connectionLost(e: unknown): boolean {
   return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03');
 }
 
+/** How long a reserve() may wait for a connection, milliseconds: the pool's connect timeout. */
+export const RESERVE_TIMEOUT_MS = 10_000;
+
+/**
+ * pool.reserve(), bounded. postgres.js 3.4.9 can lose a reserve request when connections close and reconnect around
+ * it (PostgreSQL restarting): its promise then never settles, and a caller without a timeout — the change-log
+ * compactor, so the whole shutdown — waits forever. Past `timeoutMs` this fails as CONNECT_TIMEOUT (Unavailable,
+ * retryable); a connection that still arrives later is handed back to the pool.
+ */
+export async function reserveConnection(pool: Pick<Pg, 'reserve'>, timeoutMs = RESERVE_TIMEOUT_MS): Promise<postgres.ReservedSql> {
+  const pending = pool.reserve();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no database connection within ${timeoutMs} ms`), { code: 'CONNECT_TIMEOUT' })), timeoutMs);
+  });
+  try {
+    return await Promise.race([pending, timeout]);
+  } catch (e: unknown) {
+    // A connection that arrives after we gave up is fresh (just connected): releasing it is safe.
+    pending.then((c) => c.release(), () => undefined);
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Runs `fn` in a transaction (`begin` is the BEGIN statement). Instead of sql.begin(), which sends ROLLBACK on any
  * failure: after a lost connection nothing more is sent and the connection is not released — postgres.js has
@@ -23,7 +49,7 @@ export function connectionLost(e: unknown): boolean {
  * to the open queue.
  */
 export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-  const conn = await pool.reserve();
+  const conn = await reserveConnection(pool);
   let lost = false;
   try {
     await conn.unsafe(begin);
