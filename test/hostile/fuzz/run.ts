@@ -46,7 +46,7 @@ export interface FuzzReport {
   problems: string[];
   crashed: boolean;
   serverLogProblems: string[];
-  rss: { startMiB: number; peakMiB: number; endMiB: number; afterProbesMiB: number };
+  rss: { startMiB: number; peakMiB: number; endMiB: number; afterProbesMiB: number; /** RSS after each tenth of the requests. */ timeline: number[] };
   storage: { before: StorageFingerprint; after: StorageFingerprint; unchanged: boolean };
   probes: ProbeResult;
   /** A plain list answered normally after the run. */
@@ -71,7 +71,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const report: FuzzReport = {
     seed: opts.seed, requests: 0, objects: target.objects, serverArgs: target.args, durationMs: 0, byClass: {}, byStatus: {}, byLabel: {},
     fiveXX: 0, hangs: 0, unexpectedDrops: 0, toleratedDrops: 0, violations: 0, problems: [], crashed: false, serverLogProblems: [],
-    rss: { startMiB: target.memory().rssMiB, peakMiB: 0, endMiB: 0, afterProbesMiB: 0 },
+    rss: { startMiB: target.memory().rssMiB, peakMiB: 0, endMiB: 0, afterProbesMiB: 0, timeline: [] },
     storage: { before: fingerprintSqlite(target.dbPath), after: { counts: {}, checksum: '' }, unchanged: false },
     probes: { probes: 0, failures: [], baselinesMatched: 0, baselines: 0, podCounts: [] },
     healthyAfter: false, machine: machine(), date: new Date().toISOString(),
@@ -106,6 +106,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
           }
         }
         report.requests++;
+        if (report.requests % Math.max(1, Math.floor(opts.requests / 10)) === 0) report.rss.timeline.push(Math.round(target.memory().rssMiB));
         report.byLabel[c.label] = (report.byLabel[c.label] ?? 0) + 1;
         const cls = classOf(o);
         report.byClass[cls] = (report.byClass[cls] ?? 0) + 1;

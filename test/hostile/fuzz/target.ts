@@ -55,7 +55,7 @@ export async function startTarget(opts: { shape?: DatasetShape; args?: string[] 
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    proc, pid, port, origin, dbPath, objects, args: args.slice(0, 1).concat(args.slice(1).map((a) => (a.startsWith('sqlite:') ? 'sqlite:<file>' : a))),
+    proc, pid, port, origin, dbPath, objects, args: args.map((a, i) => (a.startsWith('sqlite:') ? 'sqlite:<file>' : args[i - 1] === '--insecure-port' ? '<port>' : a)),
     memory: () => ({ rssMiB: statusField(pid, 'VmRSS'), peakMiB: statusField(pid, 'VmHWM') }),
     problems: () => [
       ...proc.lines.filter((l) => typeof l.level === 'number' && l.level >= 50).map((l) => JSON.stringify(l).slice(0, 500)),
