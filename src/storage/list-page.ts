@@ -2,7 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { decodeContinueToken, encodeContinueToken, type KeyValue } from './continue-token.js';
 import { StorageError } from './errors.js';
-import { keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys } from './list-plan.js';
+import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys } from './list-plan.js';
 import { and, filterConditions, resourceColumns } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import type { Snapshot } from './snapshot.js';
@@ -41,7 +41,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   const conds = filterConditions(d, q, c, drivingLabel);
   let offset: number | undefined;
   if (q.continue && 'token' in q.continue) {
-    conds.push(keysetAfter(keys, decodeContinueToken(q.continue.token, fp, keys.length)));
+    conds.push(keysetAfter(keys, checkKeyValues(keys, decodeContinueToken(q.continue.token, fp, keys.length))));
   } else if (q.continue && 'offset' in q.continue) {
     // Clusterpedia's numeric form; a negative offset is no offset, as there.
     offset = Math.max(0, Math.floor(q.continue.offset));

@@ -2,6 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { FieldPathSegment } from '../kube/requirement.js';
 import { fingerprint, type KeyValue } from './continue-token.js';
+import { StorageError } from './errors.js';
 import type { ColumnRefs } from './list-sql.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
 import type { ListQuery, OrderColumn, OrderTerm } from './types.js';
@@ -119,6 +120,22 @@ export function keyValues(keys: SortKey[], raw: unknown[]): KeyValue[] {
     if (v === null || v === undefined) return null;
     return k.type === 'int' ? Number(v) : String(v);
   });
+}
+
+/**
+ * The values of a decoded continue token, checked against the keys they will be compared with: an integer key
+ * takes a safe integer, a text key a string, null only a nullable (JSON-path) key. A token we issued always
+ * passes; a forged one that does not is Invalid (400) here, instead of reaching the driver and failing there as an
+ * internal error (PostgreSQL: `invalid input syntax for type bigint: ""` for a string where created_at goes).
+ */
+export function checkKeyValues(keys: SortKey[], values: KeyValue[]): KeyValue[] {
+  const ok = keys.length === values.length && keys.every((k, i) => {
+    const v = values[i];
+    if (v === null) return k.nullable;
+    return k.type === 'int' ? typeof v === 'number' && Number.isSafeInteger(v) : typeof v === 'string';
+  });
+  if (!ok) throw new StorageError('Invalid', 'continue token is malformed', false);
+  return values;
 }
 
 /**
