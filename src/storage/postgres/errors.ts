@@ -10,7 +10,8 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
 /**
  * Maps anything thrown by postgres.js to a StorageError. SQLSTATE classes: 08 connection, 53 insufficient
  * resources, 57P01-03 shutdown/crash/starting up, 57014 canceled → Unavailable (retryable); 40001 serialization
- * and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict; 42P01 undefined table → not migrated.
+ * and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict; 42P01 undefined table → not migrated;
+ * 22021 (a text parameter PostgreSQL cannot hold, such as U+0000 from `?names=%00`) → Invalid, the client's 400.
  */
 export function mapPostgresError(e: unknown, what: string): StorageError {
   if (isStorageError(e)) return e;
@@ -26,6 +27,8 @@ export function mapPostgresError(e: unknown, what: string): StorageError {
   if (code === '23505') return fail('Conflict', false);
   if (code === '28P01' || code === '28000') return fail('Unavailable', false, `authentication failed: ${message}`);
   if (code === '3D000') return fail('Unavailable', false);
+  // PostgreSQL text cannot contain NUL: such a filter value could match nothing, and it is the client's input.
+  if (code === '22021') return fail('Invalid', false);
   if (code === '42P01') return fail('SchemaMismatch', false, `the database is not migrated (run clusterpedia migrate): ${message}`);
   return fail('Internal', false);
 }

@@ -100,7 +100,7 @@ function scalarValue(rng: Rng): string {
   ])();
 }
 
-function labelSelector(rng: Rng): { text: string; injected: boolean } {
+export function labelSelector(rng: Rng): { text: string; injected: boolean } {
   const reqs: string[] = [];
   let injected = false;
   const n = rng.int(1, 4);
@@ -123,7 +123,7 @@ function labelSelector(rng: Rng): { text: string; injected: boolean } {
   return { text: reqs.join(rng.pick([',', ',', ' , ', ',,', ';'])), injected };
 }
 
-function fieldSelector(rng: Rng): { text: string; injectedEq?: string } {
+export function fieldSelector(rng: Rng): { text: string; injectedEq?: string } {
   const reqs: string[] = [];
   let injectedEq: string | undefined;
   const n = rng.int(1, 3);
