@@ -1,6 +1,7 @@
-// reserveConnection: postgres.js can lose a reserve() request around a PostgreSQL restart; the wait must stay bounded.
+// Coming back from a PostgreSQL restart: bounded reserve() (postgres.js can lose the request), prompt reconnects.
 import { describe, expect, it } from 'vitest';
 import type postgres from 'postgres';
+import { reconnectDelaySeconds } from '../../src/storage/postgres/connection.js';
 import { mapPostgresError } from '../../src/storage/postgres/errors.js';
 import { reserveConnection } from '../../src/storage/postgres/transaction.js';
 
@@ -31,5 +32,13 @@ describe('reserveConnection', () => {
     await late;
     await new Promise((r) => setImmediate(r));
     expect(c.released).toBe(1);
+  });
+});
+
+describe('reconnectDelaySeconds', () => {
+  it('starts at 50 ms and never exceeds 1 s however many connects failed', () => {
+    expect(reconnectDelaySeconds(0)).toBe(0.05);
+    expect(reconnectDelaySeconds(3)).toBe(0.4);
+    expect(reconnectDelaySeconds(50)).toBe(1);
   });
 });
