@@ -61,7 +61,7 @@ describe('since/before through parseListOptions', () => {
 
   it('since ≤ before is a window; since > before is a 400; URL and search-label forms agree', () => {
     fc.assert(fc.property(epoch, epoch, fc.boolean(), (a, b, asLabels) => {
-      const q = asLabels
+      const q: Record<string, string> = asLabels
         ? { labelSelector: `search.clusterpedia.io/since=${a},search.clusterpedia.io/before=${b}` }
         : { since: String(a), before: String(b) };
       if (a <= b) {
