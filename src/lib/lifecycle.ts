@@ -14,6 +14,9 @@ export interface Runnable {
  */
 export async function runAll(runnables: readonly Runnable[], signal: AbortSignal): Promise<void> {
   const inner = new AbortController();
+  // Every runnable waits on this signal, some in two places at once (a sleep and a queue wait): binding's dozen
+  // runnables pass Node's threshold of 10 and printed a "possible memory leak" warning at every start.
+  setMaxListeners(0, inner.signal);
   const onAbort = (): void => inner.abort(signal.reason);
   if (signal.aborted) inner.abort(signal.reason);
   else signal.addEventListener('abort', onAbort, { once: true });
