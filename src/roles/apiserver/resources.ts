@@ -93,9 +93,12 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   const clusters = await scopedClusters(ctx.access, query.clusters);
   if (clusters) query.clusters = clusters;
   // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
-  if ((query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0) query.limit = d.options.limits.maxPageSize;
+  const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
+  if (capped) query.limit = d.options.limits.maxPageSize;
   const page = await d.storage.list(query, ctx.signal);
-  await streamList(res, ctx, page, neg, rc, parsed.withContinue !== false, t.resource, d);
+  // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
+  // would take the first page for the whole list.
+  await streamList(res, ctx, page, neg, rc, parsed.withContinue !== false || capped, t.resource, d);
 }
 
 /** Streams a page: rows go to the socket as the cursor yields them; the body is never held whole. */
