@@ -59,10 +59,13 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, parsed.query.clusters);
   if (clusters) parsed.query.clusters = clusters;
+  // --max-page-size applies to collections as to any list; a page the server cut always carries its token.
+  const capped = (parsed.query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
+  if (capped) parsed.query.limit = d.options.limits.maxPageSize;
   const page = await d.storage.list(parsed.query, ctx.signal);
   const meta = (): ListMeta => {
     const m: ListMeta = { resourceVersion: page.revision };
-    const token = parsed.withContinue === false ? undefined : page.continueToken();
+    const token = parsed.withContinue === false && !capped ? undefined : page.continueToken();
     if (token) m.continue = token;
     if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
     return m;
