@@ -57,3 +57,10 @@ it.each([
   const ok = await fetch(`${api.base}/version`);
   expect(ok.status).toBe(200);
 });
+
+it('a malformed request pipelined behind a valid one is answered after it, in order', async () => {
+  const out = await raw(`GET /apis/clusterpedia.io/v1beta1/resources/api/v1/pods HTTP/1.1\r\nHost: x\r\n\r\nFOO / HTTP/1.1\r\nHost: x\r\n\r\n`);
+  const statuses = [...out.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+  expect(statuses).toEqual([200, 400]);
+  expect(out).toContain('"kind":"PodList"');
+});
