@@ -1,0 +1,316 @@
+// One chaos run: a simulated fleet with steady churn, clusterpedia (the built bundle) syncing it into SQLite or
+// PostgreSQL, informer-style watch clients on clusterpedia, a seeded fault schedule; then churn stops, every fault is
+// lifted, and the run waits for convergence and compares storage (API and storage module) and the watchers with every
+// member object by object.
+import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sleep } from '../../src/lib/lifecycle.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
+import { rngFor } from '../../src/sim/prng.js';
+import { ensureBundle } from '../../test/support/bundle.js';
+import { freePort } from '../../test/support/postgres-server.js';
+import { openRunStorage, type RunStorage } from './backend.js';
+import { Clusterpedia } from './clusterpedia.js';
+import { Injector, type InjectedFault } from './inject.js';
+import type { ChaosOptions } from './options.js';
+import { countByKind, planFaults, type FaultKind } from './schedule.js';
+import { addDiff, diffKeys, diffTotal, emptyDiff, memberRevisions, memberState, syncedTypes, type Diff, type FleetState, type SyncedType } from './state.js';
+import { RevisionTracker } from './revision-tracker.js';
+import { readHttp, readStorage } from './stored.js';
+import { Watcher, type WatcherStats } from './watcher.js';
+
+export interface WatcherResult {
+  name: string;
+  resource: string;
+  objects: number;
+  diff: Diff;
+  stats: WatcherStats;
+}
+
+export interface ChaosResult {
+  options: ChaosOptions;
+  /** The flags clusterpedia ran with, beyond clusters, storage and ports. */
+  bindingFlags: string[];
+  outDir: string;
+  startedAt: string;
+  /** Objects in the members before churn, and at the end. */
+  objectsInitial: number;
+  objectsFinal: number;
+  /** Member changes made during the run (sum of member revision increments). */
+  memberChanges: number;
+  initialSyncMs: number;
+  faultsPlanned: number;
+  faultsByKind: Record<FaultKind, number>;
+  faultErrors: number;
+  /** kill -9 faults that found the storage writer inside a transaction. */
+  killsMidTransaction: number;
+  restarts: number;
+  /** The final SIGTERM needed SIGKILL after the grace period. */
+  shutdownHung: boolean;
+  unplannedExits: { atMs: number; code: number | null; signal: string | null; lastLines: string[] }[];
+  errorLogLines: Record<string, number>;
+  /** From the end of the chaos phase (churn stopped, last fault lifted) to convergence; undefined if it never came. */
+  convergeMs: number | undefined;
+  /** From the end of the chaos phase to the check that verified convergence (full reads of every type take time). */
+  verifiedMs: number | undefined;
+  /** Storage as served by the API vs the members. */
+  httpDiff: Diff;
+  /** Storage read directly with the storage module vs the members (duplicates counted here too). */
+  storageDiff: Diff;
+  storageChecks: { foreignRows: string[]; rvColumnMismatches: string[]; countDrift: string[] };
+  watchers: WatcherResult[];
+  totalMs: number;
+  passed: boolean;
+}
+
+export interface ChaosDeps {
+  /** Progress lines (stderr in the CLI, silent in tests unless asked). */
+  progress: (line: string) => void;
+  signal: AbortSignal;
+  /** Called with each started clusterpedia supervisor, so a process-exit hook can kill it. */
+  onClusterpedia?: (c: Clusterpedia) => void;
+}
+
+export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosResult> {
+  const t0 = Date.now();
+  const clock = (): number => Date.now() - t0;
+  const say = (s: string): void => deps.progress(`[chaos ${o.backend} ${(clock() / 1000).toFixed(1)}s] ${s}`);
+  const outDir = o.outDir ?? mkdtempSync(join(tmpdir(), `cp-chaos-${o.backend}-`));
+  mkdirSync(outDir, { recursive: true });
+  const chaosLog = createWriteStream(join(outDir, 'chaos.jsonl'), { flags: 'a' });
+  const event = (e: Record<string, unknown>): void => {
+    chaosLog.write(`${JSON.stringify({ atMs: clock(), ...e })}\n`);
+  };
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const bundle = ensureBundle();
+  const types = syncedTypes();
+  const injected: InjectedFault[] = [];
+  let fleet: SimFleet | undefined;
+  try {
+    event({ phase: 'start', options: { ...o, bindingFlags: o.bindingFlags.join(' ') } });
+    const storage: RunStorage = await openRunStorage(o.backend, outDir);
+    cleanups.push(() => storage.close());
+    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000 });
+    const f = fleet;
+    cleanups.push(() => f.stop());
+    const clustersFile = join(outDir, 'clusters.yaml');
+    writeFileSync(clustersFile, pediaClustersYaml(f.clusters));
+    const initialMembers = await memberState(f.clusters, types);
+    const objectsInitial = countObjects(initialMembers);
+    const revisionsAtStart = f.clusters.reduce((n, c) => n + c.revision, 0);
+    say(`fleet: ${o.clusters} members, ${objectsInitial} objects in ${types.length} types; storage ${storage.url}; logs in ${outDir}`);
+
+    // A change log of ~10 s of churn (not 200,000 revisions; compacted every 30 s): a watcher kept away by a
+    // watcher-pause falls out of it and must relist on 410, as informers do.
+    const bindingFlags = [...o.bindingFlags, '--change-log-retention', String(Math.max(200, o.clusters * o.churnPerCluster * 10))];
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const cp = new Clusterpedia({
+      bundle, cwd: outDir, logFile: join(outDir, 'clusterpedia.log'), clock,
+      args: ['binding', '--clusters', clustersFile, '--storage', storage.url, '--secure-port', '0', '--insecure-port', String(port), ...bindingFlags],
+    });
+    deps.onClusterpedia?.(cp);
+    cleanups.push(() => cp.stop());
+    await cp.start(60_000);
+
+    const watchAc = new AbortController();
+    const watchers = o.watchers.map((ref, i) => {
+      const t = types.find((x) => x.ref === ref);
+      if (!t) throw new Error(`watcher resource ${ref} is not synced (synced: ${types.map((x) => x.ref).join(', ')})`);
+      return new Watcher(`watcher-${i + 1}`, t, base, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!);
+    });
+    const watcherRuns = watchers.map((w) => w.run(watchAc.signal));
+    cleanups.push(async () => {
+      watchAc.abort();
+      await Promise.all(watcherRuns);
+    });
+
+    // Initial sync: members are still, so this is the plain sync's time.
+    const initial = await waitConverged({ base, types, watchers, members: async () => initialMembers, deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say });
+    if (initial.convergedAt === undefined) throw new Error(`initial sync did not converge within ${o.convergeTimeoutMs} ms: ${describe(initial.last)}`);
+    const initialSyncMs = initial.convergedAt;
+    say(`initial sync converged in ${(initialSyncMs / 1000).toFixed(1)} s`);
+    event({ phase: 'initial-sync', ms: initialSyncMs });
+
+    // Chaos phase: churn everywhere, faults at their planned times.
+    const plan = planFaults({ seed: o.seed, backend: o.backend, clusters: o.clusters, watchers: watchers.length, durationMs: o.durationMs, count: o.faults, only: o.only });
+    const injector = new Injector({
+      clusters: f.clusters, clusterpedia: cp, storage, watchers, clock,
+      record: (x) => {
+        injected.push(x);
+        // atMs: since the run started; chaosMs: the planned time within the chaos phase; lagMs: applied late by.
+        event({ fault: x.fault.kind, ...x.fault, kind: undefined, chaosMs: x.plannedAtMs, lagMs: x.atMs - phaseAt - x.plannedAtMs, result: x.result });
+      },
+    });
+    cleanups.push(() => injector.dispose());
+    const phaseStart = Date.now();
+    const phaseAt = clock();
+    for (const c of f.clusters) c.churn.start(o.churnPerCluster);
+    event({ phase: 'chaos', faults: plan.length, durationMs: o.durationMs });
+    say(`chaos phase: ${plan.length} faults over ${Math.round(o.durationMs / 1000)} s, churn ${o.churnPerCluster} events/s per member`);
+    let nextProgress = 30_000;
+    for (const p of plan) {
+      while (Date.now() - phaseStart < p.atMs && !deps.signal.aborted) {
+        await sleep(Math.min(250, p.atMs - (Date.now() - phaseStart)), deps.signal);
+        if (Date.now() - phaseStart >= nextProgress) {
+          nextProgress += 30_000;
+          say(`${injected.length} faults applied, ${cp.incarnations - 1} restarts, ${cp.unplannedExits.length} unplanned exits, serving=${cp.isServing}`);
+        }
+      }
+      if (deps.signal.aborted) throw new Error('aborted');
+      injector.apply(p);
+    }
+    while (Date.now() - phaseStart < o.durationMs && !deps.signal.aborted) await sleep(Math.min(250, o.durationMs - (Date.now() - phaseStart)), deps.signal);
+    if (deps.signal.aborted) throw new Error('aborted');
+
+    // End: churn stops, every fault is lifted, the members hold still. Convergence is timed from here to the last
+    // moment anything still changed (storage revision, a watcher's map, clusterpedia coming back), once verified.
+    for (const c of f.clusters) c.churn.stop();
+    const tracker = new RevisionTracker(base);
+    tracker.start();
+    cleanups.push(() => tracker.stop());
+    await injector.liftAll();
+    const endOfChaos = Date.now();
+    event({ phase: 'faults-lifted', faultsApplied: injected.length });
+    say(`churn stopped, all faults lifted (${injected.length} applied); waiting for convergence`);
+    const members = new StillMembers(f.clusters, types);
+    const final = await waitConverged({ base, types, watchers, members: () => members.get(), deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say, directUrl: storage.url });
+    const lastMove = Math.max(endOfChaos, tracker.lastChangeAt, cp.servingSince, ...watchers.map((w) => w.lastChangeAt));
+    const convergeMs = final.convergedAt === undefined ? undefined : lastMove - endOfChaos;
+    const verifiedMs = final.convergedAt === undefined ? undefined : Date.now() - endOfChaos;
+    event({ phase: 'converged', convergeMs: convergeMs ?? null, verifiedAfterMs: final.convergedAt === undefined ? null : Date.now() - endOfChaos });
+    say(convergeMs === undefined ? `NOT converged within ${o.convergeTimeoutMs} ms: ${describe(final.last)}`
+      : `converged ${(convergeMs / 1000).toFixed(1)} s after the last fault (verified after ${((Date.now() - endOfChaos) / 1000).toFixed(1)} s)`);
+
+    // The final comparison, every way, whatever the wait gave.
+    const membersFinal = await members.get();
+    const http = final.last.http;
+    const direct = await readStorage(storage.url, types);
+    const storageDiff = emptyDiff();
+    for (const t of types) addDiff(storageDiff, diffKeys(`storage ${t.ref}`, membersFinal.get(t.ref)!, direct.state.get(t.ref)!, direct.duplicates.get(t.ref)));
+    storageDiff.extra += direct.foreignRows.length;
+    storageDiff.stale += direct.rvColumnMismatches.length;
+    const watcherResults: WatcherResult[] = watchers.map((w) => ({
+      name: w.name, resource: w.type.ref, objects: w.items.size, stats: w.stats,
+      diff: diffKeys(`${w.name} ${w.type.ref}`, membersFinal.get(w.type.ref)!, w.items),
+    }));
+    // Graceful shutdown is part of the test: SIGTERM must end the process within its grace period.
+    await tracker.stop();
+    watchAc.abort();
+    await Promise.all(watcherRuns);
+    await cp.stop();
+    const shutdownHung = cp.shutdownHung;
+    const byKind = countByKind(injected.map((x) => x.fault));
+    const passed = convergeMs !== undefined && diffTotal(http) === 0 && diffTotal(storageDiff) === 0 && direct.countDrift.length === 0
+      && watcherResults.every((w) => diffTotal(w.diff) === 0 && w.stats.outOfOrder === 0) && cp.unplannedExits.length === 0 && !shutdownHung;
+    const result: ChaosResult = {
+      options: o, bindingFlags, outDir, startedAt: new Date(t0).toISOString(),
+      objectsInitial, objectsFinal: countObjects(membersFinal),
+      memberChanges: f.clusters.reduce((n, c) => n + c.revision, 0) - revisionsAtStart,
+      initialSyncMs,
+      faultsPlanned: plan.length, faultsByKind: byKind,
+      faultErrors: injected.filter((x) => x.result.error !== undefined).length,
+      killsMidTransaction: injected.filter((x) => x.result.midTransaction === true).length,
+      restarts: cp.incarnations - 1,
+      shutdownHung,
+      unplannedExits: cp.unplannedExits.map((x) => ({ atMs: x.atMs, code: x.code, signal: x.signal, lastLines: x.tail.slice(-8) })),
+      errorLogLines: Object.fromEntries(cp.errorLines),
+      convergeMs, verifiedMs, httpDiff: http, storageDiff,
+      storageChecks: { foreignRows: direct.foreignRows.slice(0, 10), rvColumnMismatches: direct.rvColumnMismatches.slice(0, 10), countDrift: direct.countDrift.slice(0, 10) },
+      watchers: watcherResults,
+      totalMs: clock(),
+      passed,
+    };
+    event({ phase: 'result', result: { ...result, options: undefined } });
+    writeFileSync(join(outDir, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);
+    return result;
+  } finally {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch (e: unknown) {
+        deps.progress(`[chaos] cleanup failed: ${String(e)}`);
+      }
+    }
+    await new Promise<void>((r) => chaosLog.end(() => r()));
+  }
+}
+
+/** The members' objects, re-read only when a member's revision moved (they hold still once churn stops). */
+class StillMembers {
+  private state: FleetState | undefined;
+  private at = '';
+  constructor(private readonly clusters: readonly SimCluster[], private readonly types: readonly SyncedType[]) {}
+  async get(): Promise<FleetState> {
+    for (let i = 0; i < 5; i++) {
+      const before = memberRevisions(this.clusters);
+      if (this.state && before === this.at) return this.state;
+      const state = await memberState(this.clusters, this.types);
+      if (memberRevisions(this.clusters) === before) {
+        this.state = state;
+        this.at = before;
+      }
+    }
+    if (!this.state) throw new Error('the members kept changing after churn stopped');
+    return this.state;
+  }
+}
+
+function countObjects(s: FleetState): number {
+  let n = 0;
+  for (const m of s.values()) n += m.size;
+  return n;
+}
+
+interface Check {
+  http: Diff;
+  watchers: Diff;
+  direct?: Diff;
+  error?: string;
+}
+
+const describe = (c: Check): string =>
+  c.error ?? `api ${fmt(c.http)}; watchers ${fmt(c.watchers)}${c.direct ? `; storage ${fmt(c.direct)}` : ''}; e.g. ${[...c.http.samples, ...c.watchers.samples].slice(0, 4).join(' | ')}`;
+const fmt = (d: Diff): string => `missing ${d.missing} extra ${d.extra} stale ${d.stale} duplicates ${d.duplicates}`;
+
+/**
+ * Polls until the API serves exactly the members (every type, paged) and every watcher's map equals the members;
+ * with `directUrl`, the storage read directly must agree too. Bounded by `deadlineMs`.
+ */
+async function waitConverged(a: {
+  base: string; types: SyncedType[]; watchers: Watcher[]; members: () => Promise<FleetState>; deadlineMs: number; signal: AbortSignal;
+  say: (s: string) => void; directUrl?: string;
+}): Promise<{ convergedAt: number | undefined; last: Check }> {
+  const start = Date.now();
+  let last: Check = { http: emptyDiff(), watchers: emptyDiff(), error: 'not checked yet' };
+  let nextSay = 15_000;
+  while (Date.now() - start < a.deadlineMs && !a.signal.aborted) {
+    const members = await a.members();
+    // Watchers first: cheap, in memory.
+    const watchers = emptyDiff();
+    for (const w of a.watchers) addDiff(watchers, diffKeys(`${w.name} ${w.type.ref}`, members.get(w.type.ref)!, w.items));
+    try {
+      const read = await readHttp(a.base, a.types, a.signal);
+      const http = emptyDiff();
+      for (const t of a.types) addDiff(http, diffKeys(`api ${t.ref}`, members.get(t.ref)!, read.state.get(t.ref)!, read.duplicates.get(t.ref)));
+      last = { http, watchers };
+      if (diffTotal(http) === 0 && diffTotal(watchers) === 0) {
+        if (!a.directUrl) return { convergedAt: Date.now() - start, last };
+        const direct = await readStorage(a.directUrl, a.types);
+        const d = emptyDiff();
+        for (const t of a.types) addDiff(d, diffKeys(`storage ${t.ref}`, members.get(t.ref)!, direct.state.get(t.ref)!, direct.duplicates.get(t.ref)));
+        last.direct = d;
+        if (diffTotal(d) === 0) return { convergedAt: Date.now() - start, last };
+      }
+    } catch (e: unknown) {
+      last = { http: emptyDiff(), watchers, error: String(e) };
+    }
+    if (Date.now() - start >= nextSay) {
+      nextSay += 15_000;
+      a.say(`not converged yet: ${describe(last)}`);
+    }
+    await sleep(1_000, a.signal);
+  }
+  return { convergedAt: undefined, last };
+}
