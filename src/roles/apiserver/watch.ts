@@ -96,7 +96,9 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   let cut: NodeJS.Timeout | undefined;
   const cutAfter = (ms: number): void => {
     clearTimeout(cut);
-    cut = ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)) : undefined;
+    // Unref'd: it only ever acts on an open connection, which keeps the process alive by itself; a watch left pending
+    // at shutdown (waiting for a storage connection that will not come) must not hold the exit for minutes.
+    cut = ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)).unref() : undefined;
   };
   cutAfter(Math.min(p.initialTimeoutMs > 0 ? p.initialTimeoutMs : Infinity, p.timeoutMs + END_GRACE_MS));
   try {
