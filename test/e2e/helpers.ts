@@ -41,7 +41,14 @@ export async function servedPodKeys(base: string): Promise<string[]> {
   return list.items.map((i) => `${i.metadata.annotations?.['shadow.clusterpedia.io/cluster-name'] ?? ''}/${i.metadata.namespace}/${i.metadata.name}`).sort();
 }
 
-/** Waits until clusterpedia serves exactly the members' pods. */
+async function deploymentsConverged(base: string, fleet: SimFleet): Promise<boolean> {
+  const want = fleet.clusters.reduce((n, c) => n + c.store.count('deployments.apps'), 0);
+  const r = await fetch(`${base}/apis/clusterpedia.io/v1beta1/resources/apis/apps/v1/deployments`).catch(() => undefined);
+  if (r?.status !== 200) return false;
+  return ((await r.json()) as { items: unknown[] }).items.length === want;
+}
+
+/** Waits until clusterpedia serves exactly the members' pods and as many deployments as they hold. */
 export async function waitConverged(base: string, fleet: SimFleet, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let served: string[] = [];
@@ -49,7 +56,9 @@ export async function waitConverged(base: string, fleet: SimFleet, timeoutMs = 6
   while (Date.now() < deadline) {
     member = memberPodKeys(fleet);
     served = await servedPodKeys(base).catch(() => []);
-    if (served.length === member.length && served.every((k, i) => k === member[i])) return;
+    // Pods alone are not enough: on a loaded machine other resources' initial lists can finish seconds later, and a
+    // test that then asks for deployments would race them.
+    if (served.length === member.length && served.every((k, i) => k === member[i]) && (await deploymentsConverged(base, fleet))) return;
     await new Promise((r) => setTimeout(r, 250));
   }
   const missing = member.filter((k) => !served.includes(k));
