@@ -1,6 +1,8 @@
 // `npm run fuzz`: the long HTTP fuzzing run (default 100,000 requests) against the built bundle; results replace the
-// "## Hostile input" section of RELIABILITY.md. Env: FUZZ_REQUESTS, FUZZ_SEED, FUZZ_CONCURRENCY, FUZZ_RSS_BOUND_MIB.
+// "## Hostile input" section of RELIABILITY.md. Env: FUZZ_REQUESTS, FUZZ_SEED, FUZZ_CONCURRENCY, FUZZ_RSS_BOUND_MIB,
+// FUZZ_BACKEND (sqlite, or postgres: a throwaway PostgreSQL server started for the run).
 // Exits 1 when anything failed (a 5xx, a hang, a crash, a non-Status error, an injection match, storage changed).
+import { throwawayPostgresDatabase } from '../test/hostile/fuzz/postgres.js';
 import { runFuzz, type FuzzReport } from '../test/hostile/fuzz/run.js';
 import { fmt, replaceReliabilitySection } from './fuzz-report.js';
 
@@ -13,6 +15,8 @@ const REQUESTS = num('FUZZ_REQUESTS', 100_000);
 const SEED = num('FUZZ_SEED', 1);
 const CONCURRENCY = num('FUZZ_CONCURRENCY', 16);
 const RSS_BOUND_MIB = num('FUZZ_RSS_BOUND_MIB', 512);
+const BACKEND = process.env.FUZZ_BACKEND ?? 'sqlite';
+if (BACKEND !== 'sqlite' && BACKEND !== 'postgres') throw new Error('FUZZ_BACKEND must be sqlite or postgres');
 
 function failures(r: FuzzReport): string[] {
   const f: string[] = [];
@@ -45,7 +49,7 @@ test/hostile/search-time-properties.test.ts), orderby round trips (test/hostile/
 input gives a result or a typed error (a 400 Status naming the parameter), never anything else.
 
 The HTTP fuzzer (test/hostile/fuzz/) sends a seeded stream of generated requests to the built bundle's apiserver (a child
-process, \`${r.serverArgs.join(' ')}\`) over a SQLite file holding ${fmt(r.objects)} objects (pods, deployments, replicasets,
+process, \`${r.serverArgs.join(' ')}\`) over ${r.backend === 'postgres' ? 'a throwaway PostgreSQL database' : 'a SQLite file'} holding ${fmt(r.objects)} objects (pods, deployments, replicasets,
 services, configmaps, namespaces, nodes and a CRD across 5 clusters): random and traversal paths, every list/watch
 parameter with grammar fragments, SQL-injection strings, huge values, broken UTF-8 and invalid %-escapes, label and field
 selectors, valid/tampered/forged/foreign continue tokens, watches with odd resourceVersions and timeouts, methods, Accept
@@ -55,7 +59,7 @@ SQL-injection probes put each of the injection strings in every filtering positi
 fuzzy names, owner, field paths and values, path cluster, namespace and name, continue, orderby): each must answer 4xx or
 an empty list, while ${r.probes.baselines} baselines with real values in the same positions do find rows.
 \`npm test\` runs 3,000 requests (test/hostile/http-fuzz.test.ts); \`npm run fuzz\` the long run below
-(\`FUZZ_REQUESTS\`, \`FUZZ_SEED\`, \`FUZZ_CONCURRENCY\`).
+(\`FUZZ_REQUESTS\`, \`FUZZ_SEED\`, \`FUZZ_CONCURRENCY\`, \`FUZZ_BACKEND\`).
 
 Last \`npm run fuzz\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed.join('; ')}`}**
 
@@ -79,7 +83,13 @@ Request mix: ${labels}.
 ${failed.length ? `\nFirst problems:\n\n${r.problems.slice(0, 20).map((p) => `- \`${p.replaceAll('`', "'")}\``).join('\n')}\n` : ''}`;
 }
 
-const r = await runFuzz({ seed: SEED, requests: REQUESTS, concurrency: CONCURRENCY, slowConcurrency: 4, progress: (l) => console.log(l) });
+const pg = BACKEND === 'postgres' ? await throwawayPostgresDatabase() : undefined;
+let r: FuzzReport;
+try {
+  r = await runFuzz({ seed: SEED, requests: REQUESTS, concurrency: CONCURRENCY, slowConcurrency: 4, ...(pg ? { postgresUrl: pg.url } : {}), progress: (l) => console.log(l) });
+} finally {
+  pg?.stop();
+}
 const failed = failures(r);
 replaceReliabilitySection('## Hostile input', section(r, failed));
 console.log(failed.length ? `FAILED: ${failed.join('; ')}` : `passed: ${fmt(r.requests)} requests, peak RSS ${fmt(r.rss.peakMiB)} MiB`);

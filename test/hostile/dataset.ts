@@ -2,6 +2,7 @@
 // several clusters, written straight into a SQLite file; plus a checksum of every table to prove nothing changed.
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
 import { silentLogger } from '../../src/lib/log.js';
 import { CLUSTER_ANNOTATION } from '../../src/kube/types.js';
 import { openStorage } from '../../src/storage/open.js';
@@ -87,7 +88,12 @@ export function datasetObjects(shape: DatasetShape = DEFAULT_SHAPE): UpsertObjec
 
 /** Creates (or refills) the SQLite file at `path` with the data set; returns the number of objects written. */
 export async function fillSqlite(path: string, shape: DatasetShape = DEFAULT_SHAPE): Promise<number> {
-  const storage = await openStorage({ url: `sqlite:${path}` }, { logger: silentLogger() });
+  return fillStorage(`sqlite:${path}`, shape);
+}
+
+/** Migrates the storage at `url` (sqlite:… or postgres://…) and writes the data set; returns the number of objects. */
+export async function fillStorage(url: string, shape: DatasetShape = DEFAULT_SHAPE): Promise<number> {
+  const storage = await openStorage({ url }, { logger: silentLogger() });
   try {
     await storage.migrate();
     const objects = datasetObjects(shape);
@@ -135,5 +141,26 @@ export function fingerprintSqlite(path: string): StorageFingerprint {
     return { counts, checksum: hash.digest('hex') };
   } finally {
     db.close();
+  }
+}
+
+/** Row counts and a checksum of every table of the PostgreSQL database at `url` (schemas public and drizzle). */
+export async function fingerprintPostgres(url: string): Promise<StorageFingerprint> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const tables = await sql<{ schema: string; name: string }[]>`
+      SELECT table_schema AS schema, table_name AS name FROM information_schema.tables
+      WHERE table_schema IN ('public', 'drizzle') AND table_type = 'BASE TABLE' ORDER BY 1, 2`;
+    const hash = createHash('sha256');
+    const counts: Record<string, number> = {};
+    for (const t of tables) {
+      const ident = `"${t.schema.replaceAll('"', '""')}"."${t.name.replaceAll('"', '""')}"`;
+      const [row] = await sql.unsafe<{ n: number; h: string }[]>(`SELECT count(*)::int AS n, md5(coalesce(string_agg(x::text, E'\\n' ORDER BY x::text), '')) AS h FROM ${ident} x`);
+      counts[t.name] = row?.n ?? 0;
+      hash.update(`${t.schema}.${t.name}:${row?.n}:${row?.h}\n`);
+    }
+    return { counts, checksum: hash.digest('hex') };
+  } finally {
+    await sql.end();
   }
 }

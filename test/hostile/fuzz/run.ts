@@ -2,7 +2,7 @@
 // fingerprinted before and after, and SQL-injection probes. Used by the short vitest run and by `npm run fuzz`.
 import os from 'node:os';
 import { Agent } from 'undici';
-import { fingerprintSqlite, type DatasetShape, type StorageFingerprint } from '../dataset.js';
+import type { DatasetShape, StorageFingerprint } from '../dataset.js';
 import { generate, TokenPool, type FuzzCase, type HttpCase } from './generate.js';
 import { Rng } from './prng.js';
 import { runInjectionProbes, type ProbeResult } from './probes.js';
@@ -18,6 +18,8 @@ export interface FuzzOptions {
   slowConcurrency: number;
   /** Extra apiserver flags. */
   serverArgs?: string[];
+  /** An empty PostgreSQL database to serve from; default a fresh SQLite file. */
+  postgresUrl?: string;
   shape?: DatasetShape;
   /** Progress lines (the bench prints them; the test stays quiet). */
   progress?: (line: string) => void;
@@ -26,6 +28,7 @@ export interface FuzzOptions {
 export interface FuzzReport {
   seed: number;
   requests: number;
+  backend: 'sqlite' | 'postgres';
   objects: number;
   serverArgs: string[];
   durationMs: number;
@@ -66,13 +69,15 @@ function classOf(o: Outcome): string {
 }
 
 export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
-  const target = await startTarget({ ...(opts.shape ? { shape: opts.shape } : {}), ...(opts.serverArgs ? { args: opts.serverArgs } : {}) });
+  const target = await startTarget({
+    ...(opts.shape ? { shape: opts.shape } : {}), ...(opts.serverArgs ? { args: opts.serverArgs } : {}), ...(opts.postgresUrl ? { postgresUrl: opts.postgresUrl } : {}),
+  });
   const agent = new Agent({ connections: opts.concurrency * 2, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000, keepAliveTimeout: 10_000 });
   const report: FuzzReport = {
-    seed: opts.seed, requests: 0, objects: target.objects, serverArgs: target.args, durationMs: 0, byClass: {}, byStatus: {}, byLabel: {},
+    seed: opts.seed, requests: 0, backend: target.backend, objects: target.objects, serverArgs: target.args, durationMs: 0, byClass: {}, byStatus: {}, byLabel: {},
     fiveXX: 0, hangs: 0, unexpectedDrops: 0, toleratedDrops: 0, violations: 0, problems: [], crashed: false, serverLogProblems: [],
     rss: { startMiB: target.memory().rssMiB, peakMiB: 0, endMiB: 0, afterProbesMiB: 0, timeline: [] },
-    storage: { before: fingerprintSqlite(target.dbPath), after: { counts: {}, checksum: '' }, unchanged: false },
+    storage: { before: await target.fingerprint(), after: { counts: {}, checksum: '' }, unchanged: false },
     probes: { probes: 0, failures: [], baselinesMatched: 0, baselines: 0, podCounts: [] },
     healthyAfter: false, machine: machine(), date: new Date().toISOString(),
   };
@@ -149,7 +154,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
       const r = await agent.request({ origin: target.origin, path: '/apis/clusterpedia.io/v1beta1/resources/api/v1/pods?limit=10', method: 'GET' });
       const body = (await r.body.json()) as { items?: unknown[] };
       report.healthyAfter = r.statusCode === 200 && body.items?.length === 10;
-      report.storage.after = fingerprintSqlite(target.dbPath);
+      report.storage.after = await target.fingerprint();
       report.storage.unchanged = report.storage.after.checksum === report.storage.before.checksum
         && JSON.stringify(report.storage.after.counts) === JSON.stringify(report.storage.before.counts);
     }

@@ -5,15 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BundleProcess } from '../../support/bundle.js';
 import { freePort } from '../../support/postgres-server.js';
-import { DEFAULT_SHAPE, fillSqlite, type DatasetShape } from '../dataset.js';
+import { DEFAULT_SHAPE, fillStorage, fingerprintPostgres, fingerprintSqlite, type DatasetShape, type StorageFingerprint } from '../dataset.js';
 
 export interface Target {
   proc: BundleProcess;
   pid: number;
   port: number;
   origin: string;
-  dbPath: string;
+  /** The storage URL the apiserver serves (a SQLite file, or the PostgreSQL database given). */
+  storageUrl: string;
+  backend: 'sqlite' | 'postgres';
   objects: number;
+  /** Row counts and a checksum of every table of the storage. */
+  fingerprint(): Promise<StorageFingerprint>;
   args: string[];
   /** Current and peak (VmHWM, kernel-tracked) resident set size of the child, MiB. */
   memory(): { rssMiB: number; peakMiB: number };
@@ -32,12 +36,17 @@ function statusField(pid: number, field: string): number {
   }
 }
 
-export async function startTarget(opts: { shape?: DatasetShape; args?: string[] } = {}): Promise<Target> {
+/**
+ * Fills the storage (a fresh SQLite file, or the empty PostgreSQL database `postgresUrl`) with the data set and
+ * starts the bundle's apiserver over it.
+ */
+export async function startTarget(opts: { shape?: DatasetShape; args?: string[]; postgresUrl?: string } = {}): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'clusterpedia-hostile-'));
   const dbPath = join(dir, 'storage.db');
-  const objects = await fillSqlite(dbPath, opts.shape ?? DEFAULT_SHAPE);
+  const storageUrl = opts.postgresUrl ?? `sqlite:${dbPath}`;
+  const objects = await fillStorage(storageUrl, opts.shape ?? DEFAULT_SHAPE);
   const port = await freePort();
-  const args = ['apiserver', '--storage', `sqlite:${dbPath}`, '--secure-port', '0', '--insecure-port', String(port), '--log-level', 'warn', ...(opts.args ?? [])];
+  const args = ['apiserver', '--storage', storageUrl, '--secure-port', '0', '--insecure-port', String(port), '--log-level', 'warn', ...(opts.args ?? [])];
   const proc = BundleProcess.start(args, { cwd: dir });
   const pid = proc.child.pid as number;
   const origin = `http://127.0.0.1:${port}`;
@@ -55,7 +64,10 @@ export async function startTarget(opts: { shape?: DatasetShape; args?: string[] 
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    proc, pid, port, origin, dbPath, objects, args: args.map((a, i) => (a.startsWith('sqlite:') ? 'sqlite:<file>' : args[i - 1] === '--insecure-port' ? '<port>' : a)),
+    proc, pid, port, origin, storageUrl, objects,
+    backend: opts.postgresUrl ? 'postgres' : 'sqlite',
+    fingerprint: () => (opts.postgresUrl ? fingerprintPostgres(opts.postgresUrl) : Promise.resolve(fingerprintSqlite(dbPath))),
+    args: args.map((a, i) => (args[i - 1] === '--storage' ? (a.startsWith('sqlite:') ? 'sqlite:<file>' : 'postgres://<database>') : args[i - 1] === '--insecure-port' ? '<port>' : a)),
     memory: () => ({ rssMiB: statusField(pid, 'VmRSS'), peakMiB: statusField(pid, 'VmHWM') }),
     problems: () => [
       ...proc.lines.filter((l) => typeof l.level === 'number' && l.level >= 50).map((l) => JSON.stringify(l).slice(0, 500)),

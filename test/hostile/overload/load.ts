@@ -127,7 +127,7 @@ export async function runOverload(o: OverloadOptions): Promise<OverloadReport> {
   };
   const clientAgent = new Agent({ connections: o.clients + 8, pipelining: 1, headersTimeout: HANG_MS, bodyTimeout: HANG_MS, keepAliveTimeout: 30_000 });
   const watchAgent = new Agent({ connections: o.watches + 8, pipelining: 1, headersTimeout: HANG_MS, bodyTimeout: 0, keepAliveTimeout: 30_000 });
-  const storage = await openStorage({ url: `sqlite:${target.dbPath}` }, { logger: silentLogger() });
+  const storage = await openStorage({ url: target.storageUrl }, { logger: silentLogger() });
   const rssSampler = setInterval(() => {
     const m = target.memory();
     if (m.peakMiB > report.rss.peakMiB) report.rss.peakMiB = m.peakMiB;
