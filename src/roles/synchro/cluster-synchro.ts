@@ -105,7 +105,7 @@ export class ClusterSynchro {
         version: t.version,
         status: storageDown && st.status !== 'Pending' ? 'Stop' : st.status,
         reason: storageDown && st.status !== 'Pending' ? 'StorageExpection' : st.reason,
-        message: st.message,
+        message: storageDown && st.status !== 'Pending' ? `storage writes failing: ${this.d.queue.storageError}` : st.message,
         initialListPhase: st.initialListPhase,
         lastTransitionTime: st.lastTransitionTime,
         count: st.count,

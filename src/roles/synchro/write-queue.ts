@@ -74,6 +74,7 @@ export class WriteQueue implements Runnable {
   private wake: (() => void) | undefined;
   private spaceWaiters: (() => void)[] = [];
   private available = true;
+  private lastFailure = '';
   private readonly availabilityListeners = new Set<(available: boolean) => void>();
   private readonly clock: Clock;
 
@@ -105,6 +106,11 @@ export class WriteQueue implements Runnable {
   /** False while storage refuses writes with retryable errors. */
   get storageAvailable(): boolean {
     return this.available;
+  }
+
+  /** Why writes are failing (the last retryable error), while `storageAvailable` is false; else ''. */
+  get storageError(): string {
+    return this.available ? '' : this.lastFailure;
   }
 
   onAvailability(listener: (available: boolean) => void): () => void {
@@ -252,6 +258,7 @@ export class WriteQueue implements Runnable {
         const retryable = isStorageError(e) && e.retryable;
         this.o.metrics?.writeErrors.inc({ retryable: String(retryable) });
         if (!retryable) return this.splitAfterFatal(batch, e, signal, retry);
+        this.lastFailure = messageOf(e);
         this.setAvailable(false);
         if (!retry || signal.aborted) return false;
         const delay = backoff.next();
