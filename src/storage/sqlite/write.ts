@@ -12,6 +12,8 @@ const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, 
 const UPDATE_ROW = `UPDATE resources SET kind = ?, uid = ?, owner_uid = ?, resource_version = ?, revision = ?, created_at = ?, synced_at = ?, size = ?, labels = ?, object = ? WHERE id = ?`;
 const DELETE_LABEL = `DELETE FROM resource_labels WHERE key = ? AND value = ? AND resource_id = ?`;
 const INSERT_LABEL = `INSERT INTO resource_labels (key, value, resource_id) VALUES (?, ?, ?)`;
+// Every label of a row in one statement, from the labels column's JSON text (one call into SQLite, not one per label).
+const INSERT_LABELS = `INSERT INTO resource_labels (key, value, resource_id) SELECT key, value, ? FROM json_each(?)`;
 const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // The last state of a deleted row, with its metadata.resourceVersion set to the deletion's revision.
 const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?) FROM resources WHERE id = ?`;
@@ -46,6 +48,7 @@ export function applyBatch(db: Db, batch: CollapsedBatch, now: number): WritePla
   const updateRow = prepare(db, UPDATE_ROW);
   const deleteLabel = prepare(db, DELETE_LABEL);
   const insertLabel = prepare(db, INSERT_LABEL);
+  const insertLabels = prepare(db, INSERT_LABELS);
   const insertChange = prepare(db, INSERT_CHANGE);
   for (const u of plan.upserts) {
     const c = u.cols;
@@ -55,7 +58,8 @@ export function applyBatch(db: Db, batch: CollapsedBatch, now: number): WritePla
         insertRow.run(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json)
           .lastInsertRowid,
       );
-      for (const [k, v] of c.labels) insertLabel.run(k, v, id);
+      if (c.labels.length === 1) insertLabel.run(c.labels[0]![0], c.labels[0]![1], id);
+      else if (c.labels.length > 1) insertLabels.run(id, c.labelsJson);
     } else {
       updateRow.run(c.kind, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json, id);
       // Most updates are status changes: the label rows stay untouched unless the labels text differs.
