@@ -2,8 +2,8 @@
 // storage.write() into one SQLite file, built once and reusable (BENCH_DB), or into a PostgreSQL database.
 import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
-import type { Storage, UpsertObject } from '../src/storage/types.js';
-import { owners, pod, PODS_PER_DEPLOYMENT } from './storage-data.js';
+import type { Storage } from '../src/storage/types.js';
+import { ingestBatches, PODS_PER_DEPLOYMENT } from './storage-data.js';
 import { fmt } from './storage-report.js';
 
 /** The storage benchmark's shape: 100 clusters, pods in 20 namespaces, 20 pods per Deployment. */
@@ -27,23 +27,6 @@ export function podsPerClusterFor(rows: number): number {
   return Math.floor(total / CLUSTERS / PODS_PER_DEPLOYMENT) * PODS_PER_DEPLOYMENT;
 }
 
-/** Every object in bench/storage.ts's ingest order (per cluster: its Deployments and ReplicaSets, then its pods). */
-function* batches(podsPerCluster: number): Generator<UpsertObject[]> {
-  const deployments = podsPerCluster / PODS_PER_DEPLOYMENT;
-  let batch: UpsertObject[] = [];
-  let rv = 1;
-  for (let c = 0; c < CLUSTERS; c++) {
-    for (let d = 0; d < deployments; d++) {
-      batch.push(...owners(c, d, rv++));
-      if (batch.length >= BATCH) yield batch.splice(0);
-    }
-    for (let i = 0; i < podsPerCluster; i++) {
-      batch.push(pod(c, i, rv++));
-      if (batch.length >= BATCH) yield batch.splice(0);
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
 
 /** The shape of what a storage holds, read back from its per-type counts (so a reused file says what it is). */
 async function shapeOf(s: Storage): Promise<Dataset | undefined> {
@@ -77,7 +60,7 @@ export async function ensureDataset(url: string, rows: number): Promise<Dataset>
     const t0 = performance.now();
     let written = 0;
     let n = 0;
-    for (const b of batches(podsPerCluster)) {
+    for (const b of ingestBatches(CLUSTERS, podsPerCluster, BATCH)) {
       await s.write({ upserts: b, deletes: [] });
       written += b.length;
       if (++n % 100 === 0) process.stderr.write(`  ${fmt(written)} rows, ${fmt(written / ((performance.now() - t0) / 1000))}/s\n`);

@@ -5,7 +5,8 @@ import type { Agent } from 'undici';
 import type { StorageReader } from '../src/storage/types.js';
 import { fetchBody, POD_MARKERS } from './apiserver-http.js';
 import type { RequestLog } from './apiserver-process.js';
-import { rng, type BenchQuery } from './apiserver-queries.js';
+import type { BenchQuery } from './apiserver-queries.js';
+import { rng } from './env.js';
 import { percentile } from './storage-report.js';
 
 export interface Quantiles {

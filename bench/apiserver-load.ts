@@ -3,7 +3,8 @@
 import type { Agent } from 'undici';
 import { fetchBody } from './apiserver-http.js';
 import type { RequestLog } from './apiserver-process.js';
-import { rng, type BenchQuery } from './apiserver-queries.js';
+import type { BenchQuery } from './apiserver-queries.js';
+import { rng } from './env.js';
 import { percentile } from './storage-report.js';
 
 export interface LoadResult {

@@ -2,21 +2,8 @@
 // asks the apiserver the same thing, drawn from one random sample so both sides read the same rows.
 import type { ListQuery, StorageReader } from '../src/storage/types.js';
 import type { Dataset } from './apiserver-data.js';
+import type { Rng } from './env.js';
 import { clusterName, namespaceName, NAMESPACES, pod, TEAMS } from './storage-data.js';
-
-/** A seeded generator of integers in [0, n) (mulberry32, as bench/storage.ts). */
-export type Rng = (n: number) => number;
-
-export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
 
 /** One drawn request: the storage call (resolving to the rows read) and the path below …/v1beta1/resources. */
 export interface Sample {

@@ -23,16 +23,12 @@ import { BUNDLE, cpuSecondsOf, memoryOf, MemorySampler, startApiserver, type Api
 import { bigListClusters, clustersSelector, querySet, tokenOfPage } from './apiserver-queries.js';
 import { report, type BackendResult } from './apiserver-report.js';
 import { machine, replaceSection } from './storage-report.js';
+import { envNumber } from './env.js';
 
-const env = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
-const ROWS = env('BENCH_ROWS', 1_000_000);
-const CLIENTS = env('BENCH_CLIENTS', 200);
-const LOAD_SECONDS = env('BENCH_LOAD_SECONDS', 30);
-const LIST_PODS = env('BENCH_LIST_PODS', 100_000);
+const ROWS = envNumber('BENCH_ROWS', 1_000_000);
+const CLIENTS = envNumber('BENCH_CLIENTS', 200);
+const LOAD_SECONDS = envNumber('BENCH_LOAD_SECONDS', 30);
+const LIST_PODS = envNumber('BENCH_LIST_PODS', 100_000);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite').split(',').filter(Boolean);
 /** Above the 200 clients so none is refused with 429 (the apiserver's default, stated explicitly). */
 const MAX_INFLIGHT = Math.max(400, CLIENTS * 2);

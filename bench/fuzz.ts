@@ -5,16 +5,12 @@
 import { throwawayPostgresDatabase } from '../test/hostile/fuzz/postgres.js';
 import { runFuzz, type FuzzReport } from '../test/hostile/fuzz/run.js';
 import { fmt, replaceReliabilitySection } from './fuzz-report.js';
+import { envNumber } from './env.js';
 
-const num = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
-const REQUESTS = num('FUZZ_REQUESTS', 100_000);
-const SEED = num('FUZZ_SEED', 1);
-const CONCURRENCY = num('FUZZ_CONCURRENCY', 16);
-const RSS_BOUND_MIB = num('FUZZ_RSS_BOUND_MIB', 512);
+const REQUESTS = envNumber('FUZZ_REQUESTS', 100_000);
+const SEED = envNumber('FUZZ_SEED', 1);
+const CONCURRENCY = envNumber('FUZZ_CONCURRENCY', 16);
+const RSS_BOUND_MIB = envNumber('FUZZ_RSS_BOUND_MIB', 512);
 const BACKEND = process.env.FUZZ_BACKEND ?? 'sqlite';
 if (BACKEND !== 'sqlite' && BACKEND !== 'postgres') throw new Error('FUZZ_BACKEND must be sqlite or postgres');
 

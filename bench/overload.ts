@@ -6,21 +6,17 @@
 import { machine } from '../test/hostile/fuzz/run.js';
 import { runOverload, type OverloadReport } from '../test/hostile/overload/load.js';
 import { fmt, replaceReliabilitySection } from './fuzz-report.js';
+import { envNumber } from './env.js';
 
-const num = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
-const CLIENTS = num('OVERLOAD_CLIENTS', 500);
-const WATCHES = num('OVERLOAD_WATCHES', 1000);
-const SECONDS = num('OVERLOAD_SECONDS', 60);
+const CLIENTS = envNumber('OVERLOAD_CLIENTS', 500);
+const WATCHES = envNumber('OVERLOAD_WATCHES', 1000);
+const SECONDS = envNumber('OVERLOAD_SECONDS', 60);
 /** The default --max-requests-inflight. */
-const MAX_INFLIGHT = num('OVERLOAD_MAX_INFLIGHT', 400);
+const MAX_INFLIGHT = envNumber('OVERLOAD_MAX_INFLIGHT', 400);
 /** Below the number of watches (the default is 2,000) so that the watch limit is exercised too. */
-const MAX_WATCHES = num('OVERLOAD_MAX_WATCHES', 800);
-const WRITES = num('OVERLOAD_WRITES', 10);
-const RSS_BOUND_MIB = num('OVERLOAD_RSS_BOUND_MIB', 768);
+const MAX_WATCHES = envNumber('OVERLOAD_MAX_WATCHES', 800);
+const WRITES = envNumber('OVERLOAD_WRITES', 10);
+const RSS_BOUND_MIB = envNumber('OVERLOAD_RSS_BOUND_MIB', 768);
 
 function failures(r: OverloadReport): string[] {
   const f: string[] = [];

@@ -149,3 +149,24 @@ export function owners(c: number, d: number, rv: number): UpsertObject[] {
     },
   ];
 }
+
+/**
+ * Every object of `clusters` clusters in ingest order (cluster by cluster: its Deployments and ReplicaSets, then its
+ * pods), in batches of `size`; member resourceVersions count up from 1.
+ */
+export function* ingestBatches(clusters: number, podsPerCluster: number, size: number): Generator<UpsertObject[]> {
+  const deployments = podsPerCluster / PODS_PER_DEPLOYMENT;
+  let batch: UpsertObject[] = [];
+  let rv = 1;
+  for (let c = 0; c < clusters; c++) {
+    for (let d = 0; d < deployments; d++) {
+      batch.push(...owners(c, d, rv++));
+      if (batch.length >= size) yield batch.splice(0);
+    }
+    for (let i = 0; i < podsPerCluster; i++) {
+      batch.push(pod(c, i, rv++));
+      if (batch.length >= size) yield batch.splice(0);
+    }
+  }
+  if (batch.length > 0) yield batch;
+}

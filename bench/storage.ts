@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
-import type { ListQuery, Storage, UpsertObject } from '../src/storage/types.js';
+import type { ListQuery, Storage } from '../src/storage/types.js';
 import { startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
-import { clusterName, namespaceName, NAMESPACES, owners, pod, PODS_PER_DEPLOYMENT, TEAMS } from './storage-data.js';
+import { clusterName, ingestBatches, namespaceName, NAMESPACES, pod, PODS_PER_DEPLOYMENT, TEAMS } from './storage-data.js';
 import { rawPostgresCopy, rawPostgresInsert, rawSqlite, type TextBatches } from './storage-raw.js';
 import { fmt, machine, percentile, replaceSection } from './storage-report.js';
+import { rng } from './env.js';
 
 const CLUSTERS = 100;
 const ROWS = Math.max(CLUSTERS * PODS_PER_DEPLOYMENT, Number(process.env.BENCH_ROWS ?? 1_000_000));
@@ -25,26 +26,10 @@ const BATCH = 1000;
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').filter(Boolean);
 const PODS_TYPE = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
 
-/** Every object in ingest order (cluster by cluster: its Deployments and ReplicaSets, then its pods), as batches. */
-function* batches(): Generator<UpsertObject[]> {
-  let batch: UpsertObject[] = [];
-  let rv = 1;
-  for (let c = 0; c < CLUSTERS; c++) {
-    for (let d = 0; d < DEPLOYMENTS; d++) {
-      batch.push(...owners(c, d, rv++));
-      if (batch.length >= BATCH) yield batch.splice(0);
-    }
-    for (let i = 0; i < PODS_PER_CLUSTER; i++) {
-      batch.push(pod(c, i, rv++));
-      if (batch.length >= BATCH) yield batch.splice(0);
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
 
 /** The first RAW_ROWS objects, batch by batch, for the raw baselines. */
 function rawObjects(): (b: number) => object[] | undefined {
-  const it = batches();
+  const it = ingestBatches(CLUSTERS, PODS_PER_CLUSTER, BATCH);
   let done = 0;
   return () => {
     if (done >= RAW_ROWS) return undefined;
@@ -62,16 +47,7 @@ function rawTexts(): TextBatches {
   return (b) => objects(b)?.map((o) => JSON.stringify(o));
 }
 
-function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
+
 
 interface Ingest { firstRate: number; allRate: number; rows: number; seconds: number }
 
@@ -80,7 +56,7 @@ async function ingest(s: Storage): Promise<Ingest> {
   let ms = 0;
   let firstMs = 0;
   let n = 0;
-  for (const b of batches()) {
+  for (const b of ingestBatches(CLUSTERS, PODS_PER_CLUSTER, BATCH)) {
     const t0 = performance.now();
     await s.write({ upserts: b, deletes: [] });
     const dt = performance.now() - t0;

@@ -12,19 +12,15 @@ import type { SimObject } from '../src/sim/index.js';
 import { openStorage } from '../src/storage/open.js';
 import type { Storage, UpsertObject } from '../src/storage/types.js';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
+import { envNumber } from './env.js';
 
-const env = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
-const CLUSTERS = env('BENCH_CLUSTERS', 100);
-const PODS = env('BENCH_PODS', 10_000);
-const CHURN_EPS = env('BENCH_CHURN_EPS', 5000);
-const CHURN_SECONDS = env('BENCH_CHURN_SECONDS', 30);
+const CLUSTERS = envNumber('BENCH_CLUSTERS', 100);
+const PODS = envNumber('BENCH_PODS', 10_000);
+const CHURN_EPS = envNumber('BENCH_CHURN_EPS', 5000);
+const CHURN_SECONDS = envNumber('BENCH_CHURN_SECONDS', 30);
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').filter(Boolean);
 /** The ceiling is a rate: measured on at most this many rows (the same shape and batch size as the sync). */
-const RAW_ROWS = env('BENCH_RAW_ROWS', 300_000);
+const RAW_ROWS = envNumber('BENCH_RAW_ROWS', 300_000);
 const mb = (n: number): number => Math.round(n / 1_048_576);
 
 /** The simulator child and a request/reply helper over IPC. */
