@@ -11,6 +11,7 @@ import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet, t
 import { openStorage } from '../../../src/storage/open.js';
 import type { ClusterStatusRecord, Storage } from '../../../src/storage/types.js';
 import { stringify } from 'yaml';
+import { expect } from 'vitest';
 
 /** A storage backend the suite runs against: a fresh database per harness. */
 export interface Backend {
@@ -188,6 +189,21 @@ export class Harness {
       for (const k of got.keys()) if (!want.has(k)) problems.push(`${c.name} ${ref} ${k}: not in member`);
     }
     return problems;
+  }
+
+  /**
+   * Storage stopped taking writes under churn: waits until the write queue notices, lets the members go on changing
+   * a while, then checks the queue kept within its bound (40 entries in these tests) and that each cluster's pods
+   * status says Stop/StorageExpection. Returns the pods condition's message (the reason writes fail).
+   */
+  async expectWritesPaused(parts: SynchroParts, describe: string): Promise<string> {
+    await waitFor(() => !parts.queue.storageAvailable, 15_000, () => `writes did not notice ${describe}`);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(parts.queue.depth).toBeLessThanOrEqual(40);
+    const [c1] = this.clusters;
+    const pods = parts.manager.renderStatus(c1!.name)!.syncResources!.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!;
+    expect(pods.syncConditions[0]).toMatchObject({ status: 'Stop', reason: 'StorageExpection' });
+    return pods.syncConditions[0]!.message ?? '';
   }
 
   /** Waits until storage equals every member exactly. */
