@@ -63,8 +63,14 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     const one = new Kubectl(`${base}${P}/clusters/demo-1`);
     expect(await one.ok(['get', 'deployments', '-A', '-o', 'name'])).toMatch(/deployment\.apps\//);
     one.dispose();
+    // Cluster status is written about once a second after it changes, so right after the sync it may not be there yet.
     const root = new Kubectl(base);
-    expect(await root.ok(['get', 'pediaclusters'])).toMatch(/^demo-1\s+True\s+v1\.32/m);
+    let clusters = '';
+    for (let i = 0; i < 60 && !/^demo-1\s+True\s+v1\.32/m.test(clusters); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 250));
+      clusters = await root.ok(['get', 'pediaclusters']);
+    }
+    expect(clusters).toMatch(/^demo-1\s+True\s+v1\.32/m);
     root.dispose();
   } finally {
     k.dispose();
