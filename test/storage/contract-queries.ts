@@ -93,6 +93,22 @@ export function queryContract(open: OpenHarness): void {
       expect(await ids(s, { types: { kind: 'all' } })).toHaveLength(8);
     });
 
+    it('a query too big for the database (thousands of ORed types or ANDed label requirements) is Invalid, not Internal', async () => {
+      const expectInvalidOrAnswer = async (q: Parameters<typeof ids>[1]): Promise<void> => {
+        try {
+          await ids(s, q);
+        } catch (e) {
+          expect(e).toMatchObject({ kind: 'StorageError', code: 'Invalid', retryable: false });
+        }
+      };
+      const entries = Array.from({ length: 3000 }, (_, i) => ({ group: `g${i}.example.com`, resource: `r${i}` }));
+      await expectInvalidOrAnswer({ types: { kind: 'many', entries } });
+      const labels: LabelRequirement[] = Array.from({ length: 3000 }, (_, i) => ({ key: `k${i}`, operator: '!=' as SelectorOperator, values: ['v'] }));
+      await expectInvalidOrAnswer({ types: PODS, labels });
+      const names = { op: 'in' as const, values: Array.from({ length: 40_000 }, (_, i) => `name-${i}`) };
+      await expectInvalidOrAnswer({ types: PODS, names });
+    });
+
     it('S7: since is inclusive, before exclusive', async () => {
       const q = { types: PODS, since: new Date('2022-03-04T00:00:00Z'), before: new Date('2022-03-15T00:00:00Z') };
       expect(await ids(s, q)).toEqual([B, C, D]);

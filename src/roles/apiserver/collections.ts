@@ -11,7 +11,7 @@ import { parseListOptions } from './list-options.js';
 import { negotiate } from './negotiate.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
-import { StreamWriter } from './stream-writer.js';
+import { primed, StreamWriter } from './stream-writer.js';
 
 const API_VERSION = 'clusterpedia.io/v1beta1';
 
@@ -77,13 +77,14 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
     const k = `${r.group}/${r.version}/${r.resource}`;
     if (!seen.has(k)) seen.set(k, { group: r.group, version: r.version, kind: r.kind, resource: r.resource });
   };
+  const rows = await primed(page.rows);
   res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
   const out = new StreamWriter(res);
   if (neg.transform === 'Table') {
     const now = new Date();
     await out.write(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`);
     let first = true;
-    for await (const row of page.rows) {
+    for await (const row of rows) {
       note(row);
       const [r] = collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }).rows;
       await out.write((first ? '' : ',') + JSON.stringify(r));
@@ -94,7 +95,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   }
   await out.write(`{"apiVersion":"${API_VERSION}","kind":"CollectionResource","metadata":{"name":${JSON.stringify(def.name)}},"items":[`);
   let first = true;
-  for await (const row of page.rows) {
+  for await (const row of rows) {
     note(row);
     await out.write((first ? '' : ',') + row.object);
     first = false;

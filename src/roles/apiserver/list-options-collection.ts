@@ -33,7 +33,7 @@ function parseGroupVersionResource(raw: string): Entry {
 /**
  * Resolves the types of the `any` collection: `groups=apps/v1,,batch` and/or `resources=apps/deployments,/pods`
  * (first occurrence of each key; spaces removed). A `*` group means every stored type. Neither given → 400
- * with Clusterpedia's message. Entries are ORed; duplicates are harmless.
+ * with Clusterpedia's message. Entries are ORed; duplicates are dropped.
  */
 export function parseAnyCollectionTypes(query: URLSearchParams): TypeFilter {
   const entries: Entry[] = [];
@@ -49,5 +49,7 @@ export function parseAnyCollectionTypes(query: URLSearchParams): TypeFilter {
     for (const r of resources.split(',')) entries.push(parseGroupVersionResource(r));
   }
   if (entries.length === 0) throw badRequest('url query - `groups` or `resources` is required');
-  return { kind: 'many', entries };
+  // `groups=a,a,a,…` must cost one entry, not one OR term each.
+  const unique = new Map(entries.map((e) => [JSON.stringify(e), e]));
+  return { kind: 'many', entries: [...unique.values()] };
 }

@@ -80,11 +80,14 @@ function selector<T>(param: string, raw: string, parse: (s: string) => T): T {
   }
 }
 
-/** `a, b,,c` → in [a, b, '', c]: trimmed items, duplicates dropped; a blank parameter counts as absent. */
+/**
+ * `a, b,,c` → in [a, b, c]: trimmed items, empty and duplicate items dropped; a parameter with no item counts as
+ * absent. (Go's strings.Split keeps the empty item, and in Clusterpedia `namespaces=a,,b` then also matches every
+ * cluster-scoped object, whose namespace is ''; nobody asks for that on purpose.)
+ */
 function urlSet(query: URLSearchParams, key: string): SetFilter | undefined {
-  const raw = firstParam(query, key)?.trim();
-  if (!raw) return undefined;
-  return { op: 'in', values: [...new Set(raw.split(',').map((v) => v.trim()))] };
+  const values = [...new Set((firstParam(query, key) ?? '').split(',').map((v) => v.trim()).filter((v) => v !== ''))];
+  return values.length > 0 ? { op: 'in', values } : undefined;
 }
 
 /** The URL value when non-blank, else the search label's (reference §2.1 step 4: the URL wins). */

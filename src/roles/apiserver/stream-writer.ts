@@ -61,3 +61,24 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('close', onClose);
   });
 }
+
+/**
+ * Reads the first row before anything is written: a storage error that surfaces only when the cursor starts (a query
+ * too big for the database, an unreachable server) still becomes a Status with its own code instead of a 200 whose
+ * body is cut. The rows are then yielded unchanged, the first one included.
+ */
+export async function primed<T>(rows: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const it = rows[Symbol.asyncIterator]();
+  const first = await it.next();
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        if (first.done) return;
+        yield first.value;
+        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      } finally {
+        await it.return?.();
+      }
+    },
+  };
+}

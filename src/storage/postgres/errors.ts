@@ -11,7 +11,8 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
  * Maps anything thrown by postgres.js to a StorageError. SQLSTATE classes: 08 connection, 53 insufficient
  * resources, 57P01-03 shutdown/crash/starting up, 57014 canceled → Unavailable (retryable); 40001 serialization
  * and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict; 42P01 undefined table → not migrated;
- * 22021 (a text parameter PostgreSQL cannot hold, such as U+0000 from `?names=%00`) → Invalid, the client's 400.
+ * 22021 (a text parameter PostgreSQL cannot hold, such as U+0000 from `?names=%00`) and 54 program limits → Invalid,
+ * the client's 400.
  */
 export function mapPostgresError(e: unknown, what: string): StorageError {
   if (isStorageError(e)) return e;
@@ -29,6 +30,9 @@ export function mapPostgresError(e: unknown, what: string): StorageError {
   if (code === '3D000') return fail('Unavailable', false);
   // PostgreSQL text cannot contain NUL: such a filter value could match nothing, and it is the client's input.
   if (code === '22021') return fail('Invalid', false);
+  // 54xxx program limits (stack depth, too many columns or arguments) and postgres.js's parameter limit: a query built
+  // from too many filter values, the client's request is too big.
+  if (/^54/.test(code) || code === 'MAX_PARAMETERS_EXCEEDED') return fail('Invalid', false, `the query has too many filter values or requirements for storage: ${message}`);
   if (code === '42P01') return fail('SchemaMismatch', false, `the database is not migrated (run clusterpedia migrate): ${message}`);
   return fail('Internal', false);
 }

@@ -27,7 +27,13 @@ export function mapSqliteError(e: unknown, what: string): StorageError {
     case 'SQLITE_CORRUPT':
     case 'SQLITE_NOTADB':
       return new StorageError('Internal', `${what}: database file is corrupt or not a database (${code})`, false, { cause: e });
+    case 'SQLITE_TOOBIG':
+      return new StorageError('Invalid', `${what}: a value is too large for storage (${code})`, false, { cause: e });
     default:
+      // Limits of SQLite's parser hit by a query built from many filter values: the request is too big, not a fault.
+      if (/expression tree is too large|too many SQL variables|too many terms|parser stack overflow|too many arguments/i.test(message)) {
+        return new StorageError('Invalid', `${what}: the query has too many filter values or requirements for storage (${message})`, false, { cause: e });
+      }
       if (/no such table/i.test(message)) {
         return new StorageError('SchemaMismatch', `${what}: the database is not migrated (run clusterpedia migrate): ${message}`, false, { cause: e });
       }

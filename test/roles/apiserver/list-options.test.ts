@@ -47,10 +47,11 @@ describe('A1 clusters: URL and label forms', () => {
       .toEqual({ op: 'in', values: ['c3'] });
   });
 
-  it('reads only the first occurrence, trims items and keeps empty ones', () => {
+  it('reads only the first occurrence, trims items and drops empty and repeated ones', () => {
     expect(parse('clusters=c1,%20c2&clusters=c9').query.clusters).toEqual({ op: 'in', values: ['c1', 'c2'] });
-    expect(parse({ namespaces: ',kube-system' }).query.namespaces).toEqual({ op: 'in', values: ['', 'kube-system'] });
+    expect(parse({ namespaces: ',kube-system,,kube-system' }).query.namespaces).toEqual({ op: 'in', values: ['kube-system'] });
     expect(parse({ names: '  ' }).query.names).toBeUndefined();
+    expect(parse({ namespaces: ' , ,' }).query.namespaces).toBeUndefined();
   });
 });
 

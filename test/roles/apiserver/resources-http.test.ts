@@ -90,6 +90,24 @@ describe('list and get', () => {
     expect((r.body.items as unknown[]).length).toBe(1);
   });
 
+  it('ignores empty items of a list parameter: namespaces=x,,y does not match the cluster-scoped namespaces', async () => {
+    const r = await get(`${P}/api/v1/namespaces?namespaces=_,,x`);
+    expect(r.status).toBe(200);
+    expect(r.body.items).toEqual([]);
+  });
+
+  it('answers 400, before any body, for a query too big for the database (1,500 distinct groups, 1,200 label requirements)', async () => {
+    const groups = Array.from({ length: 1500 }, (_, i) => `g${i}`).join(',');
+    const a = await get(`/apis/clusterpedia.io/v1beta1/collectionresources/any?groups=${groups}`);
+    expect(a.status).toBe(400);
+    expect(a.body).toMatchObject({ kind: 'Status', code: 400, reason: 'BadRequest' });
+    expect(a.body.message).toMatch(/too many filter values or requirements/);
+    const labels = encodeURIComponent(Array.from({ length: 1200 }, (_, i) => `k${i}!=v`).join(','));
+    const b = await get(`${P}/api/v1/pods?labelSelector=${labels}`);
+    expect(b.status).toBe(400);
+    expect(b.body.message).toMatch(/too many filter values or requirements/);
+  });
+
   it('answers 400 for an unknown cluster and a get without cluster', async () => {
     const a = await get(`${P}/clusters/nope/api/v1/pods`);
     expect(a.status).toBe(400);
