@@ -30,10 +30,11 @@ export function openConnection(path: string, busyTimeoutMs: number, writer: bool
   db.pragma('foreign_keys = OFF'); // no foreign keys: the writer maintains labels and changes itself
   db.pragma('temp_store = MEMORY');
   db.pragma('cache_size = -32000'); // 32 MB page cache per connection
-  // The writer maps the file (its upserts read index pages straight from the OS page cache). Readers do not: every
-  // mapping counts the pages a reader touched in its RSS, once per connection, so a 100,000-pod list reached 440 MB
-  // RSS with 256 MiB maps against 190 MB without, at the same speed (BENCHMARKS.md, Apiserver).
-  db.pragma(`mmap_size = ${writer ? 268435456 : 0}`);
+  // No memory-mapped I/O: a mapping counts every page a connection touched in the process's RSS, once per
+  // connection (a 100,000-pod list reached 440 MB RSS with 256 MiB maps against 190 MB without, BENCHMARKS.md
+  // Apiserver), and neither lists nor a 60k-pod ingest measured faster with it. Reads go through SQLite's page cache
+  // above and the OS page cache.
+  db.pragma('mmap_size = 0');
   return db;
 }
 
