@@ -15,6 +15,9 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
   external: ['better-sqlite3'],
+  // node-fetch's URL parser (under @kubernetes/client-node) requires Node's built-in punycode, deprecated since Node
+  // 21 with a warning on every start; the npm package is the same code without the warning.
+  alias: { punycode: 'punycode/punycode.js' },
   define: { __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version) },
   // CJS dependencies bundled into ESM still call require(); give them one.
   banner: {
