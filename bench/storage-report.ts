@@ -14,11 +14,14 @@ export function machine(): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${os.type()} ${os.release()}`;
 }
 
-/** Replaces the section starting with `heading` (up to the next "## " heading) in `file`, or appends it. */
-export function replaceSection(file: string, heading: string, body: string): void {
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+/**
+ * Replaces the section starting with the line `heading` (up to the next "## " heading) in `file`, or appends it;
+ * creates the file with `title` when absent. Other sections (written by other runs) are kept as they are.
+ */
+export function replaceSection(file: string, heading: string, body: string, title = '# Benchmarks'): void {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : `${title}\n`;
   const section = `${heading}\n\n${body.trim()}\n`;
-  const start = text.indexOf(`${heading}\n`);
+  const start = text.search(new RegExp(`^${heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`, 'm'));
   if (start < 0) {
     writeFileSync(file, `${text.trimEnd()}\n\n${section}`);
     return;

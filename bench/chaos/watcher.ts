@@ -1,7 +1,7 @@
 // An informer-style raw watch client of clusterpedia: paged list, then watch from the list's resourceVersion with
 // bookmarks, resume from the last resourceVersion after any break (clusterpedia killed included), relist on 410.
 // It keeps its own key → member-RV map, which must end equal to the members.
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 import { Backoff } from '../../src/lib/backoff.js';
 import { sleep } from '../../src/lib/lifecycle.js';
 import type { Rng } from '../../src/sim/prng.js';
@@ -29,6 +29,13 @@ export interface WatcherStats {
 }
 
 class Expired extends Error {}
+
+/** A list or watch answer other than 200: 410 is Expired (relist), anything else an error; the body is drained. */
+async function expectOk(res: Dispatcher.ResponseData): Promise<void> {
+  if (res.statusCode === 200) return;
+  await res.body.dump();
+  throw res.statusCode === 410 ? new Expired() : new Error(`HTTP ${res.statusCode}`);
+}
 
 export class Watcher {
   readonly items: KeyMap = new Map();
@@ -121,14 +128,7 @@ export class Watcher {
       const q: Record<string, string> = this.pageSize > 0 ? { limit: String(this.pageSize) } : {};
       if (cont) q.continue = cont;
       const res = await request(this.url(q), { dispatcher: this.agent, signal, headersTimeout: 30_000, bodyTimeout: 60_000 });
-      if (res.statusCode === 410) {
-        await res.body.dump();
-        throw new Expired();
-      }
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        throw new Error(`HTTP ${res.statusCode}`);
-      }
+      await expectOk(res);
       const list = (await res.body.json()) as { items?: WatchEvent['object'][]; metadata?: { resourceVersion?: string; continue?: string } };
       listRv ??= list.metadata?.resourceVersion;
       for (const item of list.items ?? []) {
@@ -151,14 +151,7 @@ export class Watcher {
     const res = await request(this.url({ watch: 'true', allowWatchBookmarks: 'true', resourceVersion: this.rv ?? '', timeoutSeconds }), {
       dispatcher: this.agent, signal, headersTimeout: 30_000, bodyTimeout: 120_000,
     });
-    if (res.statusCode === 410) {
-      await res.body.dump();
-      throw new Expired();
-    }
-    if (res.statusCode !== 200) {
-      await res.body.dump();
-      throw new Error(`HTTP ${res.statusCode}`);
-    }
+    await expectOk(res);
     let buf = '';
     for await (const chunk of res.body) {
       buf += (chunk as Buffer).toString('utf8');

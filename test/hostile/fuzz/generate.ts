@@ -74,7 +74,7 @@ function enc(rng: Rng, s: string): string {
     e = [...s].map((ch) => (ch.length === 1 && ch.charCodeAt(0) >= 0xd800 && ch.charCodeAt(0) <= 0xdfff ? '%ED%A0%80' : encodeURIComponent(ch))).join('');
   }
   if (rng.chance(0.1)) {
-    const at = rng.int(0, e.length);
+    const at = rng.range(0, e.length);
     e = `${e.slice(0, at)}${rng.pick(RAW_URL_PIECES)}${e.slice(at)}`;
   }
   if (rng.chance(0.03)) e = e.replaceAll('%20', '+');
@@ -96,14 +96,14 @@ function scalarValue(rng: Rng): string {
     [3, () => rng.pick(INJECTIONS)],
     [2, () => rng.pick(ODD)],
     [1, () => hugeValue(rng)],
-    [2, () => String(rng.int(-5, 3000))],
+    [2, () => String(rng.range(-5, 3000))],
   ])();
 }
 
 export function labelSelector(rng: Rng): { text: string; injected: boolean } {
   const reqs: string[] = [];
   let injected = false;
-  const n = rng.int(1, 4);
+  const n = rng.range(1, 4);
   for (let i = 0; i < n; i++) {
     const key = rng.chance(0.25) ? rng.pick(SEARCH_LABELS) : rng.chance(0.85) ? rng.pick(LABEL_KEYS) : scalarValue(rng);
     let value: string;
@@ -116,7 +116,7 @@ export function labelSelector(rng: Rng): { text: string; injected: boolean } {
     else value = rng.chance(0.8) ? rng.pick(LABEL_VALUES) : scalarValue(rng);
     reqs.push(rng.weighted<string>([
       [4, `${key}=${value}`], [1, `${key}==${value}`], [2, `${key}!=${value}`], [2, `${key} in (${value},${rng.pick(LABEL_VALUES)})`],
-      [1, `${key} notin (${value})`], [1, key], [1, `!${key}`], [1, `${key}>${rng.int(-3, 50)}`], [1, `${key}<${value}`],
+      [1, `${key} notin (${value})`], [1, key], [1, `!${key}`], [1, `${key}>${rng.range(-3, 50)}`], [1, `${key}<${value}`],
       [1, `${key} in ${value}`], [1, `${key}${rng.pick(FRAGMENTS)}${value}`],
     ]));
   }
@@ -126,11 +126,11 @@ export function labelSelector(rng: Rng): { text: string; injected: boolean } {
 export function fieldSelector(rng: Rng): { text: string; injectedEq?: string } {
   const reqs: string[] = [];
   let injectedEq: string | undefined;
-  const n = rng.int(1, 3);
+  const n = rng.range(1, 3);
   for (let i = 0; i < n; i++) {
     const path = rng.chance(0.8) ? rng.pick(FIELD_PATHS) : rng.weighted<string>([
       [2, `metadata.annotations['${rng.pick(INJECTIONS)}']`], [2, rng.pick(FRAGMENTS)], [1, `${rng.pick(FIELD_PATHS)}${rng.pick(FRAGMENTS)}`],
-      [1, `spec${'.x'.repeat(rng.int(10, 200))}`], [1, `spec.containers[${rng.int(0, 5)}]${'[]'.repeat(rng.int(1, 3))}.image`],
+      [1, `spec${'.x'.repeat(rng.range(10, 200))}`], [1, `spec.containers[${rng.range(0, 5)}]${'[]'.repeat(rng.range(1, 3))}.image`],
     ]);
     let value = rng.chance(0.7) ? rng.pick(FIELD_VALUES) : rng.pick(INJECTIONS);
     if (INJECTIONS.includes(value)) {
@@ -144,14 +144,14 @@ export function fieldSelector(rng: Rng): { text: string; injectedEq?: string } {
     }
     reqs.push(rng.weighted<string>([
       [4, `${path}=${value}`], [1, `${path}==${value}`], [2, `${path}!=${value}`], [2, `${path} in (${value},${rng.pick(FIELD_VALUES)})`],
-      [1, `${path} notin (${value})`], [1, path], [1, `!${path}`], [1, `${path}>${rng.int(-3, 9)}`], [1, `${path}<${rng.pick(FRAGMENTS)}`],
+      [1, `${path} notin (${value})`], [1, path], [1, `!${path}`], [1, `${path}>${rng.range(-3, 9)}`], [1, `${path}<${rng.pick(FRAGMENTS)}`],
     ]));
   }
   return injectedEq === undefined ? { text: reqs.join(',') } : { text: reqs.join(','), injectedEq };
 }
 
 function csv(rng: Rng, known: readonly string[]): { text: string; allInjected: boolean } {
-  const n = rng.int(1, 3);
+  const n = rng.range(1, 3);
   const values: string[] = [];
   let injected = 0;
   for (let i = 0; i < n; i++) {
@@ -165,9 +165,9 @@ function csv(rng: Rng, known: readonly string[]): { text: string; allInjected: b
 
 function tamper(rng: Rng, token: string): string {
   return rng.weighted<() => string>([
-    [3, () => token.slice(0, rng.int(0, Math.max(0, token.length - 1)))],
+    [3, () => token.slice(0, rng.range(0, Math.max(0, token.length - 1)))],
     [3, () => {
-      const i = rng.int(0, token.length - 1);
+      const i = rng.range(0, token.length - 1);
       const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
       return `${token.slice(0, i)}${rng.pick([...alphabet])}${token.slice(i + 1)}`;
     }],
@@ -210,7 +210,7 @@ function resourceQuery(rng: Rng, pool: TokenPool, pathCluster: boolean, pathName
   const params: Param[] = [];
   let expectEmpty: string | undefined;
   let watch = false;
-  const n = rng.int(0, 6);
+  const n = rng.range(0, 6);
   for (let i = 0; i < n; i++) {
     const which = rng.weighted<string>([
       [6, 'limit'], [3, 'continue'], [8, 'labelSelector'], [7, 'fieldSelector'], [3, 'clusters'], [3, 'namespaces'], [3, 'names'],
@@ -279,7 +279,7 @@ function resourceQuery(rng: Rng, pool: TokenPool, pathCluster: boolean, pathName
         params.push({ key: rng.chance(0.5) ? scalarValue(rng) : rng.pick(FRAGMENTS), value: scalarValue(rng) });
         break;
       case 'duplicate': {
-        const prev = params[rng.int(0, Math.max(0, params.length - 1))];
+        const prev = params[rng.range(0, Math.max(0, params.length - 1))];
         if (prev) params.push({ key: prev.key, value: scalarValue(rng) });
         break;
       }
@@ -342,9 +342,9 @@ function randomPath(rng: Rng): string {
       '/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters/member-1', '/openapi/v2', '/openapi/v3', '/favicon.ico', `${P}`, `${P}/api`, `${P}/apis`,
       `${P}/api/v1`, `${P}/apis/apps`, `${P}/apis/apps/v1`, `${P}/clusters/member-1/api/v1`, `${P}/clusters/member-1/apis`, `${P}/version`,
       `${P}/clusters/member-2/version`, `${P}/clusters`, `${P}/clusters/`, `${P}/clusters/member-1`, `${C}`, `${C}/any`, `${C}/workloads`])],
-    [2, () => `/${Array.from({ length: rng.int(1, 12) }, () => enc(rng, rng.chance(0.5) ? rng.pick(FRAGMENTS) : scalarValue(rng))).join('/')}`],
-    [1, () => `${P}/${Array.from({ length: rng.int(1, 9) }, () => rng.pick(['api', 'apis', 'v1', 'clusters', 'namespaces', 'watch', 'pods', '..', '.', '', '%2F', 'x'])).join('/')}`],
-    [1, () => `/${'a/'.repeat(rng.int(100, 3000))}`],
+    [2, () => `/${Array.from({ length: rng.range(1, 12) }, () => enc(rng, rng.chance(0.5) ? rng.pick(FRAGMENTS) : scalarValue(rng))).join('/')}`],
+    [1, () => `${P}/${Array.from({ length: rng.range(1, 9) }, () => rng.pick(['api', 'apis', 'v1', 'clusters', 'namespaces', 'watch', 'pods', '..', '.', '', '%2F', 'x'])).join('/')}`],
+    [1, () => `/${'a/'.repeat(rng.range(100, 3000))}`],
     [1, () => `${P}/api/v1/pods${rng.pick(['/../../../../etc/passwd', '/..%2f..%2f', '%00', ';x=y', '/%2e%2e/%2e%2e', '\\..\\..'])}`],
     [1, () => `//${rng.pick(['', 'evil.example'])}${P}/api/v1/pods`],
   ])();
@@ -354,7 +354,7 @@ function headers(rng: Rng): Record<string, string> {
   const h: Record<string, string> = {};
   // Mostly what kubectl and client-go send, so that most requests get past negotiation to the storage.
   if (rng.chance(0.5)) h.accept = rng.chance(0.7) ? rng.pick(ACCEPTS.slice(0, 8)) : rng.pick(ACCEPTS);
-  if (rng.chance(0.1)) h['user-agent'] = rng.pick(['kubectl/v1.32.0', scalarValue(rng).replace(/[^\x20-\x7e]/g, ''), 'x'.repeat(rng.int(1, 8000))]);
+  if (rng.chance(0.1)) h['user-agent'] = rng.pick(['kubectl/v1.32.0', scalarValue(rng).replace(/[^\x20-\x7e]/g, ''), 'x'.repeat(rng.range(1, 8000))]);
   if (rng.chance(0.05)) h.authorization = rng.pick(['Bearer x', `Bearer ${rng.pick(INJECTIONS).replace(/[^\x20-\x7e]/g, '')}`, 'Basic YWRtaW46YWRtaW4=', 'Bearer', '']);
   if (rng.chance(0.04)) h['impersonate-user'] = 'system:admin';
   if (rng.chance(0.04)) {
@@ -367,7 +367,7 @@ function headers(rng: Rng): Record<string, string> {
     // Oversized headers: past Node's 16 KiB header limit (431) or just under it.
     h['x-pad'] = 'p'.repeat(rng.pick([8000, 15_000, 17_000, 64_000]));
   }
-  if (rng.chance(0.01)) for (let i = 0; i < rng.int(50, 3000); i++) h[`x-many-${i}`] = String(i);
+  if (rng.chance(0.01)) for (let i = 0; i < rng.range(50, 3000); i++) h[`x-many-${i}`] = String(i);
   return h;
 }
 
@@ -376,7 +376,7 @@ function body(rng: Rng): Buffer | undefined {
     [6, () => undefined],
     [2, () => Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: rng.pick(INJECTIONS) } }))],
     [1, () => Buffer.alloc(rng.pick([1024, 65_536, 1_048_576, 8_388_608]), 0x61)],
-    [1, () => Buffer.from(Array.from({ length: rng.int(1, 4096) }, () => rng.int(0, 255)))],
+    [1, () => Buffer.from(Array.from({ length: rng.range(1, 4096) }, () => rng.range(0, 255)))],
   ])();
 }
 
@@ -413,21 +413,21 @@ function rawCase(rng: Rng): RawCase {
       ]))] };
     case 'slowloris': {
       // Headers dribbled a few bytes at a time; sometimes finished (an answer is due), sometimes abandoned.
-      const full = `${ok}User-Agent: slowloris\r\n${'X-A: b\r\n'.repeat(rng.int(0, 20))}\r\n`;
+      const full = `${ok}User-Agent: slowloris\r\n${'X-A: b\r\n'.repeat(rng.range(0, 20))}\r\n`;
       const finish = rng.chance(0.5);
-      const text = finish ? full : full.slice(0, rng.int(5, full.length - 3));
+      const text = finish ? full : full.slice(0, rng.range(5, full.length - 3));
       // At most 40 pieces: a slowloris case lasts under 2.5 s, so the run stays bounded.
-      const size = Math.max(rng.int(1, 8), Math.ceil(text.length / 40));
+      const size = Math.max(rng.range(1, 8), Math.ceil(text.length / 40));
       const chunks: Buffer[] = [];
       for (let i = 0; i < text.length; i += size) chunks.push(b(text.slice(i, i + size)));
-      return { kind: 'raw', label: 'raw:slowloris', delayMs: rng.int(10, 60), abandon: !finish, chunks };
+      return { kind: 'raw', label: 'raw:slowloris', delayMs: rng.range(10, 60), abandon: !finish, chunks };
     }
     case 'pipeline':
-      return { kind: 'raw', label: 'raw:pipeline', delayMs: 0, abandon: false, chunks: [b(`${ok}\r\n`.repeat(rng.int(2, 50)).replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n'))] };
+      return { kind: 'raw', label: 'raw:pipeline', delayMs: 0, abandon: false, chunks: [b(`${ok}\r\n`.repeat(rng.range(2, 50)).replace(/\r\n\r\n$/, '\r\nConnection: close\r\n\r\n'))] };
     case 'garbage':
-      return { kind: 'raw', label: 'raw:garbage', delayMs: 0, abandon: rng.chance(0.3), chunks: [Buffer.from(Array.from({ length: rng.int(1, 20_000) }, () => rng.int(0, 255)))] };
+      return { kind: 'raw', label: 'raw:garbage', delayMs: 0, abandon: rng.chance(0.3), chunks: [Buffer.from(Array.from({ length: rng.range(1, 20_000) }, () => rng.range(0, 255)))] };
     case 'half':
-      return { kind: 'raw', label: 'raw:half', delayMs: 0, abandon: true, chunks: [b(ok.slice(0, rng.int(1, ok.length)))] };
+      return { kind: 'raw', label: 'raw:half', delayMs: 0, abandon: true, chunks: [b(ok.slice(0, rng.range(1, ok.length)))] };
     case 'huge-line':
       return { kind: 'raw', label: 'raw:huge-line', delayMs: 0, abandon: false, chunks: [b(`GET ${P}/api/v1/pods?x=${'a'.repeat(rng.pick([20_000, 100_000, 1_000_000]))} HTTP/1.1\r\nHost: x\r\n\r\n`)] };
     default:
@@ -444,7 +444,7 @@ export function generate(rng: Rng, pool: TokenPool): FuzzCase {
       const r = resourcePath(rng);
       const q = resourceQuery(rng, pool, r.cluster, r.namespace);
       const c: HttpCase = { kind: 'http', label: q.watch ? 'resource:watch' : r.name ? 'resource:get' : 'resource:list', method: 'GET', path: sendable(`${r.path}${queryString(rng, q.params)}`), headers: headers(rng) };
-      if (q.watch || r.path.includes('/watch/')) c.watchMs = rng.int(20, 400);
+      if (q.watch || r.path.includes('/watch/')) c.watchMs = rng.range(20, 400);
       if (r.injectedName) c.expectEmpty = 'name in path';
       else if (q.expectEmpty && !r.name) c.expectEmpty = q.expectEmpty;
       if (!r.name && !c.watchMs && q.params.some((p) => p.key === 'limit')) c.harvest = true;
@@ -458,7 +458,7 @@ export function generate(rng: Rng, pool: TokenPool): FuzzCase {
         if (rng.chance(0.5)) params.push({ key: 'resources', value: rng.pick(['apps/deployments', '/pods', 'apps/v1/deployments', '//pods', 'x', rng.pick(INJECTIONS), scalarValue(rng)]) });
       }
       params.push(...resourceQuery(rng, pool, false, false).params.filter((p) => p.key !== 'watch'));
-      if (!params.some((p) => p.key === 'limit') && rng.chance(0.8)) params.push({ key: 'limit', value: String(rng.int(1, 50)) });
+      if (!params.some((p) => p.key === 'limit') && rng.chance(0.8)) params.push({ key: 'limit', value: String(rng.range(1, 50)) });
       return { kind: 'http', label: 'collection', method: 'GET', path: sendable(`${C}/${enc(rng, name)}${queryString(rng, params)}`), headers: headers(rng) };
     }
     case 'path':
@@ -474,14 +474,14 @@ export function generate(rng: Rng, pool: TokenPool): FuzzCase {
       const h = headers(rng);
       h.accept = rng.pick(ACCEPTS);
       h['x-pad'] = 'p'.repeat(rng.pick([100, 8000, 15_000, 17_000, 100_000]));
-      return { kind: 'http', label: 'headers', method: 'GET', path: sendable(`${r.path}?limit=${rng.int(1, 20)}`), headers: h };
+      return { kind: 'http', label: 'headers', method: 'GET', path: sendable(`${r.path}?limit=${rng.range(1, 20)}`), headers: h };
     }
     case 'raw':
       return rawCase(rng);
     case 'slow':
       return rng.chance(0.5)
-        ? { kind: 'slow-read', label: 'slow:stalled', path: rng.pick([`${P}/api/v1/pods`, `${C}/any?groups=*`, `${P}/api/v1/pods?watch=true`]), mode: 'stalled', holdMs: rng.int(200, 1500) }
-        : { kind: 'slow-read', label: 'slow:trickle', path: rng.pick([`${P}/api/v1/pods`, `${P}/apis/apps/v1/deployments`]), mode: 'trickle', holdMs: rng.int(200, 1500) };
+        ? { kind: 'slow-read', label: 'slow:stalled', path: rng.pick([`${P}/api/v1/pods`, `${C}/any?groups=*`, `${P}/api/v1/pods?watch=true`]), mode: 'stalled', holdMs: rng.range(200, 1500) }
+        : { kind: 'slow-read', label: 'slow:trickle', path: rng.pick([`${P}/api/v1/pods`, `${P}/apis/apps/v1/deployments`]), mode: 'trickle', holdMs: rng.range(200, 1500) };
     default: {
       // Continue tokens replayed as issued (valid), on another list (foreign), or damaged.
       const t = pool.pick(rng);

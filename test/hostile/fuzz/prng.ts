@@ -1,34 +1,8 @@
-// A small seeded PRNG (mulberry32): the same seed gives the same request stream, so any finding can be replayed.
+// The simulator's seeded PRNG (mulberry32), plus the two draws the fuzzer needs: the same seed gives the same request
+// stream, so any finding can be replayed.
+import { Rng as SimRng } from '../../../src/sim/prng.js';
 
-export class Rng {
-  private state: number;
-
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [min, max]. */
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.next() * xs.length)] as T;
-  }
-
+export class Rng extends SimRng {
   /** Picks by weight: [[weight, value], …]. */
   weighted<T>(choices: readonly (readonly [number, T])[]): T {
     const total = choices.reduce((s, [w]) => s + w, 0);
@@ -42,6 +16,6 @@ export class Rng {
 
   /** A fresh seed for a sub-generator. */
   fork(): Rng {
-    return new Rng(Math.floor(this.next() * 4294967296));
+    return new Rng(this.u32());
   }
 }

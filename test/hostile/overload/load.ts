@@ -66,12 +66,12 @@ function summary(xs: number[]): LatencySummary {
 
 /** The request mix of a client: paged lists with selectors, small unpaged lists, gets, tables, discovery, collections. */
 function nextPath(rng: Rng): { path: string; accept?: string } {
-  const c = clusterName(rng.int(0, 4));
+  const c = clusterName(rng.range(0, 4));
   return rng.weighted<() => { path: string; accept?: string }>([
     [30, () => ({ path: `${P}/api/v1/pods?limit=50${rng.chance(0.5) ? `&labelSelector=${encodeURIComponent(`tier=${rng.pick(['frontend', 'backend'])}`)}` : ''}` })],
     [10, () => ({ path: `${P}/clusters/${c}/apis/apps/v1/deployments` })],
     [10, () => {
-      const d = rng.int(0, 79);
+      const d = rng.range(0, 79);
       return { path: `${P}/clusters/${c}/api/v1/namespaces/${NAMESPACES[d % NAMESPACES.length]}/configmaps/app-${d}-config` };
     }],
     [10, () => ({ path: `${P}/api/v1/pods?limit=100&fieldSelector=${encodeURIComponent(`status.phase=${rng.pick(['Running', 'Pending'])}`)}`, accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' })],
