@@ -101,11 +101,13 @@ export class ClusterSynchro {
       let r = g.resources.find((x) => x.name === t.resource);
       if (!r) g.resources.push((r = { name: t.resource, kind: synchro.kind, namespaced: synchro.namespaced, syncConditions: [] }));
       const st = synchro.status;
+      // A resource past its pending start is stopped while storage refuses writes, whatever its own state says.
+      const paused = storageDown && st.status !== 'Pending';
       const cond: ClusterResourceSyncCondition = {
         version: t.version,
-        status: storageDown && st.status !== 'Pending' ? 'Stop' : st.status,
-        reason: storageDown && st.status !== 'Pending' ? 'StorageExpection' : st.reason,
-        message: storageDown && st.status !== 'Pending' ? `storage writes failing: ${this.d.queue.storageError}` : st.message,
+        status: paused ? 'Stop' : st.status,
+        reason: paused ? 'StorageExpection' : st.reason,
+        message: paused ? `storage writes failing: ${this.d.queue.storageError}` : st.message,
         initialListPhase: st.initialListPhase,
         lastTransitionTime: st.lastTransitionTime,
         count: st.count,
