@@ -64,7 +64,9 @@ export function faultsSuite(backend: Backend): void {
       await c!.faults.up();
       await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 10_000);
       await h.converged();
-      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+      // Ready follows cluster health; the per-resource state reaches the stored status with the next status write
+      // (about a second later), so wait for it as for the pause above.
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not resume syncing');
       expect(h.lists(c!, '/api/v1/pods', since)).toBe(0);
     });
 
