@@ -1,6 +1,6 @@
 // `clusterpedia show clusters|resources`: what the synchro reports and what storage holds, for troubleshooting.
 import { Command } from 'commander';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../kube/yaml.js';
 import { openStorage } from '../storage/open.js';
 import { sleep } from '../lib/lifecycle.js';
 import { loggerFor, shutdownSignal } from './context.js';

@@ -33,7 +33,7 @@ export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number
     labelsPath: ['metadata', 'labels'],
   };
   const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${head}`, sql`(c.type = 'DELETED' OR r.id IS NOT NULL)`, ...filterConditions(d, filter, refs)];
-  return sql`SELECT c.type, ${rowColumns(d, refs, false)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
+  return sql`SELECT c.type, ${rowColumns(d, refs)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
 }
 
 /** A row of changesQuery() as a Change. */

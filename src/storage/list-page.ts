@@ -47,7 +47,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     offset = Math.max(0, Math.floor(q.continue.offset));
   }
   const where = and(conds);
-  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, q.onlyMetadata === true);
+  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, q);
   // limit+1: the extra row only tells whether there is a next page; it is never served.
   const paging = sql.join(
     [limit > 0 ? sql`LIMIT ${limit + 1}` : undefined, offset !== undefined ? (limit > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(

@@ -30,6 +30,9 @@ export interface QueryDialect {
   inSubquery(expr: SQL, subquery: SQL): SQL;
   /** TRUE when `needle` occurs in `expr` (case-sensitive; no pattern characters). */
   contains(expr: SQL, needle: string): SQL;
-  /** The served JSON text of `doc`: whole, or only {apiVersion, kind, metadata}. */
-  objectText(doc: SQL, onlyMetadata: boolean): SQL;
+  /**
+   * The served JSON of `doc`: whole, or only {apiVersion, kind, metadata}; as its UTF-8 bytes when `bytes` is set and
+   * the driver can hand them over without a decode (else as text).
+   */
+  objectText(doc: SQL, onlyMetadata: boolean, bytes: boolean): SQL;
 }

@@ -164,6 +164,11 @@ export interface ListQuery {
   withRemainingCount?: boolean;
   /** Return only apiVersion, kind and metadata of each object. */
   onlyMetadata?: boolean;
+  /**
+   * Read each object as its UTF-8 bytes (StoredRow.bytes), for a caller that copies objects out unchanged: no decode
+   * into a JS string and no re-encode on the way to a socket. A backend may ignore it; `object` is always usable.
+   */
+  objectBytes?: boolean;
 }
 
 /** A stored row as read. `object` is JSON text exactly as served (revision in metadata.resourceVersion). */
@@ -183,6 +188,8 @@ export interface StoredRow {
   /** ISO timestamp or '' when the object had none. */
   createdAt: string;
   object: string;
+  /** The object's UTF-8 bytes, when the query asked for them (ListQuery.objectBytes) and the backend read them so. */
+  readonly bytes?: Buffer;
 }
 
 /** One page of a list. `rows` is streamed: a large unpaged list is never materialised. */

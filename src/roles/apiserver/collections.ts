@@ -62,6 +62,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   // --max-page-size applies to collections as to any list; a page the server cut always carries its token.
   const capped = (parsed.query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;
+  if (neg.transform === 'none') parsed.query.objectBytes = true; // copied to the socket as stored
   const page = await d.storage.list(parsed.query, ctx.signal);
   const meta = (): ListMeta => {
     const m: ListMeta = { resourceVersion: page.revision };
@@ -97,7 +98,8 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   let first = true;
   for await (const row of rows) {
     note(row);
-    await out.write((first ? '' : ',') + row.object);
+    if (!first) await out.write(',');
+    await out.write(row.bytes ?? row.object);
     first = false;
   }
   const m = meta();

@@ -1,5 +1,5 @@
 // YAML lists rendered item by item from the JSON renderer's pieces, so a YAML list streams like a JSON one.
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../kube/yaml.js';
 import type { ListMeta } from '../../kube/types.js';
 import type { StoredRow } from '../../storage/types.js';
 import type { ListRenderer } from './render.js';
@@ -26,9 +26,9 @@ export function yamlListRenderer(json: ListRenderer): ListRenderer {
       delete head[arrayKey];
       return Object.keys(head).length ? toYaml(head) : '';
     },
+    separator: '',
     item(row: StoredRow) {
-      const piece = json.item(row);
-      const obj: unknown = JSON.parse(piece.startsWith(',') ? piece.slice(1) : piece);
+      const obj: unknown = JSON.parse(json.item(row).toString());
       return `${items++ === 0 ? `${arrayKey}:\n` : ''}${sequenceEntry(toYaml(obj))}`;
     },
     tail(meta: ListMeta) {

@@ -4,12 +4,16 @@ import type { TablePrinter } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { StoredRow } from '../../storage/types.js';
 import type { Transform } from './negotiate.js';
+import type { Piece } from './stream-writer.js';
 import type { EventEncoder, EventType } from './watch.js';
 
 /** A list body in three parts, so items can be streamed between them. */
 export interface ListRenderer {
   head(): string;
-  item(row: StoredRow): string;
+  /** Written between two items. */
+  separator: string;
+  /** One item; a row read as bytes (StoredRow.bytes) is passed through as they are where the form allows. */
+  item(row: StoredRow): Piece;
   /** Closes the body; list metadata comes last because the continue token is known only after the last row. */
   tail(meta: ListMeta): string;
 }
@@ -31,27 +35,20 @@ function listMetaJson(meta: ListMeta): string {
   return JSON.stringify(m);
 }
 
-function metadataOnly(row: StoredRow): string {
-  const o = JSON.parse(row.object) as KubeObject;
+function metadataOnly(text: string): string {
+  const o = JSON.parse(text) as KubeObject;
   return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata ?? {} });
 }
 
 export function listRenderer(c: RenderContext): ListRenderer {
-  let first = true;
-  const sep = (): string => {
-    if (first) {
-      first = false;
-      return '';
-    }
-    return ',';
-  };
   switch (c.transform) {
     case 'Table': {
       const p = c.printer;
       if (!p) throw new Error('Table rendering needs a printer');
       return {
         head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
-        item: (row) => sep() + JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now())),
+        separator: ',',
+        item: (row) => JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now())),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     }
@@ -59,13 +56,15 @@ export function listRenderer(c: RenderContext): ListRenderer {
     case 'PartialObjectMetadataList':
       return {
         head: () => '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","items":[',
-        item: (row) => sep() + metadataOnly(row),
+        separator: ',',
+        item: (row) => metadataOnly(row.object),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     case 'none':
       return {
         head: () => `{"kind":${JSON.stringify(c.listKind)},"apiVersion":${JSON.stringify(c.apiVersion)},"items":[`,
-        item: (row) => sep() + row.object,
+        separator: ',',
+        item: (row) => row.bytes ?? row.object,
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
   }
@@ -84,7 +83,7 @@ export function renderOne(c: RenderContext, row: StoredRow): unknown {
     }
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
-      return JSON.parse(metadataOnly(row));
+      return JSON.parse(metadataOnly(row.object));
     case 'none':
       return JSON.parse(row.object);
   }
@@ -130,7 +129,7 @@ export function eventEncoder(c: RenderContext): EventEncoder {
         }
         case 'PartialObjectMetadata':
         case 'PartialObjectMetadataList':
-          object = metadataOnly({ ...row, object: text });
+          object = metadataOnly(text);
           break;
         case 'none':
           object = text;

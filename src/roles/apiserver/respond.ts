@@ -1,6 +1,6 @@
 // Writing whole responses: JSON/YAML documents and Status errors (the one renderer every error goes through).
 import type { ServerResponse } from 'node:http';
-import { stringify as toYaml } from 'yaml';
+import { toYaml } from '../../kube/yaml.js';
 import { isStatusError, status as makeStatus, type Status } from '../../kube/status.js';
 import { isStorageError } from '../../storage/errors.js';
 import type { Logger } from '../../lib/log.js';

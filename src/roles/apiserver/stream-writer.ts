@@ -1,37 +1,55 @@
 // Writes a response body piece by piece, waiting for 'drain' so a slow client slows the database cursor, not memory.
 import type { ServerResponse } from 'node:http';
 
+/** A piece of a body: text, or bytes copied out as they are (objects read as UTF-8, ListQuery.objectBytes). */
+export type Piece = string | Buffer;
+
 export class StreamWriter {
-  private buffered: string[] = [];
+  private buffered: Piece[] = [];
   private bufferedBytes = 0;
+  private hasBytes = false;
 
   constructor(
     private readonly res: ServerResponse,
-    /** Pieces are gathered into writes of about this many characters (fewer syscalls than one per object). */
-    private readonly chunkChars = 64 * 1024,
+    /** Pieces are gathered into writes of about this many bytes (fewer syscalls than one per object). */
+    private readonly chunkBytes = 64 * 1024,
   ) {}
 
-  /** Queues `s`; flushes to the socket when the chunk is full, waiting if the socket is saturated. */
-  async write(s: string): Promise<void> {
-    this.buffered.push(s);
-    this.bufferedBytes += s.length;
-    if (this.bufferedBytes >= this.chunkChars) await this.flush();
+  /** Queues `p`; flushes to the socket when the chunk is full, waiting if the socket is saturated. */
+  async write(p: Piece): Promise<void> {
+    this.buffered.push(p);
+    this.bufferedBytes += p.length;
+    if (typeof p !== 'string') this.hasBytes = true;
+    if (this.bufferedBytes >= this.chunkBytes) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.buffered.length === 0) return;
-    const chunk = this.buffered.join('');
-    this.buffered = [];
-    this.bufferedBytes = 0;
+    const chunk = this.take();
     if (this.res.destroyed) throw new ClientGoneError();
     if (!this.res.write(chunk)) await drained(this.res);
   }
 
-  async end(s = ''): Promise<void> {
-    if (s) this.buffered.push(s);
-    const chunk = this.buffered.join('');
-    this.buffered = [];
+  async end(p: Piece = ''): Promise<void> {
+    if (p.length) await this.write(p);
+    const chunk = this.take();
     await new Promise<void>((resolve) => this.res.end(chunk, () => resolve()));
+  }
+
+  /** The queued pieces as one write: joined text, or, once any bytes are queued, one buffer (text encoded into it). */
+  private take(): Piece {
+    const pieces = this.buffered;
+    const bytes = this.hasBytes;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    this.hasBytes = false;
+    if (!bytes) return pieces.join('');
+    let size = 0;
+    for (const p of pieces) size += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
+    const out = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const p of pieces) at += typeof p === 'string' ? out.write(p, at) : p.copy(out, at);
+    return out;
   }
 }
 

@@ -66,6 +66,7 @@ export const postgresQuery: QueryDialect = {
   contains(expr, needle) {
     return sql`strpos(${expr}, ${needle}) > 0`;
   },
+  // postgres.js decodes every text column; bytes would have to come as bytea, hex-encoded on the wire: text it is.
   objectText(doc, onlyMetadata) {
     if (!onlyMetadata) return sql`(${doc})::text`;
     return sql`jsonb_build_object('apiVersion', ${doc} -> 'apiVersion', 'kind', ${doc} -> 'kind', 'metadata', ${doc} -> 'metadata')::text`;

@@ -173,7 +173,7 @@ class PostgresStorage implements Storage {
     const c = resourceColumns('r');
     const rows = await this.rows(
       'get',
-      sql`SELECT ${rowColumns(postgresQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, false)} FROM resources r
+      sql`SELECT ${rowColumns(postgresQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') })} FROM resources r
         WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`,
     );
     return rows[0] ? toStoredRow(rows[0]) : undefined;

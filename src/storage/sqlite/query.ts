@@ -49,8 +49,9 @@ export const sqliteQuery: QueryDialect = {
   contains(expr, needle) {
     return sql`instr(${expr}, ${needle}) > 0`;
   },
-  objectText(doc, onlyMetadata) {
-    if (!onlyMetadata) return doc;
-    return sql`json_object('apiVersion', ${doc} -> '$.apiVersion', 'kind', ${doc} -> '$.kind', 'metadata', ${doc} -> '$.metadata')`;
+  objectText(doc, onlyMetadata, bytes) {
+    const text = onlyMetadata ? sql`json_object('apiVersion', ${doc} -> '$.apiVersion', 'kind', ${doc} -> '$.kind', 'metadata', ${doc} -> '$.metadata')` : doc;
+    // A TEXT value CAST to BLOB is the same UTF-8 bytes; better-sqlite3 returns a BLOB as a Buffer.
+    return bytes ? sql`CAST(${text} AS BLOB)` : text;
   },
 };

@@ -170,7 +170,7 @@ class SqliteStorage implements Storage {
 
   async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
     const c = resourceColumns('r');
-    const q = sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, false)} FROM resources r
+    const q = sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') })} FROM resources r
       WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`;
     const rows = this.run('get', () => allRows(this.db, q));
     return rows[0] ? toStoredRow(rows[0]) : undefined;

@@ -1,0 +1,114 @@
+// Lists served as stored go from storage to the socket as bytes (ListQuery.objectBytes): multi-byte UTF-8 must come
+// out intact whatever the page form (read at once, streamed from a cursor, chunked) and across the writer's 64 KB
+// chunks, for resources and collections alike, and every other form must still see the same objects.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/lib/log.js';
+import { openStorage } from '../../../src/storage/open.js';
+import type { Storage } from '../../../src/storage/types.js';
+import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { healthyStatus, pod } from '../../support/fixtures.js';
+
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+const N = 150;
+/** ~4.5 KB of 2-, 3- and 4-byte characters per pod: 150 pods span many 64 KB chunks, splitting characters anywhere. */
+const note = (i: number): string => `grüße ✓ 日本語 🚀 #${i} ${'ü✓日🚀'.repeat(450)}`;
+const names = Array.from({ length: N }, (_, i) => `intl-${String(i).padStart(3, '0')}`);
+
+let dir: string;
+let storage: Storage;
+let api: TestApiserver;
+
+interface Item { metadata: { name: string; annotations: Record<string, string> } }
+
+async function getJson(path: string, accept = 'application/json'): Promise<Record<string, unknown>> {
+  const r = await fetch(`${api.base}${path}`, { headers: { accept } });
+  expect(r.status).toBe(200);
+  // Decoded strictly: a character cut at a chunk boundary would throw here rather than turn into U+FFFD.
+  return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await r.arrayBuffer())) as Record<string, unknown>;
+}
+
+function expectAllNotes(items: Item[], form: string): void {
+  expect(items.map((o) => o.metadata.name).sort(), form).toEqual(names);
+  for (const o of items) expect(o.metadata.annotations.note, form).toBe(note(Number(o.metadata.name.slice(5))));
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cp-list-bytes-'));
+  storage = await openStorage({ url: `sqlite://${join(dir, 'db.sqlite')}` }, { logger: silentLogger() });
+  await storage.migrate();
+  const upserts = names.map((name, i) => {
+    const p = pod('c1', 'intl', name);
+    const meta = (p.object as { metadata: { annotations: Record<string, string> } }).metadata;
+    meta.annotations.note = note(i);
+    return p;
+  });
+  await storage.write({ upserts, deletes: [] });
+  await storage.putClusterStatus('c1', healthyStatus('c1', true));
+  api = await startTestApiserver(storage, (o) => {
+    o.limits.maxPageSize = 0; // an unlimited list streams from a cursor instead of being cut into pages
+  });
+});
+
+afterAll(async () => {
+  await api?.stop();
+  await storage?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('objects copied out as bytes', () => {
+  it('storage hands the same objects with and without objectBytes, bytes equal to their UTF-8', async () => {
+    const read = async (objectBytes: boolean, limit: number): Promise<{ text: string[]; bytes: (Buffer | undefined)[] }> => {
+      const page = await storage.list({ types: { kind: 'one', group: '', version: 'v1', resource: 'pods' }, namespaces: { op: 'in', values: ['intl'] }, limit, objectBytes });
+      const text: string[] = [];
+      const bytes: (Buffer | undefined)[] = [];
+      for await (const r of page.rows) {
+        text.push(r.object);
+        bytes.push(r.bytes);
+      }
+      return { text, bytes };
+    };
+    for (const limit of [0, 100]) {
+      const plain = await read(false, limit);
+      const raw = await read(true, limit);
+      expect(raw.text).toEqual(plain.text);
+      expect(plain.bytes.every((b) => b === undefined)).toBe(true);
+      raw.bytes.forEach((b, i) => expect(b?.equals(Buffer.from(plain.text[i] ?? ''))).toBe(true));
+    }
+  });
+
+  it('an unlimited list (streamed from a cursor) keeps every multi-byte character', async () => {
+    const body = await getJson(`${P}/api/v1/namespaces/intl/pods`);
+    expect(body.kind).toBe('PodList');
+    expectAllNotes(body.items as Item[], 'unlimited');
+  });
+
+  it('a limited page (read at once) and a chunked walk keep them too', async () => {
+    expectAllNotes((await getJson(`${P}/api/v1/namespaces/intl/pods?limit=500`)).items as Item[], 'limit=500');
+    const walked: Item[] = [];
+    let token = '';
+    do {
+      const b = await getJson(`${P}/api/v1/namespaces/intl/pods?limit=7${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+      walked.push(...(b.items as Item[]));
+      token = (b.metadata as { continue?: string }).continue ?? '';
+    } while (token);
+    expectAllNotes(walked, 'limit=7 walk');
+  });
+
+  it('a collection, YAML, metadata-only and Table lists still decode the same objects', async () => {
+    const coll = await getJson('/apis/clusterpedia.io/v1beta1/collectionresources/any?resources=/pods&namespaces=intl');
+    expectAllNotes(coll.items as Item[], 'collection');
+    const meta = await getJson(`${P}/api/v1/namespaces/intl/pods`, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
+    expectAllNotes(meta.items as Item[], 'metadata only');
+    const table = await getJson(`${P}/api/v1/namespaces/intl/pods?includeObject=Object`, 'application/json;as=Table;g=meta.k8s.io;v=v1');
+    expect((table.rows as unknown[]).length).toBe(N);
+    const yaml = await fetch(`${api.base}${P}/api/v1/namespaces/intl/pods`, { headers: { accept: 'application/yaml' } });
+    // YAML is rendered from parsed objects; `yaml` used to fold the long note between an emoji's two UTF-16 halves.
+    expectAllNotes((parseYaml(await yaml.text()) as { items: Item[] }).items, 'yaml');
+    const one = await fetch(`${api.base}${P}/clusters/c1/api/v1/namespaces/intl/pods/intl-007`, { headers: { accept: 'application/yaml' } });
+    expect((parseYaml(await one.text()) as Item).metadata.annotations.note).toBe(note(7));
+  });
+});
