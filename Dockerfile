@@ -34,4 +34,5 @@ COPY --from=build /src/dist ./dist
 USER 1000:1000
 # 8443: HTTPS API (apiserver, binding); 8081: synchro metrics and probes.
 EXPOSE 8443 8081
-ENTRYPOINT ["node", "/app/dist/clusterpedia.mjs"]
+# Node flags as in bin/clusterpedia's first line (test/manifests/dockerfile.test.ts holds them equal).
+ENTRYPOINT ["node", "--max-semi-space-size=4", "/app/dist/clusterpedia.mjs"]

@@ -12,7 +12,7 @@ import type { SimObject } from '../src/sim/index.js';
 import { openStorage } from '../src/storage/open.js';
 import type { Storage, UpsertObject } from '../src/storage/types.js';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
-import { envNumber } from './env.js';
+import { envNumber, shippedNodeFlags } from './env.js';
 
 const CLUSTERS = envNumber('BENCH_CLUSTERS', 100);
 const PODS = envNumber('BENCH_PODS', 10_000);
@@ -130,7 +130,7 @@ function startSynchro(url: string, clustersFile: string, metricsPort: number): C
   const args = ['synchro', '--storage', url, '--clusters', clustersFile, '--metrics-port', String(metricsPort), '--metrics-host', '127.0.0.1', '--log-level', 'warn', '--log-format', 'json'];
   return useTsx
     ? spawn(process.execPath, ['--import', 'tsx', new URL('../src/main.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    : spawn(process.execPath, [...shippedNodeFlags(), bundle, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Initial sync then churn, the synchro in its own process; this one only watches its metrics and storage. */

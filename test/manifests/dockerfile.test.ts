@@ -146,7 +146,12 @@ describe('Dockerfile', () => {
   it('runs the bundle as a numeric non-root user, with better-sqlite3 resolvable next to it', () => {
     const runtime = byName('runtime');
     const last = (op: string): string | undefined => runtime.instructions.filter((i) => i.op === op).at(-1)?.args;
-    expect(last('ENTRYPOINT')).toBe('["node", "/app/dist/clusterpedia.mjs"]');
+    // node's flags are bin/clusterpedia's (its `#!/usr/bin/env -S node …` line): the image runs what the bin runs.
+    const shebang = /^#!\/usr\/bin\/env -S node(.*)$/.exec(readFileSync(join(ROOT, 'bin/clusterpedia'), 'utf8').split('\n', 1)[0] ?? '');
+    expect(shebang).not.toBeNull();
+    const flags = (shebang?.[1] ?? '').split(' ').filter(Boolean);
+    expect(flags).toContain('--max-semi-space-size=4');
+    expect(JSON.parse(last('ENTRYPOINT') ?? '[]')).toEqual(['node', ...flags, '/app/dist/clusterpedia.mjs']);
     const user = last('USER') ?? '';
     expect(user).toMatch(/^\d+(:\d+)?$/);
     expect(Number(user.split(':')[0])).toBeGreaterThan(0);
