@@ -34,5 +34,5 @@ COPY --from=build /src/dist ./dist
 USER 1000:1000
 # 8443: HTTPS API (apiserver, binding); 8081: synchro metrics and probes.
 EXPOSE 8443 8081
-# Node flags as in bin/clusterpedia's first line (test/manifests/dockerfile.test.ts holds them equal).
-ENTRYPOINT ["node", "--max-semi-space-size=4", "/app/dist/clusterpedia.mjs"]
+# bin/clusterpedia runs the bundle with the node flags of the role it is given.
+ENTRYPOINT ["/app/bin/clusterpedia"]

@@ -4,7 +4,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../test/support/postgres-server.js';
-import { shippedNodeFlags } from './env.js';
 
 /** The shipped bundle (`node build.mjs`). */
 export const BUNDLE = new URL('../dist/clusterpedia.mjs', import.meta.url).pathname;
@@ -108,7 +107,7 @@ export async function startApiserver(storageUrl: string, dir: string, extra: str
   const port = await freePort();
   const logFile = join(dir, `apiserver-${port}.log`);
   const out = openSync(logFile, 'w');
-  const args = [...shippedNodeFlags(), bundle, 'apiserver', '--storage', storageUrl, '--migrate', 'true', '--secure-port', '0', '--insecure-port', String(port), '--log-format', 'json', ...extra];
+  const args = [bundle, 'apiserver', '--storage', storageUrl, '--migrate', 'true', '--secure-port', '0', '--insecure-port', String(port), '--log-format', 'json', ...extra];
   const child = spawn(process.execPath, args, { stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -1,5 +1,4 @@
 // Small pieces every benchmark script shares: numeric settings from the environment, and a seeded random source.
-import { readFileSync } from 'node:fs';
 import { Rng as SimRng } from '../src/sim/prng.js';
 
 /** A non-negative number from environment variable `name`, or `fallback`; a bad value stops the run naming it. */
@@ -15,15 +14,4 @@ export type Rng = (n: number) => number;
 export function rng(seed: number): Rng {
   const g = new SimRng(seed);
   return (n) => g.int(n);
-}
-
-/**
- * The node flags clusterpedia ships with: those of bin/clusterpedia's `#!/usr/bin/env -S node …` line (the Dockerfile's
- * ENTRYPOINT has the same). Benchmarks start the bundle with them, so they measure the process users run.
- */
-export function shippedNodeFlags(): string[] {
-  const first = readFileSync(new URL('../bin/clusterpedia', import.meta.url), 'utf8').split('\n', 1)[0] ?? '';
-  const m = /^#!\/usr\/bin\/env -S node(.*)$/.exec(first);
-  if (!m) throw new Error(`bin/clusterpedia: unexpected first line ${JSON.stringify(first)}`);
-  return (m[1] ?? '').split(' ').filter(Boolean);
 }

@@ -12,7 +12,7 @@ import type { SimObject } from '../src/sim/index.js';
 import { openStorage } from '../src/storage/open.js';
 import type { Storage, UpsertObject } from '../src/storage/types.js';
 import { freePort, startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
-import { envNumber, shippedNodeFlags } from './env.js';
+import { envNumber } from './env.js';
 
 const CLUSTERS = envNumber('BENCH_CLUSTERS', 100);
 const PODS = envNumber('BENCH_PODS', 10_000);
@@ -123,14 +123,18 @@ function rssOf(pid: number): { rss: number; peak: number; anon: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon') };
 }
 
-/** The synchro as users run it: the bundle (or src/main.ts through tsx when BENCH_TSX=1), in its own process. */
+/**
+ * The synchro as users run it: bin/clusterpedia (the bundle with the synchro's node flags; the image's ENTRYPOINT), or
+ * src/main.ts through tsx when BENCH_TSX=1, in its own process.
+ */
 function startSynchro(url: string, clustersFile: string, metricsPort: number): ChildProcess {
   const bundle = new URL('../dist/clusterpedia.mjs', import.meta.url).pathname;
+  const bin = new URL('../bin/clusterpedia', import.meta.url).pathname;
   const useTsx = process.env.BENCH_TSX === '1' || !existsSync(bundle);
   const args = ['synchro', '--storage', url, '--clusters', clustersFile, '--metrics-port', String(metricsPort), '--metrics-host', '127.0.0.1', '--log-level', 'warn', '--log-format', 'json'];
   return useTsx
     ? spawn(process.execPath, ['--import', 'tsx', new URL('../src/main.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn(process.execPath, [...shippedNodeFlags(), bundle, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    : spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Initial sync then churn, the synchro in its own process; this one only watches its metrics and storage. */

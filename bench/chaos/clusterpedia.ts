@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { sleep } from '../../src/lib/lifecycle.js';
-import { shippedNodeFlags } from '../env.js';
 
 export interface UnplannedExit {
   atMs: number;
@@ -162,7 +161,7 @@ export class Clusterpedia {
     this.incarnations++;
     this.line(JSON.stringify({ chaos: 'start', incarnation: this.incarnations, atMs: this.o.clock() }));
     // SIGUSR2 writes a Node diagnostic report into cwd: taken when a shutdown hangs.
-    const node = [...shippedNodeFlags(), '--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.o.cwd}`];
+    const node = ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.o.cwd}`];
     const child = spawn(process.execPath, [...node, this.o.bundle, ...this.o.args, '--log-format', 'json'], { cwd: this.o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let buf = '';

@@ -1,9 +1,11 @@
-// The shipped artifact: dist/clusterpedia.mjs answers --help, --version and migrate, with the documented exit codes.
+// The shipped artifact: dist/clusterpedia.mjs answers --help, --version and migrate, with the documented exit codes;
+// bin/clusterpedia runs it with the node flags of its role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runBundle } from '../support/bundle.js';
+import { join, resolve } from 'node:path';
+import { ROOT, runBundle } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 let dir: string;
@@ -73,5 +75,36 @@ describe('dist/clusterpedia.mjs', () => {
     const unreachable = await runBundle(['migrate', '--storage', 'postgres://u@127.0.0.1:1/db', '--log-level', 'silent']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('bin/clusterpedia', () => {
+  /** Starts `bin/clusterpedia <args>` and returns node's command line once the launcher has exec'd it. */
+  async function nodeCommandLine(args: string[]): Promise<string[]> {
+    const child = spawn(join(ROOT, 'bin/clusterpedia'), args, { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 200; i++) {
+        const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+        if (argv.some((a) => a.endsWith('clusterpedia.mjs'))) return argv.map((a) => (a.endsWith('.mjs') ? resolve(a) : a));
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error('bin/clusterpedia never ran the bundle');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  it('runs the bundle; the synchro with a 4 MB young generation, other roles with V8 defaults', async () => {
+    const clusters = join(dir, 'clusters.yaml');
+    writeFileSync(clusters, '');
+    const synchro = await nodeCommandLine(['synchro', '--storage', `sqlite:${join(dir, 'bin-synchro.db')}`, '--clusters', clusters, '--metrics-port', '0']);
+    expect(synchro[0]).toMatch(/node$/);
+    expect(synchro.slice(1, 3)).toEqual(['--max-semi-space-size=4', join(ROOT, 'dist/clusterpedia.mjs')]);
+    expect(synchro.slice(3, 4)).toEqual(['synchro']);
+    const apiserver = await nodeCommandLine(['apiserver', '--storage', `sqlite:${join(dir, 'bin-api.db')}`, '--secure-port', '0', '--insecure-port', '0']);
+    expect(apiserver.slice(1, 3)).toEqual([join(ROOT, 'dist/clusterpedia.mjs'), 'apiserver']);
+    const v = spawnSync(join(ROOT, 'bin/clusterpedia'), ['--version'], { encoding: 'utf8' });
+    expect(v.status).toBe(0);
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 });
