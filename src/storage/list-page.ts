@@ -47,7 +47,10 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     offset = Math.max(0, Math.floor(q.continue.offset));
   }
   const where = and(conds);
-  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, q);
+  // Objects come as bytes only in pages read at once: a streamed list would leave its Buffers (external memory,
+  // freed only by a GC) piling up by the tens of MB, where text is freed as each write completes.
+  const objectBytes = q.objectBytes === true && limit > 0 && limit <= MATERIALISE_LIMIT;
+  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, { onlyMetadata: q.onlyMetadata === true, objectBytes });
   // limit+1: the extra row only tells whether there is a next page; it is never served.
   const paging = sql.join(
     [limit > 0 ? sql`LIMIT ${limit + 1}` : undefined, offset !== undefined ? (limit > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(

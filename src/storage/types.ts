@@ -166,7 +166,8 @@ export interface ListQuery {
   onlyMetadata?: boolean;
   /**
    * Read each object as its UTF-8 bytes (StoredRow.bytes), for a caller that copies objects out unchanged: no decode
-   * into a JS string and no re-encode on the way to a socket. A backend may ignore it; `object` is always usable.
+   * into a JS string and no re-encode on the way to a socket. Honoured for pages read at once (a limit up to 1000)
+   * where the driver allows; a backend may ignore it, and `object` is always usable.
    */
   objectBytes?: boolean;
 }

@@ -48,7 +48,11 @@ export class StreamWriter {
     for (const p of pieces) size += typeof p === 'string' ? Buffer.byteLength(p) : p.length;
     const out = Buffer.allocUnsafe(size);
     let at = 0;
-    for (const p of pieces) at += typeof p === 'string' ? out.write(p, at) : p.copy(out, at);
+    for (const p of pieces) {
+      if (typeof p !== 'string') at += p.copy(out, at);
+      else if (p.length === 1 && p.charCodeAt(0) < 0x80) out[at++] = p.charCodeAt(0); // a separator: no encoder call
+      else at += out.write(p, at);
+    }
     return out;
   }
 }
