@@ -29,6 +29,16 @@ describe('dist/clusterpedia.mjs', () => {
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it('--heap-growing-percent is a process setting of the apiserver and the synchro, checked before anything starts', async () => {
+    for (const role of ['apiserver', 'synchro']) {
+      const help = await runBundle([role, '--help']);
+      expect(help.stdout, role).toMatch(/--heap-growing-percent <n> .*\(default: 50/);
+      const bad = await runBundle([role, '--heap-growing-percent', 'abc', '--storage', 'sqlite::memory:']);
+      expect(bad.code, role).toBe(2);
+      expect(bad.stderr, role).toMatch(/--heap-growing-percent <n>' argument 'abc' is invalid/);
+    }
+  });
+
   it('migrate creates a fresh SQLite schema, then is a no-op', async () => {
     const url = `sqlite:${join(dir, 'fresh.db')}`;
     const first = await runBundle(['migrate', '--storage', url, '--log-level', 'warn']);

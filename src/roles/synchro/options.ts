@@ -57,7 +57,7 @@ export interface SynchroOptions {
   /**
    * V8 old-generation growing factor, percent over the live heap (V8's --heap-growing-percent; 0 keeps V8's own).
    * An initial sync turns over ~50 MB/s of parsed objects; V8's default lets the heap grow to 2–4× the live set
-   * before collecting. Applied by runSynchro only (process-wide; binding leaves the apiserver's process alone).
+   * before collecting. Applied by runSynchro (process-wide: in binding it is the one setting of the shared heap).
    */
   heapGrowingPercent: number;
   /** /metrics, /healthz, /readyz, /livez; 0 = off. */

@@ -1,5 +1,4 @@
 // The synchro role's composition root (STYLE §3): storage, write queue, cluster manager, sources, metrics — then runAll.
-import { setFlagsFromString } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -8,6 +7,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runLeaderElection, type LeaseLock } from '../../lib/leader-election.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { setHeapGrowingPercent } from '../../lib/v8-heap.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { openStorage } from '../../storage/open.js';
@@ -136,7 +136,7 @@ async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {
 /** Runs the synchro role until `deps.signal` aborts (or a part fails). */
 export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'synchro' });
-  if (options.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${Math.round(options.heapGrowingPercent)}`);
+  setHeapGrowingPercent(options.heapGrowingPercent);
   const owned = !deps.storage;
   const storage: Storage = deps.storage ?? (await open(options, logger));
   try {
