@@ -11,6 +11,11 @@ import type { ListPage, ListQuery, StoredRow } from './types.js';
 
 /** Pages up to this size are read at once and the connection is given back before the rows are served. */
 const MATERIALISE_LIMIT = 1000;
+
+/** Whether a page of `limit` rows is read at once (else it streams from a cursor). */
+function readAtOnce(limit: number): boolean {
+  return limit > 0 && limit <= MATERIALISE_LIMIT;
+}
 /** Rows per cursor fetch when streaming. */
 const CHUNK = 500;
 
@@ -49,7 +54,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   const where = and(conds);
   // Objects come as bytes only in pages read at once: a streamed list would leave its Buffers (external memory,
   // freed only by a GC) piling up by the tens of MB, where text is freed as each write completes.
-  const objectBytes = q.objectBytes === true && limit > 0 && limit <= MATERIALISE_LIMIT;
+  const objectBytes = q.objectBytes === true && readAtOnce(limit);
   const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, { onlyMetadata: q.onlyMetadata === true, objectBytes });
   // limit+1: the extra row only tells whether there is a next page; it is never served.
   const paging = sql.join(
@@ -110,7 +115,7 @@ export async function readPage(snap: Snapshot, st: ListStatements, signal: Abort
     };
     const continueToken = (): string | undefined => (more && lastKeys ? st.nextToken(lastKeys as KeyValue[]) : undefined);
 
-    if (st.limit > 0 && st.limit <= MATERIALISE_LIMIT) {
+    if (readAtOnce(st.limit)) {
       const all = await snap.all(st.page);
       await release();
       const rows: StoredRow[] = [];
