@@ -37,8 +37,14 @@ export class Churn {
     this.stop();
     if (eventsPerSecond <= 0) return;
     const tickMs = 50;
+    // The budget grows with the time that really passed, not with the nominal tick: a busy process fires its timers
+    // late, and counting ticks would quietly slow the churn to whatever rate the event loop allows. At most one
+    // second's worth is carried over.
+    let last = performance.now();
     this.timer = setInterval(() => {
-      this.budget = Math.min(this.budget + (eventsPerSecond * tickMs) / 1000, Math.max(1, eventsPerSecond));
+      const now = performance.now();
+      this.budget = Math.min(this.budget + (eventsPerSecond * (now - last)) / 1000, Math.max(1, eventsPerSecond));
+      last = now;
       while (this.budget >= 1) this.budget -= Math.max(1, this.step(1));
     }, tickMs);
     this.timer.unref();

@@ -50,6 +50,24 @@ describe('churn', () => {
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);
   });
 
+  it('keeps its rate when the process is too busy to fire its timer on time', async () => {
+    const c = await cluster();
+    const rev = c.revision;
+    c.churn.start(200);
+    // Block the event loop for 150 ms out of every 200: the 50 ms timer fires about five times a second.
+    const busy = setInterval(() => {
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+    }, 50);
+    await new Promise((r) => setTimeout(r, 1500));
+    clearInterval(busy);
+    c.churn.stop();
+    const made = c.revision - rev;
+    // Counting nominal ticks would give ~75 events (7-8 ticks × 10); counting elapsed time gives ~300.
+    expect(made).toBeGreaterThan(180);
+    expect(made).toBeLessThan(450);
+  });
+
   it('runs at about the requested rate and stops', async () => {
     const c = await cluster();
     const rev = c.revision;
