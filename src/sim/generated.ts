@@ -8,13 +8,19 @@ import { buildCronJob, buildDaemonSet, buildDeployment, buildJob, buildReplicaSe
 import type { Topology, Workload } from './topology.js';
 import type { SimObject } from './types.js';
 
-/** Generated objects of one group-resource in key order; nothing but refs is kept in memory. */
+/**
+ * Generated objects of one group-resource in key order. At rest only numeric refs are kept; a key is remembered once
+ * something has asked for it (a lookup's binary search asks for ~14), since deriving one from the seed costs a
+ * microsecond or more and churn looks keys up for every change it makes. Objects are always built on demand.
+ */
 export class BaseSet {
   private readonly refs: Float64Array;
+  private readonly keys: (string | undefined)[];
   constructor(refs: number[], private readonly keyOf: (ref: number) => string, private readonly build: (ref: number) => SimObject) {
     const keys = refs.map(keyOf);
     const order = refs.map((_, i) => i).sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1));
     this.refs = Float64Array.from(order.map((i) => refs[i] as number));
+    this.keys = new Array<string | undefined>(refs.length).fill(undefined);
   }
 
   get size(): number {
@@ -22,7 +28,7 @@ export class BaseSet {
   }
 
   keyAt(i: number): string {
-    return this.keyOf(this.refs[i] as number);
+    return (this.keys[i] ??= this.keyOf(this.refs[i] as number));
   }
 
   objectAt(i: number): SimObject {
