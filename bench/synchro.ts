@@ -123,6 +123,13 @@ function rssOf(pid: number): { rss: number; peak: number; anon: number } {
   return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon') };
 }
 
+/** User plus system CPU seconds a process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /**
  * The synchro as users run it: bin/clusterpedia (the bundle with the synchro's node flags; the image's ENTRYPOINT), or
  * src/main.ts through tsx when BENCH_TSX=1, in its own process.
@@ -194,6 +201,16 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const eventsBefore = received(text);
   const statsBefore = await sim.request({ cmd: 'stats' });
   await sim.request({ cmd: 'churn', rate: CHURN_EPS });
+  const cpuBefore = { synchro: cpuSecondsOf(child.pid!), sim: cpuSecondsOf(sim.child.pid!) };
+  // How far the synchro falls behind: its write queue, sampled.
+  let queuePeak = 0;
+  const queueSampler = setInterval(() => {
+    void scrape().then((t) => {
+      queuePeak = Math.max(queuePeak, metric(t, 'clusterpedia_synchro_queue_entries'));
+    });
+  }, 250);
+  // How late the simulator is: from asking for a mark to the simulator applying it (its event loop's lag).
+  const simLag: number[] = [];
   const delays: number[] = [];
   const outstanding = new Set<{ cluster: string; namespace: string; name: string; rv: number; at: number }>();
   const tc = performance.now();
@@ -210,11 +227,15 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     })().finally(() => { polling = false; });
   }, 5);
   while (performance.now() - tc < CHURN_SECONDS * 1000) {
+    const asked = Date.now();
     const r = await sim.request({ cmd: 'mark', i: i++ });
+    simLag.push(Number(r.at) - asked);
     outstanding.add({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
     await new Promise((res) => setTimeout(res, 100));
   }
   const churnSeconds = (performance.now() - tc) / 1000;
+  const churnCores = { synchro: (cpuSecondsOf(child.pid!) - cpuBefore.synchro) / churnSeconds, sim: (cpuSecondsOf(sim.child.pid!) - cpuBefore.sim) / churnSeconds };
+  clearInterval(queueSampler);
   await sim.request({ cmd: 'churn', rate: 0 });
   const statsAfter = await sim.request({ cmd: 'stats' });
   const drainStart = performance.now();
@@ -250,6 +271,11 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     delayP50ms: percentile(delays, 50),
     delayP99ms: percentile(delays, 99),
     delayMaxms: percentile(delays, 100),
+    churnQueuePeak: queuePeak,
+    churnSynchroCores: +churnCores.synchro.toFixed(2),
+    churnSimulatorCores: +churnCores.sim.toFixed(2),
+    simulatorLagP50ms: percentile(simLag, 50),
+    simulatorLagP99ms: percentile(simLag, 99),
   };
 }
 

@@ -8,8 +8,9 @@ describe('sim deep-equal', () => {
     const copy = clone(original);
     expect(copy).toEqual(original);
     expect(JSON.stringify(copy)).toBe(before); // key order kept
-    copy.list[0]!.b.push(3);
-    ((copy.list[0]!.b[2] as { c: string }).c) = 'changed';
+    const first = copy.list[0] as { b: unknown[] };
+    first.b.push(3);
+    (first.b[2] as { c: string }).c = 'changed';
     copy.nested.deeper.f = 2;
     expect(JSON.stringify(original)).toBe(before);
     expect(copy.list).not.toBe(original.list);
