@@ -17,6 +17,7 @@ export interface SynchroFlagValues {
   clusters?: string;
   kubeconfig?: string;
   namespace?: string;
+  shardingName: string;
   pageSize: number;
   listConcurrency: number;
   pruneManagedFields: boolean;
@@ -58,6 +59,7 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean } = { le
     .addOption(option('--clusters <path>', 'YAML file or directory of PediaCluster and ClusterSyncResources objects; re-read on change'))
     .addOption(option('--kubeconfig <path>', 'host cluster whose PediaClusters are watched and whose status is written back (default: in-cluster config when present and --clusters is not given)'))
     .addOption(option('--namespace <ns>', 'namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'))
+    .addOption(option('--sharding-name <name>', 'serve only the clusters whose spec.shardingName is this name (absent counts as ""); each shard has its own lease').default(d.shardingName))
     .addOption(option('--page-size <n>', 'page size of member lists').argParser(parsePositiveInt).default(d.pageSize))
     .addOption(option('--list-concurrency <n>', 'member lists running at once across all clusters (each holds one page in memory)').argParser(parsePositiveInt).default(d.listConcurrency))
     .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
@@ -98,6 +100,11 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     throw new ConfigError('--leader-elect-retry-period: must be shorter than --leader-elect-renew-deadline');
   }
   const namespace = v.namespace ?? env.CLUSTERPEDIA_NAMESPACE ?? serviceAccountNamespace() ?? d.namespace;
+  if (v.shardingName !== '' && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v.shardingName)) {
+    throw new ConfigError(`--sharding-name: "${v.shardingName}" must be lowercase letters, digits and '-', starting and ending with a letter or digit`);
+  }
+  // Each shard elects its own leader (Clusterpedia suffixes the lease name the same way).
+  const leaseName = v.shardingName !== '' && v.leaderElectResourceName === d.leaderElection.name ? `${d.leaderElection.name}-${v.shardingName}` : v.leaderElectResourceName;
   const minWatch = Math.max(1, Math.round(v.minWatchTimeout / 1000));
   return {
     ...d,
@@ -105,6 +112,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     clustersPath: v.clusters,
     host,
     namespace,
+    shardingName: v.shardingName,
     pageSize: v.pageSize,
     listConcurrency: v.listConcurrency,
     prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration },
@@ -118,7 +126,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     heapGrowingPercent: v.heapGrowingPercent,
     leaderElection: {
       enabled: v.leaderElect,
-      name: v.leaderElectResourceName,
+      name: leaseName,
       leaseDurationMs: v.leaderElectLeaseDuration,
       renewDeadlineMs: v.leaderElectRenewDeadline,
       retryPeriodMs: v.leaderElectRetryPeriod,

@@ -100,6 +100,21 @@ export class ClusterManager implements Runnable {
     });
   }
 
+  /**
+   * Lets go of a cluster another shard now owns: stops its synchro and its status writes, and keeps its rows and
+   * stored status for the new owner, which resumes from them. Resolves when done.
+   */
+  release(name: string): Promise<void> {
+    const entry = this.clusters.get(name);
+    if (!entry) return Promise.resolve();
+    return this.serial(entry, async () => {
+      this.clusters.delete(name);
+      await this.stopSynchro(entry);
+      await this.status.forget(name);
+      this.d.logger.info({ cluster: name }, 'cluster handed over to another shard; rows kept');
+    });
+  }
+
   /** Writes every pending status now. */
   flushStatus(): Promise<void> {
     return this.status.flush();
@@ -238,6 +253,7 @@ export class ClusterManager implements Runnable {
       ...(snap?.version ? { version: snap.version } : {}),
       conditions,
       syncResources: snap?.syncResources ?? [],
+      ...(this.d.options.shardingName ? { shardingName: this.d.options.shardingName } : {}),
     };
   }
 

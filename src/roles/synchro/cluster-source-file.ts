@@ -53,8 +53,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 export interface FileClusterSourceOptions {
   path: string;
-  manager: Pick<ClusterManager, 'apply' | 'remove'>;
+  manager: Pick<ClusterManager, 'apply' | 'remove' | 'release'>;
   logger: Logger;
+  /** Only clusters whose spec.shardingName is this ("" when absent) are this synchro's (SynchroOptions.shardingName). */
+  shardingName?: string;
   rereadMs: number;
   debounceMs: number;
   clock?: Clock;
@@ -145,6 +147,15 @@ export class FileClusterSource implements Runnable {
       for (const [name, r] of c.syncResources) if (!refs.has(name)) refs.set(name, r.spec.syncResources ?? []);
     }
     const ops: Promise<void>[] = [];
+    const shard = this.o.shardingName ?? '';
+    for (const [name, pc] of [...clusters]) {
+      if ((pc.spec.shardingName ?? '') === shard) continue;
+      // Another shard's: never ours, or handed over (its rows stay for the new owner).
+      clusters.delete(name);
+      if (!this.applied.delete(name)) continue;
+      this.firstSeen.delete(name);
+      ops.push(this.o.manager.release(name));
+    }
     for (const [name, pc] of clusters) {
       const refName = pc.spec.syncResourcesRefName;
       const refResources = refName ? (refs.get(refName) ?? null) : undefined;

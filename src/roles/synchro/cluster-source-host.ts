@@ -21,9 +21,11 @@ const HOST_STATUS_REFRESH_MS = 30_000;
 
 export interface HostClusterSourceOptions {
   client: KubeClient;
-  manager: Pick<ClusterManager, 'apply' | 'remove'>;
+  manager: Pick<ClusterManager, 'apply' | 'remove' | 'release'>;
   /** Namespace of authenticationFrom Secrets. */
   namespace: string;
+  /** Only PediaClusters whose spec.shardingName is this ("" when absent) are this synchro's (SynchroOptions.shardingName). */
+  shardingName?: string;
   logger: Logger;
   watchTimeoutSeconds: readonly [number, number];
   /** Re-reads Secrets of clusters that use authenticationFrom this often (a Secret change restarts the synchro). */
@@ -84,9 +86,15 @@ export class HostClusterSource implements Runnable {
   private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
   private signal: AbortSignal | undefined;
   private readonly lastStatus = new Map<string, { significant: string; at: number }>();
+  /** Clusters handed to the manager by this source. */
+  private readonly owned = new Set<string>();
+  /** Last seen spec.shardingName of every PediaCluster ("" when absent). */
+  private readonly shardOf = new Map<string, string>();
+  private readonly shard: string;
 
   constructor(private readonly o: HostClusterSourceOptions) {
     this.clock = o.clock ?? systemClock;
+    this.shard = o.shardingName ?? '';
     this.clusters = new ObjectCache((name, obj) => this.clusterChanged(name, obj), () => undefined);
     this.syncResources = new ObjectCache((name) => this.syncResourcesChanged(name), () => this.resolveSyncResourcesReady());
   }
@@ -122,30 +130,51 @@ export class HostClusterSource implements Runnable {
       await this.clock.sleep(this.o.resyncMs, signal);
       if (signal.aborted) break;
       for (const [name, pc] of this.clusters.objects) {
-        if (pc.spec?.authenticationFrom && !pc.metadata.deletionTimestamp) await this.applyCluster(name, pc);
+        if (pc.spec?.authenticationFrom && this.isOurs(pc)) await this.applyCluster(name, pc);
       }
     }
   }
 
   private async syncResourcesChanged(name: string): Promise<void> {
     for (const [cluster, pc] of this.clusters.objects) {
-      if (pc.spec?.syncResourcesRefName === name && !pc.metadata.deletionTimestamp) await this.applyCluster(cluster, pc);
+      if (pc.spec?.syncResourcesRefName === name && this.isOurs(pc)) await this.applyCluster(cluster, pc);
     }
+  }
+
+  /** A live PediaCluster of this shard. */
+  private isOurs(pc: PediaCluster & KubeObject): boolean {
+    return !pc.metadata.deletionTimestamp && (pc.spec?.shardingName ?? '') === this.shard;
   }
 
   private async clusterChanged(name: string, pc: (PediaCluster & KubeObject) | undefined): Promise<void> {
     const log = this.o.logger.child({ cluster: name });
     if (!pc) {
-      // Gone without our finalizer (forced, or never owned): still remove its rows.
+      // Gone without our finalizer (forced, or never owned): still remove its rows, if it was this shard's.
       this.applied.delete(name);
       this.lastStatus.delete(name);
-      await this.o.manager.remove(name);
+      const ours = this.owned.delete(name) || this.shardOf.get(name) === this.shard;
+      this.shardOf.delete(name);
+      if (ours) await this.o.manager.remove(name);
       return;
     }
-    const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)]);
+    const specShard = pc.spec?.shardingName ?? '';
+    this.shardOf.set(name, specShard);
+    const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), pc.status?.shardingName ?? null]);
     if (this.applied.get(name) === state) return;
     this.applied.set(name, state);
     try {
+      if (specShard !== this.shard) {
+        // Another shard's. If it was ours, hand it over as Clusterpedia does: stop, keep the rows (the new owner
+        // resumes from them), and clear our mark so the new owner's is the only one.
+        const marked = this.shard !== '' && pc.status?.shardingName === this.shard;
+        if (!this.owned.delete(name) && !marked) return;
+        this.lastStatus.delete(name);
+        await this.o.manager.release(name);
+        if (marked) await this.clearShardMark(name);
+        log.info({ shardingName: specShard }, 'pediacluster moved to another shard; released');
+        return;
+      }
+      this.owned.add(name);
       if (pc.metadata.deletionTimestamp) {
         if (!(pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)) return;
         await this.o.manager.remove(name);
@@ -220,11 +249,25 @@ export class HostClusterSource implements Runnable {
         throw e;
       }
       if (cur.metadata.deletionTimestamp) return;
-      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, {
-        method: 'PUT',
-        body: { ...cur, status: { ...status, ...(cur.status?.shardingName !== undefined ? { shardingName: cur.status.shardingName } : {}) } },
-        signal: this.signal,
-      });
+      // status.shardingName is ours to set (renderStatus puts it in for a named shard): a mark left by a previous
+      // owner goes.
+      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, { method: 'PUT', body: { ...cur, status }, signal: this.signal });
+    });
+  }
+
+  /** Removes status.shardingName if it is still this shard's (after a hand-over). */
+  private async clearShardMark(name: string): Promise<void> {
+    await this.withConflictRetry(async () => {
+      let cur: PediaCluster;
+      try {
+        cur = await this.o.client.json<PediaCluster>(`${CLUSTERS_PATH}/${encodeURIComponent(name)}`, { signal: this.signal });
+      } catch (e: unknown) {
+        if (e instanceof KubeApiError && e.status === 404) return;
+        throw e;
+      }
+      if (cur.status?.shardingName !== this.shard) return;
+      const { shardingName: _mark, ...rest } = cur.status;
+      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, { method: 'PUT', body: { ...cur, status: rest }, signal: this.signal });
     });
   }
 

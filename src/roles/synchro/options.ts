@@ -20,6 +20,12 @@ export interface SynchroOptions {
   host?: { kubeconfig: string } | { inCluster: true };
   /** Namespace of `authenticationFrom` Secrets in the host cluster. */
   namespace: string;
+  /**
+   * The shard this synchro serves (Clusterpedia's --sharding-name): it takes the clusters whose `spec.shardingName`
+   * is this name (absent counts as ""), marks them with `status.shardingName`, and lets go of one whose spec moves to
+   * another shard (rows kept for the new owner). "" is the default shard.
+   */
+  shardingName: string;
   /** Page size of member lists (limit). */
   pageSize: number;
   /** Lists running at once across all clusters and resources (each holds a parsed page; watches are not limited). */
@@ -84,6 +90,7 @@ export function defaultSynchroOptions(): SynchroOptions {
     clustersRereadMs: 30_000,
     clustersDebounceMs: 200,
     namespace: 'clusterpedia-system',
+    shardingName: '',
     pageSize: 500,
     // Storage is the bottleneck of an initial sync, not the number of lists: a few streams keep it busy.
     listConcurrency: 4,

@@ -67,7 +67,7 @@ export async function synchroRunnables(
 
   if (options.clustersPath) {
     runnables.push(new FileClusterSource({
-      path: options.clustersPath, manager, logger, rereadMs: options.clustersRereadMs, debounceMs: options.clustersDebounceMs, clock: deps.clock,
+      path: options.clustersPath, manager, logger, shardingName: options.shardingName, rereadMs: options.clustersRereadMs, debounceMs: options.clustersDebounceMs, clock: deps.clock,
     }));
   }
   if (options.host) {
@@ -86,7 +86,7 @@ export async function synchroRunnables(
     closers.push(() => client.close());
     hostClient = client;
     runnables.push(new HostClusterSource({
-      client, manager, namespace: options.namespace, logger, watchTimeoutSeconds: options.watchTimeoutSeconds, resyncMs: 60_000, clock: deps.clock,
+      client, manager, namespace: options.namespace, shardingName: options.shardingName, logger, watchTimeoutSeconds: options.watchTimeoutSeconds, resyncMs: 60_000, clock: deps.clock,
     }));
   }
   const all: Runnable[] = options.leaderElection.enabled

@@ -65,6 +65,19 @@ describe('synchro flags', () => {
     });
   });
 
+  it('--sharding-name names the shard and, unless a lease name is given, suffixes the lease with it', () => {
+    const o = synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', 'east-1']), { requireSource: true, env: {} });
+    expect(o.shardingName).toBe('east-1');
+    expect(o.leaderElection.name).toBe('clusterpedia-synchro-east-1');
+    const named = synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', 'east-1', '--leader-elect-resource-name', 'mine']), { requireSource: true, env: {} });
+    expect(named.leaderElection.name).toBe('mine');
+    expect(synchroOptionsFrom(parse(['--clusters', 'x']), { requireSource: true, env: {} }).leaderElection.name).toBe('clusterpedia-synchro');
+    for (const bad of ['East', '-a', 'a b', 'a_b']) {
+      expect(() => synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', bad]), { requireSource: true, env: {} }))
+        .toThrow(expect.objectContaining({ code: 'ConfigError', message: expect.stringContaining('--sharding-name') }));
+    }
+  });
+
   it('the namespace falls back to CLUSTERPEDIA_NAMESPACE', () => {
     expect(synchroOptionsFrom(parse(['--clusters', 'x']), { requireSource: true, env: { CLUSTERPEDIA_NAMESPACE: 'from-env' } }).namespace).toBe('from-env');
   });

@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_API_GROUP_VERSION, SYNCHRO_FINALIZER } from '../../../src/kube/pediacluster.js';
 import { kubeconfigFor, pediaClusterFor, startSimulatedCluster, type SimCluster } from '../../../src/sim/index.js';
 import { freePort } from '../../support/postgres-server.js';
-import { Harness, SYNC, waitFor, type Backend } from './harness.js';
+import { Registry } from 'prom-client';
+import { runAll } from '../../../src/lib/lifecycle.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import { synchroRunnables } from '../../../src/roles/synchro/run.js';
+import { Harness, SYNC, testOptions, waitFor, type Backend } from './harness.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const PEDIACLUSTERS = 'pediaclusters.cluster.clusterpedia.io';
@@ -123,6 +127,64 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(() => host!.store.get(PEDIACLUSTERS, undefined, 'm1') === undefined, 15_000, () => 'PediaCluster still there (finalizer not released)');
       expect((await h.storage.counts()).filter((x) => x.cluster === 'm1')).toEqual([]);
       expect((await h.storage.clusterStatuses()).has('m1')).toBe(false);
+    });
+
+    it('host mode, two shards: each takes its PediaClusters and marks them; a cluster moved to the other shard is handed over with its rows', async () => {
+      h = await Harness.start(backend, { clusters: 2 });
+      const [m1, m2] = h.clusters;
+      host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+      const kubeconfig = join(h.clustersFile, '..', 'host.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(host));
+      for (const [m, shard] of [[m1!, undefined], [m2!, 'east']] as const) {
+        const pc = pediaClusterFor(m, SYNC) as { spec: Record<string, unknown> };
+        if (shard) pc.spec.shardingName = shard;
+        host.store.create(PEDIACLUSTERS, pc as never);
+      }
+      const pc = (name: string): { finalizers: string[]; shard: string | undefined; ready: string | undefined } => {
+        const o = host!.store.get(PEDIACLUSTERS, undefined, name);
+        const status = o?.status as { shardingName?: string; conditions?: { type: string; status: string }[] } | undefined;
+        return { finalizers: o?.metadata.finalizers ?? [], shard: status?.shardingName, ready: status?.conditions?.find((c) => c.type === 'Ready')?.status };
+      };
+      const pods = async (name: string): Promise<number> => (await h!.stored(name, { group: '', version: 'v1', resource: 'pods' })).size;
+
+      // The default shard first, alone: it must leave east's cluster untouched.
+      const main = await h.startSynchro({ host: { kubeconfig } }, { withFile: false });
+      await waitFor(() => pc(m1!.name).ready === 'True', 15_000, () => `m1 not Ready: ${JSON.stringify(pc(m1!.name))}`);
+      await waitFor(async () => (await pods(m1!.name)) === m1!.store.count('pods'), 10_000, () => 'm1 rows');
+      expect(pc(m1!.name).shard).toBeUndefined();
+      expect(pc(m2!.name)).toEqual({ finalizers: [], shard: undefined, ready: undefined });
+      expect(await pods(m2!.name)).toBe(0);
+      expect(main.manager.names()).toEqual([m1!.name]);
+
+      // The east shard.
+      const eastParts = await synchroRunnables({ ...testOptions(undefined, h.url), host: { kubeconfig }, shardingName: 'east' }, { storage: h.storage, logger: silentLogger(), registry: new Registry() });
+      const ac = new AbortController();
+      const eastDone = runAll(eastParts.runnables, ac.signal).finally(() => eastParts.close());
+      try {
+        await waitFor(() => pc(m2!.name).ready === 'True' && pc(m2!.name).shard === 'east', 15_000, () => `m2: ${JSON.stringify(pc(m2!.name))}`);
+        expect(pc(m2!.name).finalizers).toContain(SYNCHRO_FINALIZER);
+        await waitFor(async () => (await pods(m2!.name)) === m2!.store.count('pods'), 10_000, () => 'm2 rows');
+        expect(eastParts.manager.names()).toEqual([m2!.name]);
+
+        // m1 moves to east: the default shard lets go (rows kept), east takes it over and marks it.
+        const before = await pods(m1!.name);
+        const cur = host.store.get(PEDIACLUSTERS, undefined, m1!.name)!;
+        host.store.update(PEDIACLUSTERS, { ...cur, spec: { ...(cur.spec as object), shardingName: 'east' } });
+        await waitFor(() => main.manager.names().length === 0, 10_000, () => 'default shard still runs m1');
+        await waitFor(() => pc(m1!.name).shard === 'east' && eastParts.manager.names().length === 2, 15_000, () => `m1: ${JSON.stringify(pc(m1!.name))}`);
+        expect(await pods(m1!.name)).toBe(before);
+        // East keeps it in sync from there.
+        m1!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-handover', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+        await waitFor(async () => (await h!.stored(m1!.name, { group: '', version: 'v1', resource: 'pods' })).has('default/after-handover'), 10_000, () => 'pod created after the hand-over not stored');
+
+        // Deleting m2 is east's to finish: rows gone, finalizer released.
+        host.store.delete(PEDIACLUSTERS, undefined, m2!.name);
+        await waitFor(() => host!.store.get(PEDIACLUSTERS, undefined, m2!.name) === undefined, 15_000, () => 'm2 still there (finalizer not released)');
+        expect(await pods(m2!.name)).toBe(0);
+      } finally {
+        ac.abort();
+        await eastDone;
+      }
     });
   });
 }

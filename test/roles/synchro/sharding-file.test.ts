@@ -1,0 +1,86 @@
+// --sharding-name with the file source: each synchro takes its shard's clusters, hands one over without its rows
+// being deleted, and removes only its own.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/lib/log.js';
+import type { DesiredCluster } from '../../../src/roles/synchro/cluster-manager.js';
+import { FileClusterSource } from '../../../src/roles/synchro/cluster-source-file.js';
+
+/** Records what a source asks of the manager. */
+class Recorder {
+  calls: string[] = [];
+  async apply(d: DesiredCluster): Promise<void> {
+    this.calls.push(`apply ${d.name}`);
+  }
+  async remove(name: string): Promise<void> {
+    this.calls.push(`remove ${name}`);
+  }
+  async release(name: string): Promise<void> {
+    this.calls.push(`release ${name}`);
+  }
+  take(): string[] {
+    const c = this.calls.sort();
+    this.calls = [];
+    return c;
+  }
+}
+
+const cluster = (name: string, shardingName?: string): string =>
+  `apiVersion: cluster.clusterpedia.io/v1alpha2
+kind: PediaCluster
+metadata:
+  name: ${name}
+spec:
+  apiserver: https://127.0.0.1:1
+  tokenData: dG9rZW4=
+${shardingName === undefined ? '' : `  shardingName: ${shardingName}\n`}  syncResources:
+  - group: ""
+    resources: [pods]
+`;
+
+describe('file cluster source: sharding', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('each shard applies its own clusters; a cluster moving away is released, not removed; removal is the owner\'s', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cp-shard-'));
+    const file = join(dir, 'clusters.yaml');
+    const write = (...docs: string[]): void => writeFileSync(file, docs.join('---\n'));
+    const main = new Recorder();
+    const east = new Recorder();
+    const sources = [
+      new FileClusterSource({ path: file, manager: main, logger: silentLogger(), rereadMs: 60_000, debounceMs: 10 }),
+      new FileClusterSource({ path: file, manager: east, logger: silentLogger(), shardingName: 'east', rereadMs: 60_000, debounceMs: 10 }),
+    ];
+    const reread = async (): Promise<void> => {
+      for (const s of sources) await s.reread(file);
+    };
+
+    write(cluster('a'), cluster('b', ''), cluster('c', 'east'), cluster('d', 'west'));
+    await reread();
+    expect(main.take()).toEqual(['apply a', 'apply b']);
+    expect(east.take()).toEqual(['apply c']);
+
+    // a moves to east: the default shard lets go of it (rows kept), east takes it.
+    write(cluster('a', 'east'), cluster('b', ''), cluster('c', 'east'), cluster('d', 'west'));
+    await reread();
+    expect(main.take()).toEqual(['release a']);
+    expect(east.take()).toEqual(['apply a']);
+
+    // Nothing changed: nothing asked.
+    await reread();
+    expect(main.take()).toEqual([]);
+    expect(east.take()).toEqual([]);
+
+    // c and d leave the file: only c's owner removes it; d was nobody's here.
+    write(cluster('a', 'east'), cluster('b', ''));
+    await reread();
+    expect(main.take()).toEqual([]);
+    expect(east.take()).toEqual(['remove c']);
+  });
+});
