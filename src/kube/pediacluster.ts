@@ -11,6 +11,11 @@ export interface ClusterGroupResources {
   group: string;
   versions?: string[];
   resources: string[];
+  /**
+   * Resources of this entry (names as in `resources`, or `*`) whose core/v1 Events are synced too, for
+   * search.clusterpedia.io/inject-events; not needed when `events` itself is synced.
+   */
+  eventsInvolvedResources?: string[];
 }
 
 /** A Secret key reference of spec.authenticationFrom. */

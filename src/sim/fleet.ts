@@ -69,6 +69,7 @@ export interface SyncGroup {
   group: string;
   resources: string[];
   versions?: string[];
+  eventsInvolvedResources?: string[];
 }
 
 /** The common built-ins, in the shape of PediaCluster spec.syncResources. */

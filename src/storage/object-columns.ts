@@ -8,7 +8,10 @@ import type { StoredJsonObject, UpsertObject } from './types.js';
 export interface ObjectColumns extends RowKey {
   kind: string;
   uid: string;
-  /** uid of the controller ownerReference, or ''. */
+  /**
+   * uid of the controller ownerReference, or ''. For a core/v1 Event, which has no owner, the uid of its
+   * involvedObject: inject-events and owner search find an object's events through this column's index.
+   */
   ownerUid: string;
   /** The member cluster's resourceVersion ('' when the object had none). */
   memberRv: string;
@@ -26,7 +29,7 @@ export function extractColumns(u: UpsertObject): ObjectColumns {
   if (typeof meta?.name !== 'string' || meta.name === '') {
     throw new StorageError('Invalid', `object of ${u.resource} in cluster ${u.cluster} has no metadata.name`, false);
   }
-  const owner = meta.ownerReferences?.find((o) => o.controller === true);
+  const owner = isCoreEvent(u) ? (u.object as { involvedObject?: { uid?: unknown } }).involvedObject : meta.ownerReferences?.find((o) => o.controller === true);
   const created = typeof meta.creationTimestamp === 'string' ? Date.parse(meta.creationTimestamp) : NaN;
   const labels = labelPairs(meta.labels);
   return {
@@ -44,6 +47,11 @@ export function extractColumns(u: UpsertObject): ObjectColumns {
     labels,
     labelsJson: labels.length === 0 ? '{}' : JSON.stringify(Object.fromEntries(labels)),
   };
+}
+
+/** A core/v1 Event (events.k8s.io Events name theirs `regarding` and are left as they are). */
+export function isCoreEvent(t: { group: string; resource: string }): boolean {
+  return t.group === '' && t.resource === 'events';
 }
 
 function labelPairs(labels: unknown): [string, string][] {

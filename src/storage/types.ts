@@ -231,6 +231,11 @@ export interface StorageReader {
   currentRevision(): Promise<string>;
   /** Every stored (cluster, group, version, resource, kind), for discovery. */
   resourceTypes(): Promise<StoredResourceType[]>;
+  /**
+   * The stored core/v1 Events whose involvedObject is one of `uids` in `cluster`, as involved uid → the Events' JSON,
+   * oldest first (inject-events).
+   */
+  involvedEvents(cluster: string, uids: readonly string[]): Promise<Map<string, string[]>>;
   /** Row counts per (cluster, type), for `show resources`. */
   counts(): Promise<{ cluster: string; group: string; version: string; resource: string; count: number; bytes: number }[]>;
   clusterStatuses(): Promise<Map<string, ClusterStatusRecord>>;

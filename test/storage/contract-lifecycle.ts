@@ -4,6 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { drain, ids, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
 
+/** The migrations of both dialects, in order (they are kept in step). */
+const MIGRATIONS = ['0000_init', '0001_event_involved_uid'];
+
 const INJECTIONS = [`' OR 1=1 --`, `"; DROP TABLE resources; --`, `%`, `_`, `') OR ('1'='1`, `\\`, `$1`, `?`];
 
 export function lifecycleContract(open: OpenHarness): void {
@@ -17,10 +20,11 @@ export function lifecycleContract(open: OpenHarness): void {
     afterEach(async () => h.cleanup());
 
     it('migrate: dry run plans, the first run applies, the second is a no-op', async () => {
-      expect(await s.migrate({ dryRun: true })).toEqual({ from: 0, to: 1, applied: ['0000_init'] });
-      expect(await s.migrate({ dryRun: true })).toEqual({ from: 0, to: 1, applied: ['0000_init'] });
-      expect(await s.migrate()).toEqual({ from: 0, to: 1, applied: ['0000_init'] });
-      expect(await s.migrate()).toEqual({ from: 1, to: 1, applied: [] });
+      const all = { from: 0, to: MIGRATIONS.length, applied: [...MIGRATIONS] };
+      expect(await s.migrate({ dryRun: true })).toEqual(all);
+      expect(await s.migrate({ dryRun: true })).toEqual(all);
+      expect(await s.migrate()).toEqual(all);
+      expect(await s.migrate()).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
       await s.ping();
     });
 
@@ -33,7 +37,7 @@ export function lifecycleContract(open: OpenHarness): void {
       const other = await h.openAnother();
       try {
         const plans = await Promise.all([s.migrate(), other.migrate()]);
-        expect(plans.map((p) => p.applied.length).sort()).toEqual([0, 1]);
+        expect(plans.map((p) => p.applied.length).sort()).toEqual([0, MIGRATIONS.length]);
         await other.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' })], deletes: [] });
         expect(await ids(s, { types: PODS })).toEqual(['c/ns/a']);
       } finally {
@@ -47,7 +51,7 @@ export function lifecycleContract(open: OpenHarness): void {
       await expect(h.openAnother()).rejects.toMatchObject({
         code: 'SchemaMismatch',
         retryable: false,
-        message: 'database schema version 2 is newer than this clusterpedia (knows up to 1); upgrade clusterpedia',
+        message: `database schema version ${MIGRATIONS.length + 1} is newer than this clusterpedia (knows up to ${MIGRATIONS.length}); upgrade clusterpedia`,
       });
       await expect(s.migrate()).rejects.toMatchObject({ code: 'SchemaMismatch' });
     });

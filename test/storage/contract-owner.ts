@@ -90,4 +90,47 @@ export function ownerContract(open: OpenHarness): void {
       expect(await ids(s, { types: PODS, clusters: { op: 'in', values: ['c2'] }, owner: { name: 'dep-a', seniority: 1 } })).toEqual(['c2/ns-1/dep-a-7d-x1']);
     });
   });
+
+  describe('involved events (inject-events)', () => {
+    let h: Harness;
+    let s: Storage;
+    const event = (cluster: string, name: string, involvedUid: string, created: string, type = 'events'): ReturnType<typeof obj> =>
+      obj(type, { cluster, namespace: 'ns-1', name, created, fields: type === 'events' ? { involvedObject: { kind: 'Pod', name: 'p', uid: involvedUid }, reason: name } : { regarding: { kind: 'Pod', uid: involvedUid } } });
+    beforeAll(async () => {
+      h = await open();
+      s = h.storage;
+      await s.migrate();
+      await s.write({
+        upserts: [
+          obj('pods', { cluster: 'c1', namespace: 'ns-1', name: 'p', uid: 'uid-p' }),
+          obj('pods', { cluster: 'c1', namespace: 'ns-1', name: 'q', uid: 'uid-q' }),
+          event('c1', 'p.late', 'uid-p', '2022-01-01T00:02:00Z'),
+          event('c1', 'p.early', 'uid-p', '2022-01-01T00:01:00Z'),
+          event('c1', 'q.one', 'uid-q', '2022-01-01T00:01:00Z'),
+          // Not core/v1 Events, or not this cluster's: never found.
+          event('c1', 'p.new-api', 'uid-p', '2022-01-01T00:01:30Z', 'eventsV1'),
+          event('c2', 'p.other-cluster', 'uid-p', '2022-01-01T00:01:00Z'),
+        ],
+        deletes: [],
+      });
+    });
+    afterAll(async () => h.cleanup());
+
+    const reasons = (m: Map<string, string[]>, uid: string): string[] | undefined => m.get(uid)?.map((e) => (JSON.parse(e) as { reason: string }).reason);
+
+    it('finds each object\'s core/v1 Events in its cluster, oldest first', async () => {
+      const m = await s.involvedEvents('c1', ['uid-p', 'uid-q', 'uid-none']);
+      expect([...m.keys()].sort()).toEqual(['uid-p', 'uid-q']);
+      expect(reasons(m, 'uid-p')).toEqual(['p.early', 'p.late']);
+      expect(reasons(m, 'uid-q')).toEqual(['q.one']);
+      expect(reasons(await s.involvedEvents('c2', ['uid-p']), 'uid-p')).toEqual(['p.other-cluster']);
+      expect((await s.involvedEvents('c1', [])).size).toBe(0);
+    });
+
+    it('a deleted Event is gone, and owner search on events finds an object\'s Events', async () => {
+      await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'events', namespace: 'ns-1', name: 'p.late' }] });
+      expect(reasons(await s.involvedEvents('c1', ['uid-p']), 'uid-p')).toEqual(['p.early']);
+      expect(await ids(s, { types: { kind: 'one', group: '', version: 'v1', resource: 'events' }, clusters: c1, owner: { uid: 'uid-q', seniority: 0 } })).toEqual(['c1/ns-1/q.one']);
+    });
+  });
 }

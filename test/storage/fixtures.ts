@@ -41,6 +41,8 @@ const TYPES: Record<string, { group: string; version: string; resource: string; 
   replicasets: { group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet' },
   statefulsets: { group: 'apps', version: 'v1', resource: 'statefulsets', kind: 'StatefulSet' },
   widgets: { group: 'example.io', version: 'v1', resource: 'widgets', kind: 'Widget' },
+  events: { group: '', version: 'v1', resource: 'events', kind: 'Event' },
+  eventsV1: { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event' },
 };
 
 /** An upsert of a `type` object (pods, nodes, deployments, replicasets, statefulsets, widgets). */

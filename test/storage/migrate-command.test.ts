@@ -2,9 +2,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { newMigrateCommand } from '../../src/cmd/migrate.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { openStorage } from '../../src/storage/open.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-migrate-cmd-'));
@@ -31,10 +34,35 @@ async function migrate(...args: string[]): Promise<string> {
 describe('clusterpedia migrate', () => {
   it('sqlite: dry run prints the plan and changes nothing; then applies once; then is up to date', async () => {
     const url = `sqlite:${join(dir, 'a.db')}`;
-    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 1: 0000_init\n');
-    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 1: 0000_init\n');
-    expect(await migrate('--storage', url)).toBe('schema version 0 → 1: 0000_init\n');
-    expect(await migrate('--storage', url)).toBe('schema is up to date (version 1)\n');
+    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 2: 0000_init, 0001_event_involved_uid\n');
+    expect(await migrate('--storage', url, '--dry-run')).toBe('would migrate schema version 0 → 2: 0000_init, 0001_event_involved_uid\n');
+    expect(await migrate('--storage', url)).toBe('schema version 0 → 2: 0000_init, 0001_event_involved_uid\n');
+    expect(await migrate('--storage', url)).toBe('schema is up to date (version 2)\n');
+  });
+
+  it('sqlite: the upgrade to version 2 gives Events written before it their involved object in owner_uid', async () => {
+    const url = `sqlite:${join(dir, 'upgrade.db')}`;
+    await migrate('--storage', url);
+    const storage = await openStorage({ url }, { logger: silentLogger() });
+    try {
+      const p = { cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'uid-p' } } };
+      const e = { cluster: 'c', group: '', version: 'v1', resource: 'events', kind: 'Event', object: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'p.1', namespace: 'ns', uid: 'uid-e' }, involvedObject: { kind: 'Pod', uid: 'uid-p' } } };
+      await storage.write({ upserts: [p, e], deletes: [] });
+    } finally {
+      await storage.close();
+    }
+    // Back to how version 1 left such a row: no owner, and the second migration not recorded.
+    const db = new Database(join(dir, 'upgrade.db'));
+    db.prepare(`UPDATE resources SET owner_uid = '' WHERE resource = 'events'`).run();
+    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)`).run();
+    db.close();
+    expect(await migrate('--storage', url)).toBe('schema version 1 → 2: 0001_event_involved_uid\n');
+    const after = await openStorage({ url }, { logger: silentLogger() });
+    try {
+      expect((await after.involvedEvents('c', ['uid-p'])).get('uid-p')?.map((x) => (JSON.parse(x) as { metadata: { name: string } }).metadata.name)).toEqual(['p.1']);
+    } finally {
+      await after.close();
+    }
   });
 
   it('postgres through --storage-config with the password from DB_PASSWORD', async () => {
@@ -44,8 +72,8 @@ describe('clusterpedia migrate', () => {
       const cfg = join(dir, 'pg.yaml');
       writeFileSync(cfg, `type: postgres\nhost: ${u.hostname}\nport: ${u.port}\nuser: ${u.username}\ndatabase: ${u.pathname.slice(1)}\n`);
       vi.stubEnv('DB_PASSWORD', 'unused-with-trust-auth');
-      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 1: 0000_init\n');
-      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 1)\n');
+      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 2: 0000_init, 0001_event_involved_uid\n');
+      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 2)\n');
     } finally {
       vi.unstubAllEnvs();
       await db.drop();

@@ -16,6 +16,7 @@ import type { ResourceRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
 import { primed, StreamWriter } from './stream-writer.js';
+import { withInvolvedEvents } from './inject-events.js';
 import { serveWatch } from './watch.js';
 import type { TypeInfo } from './catalog.js';
 
@@ -89,15 +90,18 @@ function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof
 async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
   const parsed = parse(url, t, neg);
   const query: ListQuery = { ...parsed.query };
+  // Reference §2.11: built-in kinds only. Unlike Clusterpedia, metadata-only lists keep them (they are metadata).
+  const injectEvents = parsed.injectEvents && isBuiltinGroup(t.group) && neg.transform !== 'Table';
   // Objects served as stored go from the database to the socket as bytes (a 500-pod page is ~2 MB of JSON).
-  if (neg.transform === 'none' && neg.wire === 'json') query.objectBytes = true;
+  if (neg.transform === 'none' && neg.wire === 'json' && !injectEvents) query.objectBytes = true;
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, query.clusters);
   if (clusters) query.clusters = clusters;
   // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
   const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) query.limit = d.options.limits.maxPageSize;
-  const page = await d.storage.list(query, ctx.signal);
+  const listed = await d.storage.list(query, ctx.signal);
+  const page = injectEvents ? { ...listed, rows: withInvolvedEvents(listed.rows, d.storage) } : listed;
   // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
   // would take the first page for the whole list.
   await streamList(res, ctx, page, neg, rc, parsed.withContinue !== false || capped, t.resource, d);

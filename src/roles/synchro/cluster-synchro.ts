@@ -217,6 +217,14 @@ export class ClusterSynchro {
     this.resources.clear();
     for (const [id, r] of wanted) {
       const existing = kept.get(id);
+      if (existing && String(existing.synchro.involvedKinds) !== String(r.involvedKinds)) {
+        // Events of another set of involved kinds (or all of them): a new synchro lists again; the rows stay, and
+        // the list's sweep drops those of kinds no longer wanted.
+        await this.stopLoop(existing);
+        await this.d.queue.purge((o) => o === existing.synchro);
+        this.resources.set(id, { synchro: this.newResourceSynchro(r, { listFirst: true }) });
+        continue;
+      }
       this.resources.set(id, existing ?? { synchro: this.newResourceSynchro(r) });
     }
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
@@ -256,7 +264,7 @@ export class ClusterSynchro {
     }
   }
 
-  private newResourceSynchro(r: SyncedResource): ResourceSynchro {
+  private newResourceSynchro(r: SyncedResource, o: { listFirst?: boolean } = {}): ResourceSynchro {
     const gvr = `${r.group}/${r.version}/${r.resource}`;
     return new ResourceSynchro({
       cluster: this.d.name,
@@ -274,6 +282,7 @@ export class ClusterSynchro {
       random: this.random,
       changed: this.d.changed,
       resumeResourceVersion: this.d.resume?.get(gvr),
+      listFirst: o.listFirst === true,
     });
   }
 

@@ -124,7 +124,33 @@ export function negotiate(requests: readonly ClusterGroupResources[], syncAllCus
       out.push({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced });
     }
   }
+  const events = involvedEvents(requests, out, byGroup);
+  if (events) out.push(events);
   return { resources: out, unmatched };
+}
+
+/**
+ * core/v1 events filtered to the kinds of the resources named in eventsInvolvedResources (reference §5.2 step 7),
+ * or undefined when none are named, the member serves no events, or events are synced whole anyway.
+ */
+function involvedEvents(requests: readonly ClusterGroupResources[], synced: readonly SyncedResource[], byGroup: Map<string, Map<string, Candidate>>): SyncedResource | undefined {
+  if (synced.some((r) => r.group === '' && r.version === 'v1' && r.resource === 'events')) return undefined;
+  const served = byGroup.get('')?.get('events')?.versions.find((r) => r.version === 'v1' && r.verbs.includes('list') && r.verbs.includes('watch'));
+  if (!served) return undefined;
+  const kinds = new Set<string>();
+  for (const req of requests) {
+    const names = (req.eventsInvolvedResources ?? []).map((n) => n.toLowerCase());
+    if (names.length === 0) continue;
+    for (const r of synced) {
+      if (req.group !== '*' && r.group !== req.group) continue;
+      const c = byGroup.get(r.group)?.get(r.resource);
+      const named = names.includes('*') || names.includes(r.resource.toLowerCase())
+        || (c?.versions.some((v) => names.includes(v.singular.toLowerCase()) || names.includes(v.kind.toLowerCase())) ?? false);
+      if (named) kinds.add(r.kind);
+    }
+  }
+  if (kinds.size === 0) return undefined;
+  return { group: '', version: 'v1', resource: 'events', kind: served.kind, namespaced: served.namespaced, involvedKinds: [...kinds].sort() };
 }
 
 function rank(order: readonly string[], v: string): number {

@@ -17,6 +17,11 @@ import type { WriteOwner, WriteQueue } from './write-queue.js';
 export interface SyncedResource extends ResourceType {
   kind: string;
   namespaced: boolean;
+  /**
+   * core/v1 events synced for eventsInvolvedResources only: the kinds of involved object kept (sorted). Such a
+   * resource lists at every start instead of resuming, so a kind added while the synchro was down is not missed.
+   */
+  involvedKinds?: readonly string[];
 }
 
 export type SyncStatus = 'Pending' | 'Syncing' | 'Stop' | 'Error' | 'Unknown';
@@ -53,6 +58,8 @@ export interface ResourceSynchroDeps {
   changed: () => void;
   /** The committed RV reported in the last status, if any: a better resume point than the rows' highest RV. */
   resumeResourceVersion?: string;
+  /** List before watching even when stored rows could be resumed from (what is wanted of the member changed). */
+  listFirst?: boolean;
 }
 
 /** The collection path of a resource across all namespaces. */
@@ -77,6 +84,9 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   /** The signal of the current run: a write waiting for queue space gives up when the run is paused. */
   private signal: AbortSignal | undefined;
   private readonly labels: { cluster: string; resource: string };
+  /** Objects outside involvedKinds are not stored (undefined: every object is). */
+  private readonly accepts: ((o: KubeObject) => boolean) | undefined;
+  readonly involvedKinds: readonly string[] | undefined;
 
   constructor(private readonly d: ResourceSynchroDeps) {
     this.cluster = d.cluster;
@@ -87,6 +97,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.clock = d.clock ?? systemClock;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
     this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: this.nowIso(), count: 0 };
+    this.involvedKinds = d.resource.involvedKinds;
+    if (this.involvedKinds) {
+      const kinds = new Set(this.involvedKinds);
+      this.accepts = (o) => kinds.has(String((o as { involvedObject?: { kind?: unknown } }).involvedObject?.kind));
+    }
   }
 
   get status(): ResourceSyncState {
@@ -158,7 +173,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         this.versions = VersionMap.from(stored);
         // Resume point: the committed RV the last status recorded; else the highest RV among the stored rows,
         // which is safe too (every event up to it was written, as the queue commits in stream order).
-        this.resumeRv = this.d.resumeResourceVersion ?? this.versions.maxNumeric();
+        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : (this.d.resumeResourceVersion ?? this.versions.maxNumeric());
         this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;
@@ -185,6 +200,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       const key = objectKey(item);
       const rv = item.metadata?.resourceVersion;
       if (key === undefined || rv === undefined) continue;
+      // Not one of ours: unseen by this list, so a stored row of it goes at the end.
+      if (this.accepts && !this.accepts(item)) continue;
       const known = versions.get(key);
       if (known === undefined || isNewer(rv, known)) await this.put(known === undefined ? 'Added' : 'Updated', key, item, rv, each);
       // Remembered (and marked seen by this list) only once queued: a write cut short by a pause must not look done.
@@ -212,6 +229,10 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.d.metrics?.events.inc({ ...this.labels, type });
     this.state.lastEventTime = this.nowIso();
     const versions = this.versions!;
+    if (this.accepts && !this.accepts(object)) {
+      this.mark(rv);
+      return;
+    }
     if (type === 'DELETED') {
       await this.d.queue.enqueue({ owner: this, key, action: 'Deleted', resourceVersion: rv, bytes: key.length }, this.signal);
       versions.delete(key);

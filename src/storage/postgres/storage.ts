@@ -1,6 +1,7 @@
 // The PostgreSQL storage: a postgres.js pool; writes serialised by an advisory lock, reads on reserved snapshots,
 // LISTEN/NOTIFY so apiservers in other processes hear new revisions.
 import { sql } from 'drizzle-orm';
+import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type postgres from 'postgres';
 import type { Logger } from '../../lib/log.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
@@ -177,6 +178,11 @@ class PostgresStorage implements Storage {
         WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`,
     );
     return rows[0] ? toStoredRow(rows[0]) : undefined;
+  }
+
+  async involvedEvents(cluster: string, uids: readonly string[]): Promise<Map<string, string[]>> {
+    if (uids.length === 0) return new Map();
+    return groupInvolvedEvents(await this.rows('involvedEvents', involvedEventsQuery(postgresQuery, cluster, uids)));
   }
 
   async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {

@@ -1,6 +1,7 @@
 // The SQLite storage: one writer connection (better-sqlite3 is synchronous, so writes serialise in-process) and a
 // pool of read connections for snapshots and streamed lists.
 import { sql } from 'drizzle-orm';
+import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
@@ -174,6 +175,11 @@ class SqliteStorage implements Storage {
       WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`;
     const rows = this.run('get', () => allRows(this.db, q));
     return rows[0] ? toStoredRow(rows[0]) : undefined;
+  }
+
+  async involvedEvents(cluster: string, uids: readonly string[]): Promise<Map<string, string[]>> {
+    if (uids.length === 0) return new Map();
+    return groupInvolvedEvents(this.run('involvedEvents', () => allRows(this.db, involvedEventsQuery(sqliteQuery, cluster, uids))));
   }
 
   async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {

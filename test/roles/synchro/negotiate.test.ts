@@ -63,6 +63,19 @@ describe('negotiate', () => {
     expect(ids(r.resources)).toEqual(['apps/v1/deployments', 'apps/v1/replicasets', '/v1/pods']);
   });
 
+  it('eventsInvolvedResources: core/v1 events filtered to the named kinds, unless events are synced whole or not served', () => {
+    const withEvents: Discovery = { ...discovery, resources: [...discovery.resources, res('', 'v1', 'events', 'Event')] };
+    const r = negotiate([
+      { group: '', resources: ['pods', 'namespaces'], eventsInvolvedResources: ['pod'] },
+      { group: 'apps', resources: ['*'], eventsInvolvedResources: ['*'] },
+      { group: 'batch', resources: ['jobs'] },
+    ], false, withEvents);
+    expect(r.resources.at(-1)).toEqual({ group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, involvedKinds: ['Deployment', 'Pod', 'ReplicaSet'] });
+    expect(negotiate([{ group: '', resources: ['pods', 'events'], eventsInvolvedResources: ['pods'] }], false, withEvents).resources.map((x) => x.involvedKinds)).toEqual([undefined, undefined]);
+    expect(ids(negotiate([{ group: '', resources: ['pods'], eventsInvolvedResources: ['pods'] }], false, discovery).resources)).toEqual(['/v1/pods']);
+    expect(ids(negotiate([{ group: '', resources: ['pods'], eventsInvolvedResources: ['nodes'] }], false, withEvents).resources)).toEqual(['/v1/pods']);
+  });
+
   it('skips what cannot be listed and watched, and reports unknown names', () => {
     const r = negotiate([{ group: '', resources: ['bindings', 'nope'] }, { group: 'metrics.k8s.io', resources: ['pods'] }, { group: 'gone.io', resources: ['x'] }], false, discovery);
     expect(r.resources).toEqual([]);

@@ -117,6 +117,45 @@ export function syncSuite(backend: Backend): void {
       if (!podWrites.expired) expect(podWrites.changes.length).toBe(changed);
     });
 
+    it('eventsInvolvedResources: only the named kinds\' core/v1 Events are kept, and a spec change lists kinds in and out', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      const EVENTS = { group: '', version: 'v1', resource: 'events' };
+      const member = (kinds: string[]): string[] => c!.snapshot('events')
+        .filter((e) => kinds.includes(String((e as { involvedObject?: { kind?: string } }).involvedObject?.kind)))
+        .map((e) => `${e.metadata.namespace}/${e.metadata.name}`).sort();
+      const stored = async (): Promise<string[]> => [...(await h!.stored(c!.name, EVENTS)).keys()].sort();
+      const converge = (kinds: string[], what: string): Promise<void> =>
+        waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(member(kinds)), 15_000, () => `${what}: stored events differ from the member's ${kinds.join('+')} events`);
+      expect(member(['Pod']).length).toBeGreaterThan(0);
+      expect(member(['Deployment']).length).toBeGreaterThan(0);
+
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'], eventsInvolvedResources: ['pods'] }, { group: 'apps', resources: ['deployments'] }])]);
+      await h.startSynchro();
+      await converge(['Pod'], 'initial');
+      // Live: a Pod's new Event is kept, a Deployment's is not.
+      const dep = c!.snapshot('deployments.apps')[0]!;
+      const pod = c!.snapshot('pods')[0]!;
+      for (const [name, o, kind] of [['x.pod-event', pod, 'Pod'], ['x.deploy-event', dep, 'Deployment']] as const) {
+        c!.store.create('events', {
+          apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: o.metadata.namespace },
+          involvedObject: { kind, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid }, reason: 'Test', message: 'test', type: 'Normal',
+        });
+      }
+      await converge(['Pod'], 'live');
+      expect(await stored()).toContain(`${pod.metadata.namespace}/x.pod-event`);
+
+      // Deployments' Events too (a wildcard): listed in, the Pods' stay.
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'], eventsInvolvedResources: ['pods'] }, { group: 'apps', resources: ['deployments'], eventsInvolvedResources: ['*'] }])]);
+      await converge(['Pod', 'Deployment'], 'deployments added');
+      // Only the Deployments' (named by kind): the Pods' are taken out.
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'apps', resources: ['deployments'], eventsInvolvedResources: ['Deployment'] }])]);
+      await converge(['Deployment'], 'pods dropped');
+      // None: the events stop being synced and their rows go.
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'apps', resources: ['deployments'] }])]);
+      await waitFor(async () => (await stored()).length === 0, 15_000, () => 'event rows remain');
+    });
+
     it('removing a cluster from the file removes its rows and status; changing its spec keeps rows', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
