@@ -1,8 +1,7 @@
 // A Kubernetes API client: @kubernetes/client-node's KubeConfig for credentials (token, certs, exec, OIDC),
 // undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
 import type https from 'node:https';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
+import { nonBlankLines } from './lines.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
@@ -154,24 +153,21 @@ export class KubeClient {
     }
     // The watch is established once the server answered 200, even if no event comes for minutes.
     onOpen?.();
-    const lines = createInterface({ input: res.body as unknown as Readable, crlfDelay: Infinity });
-    try {
-      for await (const line of lines) {
-        if (line.trim() === '') continue;
-        let ev: WatchEvent;
-        try {
-          ev = JSON.parse(line) as WatchEvent;
-        } catch (e: unknown) {
-          throw new KubeApiError(`invalid watch event from ${path}`, 200, 'InvalidResponse', true, { cause: e });
-        }
-        yield { type: ev.type, object: ev.object, bytes: line.length };
+    const parse = (line: string): SizedWatchEvent => {
+      try {
+        const ev = JSON.parse(line) as WatchEvent;
+        return { type: ev.type, object: ev.object, bytes: line.length };
+      } catch (e: unknown) {
+        throw new KubeApiError(`invalid watch event from ${path}`, 200, 'InvalidResponse', true, { cause: e });
       }
+    };
+    try {
+      for await (const line of nonBlankLines(res.body)) yield parse(line);
     } catch (e: unknown) {
       if (signal?.aborted) return;
       if (e instanceof KubeApiError) throw e;
       throw networkError(e, 'WATCH', path);
     } finally {
-      lines.close();
       res.body.destroy();
     }
   }

@@ -1,0 +1,90 @@
+// Watch streams: events split across chunks (multi-byte characters included) come out whole, and a consumer that
+// stops taking events stops the reading — nothing is read ahead without bound.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KubeClient } from '../../src/kube/client.js';
+import { nonBlankLines } from '../../src/kube/lines.js';
+
+async function collect(body: AsyncIterable<Buffer | string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const l of nonBlankLines(body)) out.push(l);
+  return out;
+}
+
+describe('nonBlankLines', () => {
+  it('joins lines cut anywhere, a character cut in two included; CRLF, blank lines and a last line without newline', async () => {
+    const text = 'first 🚀 line\r\n\n  \nsecond ü line\nthird';
+    const bytes = Buffer.from(text);
+    // Every split point, one byte at a time and in two pieces.
+    expect(await collect(Readable.from([...bytes].map((b) => Buffer.from([b]))))).toEqual(['first 🚀 line', 'second ü line', 'third']);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(await collect(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)])), `cut at ${cut}`).toEqual(['first 🚀 line', 'second ü line', 'third']);
+    }
+  });
+
+  it('reads no further than the consumer takes (readline read 1,024 lines ahead)', async () => {
+    const line = `${JSON.stringify({ type: 'MODIFIED', object: { pad: 'x'.repeat(5000) } })}\n`;
+    let produced = 0;
+    const source = new Readable({
+      read() {
+        produced++;
+        this.push(produced > 100_000 ? null : line);
+      },
+    });
+    let taken = 0;
+    for await (const _ of nonBlankLines(source)) {
+      if (++taken === 5) break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    // What the stream's own buffer holds ahead (16–64 KB), and nothing more.
+    expect(produced).toBeLessThan(30);
+  });
+});
+
+describe('KubeClient.watch', () => {
+  let server: Server | undefined;
+  afterEach(async () => {
+    await new Promise((r) => server?.close(r));
+    server = undefined;
+  });
+
+  async function client(handler: Parameters<typeof createServer>[1]): Promise<KubeClient> {
+    server = createServer(handler);
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'm', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }], users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'm', cluster: 'm', user: 'u' }], currentContext: 'm',
+    });
+    return KubeClient.create(kc);
+  }
+
+  it('yields events written in pieces, then fails a line that is not JSON with InvalidResponse', async () => {
+    const ev = (name: string): string => JSON.stringify({ type: 'ADDED', object: { metadata: { name, resourceVersion: '1' } } });
+    const c = await client((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const text = `${ev('ä-one')}\n${ev('two')}\nnot json\n`;
+      const bytes = Buffer.from(text);
+      // Three writes, one in the middle of the two-byte ä.
+      res.write(bytes.subarray(0, 45));
+      setTimeout(() => res.write(bytes.subarray(45, 70)), 20);
+      setTimeout(() => res.end(bytes.subarray(70)), 40);
+    });
+    try {
+      const names: string[] = [];
+      let error: unknown;
+      try {
+        for await (const e of c.watch('/api/v1/pods', {})) names.push(String(e.object?.metadata?.name));
+      } catch (e: unknown) {
+        error = e;
+      }
+      expect(names).toEqual(['ä-one', 'two']);
+      expect(error).toMatchObject({ reason: 'InvalidResponse' });
+    } finally {
+      await c.close();
+    }
+  });
+});
