@@ -61,7 +61,13 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     const hints = proc.raw.join('\n');
     expect(hints).toContain(`--server=${base}${P} get pods -A`);
     const one = new Kubectl(`${base}${P}/clusters/demo-1`);
-    expect(await one.ok(['get', 'deployments', '-A', '-o', 'name'])).toMatch(/deployment\.apps\//);
+    // All pods served does not mean every list of every cluster is done: lists take turns (--list-concurrency).
+    let deployments = { stdout: '' };
+    for (let i = 0; i < 120 && !/deployment\.apps\//.test(deployments.stdout); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 250));
+      deployments = await one.run(['get', 'deployments', '-A', '-o', 'name']);
+    }
+    expect(deployments.stdout).toMatch(/deployment\.apps\//);
     one.dispose();
     // Cluster status is written about once a second after it changes, so right after the sync it may not be there yet.
     const root = new Kubectl(base);
