@@ -204,9 +204,15 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const cpuBefore = { synchro: cpuSecondsOf(child.pid!), sim: cpuSecondsOf(sim.child.pid!) };
   // How far the synchro falls behind: its write queue, sampled.
   let queuePeak = 0;
+  // Where the memory is when it peaks: V8 heap (used, reserved) and external memory (Buffers), from prom-client's
+  // default metrics, sampled with the queue.
+  const heapPeak = { used: 0, total: 0, external: 0 };
   const queueSampler = setInterval(() => {
     void scrape().then((t) => {
       queuePeak = Math.max(queuePeak, metric(t, 'clusterpedia_synchro_queue_entries'));
+      heapPeak.used = Math.max(heapPeak.used, metric(t, 'nodejs_heap_size_used_bytes'));
+      heapPeak.total = Math.max(heapPeak.total, metric(t, 'nodejs_heap_size_total_bytes'));
+      heapPeak.external = Math.max(heapPeak.external, metric(t, 'nodejs_external_memory_bytes'));
     });
   }, 250);
   // How late the simulator is: from asking for a mark to the simulator applying it (its event loop's lag).
@@ -272,6 +278,9 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     delayP99ms: percentile(delays, 99),
     delayMaxms: percentile(delays, 100),
     churnQueuePeak: queuePeak,
+    churnHeapUsedPeakMB: mb(heapPeak.used),
+    churnHeapTotalPeakMB: mb(heapPeak.total),
+    churnExternalPeakMB: mb(heapPeak.external),
     churnSynchroCores: +churnCores.synchro.toFixed(2),
     churnSimulatorCores: +churnCores.sim.toFixed(2),
     simulatorLagP50ms: percentile(simLag, 50),

@@ -239,24 +239,26 @@ export class HostClusterSource implements Runnable {
     this.lastStatus.set(name, { significant, at: now });
   }
 
-  private async putStatus(name: string, status: PediaClusterStatus): Promise<void> {
-    await this.withConflictRetry(async () => {
-      let cur: PediaCluster;
-      try {
-        cur = await this.o.client.json<PediaCluster>(`${CLUSTERS_PATH}/${encodeURIComponent(name)}`, { signal: this.signal });
-      } catch (e: unknown) {
-        if (e instanceof KubeApiError && e.status === 404) return;
-        throw e;
-      }
-      if (cur.metadata.deletionTimestamp) return;
-      // status.shardingName is ours to set (renderStatus puts it in for a named shard): a mark left by a previous
-      // owner goes.
-      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, { method: 'PUT', body: { ...cur, status }, signal: this.signal });
-    });
+  private putStatus(name: string, status: PediaClusterStatus): Promise<void> {
+    // status.shardingName is ours to set (renderStatus puts it in for a named shard): a mark left by a previous
+    // owner goes.
+    return this.replaceStatus(name, (cur) => (cur.metadata.deletionTimestamp ? undefined : status));
   }
 
   /** Removes status.shardingName if it is still this shard's (after a hand-over). */
-  private async clearShardMark(name: string): Promise<void> {
+  private clearShardMark(name: string): Promise<void> {
+    return this.replaceStatus(name, (cur) => {
+      if (cur.status?.shardingName !== this.shard) return undefined;
+      const { shardingName: _mark, ...rest } = cur.status;
+      return rest;
+    });
+  }
+
+  /**
+   * PUT of the status subresource computed from the latest object (`next` returns undefined to leave it), retried
+   * on conflict; a PediaCluster already gone is left alone.
+   */
+  private async replaceStatus(name: string, next: (cur: PediaCluster) => PediaClusterStatus | undefined): Promise<void> {
     await this.withConflictRetry(async () => {
       let cur: PediaCluster;
       try {
@@ -265,9 +267,9 @@ export class HostClusterSource implements Runnable {
         if (e instanceof KubeApiError && e.status === 404) return;
         throw e;
       }
-      if (cur.status?.shardingName !== this.shard) return;
-      const { shardingName: _mark, ...rest } = cur.status;
-      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, { method: 'PUT', body: { ...cur, status: rest }, signal: this.signal });
+      const status = next(cur);
+      if (!status) return;
+      await this.o.client.json(`${CLUSTERS_PATH}/${encodeURIComponent(name)}/status`, { method: 'PUT', body: { ...cur, status }, signal: this.signal });
     });
   }
 
