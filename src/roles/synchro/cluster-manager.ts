@@ -140,6 +140,18 @@ export class ClusterManager implements Runnable {
   private async reconcile(entry: Entry): Promise<void> {
     const { desired } = entry;
     const log = this.d.logger.child({ cluster: desired.name });
+    // A file is not checked against the CRD's schema as the host cluster checks a PediaCluster: check its shape here.
+    const problem = syncResourcesProblem(desired.spec.syncResources, 'spec.syncResources')
+      ?? syncResourcesProblem(desired.refResources ?? undefined, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.syncResources`);
+    if (problem) {
+      entry.validated = { ok: false, reason: 'InvalidSyncResources', message: problem };
+      entry.apiserver = desired.spec.apiserver;
+      log.warn({ reason: 'InvalidSyncResources', message: problem }, 'cluster syncResources are invalid');
+      await this.stopSynchro(entry);
+      entry.synchro = undefined;
+      this.dirty(desired.name);
+      return;
+    }
     let connection;
     try {
       connection = await resolveCredentials(desired.spec, desired.secrets);
@@ -269,6 +281,24 @@ export class ClusterManager implements Runnable {
   private *objectCounts(): Iterable<{ cluster: string; resource: string; count: number }> {
     for (const e of this.clusters.values()) if (e.synchro) yield* e.synchro.objectCounts();
   }
+}
+
+/** What is wrong with the shape of a syncResources list (as the CRD's schema would say), or undefined. */
+export function syncResourcesProblem(list: unknown, where: string): string | undefined {
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) return `${where}: must be a list`;
+  const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  for (const [i, g] of (list as unknown[]).entries()) {
+    const at = `${where}[${i}]`;
+    if (typeof g !== 'object' || g === null || Array.isArray(g)) return `${at}: must be an object with group and resources`;
+    const r = g as Record<string, unknown>;
+    if (typeof r.group !== 'string') return `${at}.group: must be a string ("" for the core group)`;
+    if (!strings(r.resources) || (r.resources as string[]).length === 0) return `${at}.resources: must be a non-empty list of names`;
+    for (const f of ['versions', 'eventsInvolvedResources']) {
+      if (r[f] !== undefined && !strings(r[f])) return `${at}.${f}: must be a list of strings`;
+    }
+  }
+  return undefined;
 }
 
 /** "group/version/resource" → committed RV, from a status' syncResources. */

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Discovery, DiscoveredResource } from '../../../src/kube/discovery.js';
 import { negotiate, negotiateVersions } from '../../../src/roles/synchro/negotiate.js';
+import { syncResourcesProblem } from '../../../src/roles/synchro/cluster-manager.js';
 
 describe('negotiateVersions: built-in kinds (requested versions ignored, first served version the scheme knows)', () => {
   it('V1 want [v1], served [v1] → [v1]', () => expect(negotiateVersions('apps', true, ['v1'], ['v1'])).toEqual(['v1']));
@@ -110,5 +111,23 @@ describe('negotiate', () => {
   it('carries kind and scope', () => {
     const [ns] = negotiate([{ group: '', resources: ['namespaces'] }], false, discovery).resources;
     expect(ns).toEqual({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false });
+  });
+});
+
+describe('syncResourcesProblem: the shape the CRD schema would enforce, for clusters from files', () => {
+  it.each([
+    [[{ group: '', resources: ['pods'], versions: ['v1'], eventsInvolvedResources: ['*'] }], undefined],
+    [[], undefined],
+    [undefined, undefined],
+    [{ group: '' }, 'x: must be a list'],
+    [['pods'], 'x[0]: must be an object with group and resources'],
+    [[{ resources: ['pods'] }], 'x[0].group: must be a string ("" for the core group)'],
+    [[{ group: '', resources: 'pods' }], 'x[0].resources: must be a non-empty list of names'],
+    [[{ group: '', resources: [] }], 'x[0].resources: must be a non-empty list of names'],
+    [[{ group: '', resources: [1] }], 'x[0].resources: must be a non-empty list of names'],
+    [[{ group: 'apps', resources: ['*'], versions: 'v1' }], 'x[0].versions: must be a list of strings'],
+    [[{ group: '', resources: ['pods'] }, { group: '', resources: ['pods'], eventsInvolvedResources: 'pods' }], 'x[1].eventsInvolvedResources: must be a list of strings'],
+  ])('%j → %s', (list, problem) => {
+    expect(syncResourcesProblem(list, 'x')).toBe(problem);
   });
 });

@@ -38,7 +38,11 @@ export function faultsSuite(backend: Backend): void {
       (wrongToken.metadata as { name: string }).name = 'wrong-token';
       (wrongToken.spec as { tokenData: string }).tokenData = b64('not-the-token-xyz');
       const noEndpoint = { apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'no-endpoint' }, spec: { tokenData: b64('t0k3n-abc'), syncResources: SYNC } };
-      h.writeClusters([wrongToken, noEndpoint]);
+      // A file is not checked against the CRD schema: a malformed syncResources entry is reported, never thrown.
+      const badResources = pediaClusterFor(c!, SYNC);
+      (badResources.metadata as { name: string }).name = 'bad-resources';
+      (badResources.spec as { syncResources: unknown[] }).syncResources = [{ group: '', resources: ['pods'], eventsInvolvedResources: 'pods' }];
+      h.writeClusters([wrongToken, noEndpoint, badResources]);
       await h.startSynchro();
       await waitFor(async () => (await h!.condition('wrong-token', 'ClusterHealthy'))?.status === 'False', 10_000);
       expect(await h.condition('wrong-token', 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable', message: expect.stringContaining('401') });
@@ -46,6 +50,9 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.condition('no-endpoint', 'Validated'))?.status === 'False', 10_000);
       expect(await h.condition('no-endpoint', 'Validated')).toMatchObject({ reason: 'InvalidConfig', message: 'invalid cluster config: Cluster APIServer Endpoint is required' });
       expect(await h.condition('no-endpoint', 'SynchroRunning')).toMatchObject({ status: 'False', reason: 'InvalidConfig' });
+      await waitFor(async () => (await h!.condition('bad-resources', 'Validated'))?.status === 'False', 10_000);
+      expect(await h.condition('bad-resources', 'Validated')).toMatchObject({ reason: 'InvalidSyncResources', message: 'spec.syncResources[0].eventsInvolvedResources: must be a list of strings' });
+      expect((await h.storage.counts()).filter((x) => x.cluster === 'bad-resources')).toEqual([]);
       const all = JSON.stringify([...(await h.storage.clusterStatuses()).values()]);
       expect(all).not.toContain('not-the-token-xyz');
       expect(all).not.toContain('t0k3n-abc');
