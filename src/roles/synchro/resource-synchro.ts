@@ -56,7 +56,7 @@ export interface ResourceSynchroDeps {
   random?: () => number;
   /** Called when the reported state changed (the status writer coalesces). */
   changed: () => void;
-  /** The committed RV reported in the last status, if any: a better resume point than the rows' highest RV. */
+  /** The committed RV reported in the last status, if any: where the first run resumes (without it, it lists). */
   resumeResourceVersion?: string;
   /** List before watching even when stored rows could be resumed from (what is wanted of the member changed). */
   listFirst?: boolean;
@@ -75,7 +75,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   private readonly apiVersion: string;
   private readonly clock: Clock;
   private versions: VersionMap | undefined;
-  /** Where to resume the watch: the loop's last RV, or the highest stored RV at first start. */
+  /** Where to resume the watch: the loop's last RV, or at first start the committed RV of the stored status. */
   private resumeRv: string | undefined;
   private state: ResourceSyncState;
   /** RVs the stream reached, each with the queue position it needs committed: [rv, seq], oldest first. */
@@ -171,9 +171,10 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       try {
         const stored = await this.d.storage.resourceVersions(this.cluster, this.type);
         this.versions = VersionMap.from(stored);
-        // Resume point: the committed RV the last status recorded; else the highest RV among the stored rows,
-        // which is safe too (every event up to it was written, as the queue commits in stream order).
-        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : (this.d.resumeResourceVersion ?? this.versions.maxNumeric());
+        // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored
+        // rows: a list cut short (a restart during the initial sync) stored only its first pages, in key order, and
+        // a watch from the newest of them would never bring the objects of the pages not read.
+        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : this.d.resumeResourceVersion;
         this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;

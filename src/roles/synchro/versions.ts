@@ -102,14 +102,6 @@ export class VersionMap {
     for (let e = 0; e < this.entries; e++) if (this.keyLen[e] !== 0) yield this.keyOf(e);
   }
 
-  /** The highest numeric RV, or undefined when empty or any RV is not numeric (then no safe resume point exists). */
-  maxNumeric(): string | undefined {
-    if (this.textRvs.size > 0) return undefined;
-    let max = -1;
-    for (let e = 0; e < this.entries; e++) if (this.keyLen[e] !== 0 && this.rvs[e]! > max) max = this.rvs[e]!;
-    return max < 0 ? undefined : String(max);
-  }
-
   /** Writes `key` as UTF-8 into the scratch buffer; returns its byte length. */
   private encode(key: string): number {
     if (key.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(key.length * 3);

@@ -135,7 +135,7 @@ export class WriteQueue implements Runnable {
       const merged = coalesce({ action: older.action, payload: older }, { action: w.action, payload: w })!;
       this.pendingBytes += w.bytes - older.bytes;
       // Re-insert at the end: queue order follows each key's latest event, so a flushed prefix of the queue is a
-      // prefix of each resource's event stream and the highest stored RV is a safe point to resume watching from.
+      // prefix of each resource's event stream, and a stream position is durable once the queue is flushed up to it.
       this.pending.delete(id);
       this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since, seq: ++this.seqCounter });
     } else {

@@ -87,6 +87,27 @@ export function syncSuite(backend: Backend): void {
       expect(h.watches(c!, PODS, since)[0]?.resourceVersion).toBe(resumeRv);
     });
 
+    it('a restart in the middle of the initial list loses nothing: it lists again rather than watch from a listed row', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 200 });
+      const [c] = h.clusters;
+      // The pod listed first gets the newest resourceVersion: watching from the highest RV among the rows stored so
+      // far would start after it, and the pods of the pages not yet listed would never come.
+      const first = c!.snapshot('pods')[0]!;
+      c!.store.patch('pods', first.metadata.namespace, first.metadata.name!, { metadata: { labels: { touched: 'yes' } } });
+      c!.faults.slow(40);
+      await h.startSynchro({ pageSize: 20 });
+      const pods = async (): Promise<number> => (await h!.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).size;
+      await waitFor(async () => (await pods()) >= 20, 10_000, () => 'no page stored');
+      const stored = await pods();
+      await h.stopSynchro();
+      expect(stored).toBeLessThan(c!.store.count('pods'));
+      c!.faults.slow(0);
+      const since = Date.now();
+      await h.startSynchro();
+      await h.converged();
+      expect(h.lists(c!, PODS, since)).toBeGreaterThan(0);
+    });
+
     it('after a long outage (history compacted) the relist writes only the rows that changed', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();

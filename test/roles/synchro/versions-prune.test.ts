@@ -14,12 +14,6 @@ describe('VersionMap', () => {
     expect(m.size).toBe(4);
   });
 
-  it('maxNumeric is the resume point, undefined when empty or any RV is not numeric', () => {
-    expect(VersionMap.from([['a', '5'], ['b', '17'], ['c', '9']]).maxNumeric()).toBe('17');
-    expect(new VersionMap().maxNumeric()).toBeUndefined();
-    expect(VersionMap.from([['a', '5'], ['b', 'x']]).maxNumeric()).toBeUndefined();
-  });
-
   it('a sweep finds the keys a relist did not see', () => {
     const m = VersionMap.from([['a', '1'], ['b', '1'], ['c', '1']]);
     m.beginSweep();
