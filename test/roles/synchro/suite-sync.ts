@@ -88,13 +88,13 @@ export function syncSuite(backend: Backend): void {
     });
 
     it('a restart in the middle of the initial list loses nothing: it lists again rather than watch from a listed row', async () => {
-      h = await Harness.start(backend, { clusters: 1, pods: 200 });
+      h = await Harness.start(backend, { clusters: 1, pods: 300 });
       const [c] = h.clusters;
       // The pod listed first gets the newest resourceVersion: watching from the highest RV among the rows stored so
       // far would start after it, and the pods of the pages not yet listed would never come.
       const first = c!.snapshot('pods')[0]!;
       c!.store.patch('pods', first.metadata.namespace, first.metadata.name!, { metadata: { labels: { touched: 'yes' } } });
-      c!.faults.slow(40);
+      c!.faults.slow(50);
       await h.startSynchro({ pageSize: 20 });
       const pods = async (): Promise<number> => (await h!.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).size;
       await waitFor(async () => (await pods()) >= 20, 10_000, () => 'no page stored');
