@@ -87,10 +87,7 @@ export class ClusterManager implements Runnable {
   remove(name: string): Promise<void> {
     const entry = this.clusters.get(name);
     if (!entry) return Promise.resolve();
-    return this.serial(entry, async () => {
-      this.clusters.delete(name);
-      await this.stopSynchro(entry);
-      await this.status.forget(name);
+    return this.drop(entry, name, async () => {
       await this.d.queue.purge((o) => o.cluster === name);
       await this.retryStorage('clean cluster', async () => {
         const rows = await this.d.storage.cleanCluster(name);
@@ -107,11 +104,18 @@ export class ClusterManager implements Runnable {
   release(name: string): Promise<void> {
     const entry = this.clusters.get(name);
     if (!entry) return Promise.resolve();
+    return this.drop(entry, name, async () => {
+      this.d.logger.info({ cluster: name }, 'cluster handed over to another shard; rows kept');
+    });
+  }
+
+  /** Unregisters a cluster, stops its synchro and its status writes, then runs `after` (in the cluster's order). */
+  private drop(entry: Entry, name: string, after: () => Promise<void>): Promise<void> {
     return this.serial(entry, async () => {
       this.clusters.delete(name);
       await this.stopSynchro(entry);
       await this.status.forget(name);
-      this.d.logger.info({ cluster: name }, 'cluster handed over to another shard; rows kept');
+      await after();
     });
   }
 
