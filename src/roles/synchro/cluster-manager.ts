@@ -147,26 +147,12 @@ export class ClusterManager implements Runnable {
     // A file is not checked against the CRD's schema as the host cluster checks a PediaCluster: check its shape here.
     const problem = syncResourcesProblem(desired.spec.syncResources, 'spec.syncResources')
       ?? syncResourcesProblem(desired.refResources ?? undefined, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.syncResources`);
-    if (problem) {
-      entry.validated = { ok: false, reason: 'InvalidSyncResources', message: problem };
-      entry.apiserver = desired.spec.apiserver;
-      log.warn({ reason: 'InvalidSyncResources', message: problem }, 'cluster syncResources are invalid');
-      await this.stopSynchro(entry);
-      entry.synchro = undefined;
-      this.dirty(desired.name);
-      return;
-    }
+    if (problem) return this.invalidate(entry, 'InvalidSyncResources', problem, log);
     let connection;
     try {
       connection = await resolveCredentials(desired.spec, desired.secrets);
     } catch (e: unknown) {
-      entry.validated = { ok: false, reason: 'InvalidConfig', message: `invalid cluster config: ${messageOf(e)}` };
-      entry.apiserver = desired.spec.apiserver;
-      log.warn({ reason: 'InvalidConfig', message: entry.validated.message }, 'cluster config is invalid');
-      await this.stopSynchro(entry);
-      entry.synchro = undefined;
-      this.dirty(desired.name);
-      return;
+      return this.invalidate(entry, 'InvalidConfig', `invalid cluster config: ${messageOf(e)}`, log);
     }
     entry.apiserver = connection.apiserver;
     entry.validated = desired.refResources === null ? { ok: true, warning: MESSAGES.syncResourceRefNotFound } : { ok: true };
@@ -198,6 +184,16 @@ export class ClusterManager implements Runnable {
     entry.synchro = synchro;
     if (this.signal) this.launch(entry);
     this.dirty(desired.name);
+  }
+
+  /** Validated=False: the cluster's synchro stops, and its status says why. */
+  private async invalidate(entry: Entry, reason: 'InvalidConfig' | 'InvalidSyncResources', message: string, log: Logger): Promise<void> {
+    entry.validated = { ok: false, reason, message };
+    entry.apiserver = entry.desired.spec.apiserver;
+    log.warn({ reason, message }, 'cluster spec is invalid');
+    await this.stopSynchro(entry);
+    entry.synchro = undefined;
+    this.dirty(entry.desired.name);
   }
 
   /** Committed RVs of the status stored by a previous run (empty when there is none or it cannot be read). */
