@@ -1,8 +1,5 @@
 // search.clusterpedia.io/inject-events (reference §2.11): built-in list items carry their stored core/v1 Events in
 // the annotation shadow.clusterpedia.io/events, in every page form; other lists and requests without it do not.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openStorage } from '../../../src/storage/open.js';
@@ -14,7 +11,6 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 const ANNOTATION = 'shadow.clusterpedia.io/events';
 const INJECT = `labelSelector=${encodeURIComponent('search.clusterpedia.io/inject-events=true')}`;
 
-let dir: string;
 let storage: Storage;
 let api: TestApiserver;
 
@@ -51,8 +47,7 @@ async function items(path: string, accept = 'application/json'): Promise<Item[]>
 const EXPECTED = { a: ['Pulled', 'Started'], b: ['Killing'], c: null, d: ['Other'] };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'cp-inject-events-'));
-  storage = await openStorage({ url: `sqlite://${join(dir, 'db.sqlite')}` }, { logger: silentLogger() });
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
   await storage.migrate();
   const [a, b, c] = ['a', 'b', 'c'].map((n) => pod('c1', 'ns', n));
   const d = pod('c2', 'ns', 'd');
@@ -76,7 +71,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
   await storage?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('inject-events', () => {
