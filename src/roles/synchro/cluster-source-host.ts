@@ -86,9 +86,7 @@ export class HostClusterSource implements Runnable {
   private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
   private signal: AbortSignal | undefined;
   private readonly lastStatus = new Map<string, { significant: string; at: number }>();
-  /** Clusters handed to the manager by this source. */
-  private readonly owned = new Set<string>();
-  /** Last seen spec.shardingName of every PediaCluster ("" when absent). */
+  /** Last seen spec.shardingName of every PediaCluster ("" when absent): this shard's were handed to the manager. */
   private readonly shardOf = new Map<string, string>();
   private readonly shard: string;
 
@@ -152,12 +150,13 @@ export class HostClusterSource implements Runnable {
       // Gone without our finalizer (forced, or never owned): still remove its rows, if it was this shard's.
       this.applied.delete(name);
       this.lastStatus.delete(name);
-      const ours = this.owned.delete(name) || this.shardOf.get(name) === this.shard;
+      const ours = this.shardOf.get(name) === this.shard;
       this.shardOf.delete(name);
       if (ours) await this.o.manager.remove(name);
       return;
     }
     const specShard = pc.spec?.shardingName ?? '';
+    const wasOurs = this.shardOf.get(name) === this.shard;
     this.shardOf.set(name, specShard);
     const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), pc.status?.shardingName ?? null]);
     if (this.applied.get(name) === state) return;
@@ -167,14 +166,13 @@ export class HostClusterSource implements Runnable {
         // Another shard's. If it was ours, hand it over as Clusterpedia does: stop, keep the rows (the new owner
         // resumes from them), and clear our mark so the new owner's is the only one.
         const marked = this.shard !== '' && pc.status?.shardingName === this.shard;
-        if (!this.owned.delete(name) && !marked) return;
+        if (!wasOurs && !marked) return;
         this.lastStatus.delete(name);
         await this.o.manager.release(name);
         if (marked) await this.clearShardMark(name);
         log.info({ shardingName: specShard }, 'pediacluster moved to another shard; released');
         return;
       }
-      this.owned.add(name);
       if (pc.metadata.deletionTimestamp) {
         if (!(pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER)) return;
         await this.o.manager.remove(name);
