@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { defaultApiserverOptions, type ApiserverOptions } from '../roles/apiserver/options.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
-import { option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
 
 function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -116,9 +116,8 @@ export function newApiserverCommand(): Command {
   for (const o of storageOptions()) cmd.addOption(o);
   cmd.addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(true));
   cmd.addOption(option('--kubeconfig <path>', 'host cluster kubeconfig (TokenReview, SubjectAccessReview); in-cluster config when present'));
-  // Not in addApiserverFlags: binding takes the synchro's flag of the same name (one process, one heap).
-  // 50: after 300 limit-500 pages the process sat at 204 MB instead of 244 MB, at the same time per page (BENCHMARKS.md).
-  cmd.addOption(option('--heap-growing-percent <n>', "V8 heap growth over the live set before a full GC, percent (0: V8's default)").argParser(parseNonNegativeInt).default(50));
+  // Not in addApiserverFlags: binding has it once, through addSynchroFlags (one process, one heap).
+  cmd.addOption(heapGrowingPercentOption());
   addApiserverFlags(cmd);
   cmd.action(async (_flags: unknown, self: Command) => {
     const flags = self.opts<ApiserverFlags & { heapGrowingPercent: number }>();

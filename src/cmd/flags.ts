@@ -2,6 +2,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../lib/errors.js';
 import { LOG_LEVELS } from '../lib/log.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../lib/v8-heap.js';
 import { redactUrl } from '../storage/storage-config.js';
 
 /** `--secure-port` → `CLUSTERPEDIA_SECURE_PORT`. */
@@ -15,6 +16,16 @@ export function option(flags: string, description: string): Option {
   const opt = new Option(flags, description);
   if (long) opt.env(envName(long.replace(/^--no-/, '--')));
   return opt;
+}
+
+/**
+ * --heap-growing-percent, a setting of the whole process (one V8 heap): each command applies it with
+ * setHeapGrowingPercent before its role starts; binding has it once, for both roles.
+ */
+export function heapGrowingPercentOption(): Option {
+  return option('--heap-growing-percent <n>', "V8 heap growth over the live set before a full GC, percent (0: V8's default)")
+    .argParser(parseNonNegativeInt)
+    .default(DEFAULT_HEAP_GROWING_PERCENT);
 }
 
 export function parsePort(value: string): number {

@@ -4,8 +4,9 @@ import { Command } from 'commander';
 import { ConfigError } from '../lib/errors.js';
 import { defaultSynchroOptions, type SynchroOptions } from '../roles/synchro/options.js';
 import { runSynchro } from '../roles/synchro/run.js';
+import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { option, parseBool, parseDuration, parseNonNegativeInt, parsePort, parsePositiveInt, storageOptions } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePort, parsePositiveInt, storageOptions } from './flags.js';
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -76,7 +77,7 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean } = { le
     .addOption(option('--write-timeout <duration>', 'a storage write not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
     .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
     .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost))
-    .addOption(option('--heap-growing-percent <n>', "V8 heap growth over the live set before a full GC, percent (0: V8's default)").argParser(parseNonNegativeInt).default(d.heapGrowingPercent))
+    .addOption(heapGrowingPercentOption())
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
 }
 
@@ -123,7 +124,6 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes, writeTimeoutMs: v.writeTimeout },
     metricsPort: v.metricsPort,
     metricsHost: v.metricsHost,
-    heapGrowingPercent: v.heapGrowingPercent,
     leaderElection: {
       enabled: v.leaderElect,
       name: leaseName,
@@ -147,7 +147,9 @@ export function newSynchroCommand(): Command {
   for (const o of storageOptions()) cmd.addOption(o);
   addSynchroFlags(cmd, { leaderElect: true });
   cmd.action(async (_opts: unknown, command: Command) => {
-    const options = synchroOptionsFrom(command.opts<SynchroFlagValues>());
+    const flags = command.opts<SynchroFlagValues>();
+    const options = synchroOptionsFrom(flags);
+    setHeapGrowingPercent(flags.heapGrowingPercent);
     await runSynchro(options, { logger: loggerFor(command), signal: shutdownSignal() });
   });
   return cmd;

@@ -60,12 +60,6 @@ export interface SynchroOptions {
     /** A storage write not settled after this long is retried, milliseconds. */
     writeTimeoutMs: number;
   };
-  /**
-   * V8 old-generation growing factor, percent over the live heap (V8's --heap-growing-percent; 0 keeps V8's own).
-   * An initial sync turns over ~50 MB/s of parsed objects; V8's default lets the heap grow to 2–4× the live set
-   * before collecting. Applied by runSynchro (process-wide: in binding it is the one setting of the shared heap).
-   */
-  heapGrowingPercent: number;
   /** /metrics, /healthz, /readyz, /livez; 0 = off. */
   metricsPort: number;
   metricsHost: string;
@@ -107,8 +101,6 @@ export function defaultSynchroOptions(): SynchroOptions {
     // 8 MiB of JSON ≈ 14 MB of parsed objects: a few batches ahead of the writer is all throughput needs (at 1 M
     // objects, halving 16 MiB / 10,000 entries took ~5 MB off the peak RSS and nothing off the sync rate).
     queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 5_000, maxBytes: 8 * 1024 * 1024, writeTimeoutMs: 30_000 },
-    // Measured (BENCHMARKS.md): 50 cuts the synchro's peak RSS by ~25 % at no throughput cost; 20 saves more but slows.
-    heapGrowingPercent: 50,
     metricsPort: 8081,
     metricsHost: '0.0.0.0',
     // kube-controller-manager's timings (reference §5.7).

@@ -7,7 +7,6 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runLeaderElection, type LeaseLock } from '../../lib/leader-election.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import { setHeapGrowingPercent } from '../../lib/v8-heap.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { openStorage } from '../../storage/open.js';
@@ -136,7 +135,6 @@ async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {
 /** Runs the synchro role until `deps.signal` aborts (or a part fails). */
 export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'synchro' });
-  setHeapGrowingPercent(options.heapGrowingPercent);
   const owned = !deps.storage;
   const storage: Storage = deps.storage ?? (await open(options, logger));
   try {
