@@ -105,7 +105,9 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   }
 
   get status(): ResourceSyncState {
-    const rv = this.durableResourceVersion;
+    // A filtered stream (Events of some kinds) publishes no resume point: it lists at every start anyway, and a later
+    // start that keeps every Event must not resume from it, or the Events it filtered out would never come.
+    const rv = this.involvedKinds ? undefined : this.durableResourceVersion;
     return { ...this.state, count: this.versions?.size ?? this.state.count, ...(rv ? { resourceVersion: rv } : {}) };
   }
 
