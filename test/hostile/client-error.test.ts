@@ -2,27 +2,18 @@
 // always a Status), and the connection is closed; the server keeps serving.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { silentLogger } from '../../src/lib/log.js';
-import { openStorage } from '../../src/storage/open.js';
-import type { Storage } from '../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../support/apiserver.js';
-import { healthyStatus, pod } from '../support/fixtures.js';
+import { serveStore, type ServedStore, type TestApiserver } from '../support/apiserver.js';
+import { pod } from '../support/fixtures.js';
 
-let storage: Storage;
+let served: ServedStore;
 let api: TestApiserver;
 
 beforeAll(async () => {
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
-  await storage.write({ upserts: [pod('c1', 'default', 'a')], deletes: [] });
-  await storage.putClusterStatus('c1', healthyStatus('c1'));
-  api = await startTestApiserver(storage);
+  served = await serveStore([pod('c1', 'default', 'a')], { c1: true });
+  api = served.api;
 });
 
-afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
-});
+afterAll(() => served?.stop());
 
 /** Writes raw bytes and reads everything until the server closes the connection. */
 function raw(bytes: string): Promise<string> {

@@ -5,7 +5,9 @@ import { silentLogger, type Logger } from '../../src/lib/log.js';
 import { runAll } from '../../src/lib/lifecycle.js';
 import { defaultApiserverOptions, type ApiserverOptions } from '../../src/roles/apiserver/options.js';
 import { apiserverRunnables } from '../../src/roles/apiserver/run.js';
-import type { Storage } from '../../src/storage/types.js';
+import { openStorage } from '../../src/storage/open.js';
+import type { Storage, UpsertObject } from '../../src/storage/types.js';
+import { healthyStatus } from './fixtures.js';
 
 export interface TestApiserver {
   /** http://127.0.0.1:<port> */
@@ -41,4 +43,29 @@ export async function startTestApiserver(storage: Storage, tweak?: (o: Apiserver
       await done;
     },
   };
+}
+
+export interface ServedStore {
+  storage: Storage;
+  api: TestApiserver;
+  /** Stops the apiserver, then closes the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The setup of the apiserver's HTTP tests: a migrated store at `url` (an in-memory SQLite unless given) holding
+ * `upserts`, a status per cluster (`true`: healthy), and an apiserver over it.
+ */
+export async function serveStore(upserts: UpsertObject[], clusters: Record<string, boolean>, url = 'sqlite::memory:'): Promise<ServedStore> {
+  const storage = await openStorage({ url }, { logger: silentLogger() });
+  try {
+    await storage.migrate();
+    await storage.write({ upserts, deletes: [] });
+    for (const [cluster, healthy] of Object.entries(clusters)) await storage.putClusterStatus(cluster, healthyStatus(cluster, healthy));
+    const api = await startTestApiserver(storage);
+    return { storage, api, stop: async () => { await api.stop(); await storage.close(); } };
+  } catch (e: unknown) {
+    await storage.close();
+    throw e;
+  }
 }

@@ -1,17 +1,15 @@
 // search.clusterpedia.io/inject-events (reference §2.11): built-in list items carry their stored core/v1 Events in
 // the annotation shadow.clusterpedia.io/events, in every page form; other lists and requests without it do not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
-import { openStorage } from '../../../src/storage/open.js';
-import type { Storage, UpsertObject } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { deployment, healthyStatus, pod } from '../../support/fixtures.js';
+import type { UpsertObject } from '../../../src/storage/types.js';
+import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
+import { deployment, pod } from '../../support/fixtures.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 const ANNOTATION = 'shadow.clusterpedia.io/events';
 const INJECT = `labelSelector=${encodeURIComponent('search.clusterpedia.io/inject-events=true')}`;
 
-let storage: Storage;
+let served: ServedStore;
 let api: TestApiserver;
 
 interface Item { metadata: { name: string; uid?: string; annotations?: Record<string, string> } }
@@ -47,8 +45,6 @@ async function items(path: string, accept = 'application/json'): Promise<Item[]>
 const EXPECTED = { a: ['Pulled', 'Started'], b: ['Killing'], c: null, d: ['Other'] };
 
 beforeAll(async () => {
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
   const [a, b, c] = ['a', 'b', 'c'].map((n) => pod('c1', 'ns', n));
   const d = pod('c2', 'ns', 'd');
   const dep = deployment('c1', 'ns', 'web');
@@ -56,22 +52,15 @@ beforeAll(async () => {
     cluster: 'c1', group: 'example.io', version: 'v1', resource: 'widgets', kind: 'Widget',
     object: { apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'ns', uid: 'uid-widget', resourceVersion: '3', creationTimestamp: '2024-01-01T00:00:00Z' } },
   };
-  await storage.write({
-    upserts: [
-      a!, b!, c!, d, dep, widget, event('c1', widget, 'w.Reconciled', '2024-01-01T00:01:00Z'),
-      event('c1', a!, 'a.Started', '2024-01-01T00:02:00Z'), event('c1', a!, 'a.Pulled', '2024-01-01T00:01:00Z'), event('c1', b!, 'b.Killing', '2024-01-01T00:01:00Z'),
-      event('c2', d, 'd.Other', '2024-01-01T00:01:00Z'),
-    ],
-    deletes: [],
-  });
-  for (const cl of ['c1', 'c2']) await storage.putClusterStatus(cl, healthyStatus(cl, true));
-  api = await startTestApiserver(storage);
+  served = await serveStore([
+    a!, b!, c!, d, dep, widget, event('c1', widget, 'w.Reconciled', '2024-01-01T00:01:00Z'),
+    event('c1', a!, 'a.Started', '2024-01-01T00:02:00Z'), event('c1', a!, 'a.Pulled', '2024-01-01T00:01:00Z'), event('c1', b!, 'b.Killing', '2024-01-01T00:01:00Z'),
+    event('c2', d, 'd.Other', '2024-01-01T00:01:00Z'),
+  ], { c1: true, c2: true });
+  api = served.api;
 });
 
-afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
-});
+afterAll(() => served?.stop());
 
 describe('inject-events', () => {
   it('each pod of every cluster gets its own Events, oldest first; a pod without Events gets no annotation', async () => {

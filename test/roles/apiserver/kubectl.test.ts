@@ -1,30 +1,22 @@
 // Real kubectl (the dispatcher on PATH and the oldest kubectl.1.27) against the apiserver over directly filled storage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../../src/storage/open.js';
-import { silentLogger } from '../../../src/lib/log.js';
 import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { deployment, healthyStatus, namespace, pod } from '../../support/fixtures.js';
+import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
+import { deployment, namespace, pod } from '../../support/fixtures.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
 
+let served: ServedStore;
 let storage: Storage;
 let api: TestApiserver;
 
 beforeAll(async () => {
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
   const upserts = [namespace('east', 'default'), namespace('west', 'default'), deployment('east', 'default', 'web'), deployment('west', 'shop', 'cart')];
   for (let i = 0; i < 12; i++) upserts.push(pod(i % 2 ? 'east' : 'west', i % 3 ? 'default' : 'shop', `web-${i}`, { phase: i === 5 ? 'Pending' : 'Running', labels: { app: i % 4 ? 'web' : 'cart' } }));
-  await storage.write({ upserts, deletes: [] });
-  await storage.putClusterStatus('east', healthyStatus('east'));
-  await storage.putClusterStatus('west', healthyStatus('west'));
-  api = await startTestApiserver(storage);
+  served = await serveStore(upserts, { east: true, west: true });
+  ({ storage, api } = served);
 });
 
-afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
-});
+afterAll(() => served?.stop());
 
 for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
   describe(`kubectl (${label})`, () => {

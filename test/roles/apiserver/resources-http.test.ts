@@ -1,11 +1,10 @@
 // The resources API over HTTP against storage filled directly: routing, discovery, lists, tables, paging, watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStorage } from '../../../src/storage/open.js';
-import { silentLogger } from '../../../src/lib/log.js';
 import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { deployment, healthyStatus, namespace, pod } from '../../support/fixtures.js';
+import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
+import { deployment, namespace, pod } from '../../support/fixtures.js';
 
+let served: ServedStore;
 let storage: Storage;
 let api: TestApiserver;
 
@@ -18,12 +17,10 @@ async function get(path: string, accept = 'application/json'): Promise<{ status:
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
   const d1 = deployment('c1', 'default', 'web');
   const d2 = deployment('c2', 'default', 'web');
-  await storage.write({
-    upserts: [
+  served = await serveStore(
+    [
       namespace('c1', 'default'), namespace('c1', 'kube-system'), namespace('c2', 'default'), namespace('c2', 'kube-system'),
       d1, d2,
       pod('c1', 'default', 'web-1', { owner: { uid: d1.uid, name: 'web', kind: 'Deployment' } }),
@@ -34,17 +31,12 @@ beforeAll(async () => {
       pod('c2', 'default', 'web-2'),
       pod('c2', 'kube-system', 'api-1', { labels: { app: 'api', tier: 'control' } }),
     ],
-    deletes: [],
-  });
-  await storage.putClusterStatus('c1', healthyStatus('c1', true));
-  await storage.putClusterStatus('c2', healthyStatus('c2', false));
-  api = await startTestApiserver(storage);
+    { c1: true, c2: false },
+  );
+  ({ storage, api } = served);
 });
 
-afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
-});
+afterAll(() => served?.stop());
 
 describe('discovery', () => {
   it('serves /version at the root and under the resources prefix, as kube 1.32', async () => {

@@ -1,29 +1,22 @@
 // While PostgreSQL is down the apiserver answers 503 Status (never a crash or 500) and /readyz fails; it recovers alone.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStorage } from '../../../src/storage/open.js';
-import { silentLogger } from '../../../src/lib/log.js';
-import type { Storage } from '../../../src/storage/types.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { healthyStatus, pod } from '../../support/fixtures.js';
+import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
+import { pod } from '../../support/fixtures.js';
 
 let pg: PostgresServer;
-let storage: Storage;
+let served: ServedStore;
 let api: TestApiserver;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   pg = await startPostgres();
-  storage = await openStorage({ url: pg.url }, { logger: silentLogger() });
-  await storage.migrate();
-  await storage.write({ upserts: [pod('c1', 'default', 'a'), pod('c1', 'default', 'b')], deletes: [] });
-  await storage.putClusterStatus('c1', healthyStatus('c1'));
-  api = await startTestApiserver(storage);
+  served = await serveStore([pod('c1', 'default', 'a'), pod('c1', 'default', 'b')], { c1: true }, pg.url);
+  api = served.api;
 }, 60_000);
 
 afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
+  await served?.stop();
   pg?.stop();
 });
 
