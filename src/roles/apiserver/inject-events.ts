@@ -37,9 +37,8 @@ async function annotate(rows: StoredRow[], storage: Lookup): Promise<StoredRow[]
     const obj = JSON.parse(r.object) as { metadata?: { annotations?: Record<string, string> } };
     const metadata = (obj.metadata ??= {});
     metadata.annotations = { ...(metadata.annotations ?? {}), [EVENTS_ANNOTATION]: `[${events.join(',')}]` };
-    return {
-      cluster: r.cluster, group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespace: r.namespace, name: r.name,
-      uid: r.uid, resourceVersion: r.resourceVersion, revision: r.revision, createdAt: r.createdAt, object: JSON.stringify(obj),
-    };
+    // The row as read, with the annotated object; bytes read for the object as stored would be stale.
+    const { bytes: _stale, ...row } = r;
+    return { ...row, object: JSON.stringify(obj) };
   });
 }
