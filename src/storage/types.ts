@@ -204,6 +204,19 @@ export interface ListPage {
   remainingItemCount?: number;
 }
 
+/**
+ * One page of a list as its objects joined (StorageReader.listJoined): the items of a JSON list, stored bytes as they
+ * are, comma-separated within each buffer; the buffers follow each other, to be joined by commas too.
+ */
+export interface JoinedPage {
+  revision: string;
+  /** Objects in `objects`, all buffers together. */
+  count: number;
+  objects: Buffer[];
+  continueToken(): string | undefined;
+  remainingItemCount?: number;
+}
+
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** One change-log entry: the object's state after the change (last state for deletions). */
@@ -225,6 +238,12 @@ export type ChangesResult =
 export interface StorageReader {
   get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined>;
   list(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
+  /**
+   * The same page as list(), its objects joined into a few buffers instead of one row each: for a caller that serves
+   * the objects as stored (a JSON list). Undefined where the backend does not join this page (a page not read at
+   * once, a limit over 1000); the caller then uses list(). Optional: a backend may not join at all.
+   */
+  listJoined?(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined>;
   /** Changes with revision > `revision` matching `filter`, oldest first, at most `limit`. */
   changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult>;
   /** The current storage revision (decimal string). */

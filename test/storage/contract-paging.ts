@@ -9,7 +9,7 @@ import { drain, id, ids, path, pod, PODS, walk, type Harness, type OpenHarness }
 const ALL = ['c1/ns-1/name-1', 'c1/ns-1/name-2', 'c1/ns-2/name-1', 'c2/ns-1/name-1', 'c2/ns-2/name-3', 'c3/ns-1/name-2'];
 
 /** 1,000 pods over 3 clusters × 4 namespaces, some without status.phase, shuffled names. */
-function manyPods(): ReturnType<typeof pod>[] {
+export function manyPods(): ReturnType<typeof pod>[] {
   const out = [];
   for (let i = 0; i < 1000; i++) {
     const n = (i * 7919) % 1000; // a permutation: insertion order differs from every sort order

@@ -17,6 +17,12 @@ export class StreamWriter {
 
   /** Queues `p`; flushes to the socket when the chunk is full, waiting if the socket is saturated. */
   async write(p: Piece): Promise<void> {
+    if (typeof p !== 'string' && p.length >= this.chunkBytes) {
+      // A buffer as big as a chunk goes out as it is, after what is queued: copying it into chunks only costs time.
+      await this.flush();
+      await this.send(p);
+      return;
+    }
     this.buffered.push(p);
     this.bufferedBytes += p.length;
     if (typeof p !== 'string') this.hasBytes = true;
@@ -25,7 +31,10 @@ export class StreamWriter {
 
   async flush(): Promise<void> {
     if (this.buffered.length === 0) return;
-    const chunk = this.take();
+    await this.send(this.take());
+  }
+
+  private async send(chunk: Piece): Promise<void> {
     if (this.res.destroyed) throw new ClientGoneError();
     if (!this.res.write(chunk)) await drained(this.res);
   }

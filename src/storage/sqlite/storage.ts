@@ -1,19 +1,19 @@
 // The SQLite storage: one writer connection (better-sqlite3 is synchronous, so writes serialise in-process) and a
 // pool of read connections for snapshots and streamed lists.
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { listStatements, readPage } from '../list-page.js';
+import { listStatements, readAtOnce, readJoinedPage, readPage } from '../list-page.js';
 import { chooseDrivingLabel } from '../label-strategy.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
-  ChangesResult, ClusterStatusRecord, DeleteKey, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangesResult, ClusterStatusRecord, DeleteKey, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -34,6 +34,22 @@ function storedRows(db: Db): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Stored bytes of objects joined into one buffer by listJoined (SQLite builds each in memory, and refuses one over
+ * its 1 GB string limit): a 500-pod page is ~2 MB, a page of large objects is split.
+ */
+const JOIN_GROUP_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The objects of `ids` as one buffer, comma-separated, in the order of `ids`: json_each drives the loop (CROSS JOIN
+ * keeps it outermost) and each id is a rowid lookup, so group_concat sees the rows in the order given. An ORDER BY
+ * inside group_concat would sort the 2 MB of objects again (measured 1.8 → 4.9 ms for 500 pods).
+ */
+function joinedObjects(ids: number[], onlyMetadata: boolean): SQL {
+  const object = sqliteQuery.objectText(sql.raw('r."object"'), onlyMetadata, false);
+  return sql`SELECT CAST(group_concat(${object}, ',') AS BLOB) FROM json_each(${JSON.stringify(ids)}) j CROSS JOIN resources r ON r.id = j.value`;
 }
 
 /** Read connections: enough for a few concurrent streamed lists; more callers wait for one. */
@@ -187,6 +203,14 @@ class SqliteStorage implements Storage {
     const st = listStatements(sqliteQuery, query, driving);
     const snap = await SqliteSnapshot.open(this.readers);
     return readPage(snap, st, signal);
+  }
+
+  async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
+    if (!readAtOnce(query.limit ?? 0)) return undefined;
+    const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
+    const st = listStatements(sqliteQuery, query, driving);
+    const snap = await SqliteSnapshot.open(this.readers);
+    return readJoinedPage(snap, st, (ids) => joinedObjects(ids, query.onlyMetadata === true), JOIN_GROUP_BYTES, signal);
   }
 
   async changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult> {

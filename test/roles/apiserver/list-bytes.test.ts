@@ -1,6 +1,7 @@
-// Pages served as stored go from storage to the socket as bytes (ListQuery.objectBytes): multi-byte UTF-8 must come
-// out intact whatever the page form (read at once as bytes, streamed from a cursor as text, chunked) and across the
-// writer's 64 KB chunks, for resources and collections alike, and every other form must still see the same objects.
+// Pages served as stored go from storage to the socket as bytes (StorageReader.listJoined for resources,
+// ListQuery.objectBytes rows for collections): multi-byte UTF-8 must come out intact whatever the page form (joined
+// buffers, streamed from a cursor as text, chunked) and across the writer's 64 KB chunks, for resources and
+// collections alike, and every other form must still see the same objects.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ const N = 150;
 /** ~4.5 KB of 2-, 3- and 4-byte characters per pod: 150 pods span many 64 KB chunks, splitting characters anywhere. */
 const note = (i: number): string => `grüße ✓ 日本語 🚀 #${i} ${'ü✓日🚀'.repeat(450)}`;
 const names = Array.from({ length: N }, (_, i) => `intl-${String(i).padStart(3, '0')}`);
+const bigNames = Array.from({ length: 20 }, (_, i) => `big-${String(19 - i).padStart(2, '0')}`);
 
 let dir: string;
 let storage: Storage;
@@ -47,6 +49,13 @@ beforeAll(async () => {
     return p;
   });
   await storage.write({ upserts, deletes: [] });
+  // ~1 MB each: a page of them is more than one joined buffer (StorageReader.listJoined).
+  const big = bigNames.map((name, i) => {
+    const p = pod('c1', 'big', name);
+    (p.object as { metadata: { annotations: Record<string, string> } }).metadata.annotations.note = `${i} ${'ü'.repeat(500_000)}`;
+    return p;
+  });
+  await storage.write({ upserts: big, deletes: [] });
   await storage.putClusterStatus('c1', healthyStatus('c1', true));
   api = await startTestApiserver(storage, (o) => {
     o.limits.maxPageSize = 0; // an unlimited list streams from a cursor instead of being cut into pages
@@ -98,6 +107,23 @@ describe('objects copied out as bytes', () => {
       token = (b.metadata as { continue?: string }).continue ?? '';
     } while (token);
     expectAllNotes(walked, 'limit=7 walk');
+  });
+
+  it('a page of large objects, read in several joined buffers, is one list in order, and its rows are counted', async () => {
+    const listed = async (): Promise<number> => {
+      const text = await (await fetch(`${api.base}/metrics`)).text();
+      return Number(/clusterpedia_apiserver_listed_rows_total\{resource="pods"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await listed();
+    const body = await getJson(`${P}/api/v1/namespaces/big/pods?limit=500`);
+    const items = body.items as Item[];
+    expect(items.map((o) => o.metadata.name)).toEqual([...bigNames].sort());
+    for (const o of items) expect(o.metadata.annotations.note).toBe(`${19 - Number(o.metadata.name.slice(4))} ${'ü'.repeat(500_000)}`);
+    expect(body.metadata).toEqual({ resourceVersion: expect.stringMatching(/^\d+$/) });
+    expect(await listed()).toBe(before + 20);
+    const page = await getJson(`${P}/api/v1/namespaces/big/pods?limit=15`);
+    expect((page.items as Item[]).length).toBe(15);
+    expect((page.metadata as { continue?: string }).continue).toMatch(/^[A-Za-z0-9_-]+$/);
   });
 
   it('a collection, YAML, metadata-only and Table lists still decode the same objects', async () => {
