@@ -13,7 +13,7 @@ import type { JoinedPage, ListPage, ListQuery, StoredRow } from './types.js';
 const MATERIALISE_LIMIT = 1000;
 
 /** Whether a page of `limit` rows is read at once (else it streams from a cursor). */
-export function readAtOnce(limit: number): boolean {
+function readAtOnce(limit: number): boolean {
   return limit > 0 && limit <= MATERIALISE_LIMIT;
 }
 /** Rows per cursor fetch when streaming. */
@@ -59,14 +59,16 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   const objectBytes = q.objectBytes === true && readAtOnce(limit);
   const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, { onlyMetadata: q.onlyMetadata === true, objectBytes });
   // limit+1: the extra row only tells whether there is a next page; it is never served.
-  const paging = sql.join(
-    [limit > 0 ? sql`LIMIT ${limit + 1}` : undefined, offset !== undefined ? (limit > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(
+  const pagingOf = (n: number): SQL => sql.join(
+    [n > 0 ? sql`LIMIT ${n + 1}` : undefined, offset !== undefined ? (n > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(
       (x): x is SQL => x !== undefined,
     ),
     sql` `,
   );
+  const paging = pagingOf(limit);
   const select = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r`;
-  const ids = sql`SELECT r.id, r.size, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
+  // An unlimited list is joined only if it fits in a page read at once: its ids are read up to one row more.
+  const ids = sql`SELECT r.id, r.size, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${pagingOf(limit > 0 ? limit : MATERIALISE_LIMIT)}`;
   const page = limit > 0 && sortsMatches(q, drivingLabel)
     ? // Choose the page on narrow rows, then read only its objects: otherwise every match carries its 4 KB object
       // into the sort, and PostgreSQL detoasts and renders each one. Measured at 200k rows, 4,000 matches of a
@@ -140,19 +142,27 @@ async function pageHead(snap: Snapshot, st: ListStatements): Promise<{ revision:
   return { revision, remainingItemCount: st.limit > 0 ? Math.max(0, total - (st.offset ?? 0) - st.limit) : 0 };
 }
 
+/** Whether a page of `limit` rows may be read joined (readJoinedPage): read at once, or unlimited (if it turns out small). */
+export function joinable(limit: number | undefined): boolean {
+  return (limit ?? 0) <= MATERIALISE_LIMIT;
+}
+
 /**
- * Reads a page read at once (readAtOnce) as its objects joined: the ids first, then the objects of up to `groupBytes`
- * of stored size at a time, each group one buffer from `objectsOf(ids)` (objects in id order, comma-separated).
- * Undefined for a page that streams.
+ * Reads a page as its objects joined: the ids first, then the objects of up to `groupBytes` of stored size at a
+ * time, each group one buffer from `objectsOf(ids)` (objects in id order, comma-separated). Undefined for a list that
+ * streams: a limit over 1000, or no limit and more than 1000 rows.
  */
 export async function readJoinedPage(snap: Snapshot, st: ListStatements, objectsOf: (ids: number[]) => SQL, groupBytes: number,
-  signal: AbortSignal | undefined): Promise<JoinedPage> {
+  signal: AbortSignal | undefined): Promise<JoinedPage | undefined> {
   try {
     if (signal?.aborted) throw abortError(signal);
+    if (st.limit > MATERIALISE_LIMIT) return undefined;
     const { revision, remainingItemCount } = await pageHead(snap, st);
     const keyed = await snap.all(st.ids);
-    const served = keyed.slice(0, st.limit);
-    const last = keyed.length > st.limit ? served.at(-1) : undefined;
+    const size = st.limit > 0 ? st.limit : MATERIALISE_LIMIT;
+    if (st.limit === 0 && keyed.length > size) return undefined;
+    const served = keyed.slice(0, size);
+    const last = st.limit > 0 && keyed.length > st.limit ? served.at(-1) : undefined;
     const objects: Buffer[] = [];
     let ids: number[] = [];
     let bytes = 0;

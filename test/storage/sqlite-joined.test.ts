@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
 import type { JoinedPage, ListQuery, Storage } from '../../src/storage/types.js';
 import { manyPods } from './contract-paging.js';
-import { drain, obj, path, PODS, type Harness } from './fixtures.js';
+import { drain, obj, path, pod, PODS, type Harness } from './fixtures.js';
 import { sqliteHarness } from './harness-sqlite.js';
 
 let h: Harness;
@@ -69,6 +69,7 @@ describe('listJoined', () => {
       expect(total).toBeGreaterThan(7);
       expect(await walkBoth(q, 7)).toBe(total);
       expect(await walkBoth(q, 500)).toBe(total);
+      expect(await walkBoth(q, 0)).toBe(total); // unlimited, and no more than a page read at once
     });
   }
 
@@ -83,14 +84,13 @@ describe('listJoined', () => {
     }
   });
 
-  it('an empty page has no buffers; a page not read at once (no limit, over 1000) is not joined', async () => {
-    const none = await joined(s, { types: PODS, namespaces: { op: 'in', values: ['nowhere'] }, limit: 10 });
-    expect(none?.objects).toEqual([]);
-    expect(none?.count).toBe(0);
-    expect(none?.continueToken()).toBeUndefined();
-    expect(await joined(s, { types: PODS })).toBeUndefined();
-    expect(await joined(s, { types: PODS, limit: 1001 })).toBeUndefined();
-    expect((await joined(s, { types: PODS, limit: 1000 }))?.count).toBe(1000);
+  it('an empty page has no buffers', async () => {
+    for (const limit of [10, 0]) {
+      const none = await joined(s, { types: PODS, namespaces: { op: 'in', values: ['nowhere'] }, limit });
+      expect(none?.objects).toEqual([]);
+      expect(none?.count).toBe(0);
+      expect(none?.continueToken()).toBeUndefined();
+    }
   });
 
   it('a malformed token is Invalid, as in list()', async () => {
@@ -122,5 +122,15 @@ describe('listJoined', () => {
     expect(got && itemsText(got)).toBe(expected.map((r) => r.object).join(','));
     const names = (JSON.parse(`[${got ? itemsText(got) : ''}]`) as { metadata: { name: string } }[]).map((o) => o.metadata.name);
     expect(names).toEqual([...names].sort());
+  });
+
+  it('a list that streams is not joined: a limit over 1000, or no limit and more than 1000 rows', async () => {
+    expect((await joined(s, { types: PODS }))?.count).toBe(1000);
+    expect((await joined(s, { types: PODS, limit: 1000 }))?.count).toBe(1000);
+    expect(await joined(s, { types: PODS, limit: 1001 })).toBeUndefined();
+    await s.write({ upserts: [pod({ cluster: 'c9', namespace: 'extra', name: 'one-more' })], deletes: [] });
+    expect(await joined(s, { types: PODS })).toBeUndefined();
+    expect(await joined(s, { types: PODS, continue: { offset: 1 } })).toBeDefined();
+    expect((await joined(s, { types: PODS, limit: 1000 }))?.count).toBe(1000);
   });
 });

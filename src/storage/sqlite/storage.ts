@@ -7,7 +7,7 @@ import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { listStatements, readAtOnce, readJoinedPage, readPage } from '../list-page.js';
+import { joinable, listStatements, readJoinedPage, readPage } from '../list-page.js';
 import { chooseDrivingLabel } from '../label-strategy.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
@@ -206,7 +206,7 @@ class SqliteStorage implements Storage {
   }
 
   async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
-    if (!readAtOnce(query.limit ?? 0)) return undefined;
+    if (!joinable(query.limit)) return undefined;
     const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
     const st = listStatements(sqliteQuery, query, driving);
     const snap = await SqliteSnapshot.open(this.readers);

@@ -14,10 +14,11 @@ import { startTestApiserver, type TestApiserver } from '../../support/apiserver.
 import { healthyStatus, pod } from '../../support/fixtures.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
-const N = 150;
-/** ~4.5 KB of 2-, 3- and 4-byte characters per pod: 150 pods span many 64 KB chunks, splitting characters anywhere. */
+/** More than a page read at once (1,000): an unlimited list of them streams from a cursor instead of being joined. */
+const N = 1001;
+/** ~4.5 KB of 2-, 3- and 4-byte characters per pod: the pods span many 64 KB chunks, splitting characters anywhere. */
 const note = (i: number): string => `grüße ✓ 日本語 🚀 #${i} ${'ü✓日🚀'.repeat(450)}`;
-const names = Array.from({ length: N }, (_, i) => `intl-${String(i).padStart(3, '0')}`);
+const names = Array.from({ length: N }, (_, i) => `intl-${String(i).padStart(4, '0')}`);
 const bigNames = Array.from({ length: 20 }, (_, i) => `big-${String(19 - i).padStart(2, '0')}`);
 
 let dir: string;
@@ -97,16 +98,17 @@ describe('objects copied out as bytes', () => {
     expectAllNotes(body.items as Item[], 'unlimited');
   });
 
-  it('a limited page (read at once) and a chunked walk keep them too', async () => {
-    expectAllNotes((await getJson(`${P}/api/v1/namespaces/intl/pods?limit=500`)).items as Item[], 'limit=500');
-    const walked: Item[] = [];
-    let token = '';
-    do {
-      const b = await getJson(`${P}/api/v1/namespaces/intl/pods?limit=7${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
-      walked.push(...(b.items as Item[]));
-      token = (b.metadata as { continue?: string }).continue ?? '';
-    } while (token);
-    expectAllNotes(walked, 'limit=7 walk');
+  it('limited pages (read at once, joined) walked with limit 1000 and 7 keep them too', async () => {
+    for (const limit of [1000, 7]) {
+      const walked: Item[] = [];
+      let token = '';
+      do {
+        const b = await getJson(`${P}/api/v1/namespaces/intl/pods?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+        walked.push(...(b.items as Item[]));
+        token = (b.metadata as { continue?: string }).continue ?? '';
+      } while (token);
+      expectAllNotes(walked, `limit=${limit} walk`);
+    }
   });
 
   it('a page of large objects, read in several joined buffers, is one list in order, and its rows are counted', async () => {
@@ -136,7 +138,7 @@ describe('objects copied out as bytes', () => {
     const yaml = await fetch(`${api.base}${P}/api/v1/namespaces/intl/pods`, { headers: { accept: 'application/yaml' } });
     // YAML is rendered from parsed objects; `yaml` used to fold the long note between an emoji's two UTF-16 halves.
     expectAllNotes((parseYaml(await yaml.text()) as { items: Item[] }).items, 'yaml');
-    const one = await fetch(`${api.base}${P}/clusters/c1/api/v1/namespaces/intl/pods/intl-007`, { headers: { accept: 'application/yaml' } });
+    const one = await fetch(`${api.base}${P}/clusters/c1/api/v1/namespaces/intl/pods/intl-0007`, { headers: { accept: 'application/yaml' } });
     expect((parseYaml(await one.text()) as Item).metadata.annotations.note).toBe(note(7));
   });
 });
