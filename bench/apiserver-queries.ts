@@ -8,6 +8,8 @@ import { clusterName, namespaceName, NAMESPACES, pod, TEAMS } from './storage-da
 /** One drawn request: the storage call (resolving to the rows read) and the path below …/v1beta1/resources. */
 export interface Sample {
   storage(s: StorageReader): Promise<number>;
+  /** A list's storage call as the apiserver makes it for a JSON list: joined where the backend joins (listJoined). */
+  served?(s: StorageReader): Promise<number>;
   path: string;
 }
 
@@ -33,6 +35,17 @@ async function drain(s: StorageReader, q: ListQuery): Promise<number> {
   let rows = 0;
   for await (const _ of page.rows) rows++;
   return rows;
+}
+
+/** The same page read as the apiserver reads it for a JSON list: joined where the backend can, else rows as drain(). */
+async function drainServed(s: StorageReader, q: ListQuery): Promise<number> {
+  const joined = await s.listJoined?.({ ...q, objectBytes: true });
+  return joined ? joined.count : drain(s, q);
+}
+
+/** A list sample: the storage benchmark's read (`storage`) and the apiserver's own (`served`) of the same query. */
+function listSample(q: ListQuery, path: string): Sample {
+  return { storage: (s) => drain(s, q), served: (s) => drainServed(s, q), path };
 }
 
 /** The continue token of page `n` of the unfiltered pod list (walked once on storage; the same token serves HTTP). */
@@ -68,37 +81,28 @@ export function querySet(d: Dataset, page200: string | undefined): BenchQuery[] 
       id: 'namespace', name: 'one namespace, all clusters, limit 500', samples: 100, limit500: true,
       sample: (r) => {
         const ns = namespaceName(r(NAMESPACES));
-        return { storage: (s) => drain(s, { types: PODS, namespaces: { op: 'in', values: [ns] }, limit: 500 }), path: `/api/v1/namespaces/${ns}/pods${q({ limit: '500' })}` };
+        return listSample({ types: PODS, namespaces: { op: 'in', values: [ns] }, limit: 500 }, `/api/v1/namespaces/${ns}/pods${q({ limit: '500' })}`);
       },
     },
     {
       id: 'remaining', name: 'one namespace, limit 500, withRemainingCount', samples: 50, limit500: true,
       sample: (r) => {
         const ns = namespaceName(r(NAMESPACES));
-        return {
-          storage: (s) => drain(s, { types: PODS, namespaces: { op: 'in', values: [ns] }, limit: 500, withRemainingCount: true }),
-          path: `/api/v1/namespaces/${ns}/pods${q({ limit: '500', withRemainingCount: 'true' })}`,
-        };
+        return listSample({ types: PODS, namespaces: { op: 'in', values: [ns] }, limit: 500, withRemainingCount: true }, `/api/v1/namespaces/${ns}/pods${q({ limit: '500', withRemainingCount: 'true' })}`);
       },
     },
     {
       id: 'team', name: 'label selector, ~0.1% match (team=…), limit 500', samples: 100, limit500: true,
       sample: (r) => {
         const team = `team-${r(TEAMS)}`;
-        return {
-          storage: (s) => drain(s, { types: PODS, labels: [{ key: 'team', operator: '=', values: [team] }], limit: 500 }),
-          path: `/api/v1/pods${q({ labelSelector: `team=${team}`, limit: '500' })}`,
-        };
+        return listSample({ types: PODS, labels: [{ key: 'team', operator: '=', values: [team] }], limit: 500 }, `/api/v1/pods${q({ labelSelector: `team=${team}`, limit: '500' })}`);
       },
     },
     {
       id: 'tier', name: 'label selector, 50% match (tier=…), limit 500', samples: 100, limit500: true,
       sample: (_r, i) => {
         const tier = i % 2 ? 'frontend' : 'backend';
-        return {
-          storage: (s) => drain(s, { types: PODS, labels: [{ key: 'tier', operator: '=', values: [tier] }], limit: 500 }),
-          path: `/api/v1/pods${q({ labelSelector: `tier=${tier}`, limit: '500' })}`,
-        };
+        return listSample({ types: PODS, labels: [{ key: 'tier', operator: '=', values: [tier] }], limit: 500 }, `/api/v1/pods${q({ labelSelector: `tier=${tier}`, limit: '500' })}`);
       },
     },
   ];
@@ -106,7 +110,7 @@ export function querySet(d: Dataset, page200: string | undefined): BenchQuery[] 
     const token = page200;
     out.push({
       id: 'page200', name: '200th page of a chunked list (limit 500)', samples: 50, limit500: true,
-      sample: () => ({ storage: (s) => drain(s, { types: PODS, limit: 500, continue: { token } }), path: `/api/v1/pods${q({ limit: '500', continue: token })}` }),
+      sample: () => listSample({ types: PODS, limit: 500, continue: { token } }, `/api/v1/pods${q({ limit: '500', continue: token })}`),
     });
   }
   out.push({
@@ -114,10 +118,10 @@ export function querySet(d: Dataset, page200: string | undefined): BenchQuery[] 
     sample: (r) => {
       const c = clusterName(r(d.clusters));
       const app = `app-${r(d.deployments)}`;
-      return {
-        storage: (s) => drain(s, { types: PODS, clusters: { op: 'in', values: [c] }, owner: { name: app, groupResource: { group: 'apps', resource: 'deployments' }, seniority: 1 } }),
-        path: `/clusters/${c}/api/v1/pods${q({ ownerName: app, ownerGR: 'deployments.apps', ownerSeniority: '1' })}`,
-      };
+      return listSample(
+        { types: PODS, clusters: { op: 'in', values: [c] }, owner: { name: app, groupResource: { group: 'apps', resource: 'deployments' }, seniority: 1 } },
+        `/clusters/${c}/api/v1/pods${q({ ownerName: app, ownerGR: 'deployments.apps', ownerSeniority: '1' })}`,
+      );
     },
   });
   return out;
