@@ -22,7 +22,10 @@ const CHUNK = 500;
 /** The SQL of one list() call, built before a connection is taken. */
 export interface ListStatements {
   page: SQL;
-  /** The page's ids, stored sizes and sort keys, in page order (limit+1 rows): a joined read picks objects by id. */
+  /**
+   * The page's ids, stored sizes and sort keys, in page order, one row past the page (past 1000 rows when unlimited):
+   * a joined read picks objects by id.
+   */
   ids: SQL;
   count: SQL | undefined;
   limit: number;
@@ -149,7 +152,7 @@ export function joinable(limit: number | undefined): boolean {
 
 /**
  * Reads a page as its objects joined: the ids first, then the objects of up to `groupBytes` of stored size at a
- * time, each group one buffer from `objectsOf(ids)` (objects in id order, comma-separated). Undefined for a list that
+ * time, each group one buffer from `objectsOf(ids)` (in the order of `ids`, comma-separated). Undefined for a list that
  * streams: a limit over 1000, or no limit and more than 1000 rows.
  */
 export async function readJoinedPage(snap: Snapshot, st: ListStatements, objectsOf: (ids: number[]) => SQL, groupBytes: number,
@@ -159,9 +162,9 @@ export async function readJoinedPage(snap: Snapshot, st: ListStatements, objects
     if (st.limit > MATERIALISE_LIMIT) return undefined;
     const { revision, remainingItemCount } = await pageHead(snap, st);
     const keyed = await snap.all(st.ids);
-    const size = st.limit > 0 ? st.limit : MATERIALISE_LIMIT;
-    if (st.limit === 0 && keyed.length > size) return undefined;
-    const served = keyed.slice(0, size);
+    const cap = st.limit > 0 ? st.limit : MATERIALISE_LIMIT;
+    if (st.limit === 0 && keyed.length > cap) return undefined;
+    const served = keyed.slice(0, cap);
     const last = st.limit > 0 && keyed.length > st.limit ? served.at(-1) : undefined;
     const objects: Buffer[] = [];
     let ids: number[] = [];

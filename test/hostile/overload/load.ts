@@ -64,7 +64,12 @@ function summary(xs: number[]): LatencySummary {
   return { count: s.length, p50: at(50), p99: at(99), max: s.length ? (s[s.length - 1] as number) : NaN };
 }
 
-/** The request mix of a client: paged lists with selectors, small unpaged lists, gets, tables, discovery, collections. */
+/**
+ * The request mix of a client: paged lists with selectors, small unpaged lists, gets, tables, discovery, collections,
+ * and every pod unpaged. That list (2,000 pods with the default shape: more than a page read at once) streams from a
+ * cursor across event-loop turns, so requests really overlap: on SQLite every other answer is written within one turn
+ * (reads are synchronous), and without it the inflight limit is never reached however many clients there are.
+ */
 function nextPath(rng: Rng): { path: string; accept?: string } {
   const c = clusterName(rng.range(0, 4));
   return rng.weighted<() => { path: string; accept?: string }>([
@@ -80,6 +85,7 @@ function nextPath(rng: Rng): { path: string; accept?: string } {
     [10, () => ({ path: `${P}/apis/apps/v1/replicasets?limit=20&orderby=${encodeURIComponent('created_at desc')}` })],
     [5, () => ({ path: rng.pick(['/version', '/healthz', '/readyz']) })],
     [5, () => ({ path: `${P}/api/v1/namespaces?clusters=${c}` })],
+    [5, () => ({ path: `${P}/api/v1/pods` })],
   ])();
 }
 
