@@ -54,7 +54,7 @@ Overload protections and where they are tested (all in \`npm test\`):
   its size — test/hostile/yaml-list.test.ts.
 
 Last \`npm run overload\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed.join('; ')}`}**. ${fmt(CLIENTS)} clients in closed loops
-(paged and unpaged lists with label and field selectors, gets, Tables, discovery, collections; on 429 they wait
+(paged and unpaged lists with label and field selectors, one request in 21 an unpaged list of every pod, gets, Tables, discovery, collections; on 429 they wait
 5–25 % of Retry-After, so the server stays saturated) and ${fmt(WATCHES)} watches opened at once (half on config maps,
 which change ${WRITES} times a second, half on pods and deployments), for ${SECONDS} s, against the bundle
 (\`${r.serverArgs.join(' ')}\`) over SQLite with ${fmt(r.objects)} objects. Load generator and server share the machine.
