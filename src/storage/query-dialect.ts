@@ -35,4 +35,9 @@ export interface QueryDialect {
    * the driver can hand them over without a decode (else as text).
    */
   objectText(doc: SQL, onlyMetadata: boolean, bytes: boolean): SQL;
+  /**
+   * Whether a list of several clusters in cluster order is read as one ordered scan per cluster, merged (UNION ALL
+   * under the same ORDER BY), rather than as one scan with `cluster IN (…)`.
+   */
+  readonly scanPerCluster: boolean;
 }

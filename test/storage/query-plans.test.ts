@@ -55,6 +55,12 @@ describe('sqlite query plans', () => {
     expect(p).not.toMatch(/TEMP B-TREE/);
   });
 
+  it('a page of several clusters walks resources_key cluster by cluster, in order (no sort; PostgreSQL needs one scan per cluster)', () => {
+    const p = page({ types: PODS, clusters: { op: 'in', values: ['c7', 'c2'] }, limit: 500 });
+    expect(p).toMatch(/SEARCH r USING INDEX resources_key \(group=\? AND version=\? AND resource=\? AND cluster=\?\)/);
+    expect(p).not.toMatch(/TEMP B-TREE/);
+  });
+
   it('a keyset page seeks the unique key with a row-value bound (page 200 costs what page 1 does)', () => {
     const q: ListQuery = { types: PODS, limit: 500 };
     const token = encodeContinueToken(['c3', 'ns-2', 'p17'], orderFingerprint(q, sortKeys(sqliteQuery, q, resourceColumns('r'))));

@@ -49,6 +49,8 @@ export const sqliteQuery: QueryDialect = {
   contains(expr, needle) {
     return sql`instr(${expr}, ${needle}) > 0`;
   },
+  // SQLite walks `cluster IN (…)` on resources_key value by value, in order: one scan already reads only the page.
+  scanPerCluster: false,
   objectText(doc, onlyMetadata, bytes) {
     const text = onlyMetadata ? sql`json_object('apiVersion', ${doc} -> '$.apiVersion', 'kind', ${doc} -> '$.kind', 'metadata', ${doc} -> '$.metadata')` : doc;
     // A TEXT value CAST to BLOB is the same UTF-8 bytes; better-sqlite3 returns a BLOB as a Buffer.
