@@ -22,6 +22,8 @@ const CHUNK = 500;
 /** The SQL of one list() call, built before a connection is taken. */
 export interface ListStatements {
   page: SQL;
+  /** Statements read one after the other in place of `page` (an unlimited list, one per cluster). */
+  chain?: SQL[];
   /**
    * The page's ids, stored sizes and sort keys, in page order, one row past the page (past 1000 rows when unlimited):
    * a joined read picks objects by id.
@@ -54,9 +56,15 @@ const MAX_SCANS_PER_CLUSTER = 32;
  * MAX_SCANS_PER_CLUSTER clusters asked, cluster the first sort key, and no numeric offset (which would have to skip
  * rows across the scans).
  */
-function perCluster(d: QueryDialect, q: ListQuery, keys: SortKey[], offset: number | undefined): boolean {
+function perCluster(d: QueryDialect, q: ListQuery, keys: SortKey[], offset: number | undefined, max = MAX_SCANS_PER_CLUSTER): boolean {
   const n = q.clusters?.op === 'in' ? new Set(q.clusters.values).size : 0;
-  return d.scanPerCluster && offset === undefined && n > 1 && n <= MAX_SCANS_PER_CLUSTER && keys[0]?.id === 'cluster';
+  return d.scanPerCluster && offset === undefined && n > 1 && n <= max && keys[0]?.id === 'cluster';
+}
+
+/** The asked clusters in the order of the first sort key: byte-wise, as both dialects compare text. */
+function clustersInOrder(q: ListQuery, keys: SortKey[]): string[] {
+  const sorted = [...new Set(q.clusters?.values)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return keys[0]?.desc ? sorted.reverse() : sorted;
 }
 
 /** The sort keys as the k0…kn columns of a subquery (keyColumns), for an ORDER BY over its rows. */
@@ -108,8 +116,14 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
       )}) u ORDER BY ${orderBy(keyAliases(keys))} ${paging}`)} ORDER BY ${orderBy(keys)}`
       : sql`${select} WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
   const count = q.withRemainingCount ? sql`SELECT count(*) FROM resources r WHERE ${where}` : undefined;
+  // An unlimited list in cluster order is each cluster's list in turn: one ordered scan per cluster, streamed one
+  // after the other, where PostgreSQL would sort every matching row, objects and all, before the first one came out.
+  const chain = limit === 0 && drivingLabel === undefined && perCluster(d, q, keys, offset, Number.MAX_SAFE_INTEGER)
+    ? clustersInOrder(q, keys).map((v) => sql`${select} WHERE ${whereOf({ ...q, clusters: { op: 'in', values: [v] } })} ORDER BY ${orderBy(keys)}`)
+    : undefined;
   return {
     page,
+    ...(chain ? { chain } : {}),
     ids,
     count,
     limit,
@@ -254,7 +268,9 @@ function stream(
   return {
     async *[Symbol.asyncIterator]() {
       try {
-        cursor = snap.chunks(st.page, CHUNK);
+        const statements = st.chain ?? [st.page];
+        let at = 0;
+        cursor = snap.chunks(statements[at++] ?? st.page, CHUNK);
         let served = 0;
         for (;;) {
           if (signal?.aborted || !cursor) return;
@@ -262,6 +278,12 @@ function stream(
           let next: IteratorResult<unknown[][], undefined>;
           try {
             next = await cursor.next();
+            if (next.done && at < statements.length) {
+              // This statement is read: the next one, on the same snapshot.
+              await cursor.return?.();
+              cursor = snap.chunks(statements[at++] ?? st.page, CHUNK);
+              continue;
+            }
           } finally {
             busy = false;
           }

@@ -9,7 +9,7 @@ import { drain, id, ids, path, pod, PODS, walk, type Harness, type OpenHarness }
 const ALL = ['c1/ns-1/name-1', 'c1/ns-1/name-2', 'c1/ns-2/name-1', 'c2/ns-1/name-1', 'c2/ns-2/name-3', 'c3/ns-1/name-2'];
 
 /** 1,000 pods over 3 clusters × 4 namespaces, some without status.phase, shuffled names. */
-export function manyPods(): ReturnType<typeof pod>[] {
+function manyPods(): ReturnType<typeof pod>[] {
   const out = [];
   for (let i = 0; i < 1000; i++) {
     const n = (i * 7919) % 1000; // a permutation: insertion order differs from every sort order
@@ -22,6 +22,12 @@ export function manyPods(): ReturnType<typeof pod>[] {
     );
   }
   return out;
+}
+
+/** Writes manyPods() in batches of 250, in an order unlike every sort order. */
+export async function writeManyPods(s: Storage): Promise<void> {
+  const objs = manyPods();
+  for (let i = 0; i < objs.length; i += 250) await s.write({ upserts: objs.slice(i, i + 250), deletes: [] });
 }
 
 export function pagingContract(open: OpenHarness): void {
@@ -103,8 +109,7 @@ export function pagingContract(open: OpenHarness): void {
       h = await open();
       s = h.storage;
       await s.migrate();
-      const objs = manyPods();
-      for (let i = 0; i < objs.length; i += 250) await s.write({ upserts: objs.slice(i, i + 250), deletes: [] });
+      await writeManyPods(s);
       all = await drain(await s.list({ types: PODS }));
     });
     afterAll(async () => h.cleanup());
@@ -154,6 +159,25 @@ export function pagingContract(open: OpenHarness): void {
       const page = await s.list({ types: PODS, clusters: { op: 'in', values: ['c0', 'c2'] }, limit: 100, withRemainingCount: true });
       expect((await drain(page)).length).toBe(100);
       expect(page.remainingItemCount).toBe(all.filter((r) => r.cluster !== 'c1').length - 100);
+      // Descending cluster order: the clusters come last first.
+      const desc = (await drain(await s.list({ types: PODS, clusters: { op: 'in', values: ['c0', 'c2'] }, orderBy: [{ column: 'cluster', desc: true }] }))).map(id);
+      expect(desc).toEqual([...all.filter((r) => r.cluster === 'c2'), ...all.filter((r) => r.cluster === 'c0')].map(id));
+    });
+
+    it('an unlimited list over several clusters abandoned anywhere, between clusters too, releases its connection', async () => {
+      const q: ListQuery = { types: PODS, clusters: { op: 'in', values: ['c2', 'c0'] } };
+      const first = all.filter((r) => r.cluster === 'c0').length;
+      for (let i = 0; i < 12; i++) {
+        const ac = new AbortController();
+        let n = 0;
+        for await (const _ of (await s.list(q, ac.signal)).rows) {
+          if (++n === first + (i % 3) - 1) ac.abort(); // just before, at and after the switch to the second cluster
+          if (n > first + 5) break;
+        }
+        expect(n).toBeLessThanOrEqual(first + 2);
+        for await (const _ of (await s.list(q)).rows) break;
+      }
+      expect((await drain(await s.list(q))).length).toBe(all.filter((r) => r.cluster !== 'c1').length);
     });
 
     it('a streamed list abandoned by an aborted client releases its connection', async () => {

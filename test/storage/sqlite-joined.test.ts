@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
 import type { JoinedPage, ListQuery, Storage } from '../../src/storage/types.js';
-import { manyPods } from './contract-paging.js';
+import { writeManyPods } from './contract-paging.js';
 import { drain, obj, path, pod, PODS, type Harness } from './fixtures.js';
 import { sqliteHarness } from './harness-sqlite.js';
 
@@ -45,9 +45,8 @@ beforeAll(async () => {
   h = await sqliteHarness();
   s = h.storage;
   await s.migrate();
-  const objs = manyPods();
   // Written in an order unlike every sort order, so ids (the joined read's order) never follow the keys by chance.
-  for (let i = 0; i < objs.length; i += 250) await s.write({ upserts: objs.slice(i, i + 250), deletes: [] });
+  await writeManyPods(s);
 });
 
 afterAll(async () => h?.cleanup());
