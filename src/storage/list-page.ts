@@ -22,8 +22,11 @@ const CHUNK = 500;
 /** The SQL of one list() call, built before a connection is taken. */
 export interface ListStatements {
   page: SQL;
-  /** Statements read one after the other in place of `page` (an unlimited list, one per cluster). */
-  chain?: SQL[];
+  /**
+   * Statements read one after the other in place of `page`, one per cluster in key order, each given how many rows it
+   * may return (0: all): the page ends as soon as it is full.
+   */
+  chain?: ((rows: number) => SQL)[];
   /**
    * The page's ids, stored sizes and sort keys, in page order, one row past the page (past 1000 rows when unlimited):
    * a joined read picks objects by id.
@@ -45,31 +48,22 @@ function sortsMatches(q: ListQuery, drivingLabel: number | undefined): boolean {
 }
 
 /**
- * Clusters up to which a page is read with one scan per cluster: each scan reads up to a page of narrow rows, so a
- * long list of clusters costs more than the one scan it replaces (PostgreSQL, 100,000 pods in 20 clusters: all 20
- * asked, 35 ms against 24).
+ * Whether a list in key order is read as one scan per cluster (QueryDialect.scanPerCluster): several clusters asked,
+ * cluster the first sort key, and no numeric offset (which would have to skip rows across the scans).
  */
-const MAX_SCANS_PER_CLUSTER = 32;
+function perCluster(d: QueryDialect, q: ListQuery, keys: SortKey[], offset: number | undefined): boolean {
+  const n = q.clusters?.op === 'in' ? new Set(q.clusters.values).size : 0;
+  return d.scanPerCluster && offset === undefined && n > 1 && keys[0]?.id === 'cluster';
+}
 
 /**
- * Whether a page read in key order is read as one scan per cluster (QueryDialect.scanPerCluster): 2 to
- * MAX_SCANS_PER_CLUSTER clusters asked, cluster the first sort key, and no numeric offset (which would have to skip
- * rows across the scans).
+ * The asked clusters in the order of the first sort key (byte-wise, as both dialects compare text), from the cluster
+ * a continue token stopped in: the ones before it have nothing left.
  */
-function perCluster(d: QueryDialect, q: ListQuery, keys: SortKey[], offset: number | undefined, max = MAX_SCANS_PER_CLUSTER): boolean {
-  const n = q.clusters?.op === 'in' ? new Set(q.clusters.values).size : 0;
-  return d.scanPerCluster && offset === undefined && n > 1 && n <= max && keys[0]?.id === 'cluster';
-}
-
-/** The asked clusters in the order of the first sort key: byte-wise, as both dialects compare text. */
-function clustersInOrder(q: ListQuery, keys: SortKey[]): string[] {
-  const sorted = [...new Set(q.clusters?.values)].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return keys[0]?.desc ? sorted.reverse() : sorted;
-}
-
-/** The sort keys as the k0…kn columns of a subquery (keyColumns), for an ORDER BY over its rows. */
-function keyAliases(keys: SortKey[]): SortKey[] {
-  return keys.map((k, i) => ({ ...k, expr: sql.raw(`u.k${i}`) }));
+function clustersInOrder(q: ListQuery, keys: SortKey[], after: KeyValue | undefined): string[] {
+  const cmp = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b)) * (keys[0]?.desc ? -1 : 1);
+  const from = typeof after === 'string' ? after : undefined;
+  return [...new Set(q.clusters?.values)].filter((v) => from === undefined || cmp(v, from) >= 0).sort(cmp);
 }
 
 /** `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel). */
@@ -79,9 +73,11 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   const fp = orderFingerprint(q, keys);
   const limit = q.limit !== undefined && q.limit > 0 ? Math.floor(q.limit) : 0;
   let keyset: SQL | undefined;
+  let after: KeyValue[] | undefined;
   let offset: number | undefined;
   if (q.continue && 'token' in q.continue) {
-    keyset = keysetAfter(keys, checkKeyValues(keys, decodeContinueToken(q.continue.token, fp, keys.length)));
+    after = checkKeyValues(keys, decodeContinueToken(q.continue.token, fp, keys.length));
+    keyset = keysetAfter(keys, after);
   } else if (q.continue && 'offset' in q.continue) {
     // Clusterpedia's numeric form; a negative offset is no offset, as there.
     offset = Math.max(0, Math.floor(q.continue.offset));
@@ -108,18 +104,14 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
       // into the sort, and PostgreSQL detoasts and renders each one. Measured at 200k rows, 4,000 matches of a
       // driving label: PostgreSQL 130 → 38 ms, SQLite 11 → 9 ms.
       sql`${select} WHERE ${d.inSubquery(sql.raw('r.id'), sql`SELECT r.id FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`)} ORDER BY ${orderBy(keys)}`
-    : limit > 0 && perCluster(d, q, keys, offset)
-      ? // The page's ids from one narrow scan per cluster, merged; then only the page's objects are read.
-      sql`${select} WHERE ${d.inSubquery(sql.raw('r.id'), sql`SELECT u.id FROM (${sql.join(
-        [...new Set(q.clusters?.values)].map((v) => sql`(SELECT r.id, ${keyColumns(keys)} FROM resources r WHERE ${whereOf({ ...q, clusters: { op: 'in', values: [v] } })} ORDER BY ${orderBy(keys)} ${paging})`),
-        sql` UNION ALL `,
-      )}) u ORDER BY ${orderBy(keyAliases(keys))} ${paging}`)} ORDER BY ${orderBy(keys)}`
-      : sql`${select} WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
+    : sql`${select} WHERE ${where} ORDER BY ${orderBy(keys)} ${paging}`;
   const count = q.withRemainingCount ? sql`SELECT count(*) FROM resources r WHERE ${where}` : undefined;
-  // An unlimited list in cluster order is each cluster's list in turn: one ordered scan per cluster, streamed one
-  // after the other, where PostgreSQL would sort every matching row, objects and all, before the first one came out.
-  const chain = limit === 0 && drivingLabel === undefined && perCluster(d, q, keys, offset, Number.MAX_SAFE_INTEGER)
-    ? clustersInOrder(q, keys).map((v) => sql`${select} WHERE ${whereOf({ ...q, clusters: { op: 'in', values: [v] } })} ORDER BY ${orderBy(keys)}`)
+  // A list in cluster order is each cluster's list in turn: one ordered scan per cluster, read one after the other
+  // until the page is full. Not where the matches are sorted anyway (a page with sortsMatches), nor with a driving
+  // label, whose id set each scan would compute again.
+  const chain = perCluster(d, q, keys, offset) && drivingLabel === undefined && (limit === 0 || !sortsMatches(q, drivingLabel))
+    ? clustersInOrder(q, keys, after?.[0]).map((v) => (rows: number): SQL =>
+      sql`${select} WHERE ${whereOf({ ...q, clusters: { op: 'in', values: [v] } })} ORDER BY ${orderBy(keys)}${rows > 0 ? sql` LIMIT ${rows}` : sql``}`)
     : undefined;
   return {
     page,
@@ -161,7 +153,7 @@ export async function readPage(snap: Snapshot, st: ListStatements, signal: Abort
     const continueToken = (): string | undefined => (more && lastKeys ? st.nextToken(lastKeys as KeyValue[]) : undefined);
 
     if (readAtOnce(st.limit)) {
-      const all = await snap.all(st.page);
+      const all = st.chain ? await readChain(snap, st.chain, st.limit + 1) : await snap.all(st.page);
       await release();
       const rows: StoredRow[] = [];
       for (const r of all) {
@@ -234,6 +226,16 @@ export async function readJoinedPage(snap: Snapshot, st: ListStatements, objects
   }
 }
 
+/** The rows of `chain`'s statements in turn, until `rows` are read. */
+async function readChain(snap: Snapshot, chain: ((rows: number) => SQL)[], rows: number): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for (const statement of chain) {
+    if (out.length >= rows) break;
+    out.push(...(await snap.all(statement(rows - out.length))));
+  }
+  return out;
+}
+
 async function* fromArray(rows: StoredRow[]): AsyncGenerator<StoredRow> {
   yield* rows;
 }
@@ -268,7 +270,7 @@ function stream(
   return {
     async *[Symbol.asyncIterator]() {
       try {
-        const statements = st.chain ?? [st.page];
+        const statements = st.chain?.map((statement) => statement(0)) ?? [st.page];
         let at = 0;
         cursor = snap.chunks(statements[at++] ?? st.page, CHUNK);
         let served = 0;

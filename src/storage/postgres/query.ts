@@ -67,12 +67,10 @@ export const postgresQuery: QueryDialect = {
     return sql`strpos(${expr}, ${needle}) > 0`;
   },
   // PostgreSQL 15 cannot use `cluster = ANY(…)` in resources_key and keep the key order, so it walked the index in
-  // order and filtered on cluster, fetching every row of the clusters in between (two clusters out of 20, 100,000
-  // pods: 15,500 rows read for a 500-row page). One narrow scan per cluster, merged, then the page's objects by id:
-  // 200,000 pods in 100 clusters, a 500-row page of clusters 97 and 98 took 59 → 23 ms, of 10 clusters 97 → 29 ms,
-  // of 32 clusters 76 → 42 ms (2026-11-30). The cost grows with the number of clusters asked: list-page.ts caps it.
-  // An unlimited list sorted every match, objects and all, before its first row; it now reads each cluster's ordered
-  // list in turn: 10 of those 100 clusters, first row 886 → 17 ms, all 20,000 pods 1,258 → 805 ms.
+  // order and filtered on cluster, fetching every row of the clusters in between, or, unlimited, sorted every match
+  // with its object before the first row. Reading each cluster's ordered list in turn until the page is full
+  // (list-page.ts), 200,000 pods in 100 clusters (2026-11-30): a 500-row page of clusters 97 and 98 83 → 34 ms, of
+  // clusters 90–99 74 → 26 ms, of all 100 17 → 25 ms; unlimited, 10 of the 100, first row 886 → 17 ms.
   scanPerCluster: true,
   // postgres.js decodes every text column; bytes would have to come as bytea, hex-encoded on the wire: text it is.
   objectText(doc, onlyMetadata) {
