@@ -187,14 +187,13 @@ export function joinable(limit: number | undefined): boolean {
 
 /**
  * Reads a page as its objects joined: the ids first, then the objects of up to `groupBytes` of stored size at a
- * time, each group one buffer from `objectsOf(ids)` (in the order of `ids`, comma-separated). Undefined for a list that
- * streams: a limit over 1000, or no limit and more than 1000 rows.
+ * time, each group one buffer from `objectsOf(ids)` (in the order of `ids`, comma-separated). For a joinable() limit;
+ * undefined when there is none and the list holds more than 1000 rows (it streams instead).
  */
 export async function readJoinedPage(snap: Snapshot, st: ListStatements, objectsOf: (ids: number[]) => SQL, groupBytes: number,
   signal: AbortSignal | undefined): Promise<JoinedPage | undefined> {
   try {
     if (signal?.aborted) throw abortError(signal);
-    if (st.limit > MATERIALISE_LIMIT) return undefined;
     const { revision, remainingItemCount } = await pageHead(snap, st);
     const keyed = await snap.all(st.ids);
     const cap = st.limit > 0 ? st.limit : MATERIALISE_LIMIT;

@@ -11,6 +11,7 @@ import { parseListOptions } from './list-options.js';
 import { negotiate } from './negotiate.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
+import { pageMeta } from './render.js';
 import { primed, StreamWriter } from './stream-writer.js';
 
 const API_VERSION = 'clusterpedia.io/v1beta1';
@@ -64,13 +65,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;
   if (neg.transform === 'none') parsed.query.objectBytes = true; // copied to the socket as stored
   const page = await d.storage.list(parsed.query, ctx.signal);
-  const meta = (): ListMeta => {
-    const m: ListMeta = { resourceVersion: page.revision };
-    const token = parsed.withContinue === false && !capped ? undefined : page.continueToken();
-    if (token) m.continue = token;
-    if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
-    return m;
-  };
+  const meta = (): ListMeta => pageMeta(page, parsed.withContinue !== false || capped);
 
   // resourceTypes lists the distinct types of the returned items in first-seen order (reference §1.6).
   const seen = new Map<string, { group: string; version: string; kind: string; resource: string }>();

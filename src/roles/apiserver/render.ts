@@ -2,7 +2,7 @@
 // (streamed piece by piece) and for watch events. Stored JSON is passed through untouched wherever possible.
 import type { TablePrinter } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
-import type { StoredRow } from '../../storage/types.js';
+import type { ListPage, StoredRow } from '../../storage/types.js';
 import type { Transform } from './negotiate.js';
 import type { Piece } from './stream-writer.js';
 import type { EventEncoder, EventType } from './watch.js';
@@ -26,6 +26,18 @@ export interface RenderContext {
   /** Needed for Table. */
   printer?: TablePrinter;
   now: () => Date;
+}
+
+/**
+ * The list metadata of a page whose rows have all been read. `withContinue` false drops its token (withContinue=false
+ * on a page the client limited; a page the server cut keeps it).
+ */
+export function pageMeta(page: Pick<ListPage, 'revision' | 'continueToken' | 'remainingItemCount'>, withContinue: boolean): ListMeta {
+  const m: ListMeta = { resourceVersion: page.revision };
+  const token = withContinue ? page.continueToken() : undefined;
+  if (token) m.continue = token;
+  if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
+  return m;
 }
 
 function listMetaJson(meta: ListMeta): string {

@@ -3,14 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';
-import { groupVersionString, type ListMeta } from '../../kube/types.js';
+import { groupVersionString } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
 import type { JoinedPage, ListPage, ListQuery } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
 import { negotiate, type Negotiated } from './negotiate.js';
-import { eventEncoder, listRenderer, renderOne, type RenderContext } from './render.js';
+import { eventEncoder, listRenderer, pageMeta, renderOne, type RenderContext } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import type { ResourceRequest } from './request-info.js';
 import { sendObject } from './respond.js';
@@ -111,15 +111,6 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
   // would take the first page for the whole list.
   await streamList(res, ctx, page, neg, rc, withContinue, t.resource, d);
-}
-
-/** The list metadata of a page whose rows have all been read. */
-function pageMeta(page: Pick<ListPage, 'revision' | 'continueToken' | 'remainingItemCount'>, withContinue: boolean): ListMeta {
-  const m: ListMeta = { resourceVersion: page.revision };
-  const token = withContinue ? page.continueToken() : undefined;
-  if (token) m.continue = token;
-  if (page.remainingItemCount !== undefined) m.remainingItemCount = page.remainingItemCount;
-  return m;
 }
 
 /** A JSON list of objects as stored, from a joined page: the envelope around the buffers storage gave. */
