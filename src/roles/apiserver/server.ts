@@ -11,6 +11,7 @@ import { answerClientError } from './client-error.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
 import type { RequestAccess } from './authz-gate.js';
+import { TurnQueue } from './turns.js';
 
 export interface RequestContext {
   /** True on the HTTPS listener. */
@@ -53,6 +54,7 @@ export class ApiHttpServer implements Runnable {
   private watches = 0;
   private readonly open = new Set<AbortController>();
   private draining = false;
+  private readonly turns = new TurnQueue();
 
   constructor(private readonly d: ServerDeps) {}
 
@@ -159,6 +161,9 @@ export class ApiHttpServer implements Runnable {
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
     const ctx: RequestContext = { secure, socket: req.socket, signal: ac.signal, longRunning, log };
     try {
+      // Health and metrics answer at once, as kube-apiserver exempts them: a probe must not queue behind lists.
+      if (!QUIET.test(url.pathname)) await this.turns.wait();
+      if (ac.signal.aborted) throw ac.signal.reason;
       await this.d.handler(req, res, ctx);
     } catch (e: unknown) {
       const reason: unknown = ac.signal.aborted ? ac.signal.reason : undefined;
