@@ -45,10 +45,13 @@ describe('a list whose client stops reading', () => {
   });
   afterAll(async () => api?.stop());
 
-  it('is cut at the deadline, and its inflight slot and storage connection are given back', async () => {
+  it.each([
+    ['unpaged, streamed from a cursor', `${P}/api/v1/pods`],
+    ['a page of 1,000 read at once and sent whole (20 MB)', `${P}/api/v1/pods?limit=1000`],
+  ])('%s: is cut at the deadline, and its inflight slot and storage connection are given back', async (_what, path) => {
     const port = Number(new URL(api.base).port);
     // As many stalled unpaged lists as the inflight limit allows: before the deadline the server is full.
-    const stalled = await Promise.all([0, 1, 2].map(() => stalledGet(port, `${P}/api/v1/pods`)));
+    const stalled = await Promise.all([0, 1, 2].map(() => stalledGet(port, path)));
     try {
       await new Promise((r) => setTimeout(r, 300));
       expect((await fetch(`${api.base}${P}/api/v1/pods?limit=1`)).status).toBe(429);

@@ -13,9 +13,9 @@ import { negotiate, type Negotiated } from './negotiate.js';
 import { eventEncoder, listRenderer, pageMeta, renderOne, type RenderContext } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import type { ResourceRequest } from './request-info.js';
-import { sendObject } from './respond.js';
+import { sendObject, sendText } from './respond.js';
 import type { RequestContext } from './server.js';
-import { primed, StreamWriter } from './stream-writer.js';
+import { ClientGoneError, primed, StreamWriter } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
 import { serveWatch } from './watch.js';
 import type { TypeInfo } from './catalog.js';
@@ -74,7 +74,9 @@ async function get(res: ServerResponse, t: ResourceRequest, type: TypeInfo, neg:
   if (type.namespaced && t.namespace === undefined) throw missing();
   const row = await d.storage.get({ cluster: t.cluster, group: t.group, version: t.version, resource: t.resource, namespace: t.namespace ?? '', name });
   if (!row) throw missing();
-  sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
+  // A JSON object as stored goes out as it is: parsing and serialising it again cost ~50 µs of a ~0.5 ms get.
+  if (neg.transform === 'none' && neg.wire === 'json') sendText(res, 200, row.object, neg.wire, neg.contentType);
+  else sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
 }
 
 function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof parseListOptions> {
@@ -116,15 +118,28 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
 /** A JSON list of objects as stored, from a joined page: the envelope around the buffers storage gave. */
 async function sendJoined(res: ServerResponse, page: JoinedPage, neg: Negotiated, rc: RenderContext, withContinue: boolean, resource: string,
   d: HandlerDeps): Promise<void> {
-  res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
-  const out = new StreamWriter(res);
   const r = listRenderer(rc);
-  await out.write(r.head());
+  const head = Buffer.from(r.head());
+  const tail = Buffer.from(r.tail(pageMeta(page, withContinue)));
+  const sep = Buffer.from(r.separator);
+  let length = head.length + tail.length + sep.length * Math.max(0, page.objects.length - 1);
+  for (const o of page.objects) length += o.length;
+  // The page is in memory already: its length is known, and all of it goes to the socket in one writev (corked),
+  // the buffers by reference. Backpressure has nothing to hold back; the slot is kept until the socket took it.
+  // Nothing yields from here to the 'close' listener: a client that left is either seen now or reported by 'close'.
+  if (res.destroyed) throw new ClientGoneError();
+  res.writeHead(200, { 'content-type': neg.contentType, 'content-length': length, 'cache-control': 'no-cache, private' });
+  res.cork();
+  res.write(head);
   for (const [i, objects] of page.objects.entries()) {
-    if (i > 0) await out.write(r.separator);
-    await out.write(objects);
+    if (i > 0) res.write(sep);
+    res.write(objects);
   }
-  await out.end(r.tail(pageMeta(page, withContinue)));
+  res.end(tail);
+  res.uncork();
+  await new Promise<void>((resolve, reject) => {
+    res.once('close', () => (res.writableFinished ? resolve() : reject(new ClientGoneError())));
+  });
   d.metrics.listedRows.inc({ resource }, page.count);
 }
 

@@ -7,7 +7,11 @@ import type { Logger } from '../../lib/log.js';
 import type { Wire } from './negotiate.js';
 
 export function sendObject(res: ServerResponse, code: number, body: unknown, wire: Wire = 'json', contentType?: string): void {
-  const text = wire === 'yaml' ? toYaml(body) : JSON.stringify(body);
+  sendText(res, code, wire === 'yaml' ? toYaml(body) : JSON.stringify(body), wire, contentType);
+}
+
+/** Sends a document already serialised in the wire format (a stored object served as it is). */
+export function sendText(res: ServerResponse, code: number, text: string, wire: Wire = 'json', contentType?: string): void {
   res.writeHead(code, {
     'content-type': contentType ?? (wire === 'yaml' ? 'application/yaml' : 'application/json'),
     'content-length': Buffer.byteLength(text),
