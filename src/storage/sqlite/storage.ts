@@ -52,6 +52,19 @@ function joinedObjects(ids: number[], onlyMetadata: boolean): SQL {
   return sql`SELECT CAST(group_concat(${object}, ',') AS BLOB) FROM json_each(${JSON.stringify(ids)}) j CROSS JOIN resources r ON r.id = j.value`;
 }
 
+/** The get's SELECT, rendered once: building it through drizzle took ~20 µs of a ~0.1 ms get. Parameters: group, version, resource, cluster, namespace, name. */
+let getText: string | undefined;
+function getStatementText(): string {
+  if (getText === undefined) {
+    const c = resourceColumns('r');
+    const q = sqliteQuery.render(sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') })} FROM resources r
+      WHERE r."group" = ${'g'} AND r.version = ${'v'} AND r.resource = ${'r'} AND r.cluster = ${'c'} AND r.namespace = ${'n'} AND r.name = ${'x'}`);
+    if (q.params.join() !== 'g,v,r,c,n,x') throw new Error(`get statement: unexpected parameters ${JSON.stringify(q.params)}`);
+    getText = q.sql;
+  }
+  return getText;
+}
+
 /** Read connections: enough for a few concurrent streamed lists; more callers wait for one. */
 const READ_CONNECTIONS = 4;
 
@@ -186,10 +199,8 @@ class SqliteStorage implements Storage {
   }
 
   async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
-    const c = resourceColumns('r');
-    const q = sql`SELECT ${rowColumns(sqliteQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') })} FROM resources r
-      WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`;
-    const rows = this.run('get', () => allRows(this.db, q));
+    const rows = this.run('get', () => prepare(this.db, getStatementText()).raw(true)
+      .all(key.group, key.version, key.resource, key.cluster, key.namespace, key.name) as unknown[][]);
     return rows[0] ? toStoredRow(rows[0]) : undefined;
   }
 
