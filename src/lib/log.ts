@@ -38,7 +38,9 @@ export function createLogger(opts: LogOptions): Logger {
   if (opts.format === 'pretty') {
     return pino(options, PinoPretty({ colorize: isTerminal(opts.destination), destination: opts.destination ?? 1, sync: true }));
   }
-  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
+  // Lines are gathered into writes of 4 KiB, flushed every 100 ms and at exit: the apiserver logs every request, and
+  // a write per line cost ~50 µs of a 24-pod list's ~0.8 ms on the event loop's thread.
+  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }));
 }
 
 /** A logger that drops everything (tests, library use). */
