@@ -13,6 +13,8 @@ type Param = postgres.ParameterOrJSON<never>;
 export class PgSnapshot implements Snapshot {
   private done = false;
   private lost = false;
+  /** Cursors declared so far: each gets its own name (a chained list declares one per cluster). */
+  private cursors = 0;
 
   private constructor(private readonly conn: postgres.ReservedSql) {}
 
@@ -39,29 +41,59 @@ export class PgSnapshot implements Snapshot {
     }
   }
 
+  /**
+   * A server-side cursor (DECLARE … CURSOR, then FETCH): PostgreSQL plans it for its first rows (cursor_tuple_fraction).
+   * A protocol-level cursor (postgres.js `.cursor()`) is planned for the whole result: for one cluster's 10,000 pods
+   * in key order that was a sort of 47 MB spilled to disk before the first row (420 ms), against ~7 ms this way.
+   */
   chunks(q: SQL, size: number): AsyncIterator<unknown[][], undefined> {
     const r = postgresQuery.render(q);
-    const it = this.conn.unsafe(r.sql, r.params as Param[], { prepare: false }).values().cursor(size)[Symbol.asyncIterator]();
+    const name = `list_${++this.cursors}`;
+    const n = Math.max(1, Math.floor(size));
+    // 'drained': the last FETCH came back short, so the cursor is at its end and only needs closing.
+    let state: 'new' | 'open' | 'drained' | 'closed' = 'new';
+    const fail = (e: unknown): never => {
+      this.lost ||= connectionLost(e);
+      state = 'closed';
+      throw mapPostgresError(e, 'list');
+    };
     return {
       next: async (): Promise<IteratorResult<unknown[][], undefined>> => {
+        if (state === 'closed') return { done: true, value: undefined };
         try {
-          const n = await it.next();
-          return n.done ? { done: true, value: undefined } : { done: false, value: n.value as unknown[][] };
+          if (state === 'new') {
+            await this.conn.unsafe(`DECLARE ${name} NO SCROLL CURSOR FOR ${r.sql}`, r.params as Param[], { prepare: false });
+            state = 'open';
+          }
+          const rows = state === 'open' ? (await this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }).values()) as unknown[][] : [];
+          if (rows.length === 0) {
+            await this.close(name);
+            state = 'closed';
+            return { done: true, value: undefined };
+          }
+          if (rows.length < n) state = 'drained';
+          return { done: false, value: rows };
         } catch (e: unknown) {
-          this.lost ||= connectionLost(e);
-          throw mapPostgresError(e, 'list');
+          return fail(e);
         }
       },
       return: async (): Promise<IteratorResult<unknown[][], undefined>> => {
-        if (this.lost) return { done: true, value: undefined };
-        try {
-          await it.return?.();
-        } catch (e: unknown) {
-          this.lost ||= connectionLost(e);
+        const wasOpen = state === 'open' || state === 'drained';
+        state = 'closed';
+        if (wasOpen && !this.lost) {
+          try {
+            await this.close(name);
+          } catch (e: unknown) {
+            this.lost ||= connectionLost(e);
+          }
         }
         return { done: true, value: undefined };
       },
     };
+  }
+
+  private async close(name: string): Promise<void> {
+    await this.conn.unsafe(`CLOSE ${name}`, [], { prepare: false });
   }
 
   async release(): Promise<void> {
