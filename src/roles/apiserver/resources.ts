@@ -137,9 +137,13 @@ async function sendJoined(res: ServerResponse, page: JoinedPage, neg: Negotiated
   }
   res.end(tail);
   res.uncork();
-  await new Promise<void>((resolve, reject) => {
-    res.once('close', () => (res.writableFinished ? resolve() : reject(new ClientGoneError())));
-  });
+  // Whatever the socket did not take yet stays queued in this process until the client reads it: hold the slot until
+  // then. A page the kernel took whole holds nothing here (waiting for 'close' cost ~0.1 ms of a 24-pod answer).
+  if (res.writableLength > 0 || res.destroyed) {
+    await new Promise<void>((resolve, reject) => {
+      res.once('close', () => (res.writableFinished ? resolve() : reject(new ClientGoneError())));
+    });
+  }
   d.metrics.listedRows.inc({ resource }, page.count);
 }
 
