@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import postgres from 'postgres';
+import { isStorageError } from '../../src/storage/errors.js';
 import { listStatements } from '../../src/storage/list-page.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
 import type { ListQuery } from '../../src/storage/types.js';
@@ -91,6 +92,35 @@ describe('postgres only', () => {
       expect(after[0]?.n).toBe(0);
     } finally {
       await sql.end();
+      await h.cleanup();
+    }
+  });
+
+  it('a streamed list whose connection is killed between two FETCHes fails as Unavailable, and the storage serves the next list', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      const s = h.storage;
+      await s.migrate();
+      await s.write({ upserts: Array.from({ length: 2500 }, (_, i) => pod({ cluster: 'c0', namespace: 'ns', name: `p${i}` })), deletes: [] });
+      const pods = { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } } as const;
+      const it = (await s.list(pods)).rows[Symbol.asyncIterator]();
+      expect((await it.next()).done).toBe(false);
+      const killed = await admin<{ k: boolean }[]>`SELECT pg_terminate_backend(pid) AS k FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
+      expect(killed.map((k) => k.k)).toEqual([true]);
+      let error: unknown;
+      try {
+        for (let n = await it.next(); !n.done; n = await it.next());
+      } catch (e: unknown) {
+        error = e;
+      }
+      expect(isStorageError(error) && error.code).toBe('Unavailable');
+      await it.return?.();
+      let rows = 0;
+      for await (const _ of (await s.list(pods)).rows) rows++;
+      expect(rows).toBe(2500);
+    } finally {
+      await admin.end();
       await h.cleanup();
     }
   });

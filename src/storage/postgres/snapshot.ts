@@ -19,14 +19,19 @@ export class PgSnapshot implements Snapshot {
   private constructor(private readonly conn: postgres.ReservedSql) {}
 
   static async open(pool: Pg): Promise<PgSnapshot> {
-    let conn: postgres.ReservedSql | undefined;
-    try {
-      conn = await reserveConnection(pool);
-      await conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return new PgSnapshot(conn);
-    } catch (e: unknown) {
-      if (!connectionLost(e)) conn?.release();
-      throw mapPostgresError(e, 'list');
+    for (let attempt = 1; ; attempt++) {
+      let conn: postgres.ReservedSql | undefined;
+      try {
+        conn = await reserveConnection(pool);
+        await conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        return new PgSnapshot(conn);
+      } catch (e: unknown) {
+        const lost = connectionLost(e);
+        if (!lost) conn?.release();
+        // After a connection was killed (a server restart, pg_terminate_backend), postgres.js answers the next
+        // reserve once more with that connection's error; a second try gets a new connection. Nothing had started.
+        if (!lost || attempt >= 2) throw mapPostgresError(e, 'list');
+      }
     }
   }
 
