@@ -1,6 +1,7 @@
 // The apiserver role's composition root: storage → catalog → change feed → handler → HTTP server, run together.
 import type { AddressInfo } from 'node:net';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { TurnQueue } from '../../lib/turns.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
 import { openStorage } from '../../storage/open.js';
@@ -25,6 +26,8 @@ export interface ApiserverParts {
   registry: Registry;
   /** Told the bound addresses once listening (tests, `binding --demo` printing kubectl commands). */
   onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
+  /** The process's turn queue when another role shares the event loop (binding). */
+  turns?: TurnQueue;
 }
 
 /** Runs the read path until `signal` aborts. */
@@ -61,6 +64,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     logger,
     shutdownGraceMs: options.shutdownGraceMs,
     onListening: p.onListening,
+    ...(p.turns ? { turns: p.turns } : {}),
   });
   const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); } };
   return [server, feed, compactor(p.storage, logger), hostClient];

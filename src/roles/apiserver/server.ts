@@ -11,7 +11,7 @@ import { answerClientError } from './client-error.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
 import type { RequestAccess } from './authz-gate.js';
-import { TurnQueue } from './turns.js';
+import { TurnQueue } from '../../lib/turns.js';
 
 export interface RequestContext {
   /** True on the HTTPS listener. */
@@ -38,6 +38,8 @@ export interface ServerDeps {
   shutdownGraceMs: number;
   /** Called once listening, with the bound addresses (ports resolved when 0 was asked). */
   onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
+  /** Where requests wait for their turn; shared with the synchro's writes in the binding role. */
+  turns?: TurnQueue;
 }
 
 /** True for requests that stay open (watch): they have their own limit and no deadline. */
@@ -54,9 +56,11 @@ export class ApiHttpServer implements Runnable {
   private watches = 0;
   private readonly open = new Set<AbortController>();
   private draining = false;
-  private readonly turns = new TurnQueue();
+  private readonly turns: TurnQueue;
 
-  constructor(private readonly d: ServerDeps) {}
+  constructor(private readonly d: ServerDeps) {
+    this.turns = d.turns ?? new TurnQueue();
+  }
 
   get isDraining(): boolean {
     return this.draining;

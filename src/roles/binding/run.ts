@@ -2,6 +2,7 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
 import { runAll, type Runnable } from '../../lib/lifecycle.js';
+import { TurnQueue } from '../../lib/turns.js';
 import { openStorage } from '../../storage/open.js';
 import { apiserverRunnables } from '../apiserver/run.js';
 import { synchroRunnables } from '../synchro/run.js';
@@ -35,10 +36,12 @@ export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<
       clustersPath = demo.clustersPath;
       runnables.push(demo.runnable);
     }
-    // One process, one metrics endpoint: the apiserver's /metrics serves both roles' metrics.
-    const synchro = await synchroRunnables({ ...o.synchro, clustersPath, metricsPort: 0 }, { storage, logger: deps.logger, registry });
+    // One process, one metrics endpoint: the apiserver's /metrics serves both roles' metrics. One event loop: reads and
+    // the synchro's write batches take turns in arrival order (turns.ts).
+    const turns = new TurnQueue();
+    const synchro = await synchroRunnables({ ...o.synchro, clustersPath, metricsPort: 0 }, { storage, logger: deps.logger, registry, turns });
     const api = await apiserverRunnables(o.apiserver, {
-      storage, logger: deps.logger.child({ role: 'apiserver' }), registry,
+      storage, logger: deps.logger.child({ role: 'apiserver' }), registry, turns,
       onListening: (addrs) => {
         if (demo && deps.print) deps.print(demo.hints(addrs));
       },

@@ -10,7 +10,8 @@ import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { openStorage } from '../../storage/open.js';
-import type { Storage } from '../../storage/types.js';
+import type { Storage, StorageWriter } from '../../storage/types.js';
+import type { TurnQueue } from '../../lib/turns.js';
 import { ClusterManager } from './cluster-manager.js';
 import { FileClusterSource } from './cluster-source-file.js';
 import { HostClusterSource } from './cluster-source-host.js';
@@ -43,13 +44,17 @@ export interface SynchroParts {
  */
 export async function synchroRunnables(
   options: SynchroOptions,
-  deps: { storage: Storage; logger: Logger; registry?: Registry; clock?: Clock; metricsListening?: (port: number) => void },
+  deps: {
+    storage: Storage; logger: Logger; registry?: Registry; clock?: Clock; metricsListening?: (port: number) => void;
+    /** The process's turn queue when another role shares the event loop (binding): each write batch waits its turn. */
+    turns?: TurnQueue;
+  },
 ): Promise<SynchroParts> {
   const logger = deps.logger.child({ role: 'synchro' });
   const registry = deps.registry ?? new Registry();
   const metrics = new SynchroMetrics(registry);
   const queue = new WriteQueue({
-    writer: deps.storage,
+    writer: deps.turns ? takingTurns(deps.storage, deps.turns) : deps.storage,
     batchSize: options.queue.batchSize,
     flushDelayMs: options.queue.flushDelayMs,
     maxEntries: options.queue.maxEntries,
@@ -111,6 +116,16 @@ function leading(options: SynchroOptions, runnables: Runnable[], lock: LeaseLock
       leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs,
       logger: logger.child({ component: 'leader-election' }), clock,
     }, signal, (leaderSignal) => runAll(runnables, leaderSignal)),
+  };
+}
+
+/** A writer whose batches start in turn with the other work of the event loop (turns.ts). */
+function takingTurns(storage: StorageWriter, turns: TurnQueue): Pick<StorageWriter, 'write'> {
+  return {
+    async write(batch) {
+      await turns.wait();
+      return storage.write(batch);
+    },
   };
 }
 

@@ -41,7 +41,7 @@ interface Pending extends QueuedWrite {
 }
 
 export interface WriteQueueOptions {
-  writer: StorageWriter;
+  writer: Pick<StorageWriter, 'write'>;
   batchSize: number;
   flushDelayMs: number;
   maxEntries: number;
