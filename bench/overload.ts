@@ -40,6 +40,13 @@ Overload protections and where they are tested (all in \`npm test\`):
 - \`--max-requests-inflight\` / \`--max-watches-inflight\`: beyond them a request or watch is answered 429 with
   \`Retry-After\` at once, before any work (\`/healthz\`, \`/readyz\`, \`/livez\`, \`/metrics\` are exempt) —
   test/hostile/overload.test.ts (100 clients and 200 watches against limits of 8 and 150) and the run below.
+- Requests start in the order they arrived, a budget of work per event-loop turn (\`src/lib/turns.ts\`), so a
+  saturated server reads every socket as requests come and shares itself evenly, and \`--max-requests-inflight\` counts
+  the real backlog; in the binding role the synchro's write batches take turns in the same queue. Before, SQLite's
+  synchronous reads ran back to back and some connections went unread for the whole run (200 clients for 30 s: 1 to
+  52 answers each, client p99 31 s; now 24–35 each, p99 3.1 s; BENCHMARKS.md) — test/hostile/fairness.test.ts. In \`npm
+  run overload\` the slowest 200 took 13.7 s before (381 answers/s) and 2.5 s with one request started per turn
+  (f5c3b8a; 391 answers/s); the table below is the budget (b6240c3).
 - \`--request-timeout\`: a request still running at its deadline is answered 504 Status at once, even when it waits for
   a storage connection; one whose body already started (a long list to a client that stopped reading) is cut, which
   frees its inflight slot and storage connection — test/hostile/request-timeout.test.ts.
