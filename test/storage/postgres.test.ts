@@ -10,13 +10,29 @@ import postgres from 'postgres';
 import { isStorageError } from '../../src/storage/errors.js';
 import { listStatements } from '../../src/storage/list-page.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
-import type { ListQuery } from '../../src/storage/types.js';
+import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { storageContractTests } from './contract.js';
 import { obj, pod } from './fixtures.js';
 import { postgresHarness } from './harness-postgres.js';
 
 storageContractTests('postgres', postgresHarness);
+
+/** A fresh database with `pods` pods spread over `clusters` clusters, and an admin connection to watch it with. */
+async function withStreamedPods(pods: number, clusters: number, body: (s: Storage, admin: postgres.Sql) => Promise<void>): Promise<void> {
+  const h = await postgresHarness();
+  const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+  try {
+    await h.storage.migrate();
+    await h.storage.write({ upserts: Array.from({ length: pods }, (_, i) => pod({ cluster: `c${i % clusters}`, namespace: 'ns', name: `p${i}` })), deletes: [] });
+    await body(h.storage, admin);
+  } finally {
+    await admin.end();
+    await h.cleanup();
+  }
+}
+
+const PODS = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
 
 describe('postgres only', () => {
   it('LISTEN/NOTIFY: a storage in another process hears the revisions another one writes', async () => {
@@ -71,40 +87,25 @@ describe('postgres only', () => {
   it('a streamed list reads through a server-side cursor (DECLARE, FETCH), which PostgreSQL plans for its first rows', async () => {
     // A protocol-level cursor is planned for the whole result: one cluster's 10,000 pods in key order sorted 47 MB on
     // disk before the first row (420 ms at 1.1 M rows); DECLARE plans with cursor_tuple_fraction (first rows ~7 ms).
-    const h = await postgresHarness();
-    const sql = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      const s = h.storage;
-      await s.migrate();
-      await s.write({ upserts: Array.from({ length: 2500 }, (_, i) => pod({ cluster: `c${i % 2}`, namespace: 'ns', name: `p${i}` })), deletes: [] });
-      const page = await s.list({ types: { kind: 'one', group: '', version: 'v1', resource: 'pods' }, clusters: { op: 'in', values: ['c0', 'c1'] } });
+    await withStreamedPods(2500, 2, async (s, admin) => {
+      const page = await s.list({ types: PODS, clusters: { op: 'in', values: ['c0', 'c1'] } });
       const it = page.rows[Symbol.asyncIterator]();
-      const first = await it.next();
-      expect(first.done).toBe(false);
+      expect((await it.next()).done).toBe(false);
       // While the consumer holds the first row, the list's connection sits in its transaction, last having fetched.
-      const activity = await sql<{ query: string }[]>`SELECT query FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
+      const activity = await admin<{ query: string }[]>`SELECT query FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
       expect(activity.map((a) => a.query)).toEqual([expect.stringMatching(/^FETCH \d+ FROM list_1$/)]);
       let rows = 1;
       for (let n = await it.next(); !n.done; n = await it.next()) rows++;
       expect(rows).toBe(2500);
       // Both clusters' cursors were closed and the connection went back to the pool with its transaction ended.
-      const after = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
+      const after = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
       expect(after[0]?.n).toBe(0);
-    } finally {
-      await sql.end();
-      await h.cleanup();
-    }
+    });
   });
 
   it('a streamed list whose connection is killed between two FETCHes fails as Unavailable, and the storage serves the next list', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      const s = h.storage;
-      await s.migrate();
-      await s.write({ upserts: Array.from({ length: 2500 }, (_, i) => pod({ cluster: 'c0', namespace: 'ns', name: `p${i}` })), deletes: [] });
-      const pods = { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } } as const;
-      const it = (await s.list(pods)).rows[Symbol.asyncIterator]();
+    await withStreamedPods(2500, 1, async (s, admin) => {
+      const it = (await s.list({ types: PODS })).rows[Symbol.asyncIterator]();
       expect((await it.next()).done).toBe(false);
       const killed = await admin<{ k: boolean }[]>`SELECT pg_terminate_backend(pid) AS k FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
       expect(killed.map((k) => k.k)).toEqual([true]);
@@ -117,12 +118,9 @@ describe('postgres only', () => {
       expect(isStorageError(error) && error.code).toBe('Unavailable');
       await it.return?.();
       let rows = 0;
-      for await (const _ of (await s.list(pods)).rows) rows++;
+      for await (const _ of (await s.list({ types: PODS })).rows) rows++;
       expect(rows).toBe(2500);
-    } finally {
-      await admin.end();
-      await h.cleanup();
-    }
+    });
   });
 
   it('owner search and driving labels are id sets computed once (InitPlan), whatever the statistics say', async () => {
