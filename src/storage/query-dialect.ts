@@ -36,8 +36,8 @@ export interface QueryDialect {
    */
   objectText(doc: SQL, onlyMetadata: boolean, bytes: boolean): SQL;
   /**
-   * Whether a list of several clusters in cluster order is read as one ordered scan per cluster, merged (UNION ALL
-   * under the same ORDER BY), rather than as one scan with `cluster IN (…)`.
+   * Whether a list of several clusters in cluster order reads each cluster's ordered list in turn, on one snapshot,
+   * until the page is full (ListStatements.chain), rather than one scan with `cluster IN (…)`.
    */
   readonly scanPerCluster: boolean;
 }

@@ -7,7 +7,7 @@ import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { joinable, listStatements, readJoinedPage, readPage } from '../list-page.js';
+import { joinable, listStatements, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
 import { chooseDrivingLabel } from '../label-strategy.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
@@ -210,18 +210,21 @@ class SqliteStorage implements Storage {
   }
 
   async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
-    const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
-    const st = listStatements(sqliteQuery, query, driving);
-    const snap = await SqliteSnapshot.open(this.readers);
+    const { st, snap } = await this.openList(query);
     return readPage(snap, st, signal);
   }
 
   async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
     if (!joinable(query.limit)) return undefined;
+    const { st, snap } = await this.openList(query);
+    return readJoinedPage(snap, st, (ids) => joinedObjects(ids, query.onlyMetadata === true), JOIN_GROUP_BYTES, signal);
+  }
+
+  /** A list's statements (with its driving label chosen) and the read snapshot to run them on. */
+  private async openList(query: ListQuery): Promise<{ st: ListStatements; snap: SqliteSnapshot }> {
     const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
     const st = listStatements(sqliteQuery, query, driving);
-    const snap = await SqliteSnapshot.open(this.readers);
-    return readJoinedPage(snap, st, (ids) => joinedObjects(ids, query.onlyMetadata === true), JOIN_GROUP_BYTES, signal);
+    return { st, snap: await SqliteSnapshot.open(this.readers) };
   }
 
   async changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult> {
