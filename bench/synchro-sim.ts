@@ -1,5 +1,7 @@
 // Child process of bench/synchro.ts: the simulated fleet, apart from the synchro so its RSS is the synchro's own.
-// Talks over IPC: {cmd:'stats'|'sample'|'churn'|'mark'|'stop'}; writes the --clusters file on start.
+// Talks over IPC: {cmd:'stats'|'sample'|'churn'|'mark'|'prechurn'|'release'|'stop'}; writes the --clusters file on start.
+// Paced churn ('prechurn' then 'release'): the changes are made ahead with watch delivery held, then released to the
+// watchers at the asked rate, so the simulator's CPU for making changes does not cap the rate the synchro is measured at.
 import { writeFileSync } from 'node:fs';
 import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimObject } from '../src/sim/index.js';
 
@@ -8,6 +10,8 @@ type Msg =
   | { cmd: 'sample'; n: number }
   | { cmd: 'churn'; rate: number }
   | { cmd: 'mark'; i: number }
+  | { cmd: 'prechurn'; rate: number; seconds: number }
+  | { cmd: 'release'; rate: number }
   | { cmd: 'stop' };
 
 const clusters = Number(process.env.BENCH_CLUSTERS ?? 100);
@@ -32,6 +36,21 @@ async function main(): Promise<void> {
     }
     return t;
   };
+  // Marks made ahead: per cluster, revision → the mark, reported when that revision reaches the watchers.
+  const heldMarks = new Map<SimCluster, Map<number, { i: number; namespace: string; name: string }>>();
+  const markDeployment = (c: SimCluster, i: number): { cluster: string; namespace: string; name: string; rv: string | undefined } => {
+    for (let attempt = 0; ; attempt++) {
+      const list = targets(c);
+      const t = list[(i + attempt) % list.length]!;
+      // A vanished target refreshes the list.
+      if (!c.store.get('deployments.apps', t.namespace, t.name)) {
+        marked.delete(c);
+        continue;
+      }
+      const obj = c.store.patch('deployments.apps', t.namespace, t.name, { metadata: { annotations: { 'bench.clusterpedia.io/mark': String(i) } } });
+      return { cluster: c.name, namespace: t.namespace, name: t.name, rv: obj.metadata.resourceVersion };
+    }
+  };
   process.on('message', (m: Msg) => {
     switch (m.cmd) {
       case 'stats': {
@@ -53,18 +72,66 @@ async function main(): Promise<void> {
         // One change whose commit the benchmark times: an annotation on a Deployment (churn replaces pods, so pods make
         // poor targets), stamped when the member applied it.
         const c = fleet.clusters[m.i % fleet.clusters.length]!;
-        for (let attempt = 0; ; attempt++) {
-          const list = targets(c);
-          const t = list[(m.i + attempt) % list.length]!;
-          // A vanished target refreshes the list.
-          if (!c.store.get('deployments.apps', t.namespace, t.name)) {
-            marked.delete(c);
-            continue;
+        reply({ cmd: 'mark', i: m.i, ...markDeployment(c, m.i), at: Date.now() });
+        return;
+      }
+      case 'prechurn': {
+        // rate × seconds watch events made now and held, a mark every tenth of a second of release time (clusters
+        // release in parallel at rate / clusters each, so cluster k's marks are `clusters` tenths apart, offset by k).
+        const perCluster = Math.ceil((m.rate * m.seconds) / fleet.clusters.length);
+        const markEvery = Math.max(1, Math.round(m.rate / 10));
+        const t0 = performance.now();
+        let events = 0;
+        let marks = 0;
+        for (const [k, c] of fleet.clusters.entries()) {
+          c.store.holdDelivery();
+          const held = new Map<number, { i: number; namespace: string; name: string }>();
+          heldMarks.set(c, held);
+          let nextMark = Math.floor((k * markEvery) / fleet.clusters.length);
+          while (c.store.heldChanges < perCluster) {
+            if (c.store.heldChanges >= nextMark) {
+              const i = k + held.size * fleet.clusters.length;
+              const mk = markDeployment(c, i);
+              held.set(Number(mk.rv), { i, namespace: mk.namespace, name: mk.name });
+              nextMark += markEvery;
+            } else c.churn.step(1);
           }
-          const obj = c.store.patch('deployments.apps', t.namespace, t.name, { metadata: { annotations: { 'bench.clusterpedia.io/mark': String(m.i) } } });
-          reply({ cmd: 'mark', i: m.i, cluster: c.name, namespace: t.namespace, name: t.name, rv: obj.metadata.resourceVersion, at: Date.now() });
-          return;
+          events += c.store.heldChanges;
+          marks += held.size;
         }
+        reply({ cmd: 'prechurn', events, marks, seconds: +((performance.now() - t0) / 1000).toFixed(1) });
+        return;
+      }
+      case 'release': {
+        // Each cluster's held changes go to its watchers at rate / clusters per second, on a 10 ms tick; a mark is
+        // stamped when its change is released (the member's clock, as the live marks are stamped when applied).
+        const perCluster = m.rate / fleet.clusters.length;
+        const released = new Map<SimCluster, number>();
+        const t0 = performance.now();
+        const tick = setInterval(() => {
+          const due = (perCluster * (performance.now() - t0)) / 1000;
+          let left = 0;
+          for (const c of fleet.clusters) {
+            const n = Math.floor(due) - (released.get(c) ?? 0);
+            if (n > 0) {
+              const out = c.store.releaseDelivery(n);
+              released.set(c, (released.get(c) ?? 0) + out.length);
+              const held = heldMarks.get(c);
+              for (const ev of out) {
+                const mk = held?.get(ev.rev);
+                if (mk) reply({ cmd: 'marked', i: mk.i, cluster: c.name, namespace: mk.namespace, name: mk.name, rv: String(ev.rev), at: Date.now() });
+              }
+            }
+            left += c.store.heldChanges;
+          }
+          if (left === 0) {
+            clearInterval(tick);
+            for (const c of fleet.clusters) c.store.resumeDelivery();
+            reply({ cmd: 'released', events: [...released.values()].reduce((a, b) => a + b, 0), seconds: +((performance.now() - t0) / 1000).toFixed(1) });
+          }
+        }, 10);
+        reply({ cmd: 'release' });
+        return;
       }
       case 'stop':
         for (const c of fleet.clusters) c.churn.stop();

@@ -1,7 +1,8 @@
 // Synchro benchmark: initial sync of a simulated fleet into SQLite and PostgreSQL (objects/s beside the raw-insert
 // ceiling of the same rows), the synchro's peak RSS, and steady churn with the event→row delay. Results: BENCHMARKS.md.
 // Scale with env: BENCH_CLUSTERS (100), BENCH_PODS (10000), BENCH_BACKENDS (sqlite,postgres), BENCH_CHURN_EPS (5000),
-// BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000).
+// BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000), BENCH_CHURN_PACED (1: changes made ahead and released to the
+// watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,7 @@ const CLUSTERS = envNumber('BENCH_CLUSTERS', 100);
 const PODS = envNumber('BENCH_PODS', 10_000);
 const CHURN_EPS = envNumber('BENCH_CHURN_EPS', 5000);
 const CHURN_SECONDS = envNumber('BENCH_CHURN_SECONDS', 30);
+const CHURN_PACED = envNumber('BENCH_CHURN_PACED', 1) === 1;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').filter(Boolean);
 /** The ceiling is a rate: measured on at most this many rows (the same shape and batch size as the sync). */
 const RAW_ROWS = envNumber('BENCH_RAW_ROWS', 300_000);
@@ -26,8 +28,11 @@ const mb = (n: number): number => Math.round(n / 1_048_576);
 /** The simulator child and a request/reply helper over IPC. */
 class Sim {
   private waiters = new Map<string, ((m: Record<string, unknown>) => void)[]>();
+  /** Marks of paced churn, as the simulator releases them. */
+  onMarked: (m: Record<string, unknown>) => void = () => undefined;
   private constructor(readonly child: ChildProcess) {
     child.on('message', (m: Record<string, unknown>) => {
+      if (m.cmd === 'marked') return this.onMarked(m);
       const key = m.cmd === 'mark' ? `mark:${String(m.i)}` : String(m.cmd);
       this.waiters.get(key)?.shift()?.(m);
     });
@@ -200,7 +205,9 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const received = (t: string): number => metric(t, 'clusterpedia_synchro_events_total') - metric(t, 'clusterpedia_synchro_events_total', { type: 'LIST' });
   const eventsBefore = received(text);
   const statsBefore = await sim.request({ cmd: 'stats' });
-  await sim.request({ cmd: 'churn', rate: CHURN_EPS });
+  const made = CHURN_PACED ? await sim.request({ cmd: 'prechurn', rate: CHURN_EPS, seconds: CHURN_SECONDS }) : undefined;
+  const releasedP = CHURN_PACED ? sim.wait('released') : undefined;
+  await sim.request(CHURN_PACED ? { cmd: 'release', rate: CHURN_EPS } : { cmd: 'churn', rate: CHURN_EPS });
   const cpuBefore = { synchro: cpuSecondsOf(child.pid!), sim: cpuSecondsOf(sim.child.pid!) };
   // How far the synchro falls behind: its write queue, sampled.
   let queuePeak = 0;
@@ -232,7 +239,14 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
       }
     })().finally(() => { polling = false; });
   }, 5);
-  while (performance.now() - tc < CHURN_SECONDS * 1000) {
+  let released: Record<string, unknown> | undefined;
+  if (releasedP) {
+    // Paced: the marks were made with the changes and are stamped as the simulator releases them.
+    sim.onMarked = (r) => outstanding.add({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
+    released = await releasedP;
+    sim.onMarked = () => undefined;
+  }
+  while (!releasedP && performance.now() - tc < CHURN_SECONDS * 1000) {
     const asked = Date.now();
     const r = await sim.request({ cmd: 'mark', i: i++ });
     simLag.push(Number(r.at) - asked);
@@ -242,7 +256,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const churnSeconds = (performance.now() - tc) / 1000;
   const churnCores = { synchro: (cpuSecondsOf(child.pid!) - cpuBefore.synchro) / churnSeconds, sim: (cpuSecondsOf(sim.child.pid!) - cpuBefore.sim) / churnSeconds };
   clearInterval(queueSampler);
-  await sim.request({ cmd: 'churn', rate: 0 });
+  if (!CHURN_PACED) await sim.request({ cmd: 'churn', rate: 0 });
   const statsAfter = await sim.request({ cmd: 'stats' });
   const drainStart = performance.now();
   while (performance.now() - drainStart < 60_000) {
@@ -269,7 +283,10 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     rssPeakChurnMB: mb(peakChurn),
     rssHighWaterMB: mb(peak),
     rssAnonPeakMB: mb(peakAnon),
-    memberEventsPerSecond: Math.round((Number(statsAfter.revisions) - Number(statsBefore.revisions)) / churnSeconds),
+    churnMode: CHURN_PACED ? 'paced' : 'live',
+    // Paced: the events the watchers were given over the release; live: the changes the members made.
+    memberEventsPerSecond: released ? Math.round(Number(released.events) / Number(released.seconds)) : Math.round((Number(statsAfter.revisions) - Number(statsBefore.revisions)) / churnSeconds),
+    ...(made ? { churnMadeAheadEvents: Number(made.events), churnMadeAheadSeconds: Number(made.seconds) } : {}),
     receivedEventsPerSecond: Math.round((eventsAfter - eventsBefore) / churnSeconds),
     meanWriteBatch: Math.round(metric(text, 'clusterpedia_synchro_write_batch_size_sum') / Math.max(1, metric(text, 'clusterpedia_synchro_write_batch_size_count'))),
     marks: delays.length,

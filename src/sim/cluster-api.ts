@@ -34,6 +34,35 @@ export class ClusterStoreApi {
     return [...table.entries('', prefix)].map(([, o]) => clone(o));
   }
 
+  /** The newest revision watchers have been given (below `revision` while delivery is held). */
+  get deliveredRevision(): number {
+    return this.store.deliveredRevision;
+  }
+
+  /**
+   * Holds watch delivery: changes still commit (lists and gets see them at once) but watchers get them only through
+   * releaseDelivery(), in order — a watch cache lagging etcd. Benchmarks use it to make changes ahead and let watchers
+   * see them at a steady rate, so the simulator's own CPU does not cap the rate a watcher is measured at.
+   */
+  holdDelivery(): void {
+    this.store.holdDelivery();
+  }
+
+  /** Gives the `n` oldest held changes to watchers; returns their revisions, resources, keys and types. */
+  releaseDelivery(n: number): { rev: number; resource: string; key: string; type: string }[] {
+    return this.store.releaseDelivery(n).map((ev) => ({ rev: ev.rev, resource: ev.gr, key: ev.key, type: ev.type }));
+  }
+
+  /** Changes committed and not yet given to watchers. */
+  get heldChanges(): number {
+    return this.store.heldChanges;
+  }
+
+  /** Releases everything held and delivers live again. */
+  resumeDelivery(): void {
+    this.store.resumeDelivery();
+  }
+
   count(ref: ResourceRef): number {
     return this.store.table(refToGr(ref))?.count ?? 0;
   }

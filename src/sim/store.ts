@@ -32,6 +32,9 @@ export class SimStore {
   private readonly tables = new Map<string, ResourceTable>();
   private readonly defs = new Map<string, ResourceDef>();
   private readonly listeners = new Set<(ev: ChangeEvent) => void>();
+  /** Changes committed but not yet given to watchers (holdDelivery), oldest first; undefined when delivery is live. */
+  private held: ChangeEvent[] | undefined;
+  private delivered: number;
   private readonly defListeners = new Set<(removed: string[]) => void>();
   private readonly now: () => number;
   private readonly seed: number;
@@ -57,6 +60,7 @@ export class SimStore {
       if (typeof def !== 'string') register(def);
     }
     this.rev = offset + 1;
+    this.delivered = this.rev;
     this.window = new EventWindow(opts.windowSize, this.rev);
   }
 
@@ -75,6 +79,37 @@ export class SimStore {
 
   table(gr: string): ResourceTable | undefined {
     return this.tables.get(gr);
+  }
+
+  /**
+   * The newest revision given to watchers: the current one, unless delivery is held. Like a kube-apiserver whose watch
+   * cache lags etcd: lists see every commit, watches see them later and in order, bookmarks never run ahead.
+   */
+  get deliveredRevision(): number {
+    return this.delivered;
+  }
+
+  /** From now on commits wait for releaseDelivery() before watchers see them (a lagging watch cache). */
+  holdDelivery(): void {
+    this.held ??= [];
+  }
+
+  /** Gives the `n` oldest held changes to watchers, in order; returns them. */
+  releaseDelivery(n: number): ChangeEvent[] {
+    const out = this.held?.splice(0, Math.max(0, n)) ?? [];
+    for (const ev of out) this.deliver(ev);
+    return out;
+  }
+
+  /** Changes committed and not yet delivered. */
+  get heldChanges(): number {
+    return this.held?.length ?? 0;
+  }
+
+  /** Delivers what is held and goes back to live delivery. */
+  resumeDelivery(): void {
+    this.releaseDelivery(this.heldChanges);
+    this.held = undefined;
   }
 
   onChange(fn: (ev: ChangeEvent) => void): () => void {
@@ -209,8 +244,14 @@ export class SimStore {
     else table.set(key, obj);
     const ev: ChangeEvent = { rev: this.rev, gr, key, type, object: obj, prev };
     this.window.push(ev);
-    for (const l of [...this.listeners]) l(ev);
+    if (this.held) this.held.push(ev);
+    else this.deliver(ev);
     if (gr === CRD_GR) this.crdChanged(obj, type);
+  }
+
+  private deliver(ev: ChangeEvent): void {
+    this.delivered = ev.rev;
+    for (const l of [...this.listeners]) l(ev);
   }
 
   private crdChanged(crd: SimObject, type: WatchType): void {

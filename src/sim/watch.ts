@@ -97,19 +97,27 @@ export function serveWatch(w: WatchRequest): void {
   };
 
   const table = store.table(w.gr);
+  // What this watch has covered: initial events are the state at the current revision; a replay goes as far as the
+  // store has delivered (held changes come later, through the listener, never twice).
+  let covered: number;
   if (initial && table) {
     for (const [, o] of table.entries('', prefix)) if (matches(def, opts, o)) send('ADDED', o);
+    covered = current;
   } else {
-    for (const ev of store.window.since(startRev)) deliver(ev);
+    const upTo = store.deliveredRevision;
+    for (const ev of store.window.since(startRev)) if (ev.rev <= upTo) deliver(ev);
+    covered = Math.max(startRev, upTo);
   }
   const bookmark = (initialEnd: boolean): void => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(store.revision) };
+    const metadata: Record<string, unknown> = { resourceVersion: String(Math.max(covered, store.deliveredRevision)) };
     if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     send('BOOKMARK', { kind: def.kind, apiVersion: apiVersionOf(def.group, w.version), metadata }, true);
   };
   if (opts.sendInitialEvents === true) bookmark(true);
 
-  const unsubscribe = store.onChange(deliver);
+  const unsubscribe = store.onChange((ev) => {
+    if (ev.rev > covered) deliver(ev);
+  });
   const timers: NodeJS.Timeout[] = [];
   const active: ActiveWatch = {
     gr: w.gr,

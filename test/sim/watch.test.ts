@@ -146,4 +146,46 @@ describe('watch', () => {
     c.store.patch('crontabs.stable.example.com', tab?.metadata.namespace, tab?.metadata.name ?? '', { spec: { replicas: 9 } });
     expect((await cr.next()).object).toMatchObject({ apiVersion: 'stable.example.com/v1beta1', kind: 'CronTab', spec: { replicas: 9 } });
   });
+  describe('held delivery (a lagging watch cache)', () => {
+    it('commits at once but gives watchers the changes only as they are released, in order, each once', async () => {
+      const start = c.revision;
+      const w = await watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${start}&allowWatchBookmarks=true`);
+      c.store.holdDelivery();
+      for (let i = 0; i < 5; i++) c.store.create('configmaps', cm(`held-${i}`));
+      // Lists and gets see the commits; the watch sees nothing, and its bookmarks do not run ahead of it.
+      expect(c.store.get('configmaps', 'default', 'held-4')).toBeDefined();
+      expect(c.store.heldChanges).toBe(5);
+      expect(c.store.deliveredRevision).toBe(start);
+      const bm = await w.next(2000);
+      expect(bm.type).toBe('BOOKMARK');
+      expect(bm.object.metadata.resourceVersion).toBe(String(start));
+      // A watch opened now from the old revision replays only what was delivered: nothing yet.
+      const late = await watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${start}`);
+      expect(c.store.releaseDelivery(2).map((e) => e.key)).toEqual(['default/held-0', 'default/held-1']);
+      expect(c.store.deliveredRevision).toBe(start + 2);
+      c.store.resumeDelivery();
+      c.store.create('configmaps', cm('live'));
+      for (const r of [w, late]) {
+        const evs = await r.until((e) => e.object.metadata.name === 'live', 3000);
+        const added = evs.filter((e) => e.type === 'ADDED');
+        expect(added.map((e) => e.object.metadata.name)).toEqual(['held-0', 'held-1', 'held-2', 'held-3', 'held-4', 'live']);
+        expect(added.map((e) => Number(e.object.metadata.resourceVersion))).toEqual([1, 2, 3, 4, 5, 6].map((k) => start + k));
+      }
+    });
+
+    it('a watch from a revision the watchers have not reached yet skips the held changes up to it', async () => {
+      c.store.holdDelivery();
+      c.store.create('configmaps', cm('before-list'));
+      // A client lists (it sees the commit) and watches from the list's revision.
+      const listed = await call<ListBody>(c, '/api/v1/namespaces/default/configmaps');
+      const rv = listed.body.metadata.resourceVersion;
+      expect(Number(rv)).toBe(c.revision);
+      const w = await watch(`/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true`);
+      expect((await w.next(2000)).object.metadata.resourceVersion).toBe(rv);
+      c.store.create('configmaps', cm('after-list'));
+      c.store.resumeDelivery();
+      const ev = await w.next(2000);
+      expect([ev.type, ev.object.metadata.name]).toEqual(['ADDED', 'after-list']);
+    });
+  });
 });
