@@ -301,6 +301,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     // Paced: the events the watchers were given over the release; live: the changes the members made.
     memberEventsPerSecond: released ? Math.round(Number(released.events) / Number(released.seconds)) : Math.round((Number(statsAfter.revisions) - Number(statsBefore.revisions)) / churnSeconds),
     ...(made ? { churnMadeAheadEvents: Number(made.events), churnMadeAheadSeconds: Number(made.seconds) } : {}),
+    churnSeconds: +churnSeconds.toFixed(1),
     receivedEventsPerSecond: Math.round((receivedByEnd - eventsBefore) / churnSeconds),
     receivedEvents: eventsAfter - eventsBefore,
     catchUpSeconds: +catchUpSeconds.toFixed(1),

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 
 export type Db = Database.Database;
 
-/** WAL bytes after which the writer checkpoints. */
-const WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
+/** WAL bytes after which the writer checkpoints (while checkpoints run on a worker, a backstop at four times this). */
+export const WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 /** How long a connection waits for another process's write lock before SQLITE_BUSY, milliseconds. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;

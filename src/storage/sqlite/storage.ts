@@ -17,7 +17,8 @@ import type {
   StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
-import { DEFAULT_BUSY_TIMEOUT_MS, openConnection, ReadPool, resolveDatabasePath, type Db } from './connection.js';
+import { Checkpointer } from './checkpointer.js';
+import { DEFAULT_BUSY_TIMEOUT_MS, openConnection, ReadPool, resolveDatabasePath, WAL_CHECKPOINT_BYTES, type Db } from './connection.js';
 import { mapSqliteError } from './errors.js';
 import { appliedMigrations, migrateSqlite } from './migrate.js';
 import { sqliteQuery } from './query.js';
@@ -88,7 +89,8 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);
   }
-  return new SqliteStorage(writer, new ReadPool(file, busy, READ_CONNECTIONS), cleanup, opts);
+  const checkpoints = new Checkpointer({ file, busyTimeoutMs: busy, writer, logger: opts.logger, ownBytes: WAL_CHECKPOINT_BYTES, backstopBytes: 4 * WAL_CHECKPOINT_BYTES });
+  return new SqliteStorage(writer, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
 };
 
 class SqliteStorage implements Storage {
@@ -101,6 +103,7 @@ class SqliteStorage implements Storage {
   constructor(
     private readonly db: Db,
     private readonly readers: ReadPool,
+    private readonly checkpoints: Checkpointer,
     private readonly cleanup: () => void,
     private readonly opts: { logger: Logger } & StorageOptions,
   ) {
@@ -131,6 +134,7 @@ class SqliteStorage implements Storage {
     const written = plan.upserts.length;
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
+      this.checkpoints.committed();
       this.notifier.notify(plan.revision);
       if (this.analyze.record(written + deleted)) this.refreshStatistics();
     }
@@ -156,7 +160,10 @@ class SqliteStorage implements Storage {
   private clean(cluster: string, type: ResourceType | undefined): number {
     const now = Date.now();
     const r = this.run('clean', () => this.db.transaction(() => cleanRows(this.db, cluster, type, now)).immediate());
-    if (r.count > 0) this.notifier.notify(r.revision);
+    if (r.count > 0) {
+      this.checkpoints.committed();
+      this.notifier.notify(r.revision);
+    }
     return r.count;
   }
 
@@ -297,6 +304,7 @@ class SqliteStorage implements Storage {
     this.closed = true;
     this.notifier.clear();
     this.readers.close();
+    await this.checkpoints.close();
     try {
       this.db.close();
     } finally {
