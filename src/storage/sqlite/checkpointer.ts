@@ -91,7 +91,7 @@ export class Checkpointer {
       // The worker must not keep a finished process alive.
       w.unref();
       this.worker = w;
-      this.setBackstop(this.o.backstopBytes);
+      this.setAutocheckpoint(this.o.backstopBytes);
       return true;
     } catch (e: unknown) {
       this.fail(e instanceof Error ? e.message : String(e));
@@ -126,11 +126,12 @@ export class Checkpointer {
     if (this.failed) return;
     this.failed = true;
     this.o.logger.warn({ err: reason }, 'background WAL checkpoints stopped; the writer checkpoints itself');
-    this.stopWorker();
-    this.setBackstop(this.o.ownBytes);
+    void this.detach()?.terminate();
+    this.setAutocheckpoint(this.o.ownBytes);
   }
 
-  private setBackstop(bytes: number): void {
+  /** The writer's own automatic checkpoint, at `bytes` of WAL. */
+  private setAutocheckpoint(bytes: number): void {
     try {
       const pageSize = Number(this.o.writer.pragma('page_size', { simple: true }));
       this.o.writer.pragma(`wal_autocheckpoint = ${Math.round(bytes / pageSize)}`);
@@ -139,20 +140,18 @@ export class Checkpointer {
     }
   }
 
-  private stopWorker(): void {
+  /** Cancels a scheduled checkpoint and lets go of the worker, which the caller then stops. */
+  private detach(): Worker | undefined {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const w = this.worker;
     this.worker = undefined;
-    if (w) void w.terminate();
+    return w;
   }
 
   /** Stops the worker (closing its connection first, so the writer's close is the last and removes the WAL). */
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const w = this.worker;
-    this.worker = undefined;
+    const w = this.detach();
     if (!w) return;
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     w.postMessage('close');

@@ -111,6 +111,16 @@ class SqliteStorage implements Storage {
     this.analyze = new AnalyzePolicy(storedRows(db));
   }
 
+  /**
+   * Runs a write on the writer connection (`run`), then tells the checkpointer: every statement that may append to the
+   * WAL goes through here, so none leaves its pages for the backstop alone.
+   */
+  private commit<T>(what: string, fn: () => T): T {
+    const r = this.run(what, fn);
+    this.checkpoints.committed();
+    return r;
+  }
+
   /** Runs `fn` synchronously, mapping driver errors at this edge. */
   private run<T>(what: string, fn: () => T): T {
     if (this.closed) throw mapSqliteError(new Error('storage is closed'), what);
@@ -130,11 +140,10 @@ class SqliteStorage implements Storage {
   async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
     const collapsed = collapseBatch(batch);
     const now = Date.now();
-    const plan = this.run('write', () => this.db.transaction(() => applyBatch(this.db, collapsed, now)).immediate());
+    const plan = this.commit('write', () => this.db.transaction(() => applyBatch(this.db, collapsed, now)).immediate());
     const written = plan.upserts.length;
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
-      this.checkpoints.committed();
       this.notifier.notify(plan.revision);
       if (this.analyze.record(written + deleted)) this.refreshStatistics();
     }
@@ -159,11 +168,8 @@ class SqliteStorage implements Storage {
 
   private clean(cluster: string, type: ResourceType | undefined): number {
     const now = Date.now();
-    const r = this.run('clean', () => this.db.transaction(() => cleanRows(this.db, cluster, type, now)).immediate());
-    if (r.count > 0) {
-      this.checkpoints.committed();
-      this.notifier.notify(r.revision);
-    }
+    const r = this.commit('clean', () => this.db.transaction(() => cleanRows(this.db, cluster, type, now)).immediate());
+    if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;
   }
 
@@ -179,7 +185,7 @@ class SqliteStorage implements Storage {
   }
 
   async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
-    this.run('putClusterStatus', () =>
+    this.commit('putClusterStatus', () =>
       prepare(this.db, `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`).run(
         cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt,
       ),
@@ -187,7 +193,7 @@ class SqliteStorage implements Storage {
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {
-    this.run('deleteClusterStatus', () => prepare(this.db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster));
+    this.commit('deleteClusterStatus', () => prepare(this.db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster));
   }
 
   // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}; one conditional upsert is atomic under SQLite's
@@ -195,13 +201,13 @@ class SqliteStorage implements Storage {
   async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
     const value = JSON.stringify({ holder, expiresAt: now + ttlMs });
-    return this.run('tryAcquireLease', () => prepare(this.db,
+    return this.commit('tryAcquireLease', () => prepare(this.db,
       `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
        WHERE json_extract(meta.value, '$.holder') = ? OR json_extract(meta.value, '$.expiresAt') < ?`).run(`lease:${name}`, value, holder, now).changes === 1);
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    this.run('releaseLease', () => prepare(this.db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`)
+    this.commit('releaseLease', () => prepare(this.db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`)
       .run(JSON.stringify({ holder: '', expiresAt: 0 }), `lease:${name}`, holder));
   }
 
@@ -285,7 +291,7 @@ class SqliteStorage implements Storage {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const maxAge = this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS;
     const cutoffTime = Date.now() - maxAge;
-    this.run('compact', () =>
+    this.commit('compact', () =>
       this.db.transaction(() => {
         const head = readMeta(this.db, 'revision');
         const compacted = readMeta(this.db, 'compacted_revision');
