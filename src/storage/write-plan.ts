@@ -15,13 +15,18 @@ export interface ExistingRow {
   size: number;
   /** The stored `labels` column (JSON object text). */
   labels: string;
+  /**
+   * The stored indexed columns an update may leave as they are, where the dialect reads them: SQLite rewrites the
+   * entries of every index whose columns an UPDATE sets, even to the same values.
+   */
+  indexed?: { uid: string; ownerUid: string; createdAt: number };
 }
 
 export interface PlannedUpsert {
   /** Set when the row exists and is replaced. */
   id: number | undefined;
-  /** The replaced row's `labels` column (undefined for an insert). */
-  oldLabels: string | undefined;
+  /** The replaced row as stored (undefined for an insert). */
+  old: ExistingRow | undefined;
   cols: ObjectColumns;
   revision: number;
   json: string;
@@ -129,7 +134,7 @@ export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingR
       rev++;
       const json = renderStoredObject(op.upsert, op.cols.memberRv, rev);
       const size = utf8Length(json);
-      upserts.push({ id: ex?.id, oldLabels: ex?.labels, cols: op.cols, revision: rev, json, size });
+      upserts.push({ id: ex?.id, old: ex, cols: op.cols, revision: rev, json, size });
       const t = delta(op.cols, op.cols.kind, op.cols.namespace !== '');
       t.count += ex ? 0 : 1;
       t.bytes += size - (ex?.size ?? 0);

@@ -111,8 +111,8 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
   const dropLabels: [string, string, number][] = [];
   for (const u of plan.upserts) {
     const id = ids.get(u.revision) as number;
-    if (u.oldLabels === u.cols.labelsJson) continue; // a status update: label rows stay
-    if (u.oldLabels !== undefined) for (const [k, v] of parseLabelsJson(u.oldLabels)) dropLabels.push([k, v, id]);
+    if (u.old?.labels === u.cols.labelsJson) continue; // a status update: label rows stay
+    if (u.old !== undefined) for (const [k, v] of parseLabelsJson(u.old.labels)) dropLabels.push([k, v, id]);
     for (const [k, v] of u.cols.labels) addLabels.push([k, v, id]);
   }
   for (const d of plan.deletes) for (const [k, v] of parseLabelsJson(d.labels)) dropLabels.push([k, v, d.id]);
