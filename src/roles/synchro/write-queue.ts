@@ -72,7 +72,10 @@ export class WriteQueue implements Runnable {
   private seqCounter = 0;
   private durable = 0;
   private wake: (() => void) | undefined;
-  private spaceWaiters: (() => void)[] = [];
+  /** Enqueuers waiting for room, oldest first; each is let in with a slot reserved for it. */
+  private spaceWaiters: { admit: () => void }[] = [];
+  /** Slots promised to admitted waiters that have not enqueued yet. */
+  private reserved = 0;
   private available = true;
   private lastFailure = '';
   private readonly availabilityListeners = new Set<(available: boolean) => void>();
@@ -125,19 +128,28 @@ export class WriteQueue implements Runnable {
    */
   async enqueue(w: QueuedWrite, signal?: AbortSignal): Promise<void> {
     const id = queueId(w.owner.cluster, w.owner.type, w.key);
-    while (!this.pending.has(id) && !this.hasSpace()) {
-      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    // Room is handed out in arrival order: a newcomer queues behind those already waiting, and a waiter let in has
+    // its slot reserved. Without that, with hundreds of watches blocked on a full queue, whoever resumed first took
+    // the room a flush made, and a slow watch (a Deployment's, among pods' watches) could wait for seconds.
+    if (!this.pending.has(id) && (this.spaceWaiters.length > 0 || !this.hasSpace())) {
       await this.waitForSpace(signal);
+      this.reserved--;
+      if (signal?.aborted) {
+        this.releaseSpace();
+        throw signal.reason ?? new Error('aborted');
+      }
     }
     const older = this.pending.get(id);
     const now = this.clock.now();
     if (older) {
       const merged = coalesce({ action: older.action, payload: older }, { action: w.action, payload: w })!;
       this.pendingBytes += w.bytes - older.bytes;
-      // Re-insert at the end: queue order follows each key's latest event, so a flushed prefix of the queue is a
-      // prefix of each resource's event stream, and a stream position is durable once the queue is flushed up to it.
-      this.pending.delete(id);
-      this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since, seq: ++this.seqCounter });
+      // In place: the entry keeps its position and the sequence number of its oldest unwritten event, and carries
+      // the newest state. Every event at or before a flushed entry's number is then committed (its own entry came
+      // earlier, or it was merged into one that did), which is what durableSeq tells. Moving the entry to the end
+      // instead let a key that changes faster than the queue drains wait as long as the queue stayed full.
+      ++this.seqCounter;
+      this.pending.set(id, { ...merged.payload, action: merged.action, since: older.since, seq: older.seq });
     } else {
       this.pendingBytes += w.bytes;
       this.pending.set(id, { ...w, since: now, seq: ++this.seqCounter });
@@ -145,6 +157,8 @@ export class WriteQueue implements Runnable {
     this.o.metrics?.queueEntries.set(this.pending.size);
     this.o.metrics?.queueBytes.set(this.pendingBytes);
     this.wake?.();
+    // A write that coalesced used no new slot: its reservation goes to the next in line.
+    if (this.spaceWaiters.length > 0) this.releaseSpace();
   }
 
   /**
@@ -252,6 +266,8 @@ export class WriteQueue implements Runnable {
           m.rowsWritten.inc({ outcome: 'deleted' }, result.deleted);
           for (const p of batch) m.eventDelaySeconds.observe((done - p.since) / 1000);
         }
+        // Batches are prefixes of the queue, which is in sequence order: everything up to the last entry is written.
+        this.durable = Math.max(this.durable, batch[batch.length - 1]!.seq);
         this.setAvailable(true);
         return true;
       } catch (e: unknown) {
@@ -303,27 +319,38 @@ export class WriteQueue implements Runnable {
   }
 
   private hasSpace(): boolean {
-    return this.pending.size + this.inflightEntries < this.o.maxEntries && this.pendingBytes + this.inflightBytes < this.o.maxBytes;
+    const entries = this.pending.size + this.inflightEntries;
+    // A reserved slot's write is not known yet: count it at the mean size of what is queued.
+    const reservedBytes = this.reserved === 0 ? 0 : (this.reserved * (this.pendingBytes + this.inflightBytes)) / Math.max(1, entries);
+    return entries + this.reserved < this.o.maxEntries && this.pendingBytes + this.inflightBytes + reservedBytes < this.o.maxBytes;
   }
 
+  /** Resolves once this waiter is let in, with a slot reserved (`reserved` counts it), or once `signal` aborts. */
   private waitForSpace(signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      const done = (): void => {
-        signal?.removeEventListener('abort', done);
+      const waiter = {
+        admit: (): void => {
+          signal?.removeEventListener('abort', onAbort);
+          this.reserved++;
+          resolve();
+        },
+      };
+      const onAbort = (): void => {
+        const i = this.spaceWaiters.indexOf(waiter);
+        if (i >= 0) this.spaceWaiters.splice(i, 1);
+        this.reserved++; // given back by the aborted enqueue like any reservation
         resolve();
       };
-      this.spaceWaiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
+      this.spaceWaiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
+  /** Lets waiters in, oldest first, while there is room. */
   private releaseSpace(): void {
     this.o.metrics?.queueEntries.set(this.pending.size);
     this.o.metrics?.queueBytes.set(this.pendingBytes);
-    if (!this.hasSpace()) return;
-    const waiters = this.spaceWaiters;
-    this.spaceWaiters = [];
-    for (const w of waiters) w();
+    while (this.spaceWaiters.length > 0 && this.hasSpace()) this.spaceWaiters.shift()!.admit();
   }
 
   private waitForWork(signal: AbortSignal): Promise<void> {

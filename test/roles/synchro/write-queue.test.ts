@@ -25,6 +25,18 @@ class RecordingWriter implements Pick<StorageWriter, 'write'> {
   }
 }
 
+/** A writer whose transactions each wait until the test opens the gate: one batch per open(). */
+class GatedWriter extends RecordingWriter {
+  waiting: (() => void)[] = [];
+  override async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+    await new Promise<void>((r) => this.waiting.push(r));
+    return super.write(batch);
+  }
+  open(): void {
+    this.waiting.shift()?.();
+  }
+}
+
 class Owner implements WriteOwner {
   readonly type = { group: '', version: 'v1', resource: 'pods' };
   readonly kind = 'Pod';
@@ -45,9 +57,8 @@ describe('WriteQueue', () => {
     await running;
   });
 
-  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number }> = {}) {
+  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number }> = {}, writer = new RecordingWriter()) {
     const clock = new FakeClock();
-    const writer = new RecordingWriter();
     const queue = new WriteQueue({
       writer: writer as unknown as StorageWriter, batchSize: o.batchSize ?? 1000, flushDelayMs: o.flushDelayMs ?? 5,
       maxEntries: o.maxEntries ?? 10_000, maxBytes: o.maxBytes ?? 1 << 30, logger: silentLogger(), clock, retry: { initialMs: 100, maxMs: 1000 },
@@ -77,7 +88,7 @@ describe('WriteQueue', () => {
     expect(writer.names).toContain('p0@100');
   });
 
-  it('flushes full batches without waiting, in order of each key\'s latest event', async () => {
+  it('flushes full batches without waiting, in order of each key\'s first unwritten event', async () => {
     const { clock, writer, put } = setup({ batchSize: 1000 });
     for (let i = 0; i < 2500; i++) await put(`p${i}`, String(i + 1));
     await put('p0', '9999');
@@ -85,8 +96,37 @@ describe('WriteQueue', () => {
     await clock.advance(5);
     await clock.advance(5);
     expect(writer.batches.map((b) => b.upserts.length)).toEqual([1000, 1000, 500]);
-    // p0 was re-queued behind everyone by its newer event.
-    expect(writer.names.at(-1)).toBe('p0@9999');
+    // p0 kept its place and carries its newest object.
+    expect(writer.names[0]).toBe('p0@9999');
+    expect(writer.names.filter((n) => n.startsWith('p0@'))).toEqual(['p0@9999']);
+  });
+
+  it('a key that changes faster than the queue drains is still written, and the durable point advances under load', async () => {
+    const writer = new GatedWriter();
+    const { put, queue } = setup({ batchSize: 2, flushDelayMs: 0 }, writer);
+    for (let i = 0; i < 10; i++) await put(`backlog${i}`, '1');
+    let hotWritten = -1;
+    const durable: number[] = [];
+    for (let round = 0; round < 12; round++) {
+      // Each round the hot key changes and one more object arrives, while one batch of 2 is written.
+      await put('hot', String(100 + round));
+      await put(`new${round}`, '1');
+      writer.open();
+      await settle();
+      durable.push(queue.durableSeq);
+      if (hotWritten < 0 && writer.names.some((n) => n.startsWith('hot@'))) hotWritten = round;
+    }
+    // Moved behind every newer event at each change, it would never have reached a batch while the backlog lasted.
+    expect(hotWritten).toBeGreaterThanOrEqual(0);
+    expect(hotWritten).toBeLessThanOrEqual(6);
+    // The queue never emptied, yet the durable point moved with every batch.
+    expect(queue.depth).toBeGreaterThan(0);
+    expect(new Set(durable).size).toBeGreaterThan(8);
+    for (let i = 1; i < durable.length; i++) expect(durable[i]!).toBeGreaterThanOrEqual(durable[i - 1]!);
+    while (queue.depth > 0 || writer.waiting.length > 0) {
+      writer.open();
+      await settle();
+    }
   });
 
   it('back-pressure: enqueue waits while the queue is full and resumes once a batch is written', async () => {
@@ -103,6 +143,51 @@ describe('WriteQueue', () => {
     await p;
     expect(sixth).toBe(true);
     expect(writer.batches[0]!.upserts).toHaveLength(5);
+  });
+
+  it('room goes to waiters in arrival order: a newcomer does not take the slot a waiter was let in for', async () => {
+    const { clock, writer, put, queue } = setup({ batchSize: 1000, maxEntries: 3 });
+    const other = new Owner('c2');
+    await put('x', '1', 'Updated', other);
+    await put('p1', '1');
+    await put('p2', '1');
+    const order: string[] = [];
+    const a = put('a', '1').then(() => order.push('a'));
+    const b = put('b', '1').then(() => order.push('b'));
+    await settle();
+    expect(order).toEqual([]);
+    // One slot frees; in the same tick a third writer arrives. It queues behind the two already waiting.
+    const purged = queue.purge((o) => o.cluster === 'c2');
+    const d = put('d', '1').then(() => order.push('d'));
+    await purged;
+    await settle();
+    expect(order).toEqual(['a']);
+    for (let i = 0; i < 5 && order.length < 3; i++) await clock.advance(5);
+    await Promise.all([a, b, d]);
+    expect(order).toEqual(['a', 'b', 'd']);
+    await clock.advance(5);
+    expect(writer.names.filter((n) => /^[abd]@/.test(n))).toEqual(['a@1', 'b@1', 'd@1']);
+  });
+
+  it('a waiter that gives up (abort) leaves the line without keeping a slot', async () => {
+    const { clock, writer, put, queue, owner } = setup({ batchSize: 1000, maxEntries: 2 });
+    await put('p1', '1');
+    await put('p2', '1');
+    const ac = new AbortController();
+    const quitter = queue.enqueue({ owner, key: 'ns/q', action: 'Updated', object: obj('q', '1'), resourceVersion: '1', bytes: 100 }, ac.signal);
+    const stays = put('s', '1');
+    await settle();
+    ac.abort(new Error('watch stopped'));
+    await expect(quitter).rejects.toThrow('watch stopped');
+    await clock.advance(5);
+    await stays;
+    await clock.advance(5);
+    expect(writer.names).toEqual(['p1@1', 'p2@1', 's@1']);
+    expect(queue.depth).toBe(0);
+    // Both slots are free again: two writes enter without waiting.
+    await put('n1', '1');
+    await put('n2', '1');
+    expect(queue.depth).toBe(2);
   });
 
   it('storage unavailable: retries with back-off, nothing lost, availability reported, enqueue blocked when full', async () => {
