@@ -129,8 +129,9 @@ export class WriteQueue implements Runnable {
   async enqueue(w: QueuedWrite, signal?: AbortSignal): Promise<void> {
     const id = queueId(w.owner.cluster, w.owner.type, w.key);
     // Room is handed out in arrival order: a newcomer queues behind those already waiting, and a waiter let in has
-    // its slot reserved. Without that, with hundreds of watches blocked on a full queue, whoever resumed first took
-    // the room a flush made, and a slow watch (a Deployment's, among pods' watches) could wait for seconds.
+    // its slot reserved. Before, every waiter was woken, whoever ran first took the room a flush made, and a writer
+    // arriving in the same tick could take it ahead of all of them: with hundreds of watches blocked on a full queue,
+    // one could be passed over again and again.
     if (!this.pending.has(id) && (this.spaceWaiters.length > 0 || !this.hasSpace())) {
       await this.waitForSpace(signal);
       this.reserved--;
@@ -341,6 +342,11 @@ export class WriteQueue implements Runnable {
         this.reserved++; // given back by the aborted enqueue like any reservation
         resolve();
       };
+      if (signal?.aborted) {
+        this.reserved++;
+        resolve();
+        return;
+      }
       this.spaceWaiters.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
     });

@@ -184,6 +184,12 @@ describe('WriteQueue', () => {
     await clock.advance(5);
     expect(writer.names).toEqual(['p1@1', 'p2@1', 's@1']);
     expect(queue.depth).toBe(0);
+    // An enqueue whose signal is already aborted fails at once instead of waiting in line.
+    await put('f1', '1');
+    await put('f2', '1');
+    await expect(queue.enqueue({ owner, key: 'ns/late', action: 'Updated', object: obj('late', '1'), resourceVersion: '1', bytes: 100 }, AbortSignal.abort(new Error('gone'))))
+      .rejects.toThrow('gone');
+    await clock.advance(5);
     // Both slots are free again: two writes enter without waiting.
     await put('n1', '1');
     await put('n2', '1');
