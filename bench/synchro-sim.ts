@@ -51,7 +51,7 @@ async function main(): Promise<void> {
       return { cluster: c.name, namespace: t.namespace, name: t.name, rv: obj.metadata.resourceVersion };
     }
   };
-  process.on('message', (m: Msg) => {
+  process.on('message', async (m: Msg) => {
     switch (m.cmd) {
       case 'stats': {
         let objects = 0;
@@ -83,6 +83,10 @@ async function main(): Promise<void> {
         const t0 = performance.now();
         let events = 0;
         let marks = 0;
+        // Made in slices, the event loop turning between them: the simulator keeps answering the synchro's health
+        // probes and watches while it works. Made in one go (tens of seconds at 1 M objects), the probes timed out,
+        // the synchro paused those clusters as unhealthy, and the release began with their watches stopped.
+        let slice = performance.now();
         for (const [k, c] of fleet.clusters.entries()) {
           c.store.holdDelivery();
           const held = new Map<number, { i: number; namespace: string; name: string }>();
@@ -95,6 +99,10 @@ async function main(): Promise<void> {
               held.set(Number(mk.rv), { i, namespace: mk.namespace, name: mk.name });
               nextMark += markEvery;
             } else c.churn.step(1);
+            if (performance.now() - slice > 20) {
+              await new Promise((r) => setImmediate(r));
+              slice = performance.now();
+            }
           }
           events += c.store.heldChanges;
           marks += held.size;
