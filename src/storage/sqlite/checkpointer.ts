@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Db } from './connection.js';
+import { setWalAutocheckpoint, type Db } from './connection.js';
 
 /**
  * The worker: its own connection to the file, one PASSIVE checkpoint per request. PASSIVE copies what no reader
@@ -133,8 +133,7 @@ export class Checkpointer {
   /** The writer's own automatic checkpoint, at `bytes` of WAL. */
   private setAutocheckpoint(bytes: number): void {
     try {
-      const pageSize = Number(this.o.writer.pragma('page_size', { simple: true }));
-      this.o.writer.pragma(`wal_autocheckpoint = ${Math.round(bytes / pageSize)}`);
+      setWalAutocheckpoint(this.o.writer, bytes);
     } catch {
       // a closed writer has nothing left to checkpoint
     }

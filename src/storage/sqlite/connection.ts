@@ -17,6 +17,12 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
  * commits; synchronous=NORMAL in WAL loses at most the last transactions on power loss, never consistency — the
  * synchro relists what it cannot find anyway.
  */
+/** SQLite's automatic checkpoint at `bytes` of WAL, counted in pages of this file's size. */
+export function setWalAutocheckpoint(db: Db, bytes: number): void {
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  db.pragma(`wal_autocheckpoint = ${Math.round(bytes / pageSize)}`);
+}
+
 export function openConnection(path: string, busyTimeoutMs: number, writer: boolean): Db {
   const db = new Database(path);
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -32,8 +38,7 @@ export function openConnection(path: string, busyTimeoutMs: number, writer: bool
     // Checkpoint (copy the WAL into the file and fsync) every 64 MB of WAL rather than SQLite's 1000 pages: a batch
     // of a relist dirties thousands of index pages, and checkpointing after every commit cost ~20% of ingest. In
     // pages of this file's size (a file created with 16 KiB pages keeps them).
-    const pageSize = Number(db.pragma('page_size', { simple: true }));
-    db.pragma(`wal_autocheckpoint = ${Math.round(WAL_CHECKPOINT_BYTES / pageSize)}`);
+    setWalAutocheckpoint(db, WAL_CHECKPOINT_BYTES);
   }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = OFF'); // no foreign keys: the writer maintains labels and changes itself
