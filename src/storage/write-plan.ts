@@ -23,9 +23,7 @@ export interface ExistingRow {
 }
 
 export interface PlannedUpsert {
-  /** Set when the row exists and is replaced. */
-  id: number | undefined;
-  /** The replaced row as stored (undefined for an insert). */
+  /** The replaced row as stored; undefined for an insert. */
   old: ExistingRow | undefined;
   cols: ObjectColumns;
   revision: number;
@@ -134,7 +132,7 @@ export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingR
       rev++;
       const json = renderStoredObject(op.upsert, op.cols.memberRv, rev);
       const size = utf8Length(json);
-      upserts.push({ id: ex?.id, old: ex, cols: op.cols, revision: rev, json, size });
+      upserts.push({ old: ex, cols: op.cols, revision: rev, json, size });
       const t = delta(op.cols, op.cols.kind, op.cols.namespace !== '');
       t.count += ex ? 0 : 1;
       t.bytes += size - (ex?.size ?? 0);

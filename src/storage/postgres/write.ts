@@ -127,7 +127,7 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
        FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[]) AS x(rev, id, cl, g, v, res, ns, nm, t, ca)`,
       [
         col((u) => u.revision), col((u) => ids.get(u.revision) as number), col((u) => u.cols.cluster), col((u) => u.cols.group), col((u) => u.cols.version),
-        col((u) => u.cols.resource), col((u) => u.cols.namespace), col((u) => u.cols.name), col((u) => (u.id === undefined ? 'ADDED' : 'MODIFIED')), col((u) => u.cols.createdAt), now,
+        col((u) => u.cols.resource), col((u) => u.cols.namespace), col((u) => u.cols.name), col((u) => (u.old === undefined ? 'ADDED' : 'MODIFIED')), col((u) => u.cols.createdAt), now,
       ] as Param[],
     );
   }

@@ -59,8 +59,9 @@ export function applyBatch(db: Db, batch: CollapsedBatch, now: number): WritePla
   const insertChange = prepare(db, INSERT_CHANGE);
   for (const u of plan.upserts) {
     const c = u.cols;
-    let id = u.id;
-    if (id === undefined) {
+    const old = u.old;
+    let id: number;
+    if (!old) {
       id = Number(
         insertRow.run(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json)
           .lastInsertRowid,
@@ -68,19 +69,20 @@ export function applyBatch(db: Db, batch: CollapsedBatch, now: number): WritePla
       if (c.labels.length === 1) insertLabel.run(c.labels[0]![0], c.labels[0]![1], id);
       else if (c.labels.length > 1) insertLabels.run(id, c.labelsJson);
     } else {
-      const old = u.old?.indexed;
-      if (old && old.uid === c.uid && old.ownerUid === c.ownerUid && old.createdAt === c.createdAt) {
+      id = old.id;
+      const ix = old.indexed;
+      if (ix && ix.uid === c.uid && ix.ownerUid === c.ownerUid && ix.createdAt === c.createdAt) {
         updateBody.run(c.kind, c.memberRv, u.revision, now, u.size, c.labelsJson, u.json, id);
       } else {
         updateRow.run(c.kind, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json, id);
       }
       // Most updates are status changes: the label rows stay untouched unless the labels text differs.
-      if (u.old?.labels !== c.labelsJson) {
-        for (const [k, v] of parseLabelsJson(u.old?.labels ?? '{}')) deleteLabel.run(k, v, id);
+      if (old.labels !== c.labelsJson) {
+        for (const [k, v] of parseLabelsJson(old.labels)) deleteLabel.run(k, v, id);
         for (const [k, v] of c.labels) insertLabel.run(k, v, id);
       }
     }
-    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, u.id === undefined ? 'ADDED' : 'MODIFIED', c.createdAt, now);
+    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, old ? 'MODIFIED' : 'ADDED', c.createdAt, now);
   }
   const insertDeleted = prepare(db, INSERT_DELETED);
   const deleteRow = prepare(db, DELETE_ROW);
