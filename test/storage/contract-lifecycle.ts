@@ -4,8 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { drain, ids, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
 
-/** The migrations of both dialects, in order (they are kept in step). */
-const MIGRATIONS = ['0000_init', '0001_event_involved_uid'];
+/** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json; SQLite has text). */
+const MIGRATIONS_OF: Record<Storage['dialect'], string[]> = {
+  sqlite: ['0000_init', '0001_event_involved_uid'],
+  postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json'],
+};
 
 const INJECTIONS = [`' OR 1=1 --`, `"; DROP TABLE resources; --`, `%`, `_`, `') OR ('1'='1`, `\\`, `$1`, `?`];
 
@@ -13,9 +16,11 @@ export function lifecycleContract(open: OpenHarness): void {
   describe('lifecycle', () => {
     let h: Harness;
     let s: Storage;
+    let MIGRATIONS: string[];
     beforeEach(async () => {
       h = await open();
       s = h.storage;
+      MIGRATIONS = MIGRATIONS_OF[s.dialect];
     });
     afterEach(async () => h.cleanup());
 

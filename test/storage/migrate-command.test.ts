@@ -8,6 +8,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { newMigrateCommand } from '../../src/cmd/migrate.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openStorage } from '../../src/storage/open.js';
+import postgres from 'postgres';
+import type { Storage, StoredJsonObject } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-migrate-cmd-'));
@@ -29,6 +31,10 @@ async function migrate(...args: string[]): Promise<string> {
     vi.restoreAllMocks();
   }
   return out.join('');
+}
+
+function storage(url: string): Promise<Storage> {
+  return openStorage({ url }, { logger: silentLogger() });
 }
 
 describe('clusterpedia migrate', () => {
@@ -72,10 +78,66 @@ describe('clusterpedia migrate', () => {
       const cfg = join(dir, 'pg.yaml');
       writeFileSync(cfg, `type: postgres\nhost: ${u.hostname}\nport: ${u.port}\nuser: ${u.username}\ndatabase: ${u.pathname.slice(1)}\n`);
       vi.stubEnv('DB_PASSWORD', 'unused-with-trust-auth');
-      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 2: 0000_init, 0001_event_involved_uid\n');
-      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 2)\n');
+      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 3: 0000_init, 0001_event_involved_uid, 0002_object_json\n');
+      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 3)\n');
     } finally {
       vi.unstubAllEnvs();
+      await db.drop();
+    }
+  });
+
+  it('postgres: the upgrade to version 3 keeps every object and label set, now as the text it was written as', async () => {
+    const db = await freshPostgresDatabase('cp_migrate_json');
+    const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      expect(await migrate('--storage', db.url)).toBe('schema version 0 → 3: 0000_init, 0001_event_involved_uid, 0002_object_json\n');
+      // Back to how version 2 left the tables: jsonb columns, the third migration not recorded.
+      await sqlOf.unsafe(`ALTER TABLE changes ALTER COLUMN object TYPE jsonb USING object::jsonb`);
+      await sqlOf.unsafe(`ALTER TABLE resources ALTER COLUMN labels TYPE jsonb USING labels::jsonb, ALTER COLUMN object TYPE jsonb USING object::jsonb`);
+      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations)`);
+      const objects: StoredJsonObject[] = [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: '1', labels: { app: `a${i}`, 'x.io/k': 'v' } }, spec: { n: [i, true, null] } }));
+      const before = storage(db.url);
+      try {
+        await (await before).write({ upserts: objects.map((object) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod', object })), deletes: [] });
+        await (await before).write({ upserts: [], deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p2' }] });
+      } finally {
+        await (await before).close();
+      }
+      expect((await sqlOf.unsafe(`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'resources'::regclass AND attname = 'object'`))[0]?.t).toBe('jsonb');
+      expect(await migrate('--storage', db.url)).toBe('schema version 2 → 3: 0002_object_json\n');
+      const types = await sqlOf.unsafe(`SELECT attrelid::regclass::text AS tbl, attname, format_type(atttypid, atttypmod) AS t FROM pg_attribute
+        WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname IN ('object', 'labels') ORDER BY 1, 2`);
+      expect(types.map((r) => `${r.tbl}.${r.attname} ${r.t}`)).toEqual(['changes.object json', 'resources.labels json', 'resources.object json']);
+      const after = await storage(db.url);
+      try {
+        const page = await after.list({ types: { kind: 'one', group: '', version: 'v1', resource: 'pods' }, labels: [{ key: 'x.io/k', operator: 'exists', values: [] }] });
+        const got: unknown[] = [];
+        const essentials = (o: StoredJsonObject): unknown => ({ name: o.metadata.name, labels: o.metadata.labels, spec: o['spec'] });
+        for await (const r of page.rows) got.push(essentials(JSON.parse(r.object) as StoredJsonObject));
+        expect(got).toEqual(objects.slice(0, 2).map(essentials));
+        // The deleted object's last state is still in the change log, and a watch from before the deletion gets it.
+        const changes = await after.changesSince('0', { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
+        const deleted = changes.expired ? [] : changes.changes.filter((c) => c.type === 'DELETED');
+        expect(deleted.map((c) => (JSON.parse(c.row.object) as { metadata: { name: string } }).metadata.name)).toEqual(['p2']);
+        // Status updates leave the label rows alone (same row versions): the stored labels text is the text written,
+        // so the writer sees they did not change. Under jsonb it read `{"app": "a0", …}` and rewrote them on every
+        // update; rows converted by the migration hold that rendering, so their first update rewrites them once.
+        const labelRows = (): Promise<string[]> => sqlOf.unsafe(`SELECT key || '=' || value || ' ' || xmin::text AS r FROM resource_labels ORDER BY 1`).then((rs) => rs.map((r) => String(r.r)));
+        const statusUpdate = (rv: string, phase: string) => after.write({
+          upserts: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod', object: { ...objects[0]!, metadata: { ...objects[0]!.metadata, resourceVersion: rv }, status: { phase } } }],
+          deletes: [],
+        });
+        await statusUpdate('2', 'Pending');
+        const rowsBefore = await labelRows();
+        await statusUpdate('3', 'Running');
+        expect((await after.get({ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p0' }))?.object).toContain('"phase":"Running"');
+        expect(await labelRows()).toEqual(rowsBefore);
+        expect(rowsBefore).toHaveLength(4);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await sqlOf.end();
       await db.drop();
     }
   });

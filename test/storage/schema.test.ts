@@ -38,13 +38,13 @@ const PRIMARY_KEYS: Record<string, string[]> = {
 };
 
 /**
- * Compatible storage types. Intentional differences: JSON is text in SQLite and jsonb in PostgreSQL (keys are
- * reordered there, so objects are served in jsonb's order); PostgreSQL text is COLLATE "C" so it orders byte-wise
- * like SQLite; booleans are integers in SQLite.
+ * Compatible storage types. Intentional differences: JSON is text in SQLite and json (objects and labels, kept as
+ * written, so both serve the same bytes) or jsonb (cluster status) in PostgreSQL; PostgreSQL text is COLLATE "C" so
+ * it orders byte-wise like SQLite; booleans are integers in SQLite.
  */
 const COMPATIBLE: Record<string, string[]> = {
   integer: ['bigint', 'bigserial', 'boolean'],
-  text: ['text', 'text COLLATE "C"', 'jsonb'],
+  text: ['text', 'text COLLATE "C"', 'json', 'jsonb'],
 };
 const JSON_COLUMNS = new Set(['resources.object', 'resources.labels', 'changes.object', 'cluster_status.spec', 'cluster_status.status']);
 
@@ -66,7 +66,7 @@ describe('schemas agree', () => {
         const other = b.columns[i];
         const json = JSON_COLUMNS.has(`${table}.${c.name}`);
         expect(COMPATIBLE[c.getSQLType()], `${table}.${c.name}`).toContain(other?.getSQLType());
-        expect(other?.getSQLType() === 'jsonb', `${table}.${c.name} is JSON on both sides or on neither`).toBe(json);
+        expect(other?.getSQLType() === 'json' || other?.getSQLType() === 'jsonb', `${table}.${c.name} is JSON on both sides or on neither`).toBe(json);
       }
       const pk = (cols: { name: string }[]): string[] => cols.map((c) => c.name);
       const aPk = a.primaryKeys[0] ? pk(a.primaryKeys[0].columns) : pk(a.columns.filter((c) => c.primary));

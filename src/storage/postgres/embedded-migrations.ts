@@ -14,4 +14,10 @@ export const migrations: readonly EmbeddedMigration[] = [
     breakpoints: true,
     sql: "-- A core/v1 Event keeps its involvedObject's uid in owner_uid (inject-events and owner search read it through\n-- resources_owner); Events written before this migration get it here.\nUPDATE \"resources\" SET \"owner_uid\" = coalesce(\"object\" -> 'involvedObject' ->> 'uid', '') WHERE \"group\" = '' AND \"resource\" = 'events' AND \"owner_uid\" = '';\n",
   },
+  {
+    tag: "0002_object_json",
+    when: 1796072906985,
+    breakpoints: true,
+    sql: "-- Objects and labels as `json` (the text as written) instead of `jsonb`: reading a page no longer renders every\n-- object again, and an update can compare the labels text it wrote. One ALTER per table: one rewrite of each.\nALTER TABLE \"changes\" ALTER COLUMN \"object\" SET DATA TYPE json USING \"object\"::text::json;--> statement-breakpoint\nALTER TABLE \"resources\" ALTER COLUMN \"labels\" SET DATA TYPE json USING \"labels\"::text::json, ALTER COLUMN \"object\" SET DATA TYPE json USING \"object\"::text::json;\n",
+  },
 ];

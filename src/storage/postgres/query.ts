@@ -1,4 +1,5 @@
-// PostgreSQL pieces of the shared query builder: JSON paths as bound text[] for #> / #>>, jsonb_array_elements for lists.
+// PostgreSQL pieces of the shared query builder: JSON paths as bound text[] for #> / #>>, json_array_elements for lists.
+// Documents are `json` columns (schema.ts), so the json_* functions, not the jsonb_* ones.
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { JsonStep, QueryDialect } from '../query-dialect.js';
@@ -17,7 +18,7 @@ function pgPath(steps: JsonStep[]): SQL {
 function indexGuards(doc: SQL, steps: JsonStep[]): SQL[] {
   const guards: SQL[] = [];
   steps.forEach((s, i) => {
-    if ('index' in s) guards.push(sql`jsonb_typeof(${doc} #> ${pgPath(steps.slice(0, i))}) = 'array'`);
+    if ('index' in s) guards.push(sql`json_typeof(${doc} #> ${pgPath(steps.slice(0, i))}) = 'array'`);
   });
   return guards;
 }
@@ -36,16 +37,16 @@ export const postgresQuery: QueryDialect = {
   jsonText(doc, steps) {
     const p = pgPath(steps);
     // #>> renders strings unquoted and numbers/booleans as their JSON text; objects, arrays and null are NULL.
-    return guarded(doc, steps, sql`(CASE WHEN jsonb_typeof(${doc} #> ${p}) IN ('string', 'number', 'boolean') THEN ${doc} #>> ${p} END)`);
+    return guarded(doc, steps, sql`(CASE WHEN json_typeof(${doc} #> ${p}) IN ('string', 'number', 'boolean') THEN ${doc} #>> ${p} END)`);
   },
   jsonPresent(doc, steps) {
-    return sql`COALESCE(${guarded(doc, steps, sql`jsonb_typeof(${doc} #> ${pgPath(steps)})`)}, 'null') <> 'null'`;
+    return sql`COALESCE(${guarded(doc, steps, sql`json_typeof(${doc} #> ${pgPath(steps)})`)}, 'null') <> 'null'`;
   },
   someElement(doc, steps, pred) {
     const p = pgPath(steps);
     const el = sql.raw('e.value');
-    // jsonb_array_elements raises on a non-array: feed it an empty array instead.
-    return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(${guarded(doc, steps, sql`CASE WHEN jsonb_typeof(${doc} #> ${p}) = 'array' THEN ${doc} #> ${p} END`)}) AS e(value) WHERE ${pred(el)})`;
+    // json_array_elements raises on a non-array: feed it an empty array instead.
+    return sql`EXISTS (SELECT 1 FROM json_array_elements(${guarded(doc, steps, sql`CASE WHEN json_typeof(${doc} #> ${p}) = 'array' THEN ${doc} #> ${p} END`)}) AS e(value) WHERE ${pred(el)})`;
   },
   integerOf(text) {
     // CASE guarantees the cast only runs on text that is an integer (AND would not).
@@ -75,6 +76,6 @@ export const postgresQuery: QueryDialect = {
   // postgres.js decodes every text column; bytes would have to come as bytea, hex-encoded on the wire: text it is.
   objectText(doc, onlyMetadata) {
     if (!onlyMetadata) return sql`(${doc})::text`;
-    return sql`jsonb_build_object('apiVersion', ${doc} -> 'apiVersion', 'kind', ${doc} -> 'kind', 'metadata', ${doc} -> 'metadata')::text`;
+    return sql`json_build_object('apiVersion', ${doc} -> 'apiVersion', 'kind', ${doc} -> 'kind', 'metadata', ${doc} -> 'metadata')::text`;
   },
 };

@@ -1,5 +1,5 @@
 // PostgreSQL tables (drizzle-kit generates src/storage/postgres/migrations from this file; see drizzle.pg.config.ts).
-import { bigint, bigserial, boolean, customType, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, customType, index, json, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * Text compared byte-wise. The database's default collation may be en_US, whose order differs from SQLite's
@@ -33,9 +33,14 @@ export const resources = pgTable(
     syncedAt: big('synced_at').notNull(),
     /** UTF-8 bytes of the object's JSON text, kept so resource_types.bytes can be maintained cheaply. */
     size: big('size').notNull(),
-    /** metadata.labels (see the SQLite schema for why it is kept beside the object). */
-    labels: jsonb('labels').notNull(),
-    object: jsonb('object').notNull(),
+    /**
+     * metadata.labels (see the SQLite schema for why it is kept beside the object). `json`, not `jsonb`, here and for
+     * the object: the text is kept as written, so a page is read without rendering each object again (jsonb's
+     * output took ~28 µs of each 4 KB pod: a 500-pod page 23.5 → 9.5 ms), an update compares the labels text it
+     * wrote, and objects come back byte for byte as on SQLite.
+     */
+    labels: json('labels').notNull(),
+    object: json('object').notNull(),
   },
   (t) => [
     // Same indexes as SQLite, same reasons (see src/storage/sqlite/schema.ts).
@@ -70,7 +75,7 @@ export const changes = pgTable('changes', {
   type: textC('type').notNull(),
   createdAt: big('created_at').notNull(),
   time: big('time').notNull(),
-  object: jsonb('object'),
+  object: json('object'),
 });
 
 export const resourceTypes = pgTable(

@@ -102,7 +102,7 @@ class PostgresStorage implements Storage {
   }
 
   /**
-   * After a large ingest autovacuum's ANALYZE may lag a minute. The column list skips the jsonb columns: sampling
+   * After a large ingest autovacuum's ANALYZE may lag a minute. The column list skips the JSON columns: sampling
    * 30k objects of ~4 KB for statistics no query uses made each ANALYZE take seconds.
    */
   private async refreshStatistics(): Promise<void> {

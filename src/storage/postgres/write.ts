@@ -64,8 +64,8 @@ async function upsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<M
       params.push(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json);
       const b = i * UPSERT_COLUMNS;
       const p = (k: number): string => `$${b + k}`;
-      // jsonb parameters go in as text and are cast: a string bound as jsonb would be stored as a JSON string.
-      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}::bigint, ${p(12)}::bigint, ${p(13)}::bigint, ${p(14)}::bigint, ${p(15)}::text::jsonb, ${p(16)}::text::jsonb)`;
+      // json parameters go in as text and are cast: a string bound as json would be stored as a JSON string.
+      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}::bigint, ${p(12)}::bigint, ${p(13)}::bigint, ${p(14)}::bigint, ${p(15)}::text::json, ${p(16)}::text::json)`;
     });
     const res = await tx.unsafe(
       `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object)
@@ -139,7 +139,7 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
        logged AS (
          INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
          SELECT x.rev, r.id, r.cluster, r."group", r.version, r.resource, r.namespace, r.name, 'DELETED', r.created_at, $3::bigint,
-                jsonb_set(r.object, '{metadata,resourceVersion}', to_jsonb(x.rev::text))
+                jsonb_set(r.object::jsonb, '{metadata,resourceVersion}', to_jsonb(x.rev::text))::json
          FROM resources r JOIN x ON r.id = x.id)
        DELETE FROM resources r USING x WHERE r.id = x.id`,
       [part.map((d) => d.id), part.map((d) => d.revision), now] as Param[],
@@ -170,13 +170,13 @@ export async function cleanRows(tx: Tx, cluster: string, type: ResourceType | un
   const logged = await tx.unsafe(
     `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
      SELECT $${n + 1}::bigint + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, $${n + 2}::bigint,
-            jsonb_set(object, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))
+            jsonb_set(object::jsonb, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))::json
      FROM (SELECT row_number() OVER (ORDER BY r.id) AS rn, r.* FROM resources r WHERE ${where}) s`,
     [...args, revision, now] as Param[],
   );
   const count = logged.count;
   await tx.unsafe(
-    `DELETE FROM resource_labels l USING resources r, jsonb_each_text(r.labels) j WHERE ${where} AND l.key = j.key AND l.value = j.value AND l.resource_id = r.id`,
+    `DELETE FROM resource_labels l USING resources r, json_each_text(r.labels) j WHERE ${where} AND l.key = j.key AND l.value = j.value AND l.resource_id = r.id`,
     args,
   );
   await tx.unsafe(`DELETE FROM resources r WHERE ${where}`, args);
