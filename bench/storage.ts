@@ -190,7 +190,7 @@ async function runPostgres(): Promise<Result> {
 
 /** What the figures cannot say themselves. */
 const NOTES =
-  'Notes: `write()` receives objects, so it must serialise them (the second SQLite baseline times `JSON.stringify` too); each pod also costs 4 secondary index entries, ~5 label rows, a change-log entry and a key lookup for the RV guard, and at 1M rows SQLite\'s WAL commits and checkpoints of randomly touched index pages dominate — SQLite ingest stays below half of the bare insert. The PostgreSQL server is the throwaway one of `test/support/postgres-server.ts` (fsync, synchronous_commit and full_page_writes off; default 128 MB shared_buffers); its list latencies are dominated by rendering 500 jsonb objects as text. The machine is shared with other engineers\' processes.';
+  'Notes: `write()` receives objects, so it must serialise them (the second SQLite baseline times `JSON.stringify` too); each pod also costs 4 secondary index entries, ~5 label rows, a change-log entry and a key lookup for the RV guard, and at 1M rows SQLite\'s WAL commits and checkpoints of randomly touched index pages dominate — SQLite ingest stays below half of the bare insert. The PostgreSQL server is the throwaway one of `test/support/postgres-server.ts` (fsync, synchronous_commit and full_page_writes off; default 128 MB shared_buffers); objects are stored as `json` text since PostgreSQL migration 0002; before, as `jsonb`, rendering 500 of them back to text dominated the list latencies (src/storage/README.md). The machine is shared with other engineers\' processes.';
 
 function report(results: Result[], started: Date): string {
   const lines: string[] = [];
