@@ -33,6 +33,8 @@ export interface ListStatements {
    */
   ids: SQL;
   count: SQL | undefined;
+  /** The column of `page` (and `chain`) holding each object's bytes, when they are asked as bytes (Snapshot.all). */
+  bytesColumn?: number;
   limit: number;
   offset: number | undefined;
   nextToken(lastKeys: KeyValue[]): string;
@@ -118,6 +120,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     ...(chain ? { chain } : {}),
     ids,
     count,
+    ...(objectBytes ? { bytesColumn: ROW_COLUMNS - 1 } : {}),
     limit,
     offset,
     keyCount: keys.length,
@@ -153,7 +156,7 @@ export async function readPage(snap: Snapshot, st: ListStatements, signal: Abort
     const continueToken = (): string | undefined => (more && lastKeys ? st.nextToken(lastKeys as KeyValue[]) : undefined);
 
     if (readAtOnce(st.limit)) {
-      const all = st.chain ? await readChain(snap, st.chain, st.limit + 1) : await snap.all(st.page);
+      const all = st.chain ? await readChain(snap, st.chain, st.limit + 1, st.bytesColumn) : await snap.all(st.page, st.bytesColumn);
       await release();
       const rows: StoredRow[] = [];
       for (const r of all) {
@@ -178,6 +181,47 @@ async function pageHead(snap: Snapshot, st: ListStatements): Promise<{ revision:
   const total = Number((await snap.all(st.count))[0]?.[0] ?? 0);
   // In this snapshot the page holds min(limit, total after the start) rows: what follows it is the rest.
   return { revision, remainingItemCount: st.limit > 0 ? Math.max(0, total - (st.offset ?? 0) - st.limit) : 0 };
+}
+
+/** Whether a page of `limit` rows is read at once (a limit of 1–1000), rather than streamed from a cursor. */
+export function readsAtOnce(limit: number | undefined): boolean {
+  return readAtOnce(limit ?? 0);
+}
+
+/** Characters of objects joined into one buffer by joinRows (a V8 string holds at most ~512 M). */
+const JOIN_GROUP_CHARS = 16 * 1024 * 1024;
+
+/**
+ * A page's rows, read at once, as a JoinedPage, for a backend that cannot join them in SQL as it reads (PostgreSQL:
+ * string_agg was no faster): objects that came as bytes each in their own buffer, by reference; text ones joined by
+ * commas into buffers of up to ~16 M characters.
+ */
+export async function joinRows(page: ListPage): Promise<JoinedPage> {
+  const objects: Buffer[] = [];
+  let parts: string[] = [];
+  let chars = 0;
+  let count = 0;
+  const flush = (): void => {
+    if (parts.length > 0) objects.push(Buffer.from(parts.join(',')));
+    parts = [];
+    chars = 0;
+  };
+  for await (const row of page.rows) {
+    count++;
+    if (row.bytes) {
+      // Already bytes (a view of what the driver received): it goes to the socket by reference, one buffer per object.
+      flush();
+      objects.push(row.bytes);
+      continue;
+    }
+    const o = row.object;
+    if (chars + o.length > JOIN_GROUP_CHARS) flush();
+    parts.push(o);
+    chars += o.length;
+  }
+  flush();
+  const { remainingItemCount } = page;
+  return { revision: page.revision, count, objects, continueToken: () => page.continueToken(), ...(remainingItemCount !== undefined ? { remainingItemCount } : {}) };
 }
 
 /** Whether a page of `limit` rows may be read joined (readJoinedPage): read at once, or unlimited (if it turns out small). */
@@ -226,11 +270,11 @@ export async function readJoinedPage(snap: Snapshot, st: ListStatements, objects
 }
 
 /** The rows of `chain`'s statements in turn, until `rows` are read. */
-async function readChain(snap: Snapshot, chain: ((rows: number) => SQL)[], rows: number): Promise<unknown[][]> {
+async function readChain(snap: Snapshot, chain: ((rows: number) => SQL)[], rows: number, bytesColumn: number | undefined): Promise<unknown[][]> {
   const out: unknown[][] = [];
   for (const statement of chain) {
     if (out.length >= rows) break;
-    out.push(...(await snap.all(statement(rows - out.length))));
+    out.push(...(await snap.all(statement(rows - out.length), bytesColumn)));
   }
   return out;
 }
