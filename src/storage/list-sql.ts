@@ -121,24 +121,27 @@ function labelJsonCondition(d: QueryDialect, r: LabelRequirement, c: ColumnRefs)
  * positive form (so the negated form means "no element").
  */
 export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): SQL {
+  // The text of an object or array starts with { or [: a test for other values may read objects as text (loose).
+  const loose = r.values.every((v) => !/^[{[]/.test(v));
   switch (r.operator) {
     case '=':
     case '==':
-      return positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false);
+      return positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose);
     case '!=':
-      return sql`NOT (${positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false)})`;
+      return sql`NOT (${positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose)})`;
     case 'in':
-      return r.values.length === 0 ? sql`FALSE` : positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false);
+      return r.values.length === 0 ? sql`FALSE` : positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose);
     case 'notin':
-      return r.values.length === 0 ? sql`TRUE` : sql`NOT (${positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false)})`;
+      return r.values.length === 0 ? sql`TRUE` : sql`NOT (${positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose)})`;
     case 'exists':
-      return positiveField(d, doc, r.path, () => sql`TRUE`, true);
+      return positiveField(d, doc, r.path, () => sql`TRUE`, true, false);
     case '!':
-      return sql`NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true)})`;
+      return sql`NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true, false)})`;
     case 'gt':
     case 'lt': {
       const op = r.operator;
-      return positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false);
+      // integerOf passes only -?[0-9]+: never an object's text.
+      return positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false, true);
     }
   }
 }
@@ -150,8 +153,11 @@ function integerCompare(d: QueryDialect, text: SQL, op: 'gt' | 'lt', bound: stri
   return sql`COALESCE(${d.integerOf(text)} ${sql.raw(op === 'gt' ? '>' : '<')} ${n}, FALSE)`;
 }
 
-/** `test(valueText)` on the value at `path`, descending into list segments as "some element". */
-function positiveField(d: QueryDialect, doc: SQL, path: FieldPathSegment[], test: (v: SQL) => SQL, presence: boolean): SQL {
+/**
+ * `test(valueText)` on the value at `path`, descending into list segments as "some element". `test` must be NULL or
+ * FALSE for a NULL value; with `loose` it must also fail for the JSON text of any object or array (jsonTextLoose).
+ */
+function positiveField(d: QueryDialect, doc: SQL, path: FieldPathSegment[], test: (v: SQL) => SQL, presence: boolean, loose: boolean): SQL {
   const steps: JsonStep[] = [];
   for (let i = 0; i < path.length; i++) {
     const seg = path[i] as FieldPathSegment;
@@ -159,13 +165,14 @@ function positiveField(d: QueryDialect, doc: SQL, path: FieldPathSegment[], test
     if (seg.list) {
       const rest = path.slice(i + 1);
       if (rest.length === 0) return sql`FALSE`; // the grammar forbids a list as the last segment
-      return d.someElement(doc, steps, (el) => positiveField(d, el, rest, test, presence));
+      return d.someElement(doc, steps, (el) => positiveField(d, el, rest, test, presence, loose));
     }
     if (seg.index !== undefined) steps.push({ index: seg.index });
   }
   if (presence) return d.jsonPresent(doc, steps);
-  const v = d.jsonText(doc, steps);
-  return sql`COALESCE(${v} IS NOT NULL AND ${test(v)}, FALSE)`;
+  // `v` appears once: neither dialect reuses a repeated expression, and each use reads the document again.
+  const v = loose && d.jsonTextLoose ? d.jsonTextLoose(doc, steps) : d.jsonText(doc, steps);
+  return sql`COALESCE(${test(v)}, FALSE)`;
 }
 
 /**

@@ -13,6 +13,12 @@ export interface QueryDialect {
    * 'true'/'false'; NULL when absent, JSON null, an object or an array. `path` is bound, never spliced.
    */
   jsonText(doc: SQL, path: JsonStep[]): SQL;
+  /**
+   * jsonText, except that an object or array comes as its JSON text rather than NULL: for tests no such text can pass
+   * (a value that does not start with `{` or `[`). Where a dialect parses the document for each access (PostgreSQL
+   * `json`), this reads it once instead of twice. Absent: jsonText is used.
+   */
+  jsonTextLoose?(doc: SQL, path: JsonStep[]): SQL;
   /** TRUE when something other than JSON null is at `path` (objects and arrays included), else FALSE (never NULL). */
   jsonPresent(doc: SQL, path: JsonStep[]): SQL;
   /** TRUE when the value at `path` is an array with an element `e` for which `pred(e)` is TRUE; FALSE otherwise. */

@@ -173,6 +173,13 @@ export function queryContract(open: OpenHarness): void {
       expect(await q(['spec', 'replicas'], 'lt', '2')).toEqual([]);
       expect(await q(['field1'], '=', 'value1')).toEqual([]);
       expect(await q(['field1'], '!=', 'value1')).toHaveLength(6);
+      // Not even its own JSON text (values starting with { or [ take the exact path; others may read objects as text).
+      const field1 = JSON.stringify({ field11: 'value1', 'field12.io': 'value1' });
+      expect(await q(['field1'], '=', field1)).toEqual([]);
+      expect(await q(['field1'], 'in', 'value1', field1)).toEqual([]);
+      expect(await q(['field1'], '!=', field1)).toHaveLength(6);
+      expect(await q(['spec', 'containers'], '=', JSON.stringify([{ name: 'app', image: 'nginx' }, { name: 'side', image: 'envoy' }]))).toEqual([]);
+      expect(await q(['spec', 'containers'], 'notin', '[]', 'x')).toHaveLength(6);
     });
 
     it('list fields: [] means some element (negated: no element), [N] one element', async () => {

@@ -39,6 +39,10 @@ export const postgresQuery: QueryDialect = {
     // #>> renders strings unquoted and numbers/booleans as their JSON text; objects, arrays and null are NULL.
     return guarded(doc, steps, sql`(CASE WHEN json_typeof(${doc} #> ${p}) IN ('string', 'number', 'boolean') THEN ${doc} #>> ${p} END)`);
   },
+  jsonTextLoose(doc, steps) {
+    // #>> alone: JSON null is NULL, scalars their text, objects and arrays their JSON text (one parse of the row).
+    return guarded(doc, steps, sql`(${doc} #>> ${pgPath(steps)})`);
+  },
   jsonPresent(doc, steps) {
     return sql`COALESCE(${guarded(doc, steps, sql`json_typeof(${doc} #> ${pgPath(steps)})`)}, 'null') <> 'null'`;
   },
