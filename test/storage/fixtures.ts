@@ -1,4 +1,5 @@
 // Test helpers for the storage contract: the harness type, object builders and list shortcuts.
+import { afterAll, beforeAll } from 'vitest';
 import type { FieldPathSegment } from '../../src/kube/requirement.js';
 import type { ListPage, ListQuery, Storage, StorageOptions, StoredRow, TypeFilter, UpsertObject } from '../../src/storage/types.js';
 
@@ -109,3 +110,21 @@ export async function walk(storage: Storage, q: ListQuery, limit: number): Promi
 }
 
 export const path = (...names: string[]): FieldPathSegment[] => names.map((name) => ({ name }));
+
+/**
+ * A harness opened, migrated and seeded once for the enclosing describe (beforeAll), cleaned up after it; the getter
+ * gives its storage to the tests.
+ */
+export function migratedStorage(open: () => Promise<Harness>, seed: (s: Storage) => Promise<void>): () => Storage {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await open();
+    await h.storage.migrate();
+    await seed(h.storage);
+  });
+  afterAll(async () => h?.cleanup());
+  return () => {
+    if (!h) throw new Error('the storage is opened in beforeAll');
+    return h.storage;
+  };
+}

@@ -3,11 +3,11 @@
 // same token, count and revision — for every order and filter form, and a page of large objects spans several
 // buffers without losing or reordering one. SQLite also joins an unlimited list that turns out small; PostgreSQL
 // streams every unlimited list.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
 import type { JoinedPage, ListQuery, Storage } from '../../src/storage/types.js';
 import { writeManyPods } from './contract-paging.js';
-import { drain, obj, path, pod, PODS, type Harness } from './fixtures.js';
+import { drain, migratedStorage, obj, path, pod, PODS, type Harness } from './fixtures.js';
 import { postgresHarness } from './harness-postgres.js';
 import { sqliteHarness } from './harness-sqlite.js';
 
@@ -43,17 +43,8 @@ async function walkBoth(s: Storage, q: ListQuery, limit: number): Promise<number
 
 function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmallUnlimited: boolean): void {
   describe(`listJoined: ${dialect}`, () => {
-    let h: Harness;
-    let s: Storage;
-    beforeAll(async () => {
-      h = await open();
-      s = h.storage;
-      await s.migrate();
-      // Written in an order unlike every sort order, so ids (the joined read's order) never follow the keys by chance.
-      await writeManyPods(s);
-    });
-
-    afterAll(async () => h?.cleanup());
+    // Written in an order unlike every sort order, so ids (the joined read's order) never follow the keys by chance.
+    const storage = migratedStorage(open, writeManyPods);
 
     const forms: [string, ListQuery][] = [
       ['default order', { types: PODS }],
@@ -67,21 +58,21 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
     ];
     for (const [name, q] of forms) {
       it(`serves list()'s pages, walked with limit 7 and 500: ${name}`, async () => {
-        const total = (await drain(await s.list(q))).length;
+        const total = (await drain(await storage().list(q))).length;
         expect(total).toBeGreaterThan(7);
-        expect(await walkBoth(s, q, 7)).toBe(total);
-        expect(await walkBoth(s, q, 500)).toBe(total);
+        expect(await walkBoth(storage(), q, 7)).toBe(total);
+        expect(await walkBoth(storage(), q, 500)).toBe(total);
         // Unlimited, and no more than a page read at once.
-        if (joinsSmallUnlimited) expect(await walkBoth(s, q, 0)).toBe(total);
-        else expect(await joined(s, q)).toBeUndefined();
+        if (joinsSmallUnlimited) expect(await walkBoth(storage(), q, 0)).toBe(total);
+        else expect(await joined(storage(), q)).toBeUndefined();
       });
     }
 
     it('serves the numeric offset form too', async () => {
       for (const [offset, rest, token] of [[900, 60, '940'], [950, 10, '990'], [980, 0, undefined]] as const) {
         const q: ListQuery = { types: PODS, limit: 40, continue: { offset }, withRemainingCount: true };
-        const expected = await drain(await s.list(q));
-        const got = await joined(s, q);
+        const expected = await drain(await storage().list(q));
+        const got = await joined(storage(), q);
         expect(got && itemsText(got)).toBe(expected.map((r) => r.object).join(','));
         expect(got?.continueToken()).toBe(token);
         expect(got?.remainingItemCount).toBe(rest);
@@ -90,7 +81,7 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
 
     it('an empty page has no buffers', async () => {
       for (const limit of joinsSmallUnlimited ? [10, 0] : [10]) {
-        const none = await joined(s, { types: PODS, namespaces: { op: 'in', values: ['nowhere'] }, limit });
+        const none = await joined(storage(), { types: PODS, namespaces: { op: 'in', values: ['nowhere'] }, limit });
         expect(none?.objects).toEqual([]);
         expect(none?.count).toBe(0);
         expect(none?.continueToken()).toBeUndefined();
@@ -98,7 +89,7 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
     });
 
     it('a malformed token is Invalid, as in list()', async () => {
-      const e: unknown = await joined(s, { types: PODS, limit: 5, continue: { token: 'not-a-token' } }).then(() => undefined, (x: unknown) => x);
+      const e: unknown = await joined(storage(), { types: PODS, limit: 5, continue: { token: 'not-a-token' } }).then(() => undefined, (x: unknown) => x);
       expect(isStorageError(e) && e.code).toBe('Invalid');
     });
 
@@ -106,10 +97,10 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
       const ac = new AbortController();
       ac.abort();
       for (let i = 0; i < 12; i++) {
-        const e: unknown = await s.listJoined?.({ types: PODS, limit: 5 }, ac.signal).then(() => undefined, (x: unknown) => x);
+        const e: unknown = await storage().listJoined?.({ types: PODS, limit: 5 }, ac.signal).then(() => undefined, (x: unknown) => x);
         expect(isStorageError(e)).toBe(true);
       }
-      expect((await joined(s, { types: PODS, limit: 5 }))?.count).toBe(5);
+      expect((await joined(storage(), { types: PODS, limit: 5 }))?.count).toBe(5);
     });
 
     it('splits a page of large objects into several buffers, in order, none lost', async () => {
@@ -117,25 +108,25 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
       const big = Array.from({ length: 24 }, (_, i) =>
         obj('widgets', { cluster: 'c1', namespace: 'big', name: `w-${String(23 - i).padStart(2, '0')}`, fields: { data: `${i}:${'x'.repeat(1_000_000)}` } }),
       );
-      await s.write({ upserts: big, deletes: [] });
+      await storage().write({ upserts: big, deletes: [] });
       const q: ListQuery = { types: { kind: 'one', group: 'example.io', version: 'v1', resource: 'widgets' }, namespaces: { op: 'in', values: ['big'] }, limit: 30 };
-      const got = await joined(s, q);
+      const got = await joined(storage(), q);
       expect(got?.objects.length).toBeGreaterThan(1);
       expect(got?.count).toBe(24);
-      const expected = await drain(await s.list(q));
+      const expected = await drain(await storage().list(q));
       expect(got && itemsText(got)).toBe(expected.map((r) => r.object).join(','));
       const names = (JSON.parse(`[${got ? itemsText(got) : ''}]`) as { metadata: { name: string } }[]).map((o) => o.metadata.name);
       expect(names).toEqual([...names].sort());
     });
 
     it('a list that streams is not joined: a limit over 1000, or no limit and more than 1000 rows', async () => {
-      if (joinsSmallUnlimited) expect((await joined(s, { types: PODS }))?.count).toBe(1000);
-      expect((await joined(s, { types: PODS, limit: 1000 }))?.count).toBe(1000);
-      expect(await joined(s, { types: PODS, limit: 1001 })).toBeUndefined();
-      await s.write({ upserts: [pod({ cluster: 'c9', namespace: 'extra', name: 'one-more' })], deletes: [] });
-      expect(await joined(s, { types: PODS })).toBeUndefined();
-      if (joinsSmallUnlimited) expect(await joined(s, { types: PODS, continue: { offset: 1 } })).toBeDefined();
-      expect((await joined(s, { types: PODS, limit: 1000 }))?.count).toBe(1000);
+      if (joinsSmallUnlimited) expect((await joined(storage(), { types: PODS }))?.count).toBe(1000);
+      expect((await joined(storage(), { types: PODS, limit: 1000 }))?.count).toBe(1000);
+      expect(await joined(storage(), { types: PODS, limit: 1001 })).toBeUndefined();
+      await storage().write({ upserts: [pod({ cluster: 'c9', namespace: 'extra', name: 'one-more' })], deletes: [] });
+      expect(await joined(storage(), { types: PODS })).toBeUndefined();
+      if (joinsSmallUnlimited) expect(await joined(storage(), { types: PODS, continue: { offset: 1 } })).toBeDefined();
+      expect((await joined(storage(), { types: PODS, limit: 1000 }))?.count).toBe(1000);
     });
   });
 }
