@@ -12,9 +12,9 @@ import type { JoinedPage, ListPage, ListQuery, StoredRow } from './types.js';
 /** Pages up to this size are read at once and the connection is given back before the rows are served. */
 const MATERIALISE_LIMIT = 1000;
 
-/** Whether a page of `limit` rows is read at once (else it streams from a cursor). */
-function readAtOnce(limit: number): boolean {
-  return limit > 0 && limit <= MATERIALISE_LIMIT;
+/** Whether a page of `limit` rows is read at once (a limit of 1–1000), rather than streamed from a cursor. */
+export function readAtOnce(limit: number | undefined): boolean {
+  return limit !== undefined && limit > 0 && limit <= MATERIALISE_LIMIT;
 }
 /** Rows per cursor fetch when streaming. */
 const CHUNK = 500;
@@ -183,45 +183,15 @@ async function pageHead(snap: Snapshot, st: ListStatements): Promise<{ revision:
   return { revision, remainingItemCount: st.limit > 0 ? Math.max(0, total - (st.offset ?? 0) - st.limit) : 0 };
 }
 
-/** Whether a page of `limit` rows is read at once (a limit of 1–1000), rather than streamed from a cursor. */
-export function readsAtOnce(limit: number | undefined): boolean {
-  return readAtOnce(limit ?? 0);
-}
-
-/** Characters of objects joined into one buffer by joinRows (a V8 string holds at most ~512 M). */
-const JOIN_GROUP_CHARS = 16 * 1024 * 1024;
-
 /**
  * A page's rows, read at once, as a JoinedPage, for a backend that cannot join them in SQL as it reads (PostgreSQL:
- * string_agg was no faster): objects that came as bytes each in their own buffer, by reference; text ones joined by
- * commas into buffers of up to ~16 M characters.
+ * string_agg was no faster): one buffer per object, the bytes it was read as (ListQuery.objectBytes) by reference.
  */
 export async function joinRows(page: ListPage): Promise<JoinedPage> {
   const objects: Buffer[] = [];
-  let parts: string[] = [];
-  let chars = 0;
-  let count = 0;
-  const flush = (): void => {
-    if (parts.length > 0) objects.push(Buffer.from(parts.join(',')));
-    parts = [];
-    chars = 0;
-  };
-  for await (const row of page.rows) {
-    count++;
-    if (row.bytes) {
-      // Already bytes (a view of what the driver received): it goes to the socket by reference, one buffer per object.
-      flush();
-      objects.push(row.bytes);
-      continue;
-    }
-    const o = row.object;
-    if (chars + o.length > JOIN_GROUP_CHARS) flush();
-    parts.push(o);
-    chars += o.length;
-  }
-  flush();
+  for await (const row of page.rows) objects.push(row.bytes ?? Buffer.from(row.object));
   const { remainingItemCount } = page;
-  return { revision: page.revision, count, objects, continueToken: () => page.continueToken(), ...(remainingItemCount !== undefined ? { remainingItemCount } : {}) };
+  return { revision: page.revision, count: objects.length, objects, continueToken: () => page.continueToken(), ...(remainingItemCount !== undefined ? { remainingItemCount } : {}) };
 }
 
 /** Whether a page of `limit` rows may be read joined (readJoinedPage): read at once, or unlimited (if it turns out small). */

@@ -8,7 +8,7 @@ import { AnalyzePolicy } from '../analyze-policy.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { chooseDrivingLabel } from '../label-strategy.js';
-import { joinRows, listStatements, readPage, readsAtOnce } from '../list-page.js';
+import { joinRows, listStatements, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
 import { RevisionNotifier } from '../notifier.js';
 import type { OpenBackend } from '../open.js';
@@ -193,12 +193,12 @@ class PostgresStorage implements Storage {
   }
 
   /**
-   * A page read at once (a limit of 1–1000 rows) with its objects joined here, so the apiserver sends it in one writev
-   * with a content-length rather than 500 strings one write at a time. Unlimited lists stream from a cursor instead.
+   * A page read at once (a limit of 1–1000 rows) with its objects as the bytes received, so the apiserver sends it in
+   * one writev with a content-length rather than 500 strings one write at a time. Unlimited lists stream instead.
    */
   async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
-    if (!readsAtOnce(query.limit)) return undefined;
-    return joinRows(await this.list(query, signal));
+    if (!readAtOnce(query.limit)) return undefined;
+    return joinRows(await this.list({ ...query, objectBytes: true }, signal));
   }
 
   async changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult> {
