@@ -1,6 +1,7 @@
 // `clusterpedia simulate`: starts clusters, writes a PediaCluster file, prints one line each, exits 0 on SIGTERM, 2 on bad flags.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch } from 'undici';
@@ -35,6 +36,24 @@ function simulate(args: string[]): Run {
   return { child, lines: () => out.split('\n').filter((l) => l.trim() !== ''), stderr: () => err, exited };
 }
 
+/**
+ * Two consecutive loopback ports that were free a moment ago, below Linux's ephemeral range (32768+), where outgoing
+ * connections of other tests take ports at random.
+ */
+async function freePortPair(): Promise<number> {
+  const bindable = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const s = createServer();
+      s.once('error', () => resolve(false));
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    });
+  for (let i = 0; i < 50; i++) {
+    const port = 20000 + Math.floor(Math.random() * 12000);
+    if ((await bindable(port)) && (await bindable(port + 1))) return port;
+  }
+  throw new Error('no two consecutive free loopback ports found');
+}
+
 async function waitLines(run: Run, n: number): Promise<string[]> {
   for (let i = 0; i < 300 && run.lines().length < n; i++) await new Promise((r) => setTimeout(r, 100));
   expect(run.lines(), run.stderr()).toHaveLength(n);
@@ -65,7 +84,7 @@ describe('clusterpedia simulate', () => {
   });
 
   it('with --tls and --port serves HTTPS on consecutive ports, verifiable with caData', async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePortPair();
     const out = join(dir, 'tls.yaml');
     const run = simulate(['--clusters', '2', '--pods-per-cluster', '3', '--tls', '--port', String(port), '--out', out, '--churn', '5']);
     await waitLines(run, 2);
