@@ -1,26 +1,47 @@
 // Bundles the whole CLI into one ESM file, dist/clusterpedia.mjs (better-sqlite3 stays external: it is a native addon).
+// The SQLite writer thread's code is bundled first, on its own, and carried inside it as a string.
 import { build } from 'esbuild';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+/** The SQLite writer thread's code (src/storage/sqlite/writer-worker.ts) as one CommonJS script. */
+export async function bundleSqliteWriter() {
+  const r = await build({
+    entryPoints: [fileURLToPath(new URL('./src/storage/sqlite/writer-worker.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    legalComments: 'none',
+    logLevel: 'warning',
+    external: ['better-sqlite3'],
+  });
+  return r.outputFiles[0].text;
+}
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/clusterpedia.mjs',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  sourcemap: 'linked',
-  legalComments: 'none',
-  logLevel: 'warning',
-  external: ['better-sqlite3'],
-  // node-fetch's URL parser (under @kubernetes/client-node) requires Node's built-in punycode, deprecated since Node
-  // 21 with a warning on every start; the npm package is the same code without the warning.
-  alias: { punycode: 'punycode/punycode.js' },
-  define: { __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version) },
-  // CJS dependencies bundled into ESM still call require(); give them one.
-  banner: {
-    js: "import { createRequire as __cpCreateRequire } from 'node:module'; const require = __cpCreateRequire(import.meta.url);",
-  },
-});
+async function main() {
+  const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+  await build({
+    entryPoints: ['src/main.ts'],
+    outfile: 'dist/clusterpedia.mjs',
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    sourcemap: 'linked',
+    legalComments: 'none',
+    logLevel: 'warning',
+    external: ['better-sqlite3'],
+    // node-fetch's URL parser (under @kubernetes/client-node) requires Node's built-in punycode, deprecated since Node
+    // 21 with a warning on every start; the npm package is the same code without the warning.
+    alias: { punycode: 'punycode/punycode.js' },
+    define: { __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version), __SQLITE_WRITER_WORKER__: JSON.stringify(await bundleSqliteWriter()) },
+    // CJS dependencies bundled into ESM still call require(); give them one.
+    banner: {
+      js: "import { createRequire as __cpCreateRequire } from 'node:module'; const require = __cpCreateRequire(import.meta.url);",
+    },
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

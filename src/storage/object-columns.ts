@@ -67,17 +67,46 @@ function labelPairs(labels: unknown): [string, string][] {
 }
 
 /**
- * The JSON text stored and served: `metadata.resourceVersion` is the storage revision, the member's RV moves to
- * annotation MEMBER_RV_ANNOTATION, and apiVersion/kind are filled in when the member's list items lacked them.
- * Copies only the top level and metadata; the caller's object is not modified.
+ * The JSON text stored and served, rendered before its revision is known: `metadata.resourceVersion` will be the
+ * storage revision (`stampRevision` puts it in), the member's RV moves to annotation MEMBER_RV_ANNOTATION, and
+ * apiVersion/kind are filled in when the member's list items lacked them. Rendering ahead lets the caller's thread do
+ * it and the SQLite writer thread only splice the number in. Copies only the top level and metadata; the caller's
+ * object is not modified.
  */
-export function renderStoredObject(u: UpsertObject, memberRv: string, revision: number): string {
+export interface StoredTemplate {
+  /** The text before the revision's quoted string. */
+  head: string;
+  /** The text after it. */
+  tail: string;
+  /** UTF-8 bytes of head and tail. */
+  bytes: number;
+}
+
+export function renderTemplate(u: UpsertObject, memberRv: string): StoredTemplate {
   const o: StoredJsonObject = u.object;
-  const metadata = { ...o.metadata, resourceVersion: String(revision), annotations: { ...o.metadata.annotations, [MEMBER_RV_ANNOTATION]: memberRv } };
-  const stored: StoredJsonObject = { ...o, metadata };
-  if (typeof o.apiVersion !== 'string' || o.apiVersion === '') stored.apiVersion = groupVersionString(u.group, u.version);
-  if (typeof o.kind !== 'string' || o.kind === '') stored.kind = u.kind;
-  return JSON.stringify(stored);
+  // A placeholder revision whose JSON text occurs nowhere else in the object (a NUL never does in real objects; an
+  // object holding this very text gets a longer one).
+  for (let n = 0; ; n++) {
+    const placeholder = `\0rv${n}\0`;
+    const metadata = { ...o.metadata, resourceVersion: placeholder, annotations: { ...o.metadata.annotations, [MEMBER_RV_ANNOTATION]: memberRv } };
+    const stored: StoredJsonObject = { ...o, metadata };
+    if (typeof o.apiVersion !== 'string' || o.apiVersion === '') stored.apiVersion = groupVersionString(u.group, u.version);
+    if (typeof o.kind !== 'string' || o.kind === '') stored.kind = u.kind;
+    const json = JSON.stringify(stored);
+    const quoted = JSON.stringify(placeholder);
+    const at = json.indexOf(quoted);
+    if (at < 0) throw new Error('renderTemplate: the placeholder revision is missing from the rendered object');
+    if (json.indexOf(quoted, at + 1) >= 0) continue;
+    const head = json.slice(0, at);
+    const tail = json.slice(at + quoted.length);
+    return { head, tail, bytes: utf8Length(head) + utf8Length(tail) };
+  }
+}
+
+/** The stored text of a template with its revision. */
+export function stampRevision(t: StoredTemplate, revision: number): { json: string; size: number } {
+  const rv = `"${revision}"`;
+  return { json: t.head + rv + t.tail, size: t.bytes + rv.length };
 }
 
 /** The pairs of a `labels` column value. */

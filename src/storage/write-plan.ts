@@ -1,11 +1,11 @@
 // Plans one write batch, dialect-free: collapse per key, apply the RV guards, assign revisions, render objects.
 import { rowKeyString, type RowKey } from './key.js';
-import { extractColumns, renderStoredObject, utf8Length, type ObjectColumns } from './object-columns.js';
+import { extractColumns, renderTemplate, stampRevision, type ObjectColumns, type StoredTemplate } from './object-columns.js';
 import { deleteWins, upsertWins } from './resource-version.js';
 import type { DeleteKey, UpsertObject } from './types.js';
 
 type Collapsed =
-  | { op: 'upsert'; key: string; cols: ObjectColumns; upsert: UpsertObject }
+  | { op: 'upsert'; key: string; cols: ObjectColumns; template: StoredTemplate }
   | { op: 'delete'; key: string; row: RowKey; rv: string | undefined };
 
 /** What the dialect must know about a stored row to plan over it. */
@@ -60,7 +60,10 @@ export interface WritePlan {
   skipped: number;
 }
 
-/** The batch reduced to at most one operation per key, plus how many upserts lost inside the batch. */
+/**
+ * The batch reduced to at most one operation per key, plus how many upserts lost inside the batch. Plain data (no
+ * parsed objects), so it crosses to the SQLite writer thread as strings.
+ */
 export interface CollapsedBatch {
   ops: Collapsed[];
   /** Keys whose stored state the planner needs. */
@@ -74,7 +77,8 @@ export interface CollapsedBatch {
  * ON CONFLICT cannot touch a row twice in one statement, and one revision per key and batch is all a watcher needs.
  */
 export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): CollapsedBatch {
-  const byKey = new Map<string, Collapsed>();
+  type Op = { op: 'upsert'; key: string; cols: ObjectColumns; upsert: UpsertObject } | Extract<Collapsed, { op: 'delete' }>;
+  const byKey = new Map<string, Op>();
   let dropped = 0;
   for (const u of batch.upserts) {
     const cols = extractColumns(u);
@@ -97,7 +101,9 @@ export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteK
     }
     byKey.set(key, { op: 'delete', key, row, rv: d.resourceVersion });
   }
-  const ops = [...byKey.values()];
+  // Only the upserts that survived are rendered.
+  const ops: Collapsed[] = [];
+  for (const o of byKey.values()) ops.push(o.op === 'upsert' ? { op: 'upsert', key: o.key, cols: o.cols, template: renderTemplate(o.upsert, o.cols.memberRv) } : o);
   return { ops, keys: ops.map((o) => (o.op === 'upsert' ? o.cols : o.row)), droppedUpserts: dropped };
 }
 
@@ -130,8 +136,7 @@ export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingR
         continue;
       }
       rev++;
-      const json = renderStoredObject(op.upsert, op.cols.memberRv, rev);
-      const size = utf8Length(json);
+      const { json, size } = stampRevision(op.template, rev);
       upserts.push({ old: ex, cols: op.cols, revision: rev, json, size });
       const t = delta(op.cols, op.cols.kind, op.cols.namespace !== '');
       t.count += ex ? 0 : 1;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { Checkpointer } from '../../src/storage/sqlite/checkpointer.js';
-import { openConnection } from '../../src/storage/sqlite/connection.js';
+import { openConnection, setWalAutocheckpoint } from '../../src/storage/sqlite/connection.js';
 
 const MB = 1024 * 1024;
 
@@ -36,7 +36,7 @@ describe('sqlite checkpointer', () => {
     const file = join(dir, 'db.sqlite');
     const db = openConnection(file, 1000, true);
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
-    const cp = new Checkpointer({ file, busyTimeoutMs: 1000, writer: db, logger: silentLogger(), ownBytes: 64 * MB, backstopBytes: 256 * MB, intervalMs: 50, ...(module ? { module } : {}) });
+    const cp = new Checkpointer({ file, busyTimeoutMs: 1000, setAutocheckpoint: (bytes) => setWalAutocheckpoint(db, bytes), logger: silentLogger(), ownBytes: 64 * MB, backstopBytes: 256 * MB, intervalMs: 50, ...(module ? { module } : {}) });
     open.push({ db, cp });
     const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
     const write = (n: number): void => {

@@ -3,7 +3,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { setWalAutocheckpoint, type Db } from './connection.js';
 
 /**
  * The worker: its own connection to the file, one PASSIVE checkpoint per request. PASSIVE copies what no reader
@@ -33,8 +32,8 @@ parentPort.on('message', (m) => {
 export interface CheckpointerOptions {
   file: string;
   busyTimeoutMs: number;
-  /** The writer connection: its own automatic checkpoints become the backstop. */
-  writer: Db;
+  /** Sets the writing connection's own automatic checkpoint, at this many bytes of WAL: it becomes the backstop. */
+  setAutocheckpoint: (bytes: number) => void;
   logger: Logger;
   /** WAL bytes after which the writer checkpoints itself when there is no worker (its setting when opened). */
   ownBytes: number;
@@ -56,6 +55,7 @@ export interface CheckpointerOptions {
 export class Checkpointer {
   private worker: Worker | undefined;
   private failed = false;
+  private closed = false;
   private busy = false;
   private pending = false;
   private timer: NodeJS.Timeout | undefined;
@@ -68,7 +68,7 @@ export class Checkpointer {
 
   /** Called after each write transaction. Starts the worker on the first. */
   committed(): void {
-    if (this.failed) return;
+    if (this.failed || this.closed) return;
     if (!this.worker && !this.start()) return;
     if (this.busy || this.timer) {
       this.pending = true;
@@ -133,7 +133,7 @@ export class Checkpointer {
   /** The writer's own automatic checkpoint, at `bytes` of WAL. */
   private setAutocheckpoint(bytes: number): void {
     try {
-      setWalAutocheckpoint(this.o.writer, bytes);
+      this.o.setAutocheckpoint(bytes);
     } catch {
       // a closed writer has nothing left to checkpoint
     }
@@ -150,6 +150,7 @@ export class Checkpointer {
 
   /** Stops the worker (closing its connection first, so the writer's close is the last and removes the WAL). */
   async close(): Promise<void> {
+    this.closed = true;
     const w = this.detach();
     if (!w) return;
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));

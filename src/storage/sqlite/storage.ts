@@ -5,6 +5,7 @@ import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
+import { StorageError } from '../errors.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinable, listStatements, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
@@ -23,8 +24,11 @@ import { mapSqliteError } from './errors.js';
 import { appliedMigrations, migrateSqlite } from './migrate.js';
 import { sqliteQuery } from './query.js';
 import { SqliteSnapshot } from './snapshot.js';
-import { allRows, prepare } from './statements.js';
-import { applyBatch, cleanRows, readMeta, writeMeta } from './write.js';
+import { allRows } from './statements.js';
+import { prepare } from './prepare.js';
+import { readMeta } from './write.js';
+import { WriterThread } from './writer-thread.js';
+import type { WriterAnswers, WriterOp } from './writer-ops.js';
 import { migrationPlan } from '../schema-version.js';
 import { migrations } from './embedded-migrations.js';
 
@@ -66,6 +70,10 @@ function getStatementText(): string {
   return getText;
 }
 
+function closedError(what: string): StorageError {
+  return new StorageError('Unavailable', `${what}: storage is closed`, false);
+}
+
 /** Read connections: enough for a few concurrent streamed lists; more callers wait for one. */
 const READ_CONNECTIONS = 4;
 
@@ -89,10 +97,18 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);
   }
-  const checkpoints = new Checkpointer({ file, busyTimeoutMs: busy, writer, logger: opts.logger, ownBytes: WAL_CHECKPOINT_BYTES, backstopBytes: 4 * WAL_CHECKPOINT_BYTES });
-  return new SqliteStorage(writer, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
+  const thread = new WriterThread({ file, busyTimeoutMs: busy, logger: opts.logger });
+  const checkpoints = new Checkpointer({
+    file, busyTimeoutMs: busy, logger: opts.logger, ownBytes: WAL_CHECKPOINT_BYTES, backstopBytes: 4 * WAL_CHECKPOINT_BYTES,
+    setAutocheckpoint: (bytes) => void thread.call({ op: 'autocheckpoint', bytes }).catch(() => undefined),
+  });
+  return new SqliteStorage(writer, thread, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
 };
 
+/**
+ * `db` is this thread's connection: reads that need no snapshot of their own, and migrations (which run before
+ * anything writes). Every other write goes to the writer thread (writer-thread.ts).
+ */
 class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly notifier = new RevisionNotifier();
@@ -102,6 +118,7 @@ class SqliteStorage implements Storage {
 
   constructor(
     private readonly db: Db,
+    private readonly writer: WriterThread,
     private readonly readers: ReadPool,
     private readonly checkpoints: Checkpointer,
     private readonly cleanup: () => void,
@@ -112,18 +129,24 @@ class SqliteStorage implements Storage {
   }
 
   /**
-   * Runs a write on the writer connection (`run`), then tells the checkpointer: every statement that may append to the
-   * WAL goes through here, so none leaves its pages for the backstop alone.
+   * Runs a write on the writer thread, then tells the checkpointer: every statement that may append to the WAL goes
+   * through here, so none leaves its pages for the backstop alone.
    */
-  private commit<T>(what: string, fn: () => T): T {
-    const r = this.run(what, fn);
+  private async commit<K extends WriterOp['op']>(what: string, op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {
+    if (this.closed) throw closedError(what);
+    let r: WriterAnswers[K];
+    try {
+      r = await this.writer.call(op);
+    } catch (e: unknown) {
+      throw mapSqliteError(e, what);
+    }
     this.checkpoints.committed();
     return r;
   }
 
   /** Runs `fn` synchronously, mapping driver errors at this edge. */
   private run<T>(what: string, fn: () => T): T {
-    if (this.closed) throw mapSqliteError(new Error('storage is closed'), what);
+    if (this.closed) throw closedError(what);
     try {
       return fn();
     } catch (e: unknown) {
@@ -138,24 +161,21 @@ class SqliteStorage implements Storage {
   }
 
   async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
-    const collapsed = collapseBatch(batch);
-    const now = Date.now();
-    const plan = this.commit('write', () => this.db.transaction(() => applyBatch(this.db, collapsed, now)).immediate());
-    const written = plan.upserts.length;
-    const deleted = plan.deletes.length;
-    if (written + deleted > 0) {
-      this.notifier.notify(plan.revision);
-      if (this.analyze.record(written + deleted)) this.refreshStatistics();
+    const r = await this.commit('write', { op: 'write', batch: collapseBatch(batch), now: Date.now() });
+    if (r.written + r.deleted > 0) {
+      this.notifier.notify(r.revision);
+      if (this.analyze.record(r.written + r.deleted)) await this.refreshStatistics();
     }
-    return { written, skipped: plan.skipped, deleted, revision: String(plan.revision) };
+    return { written: r.written, skipped: r.skipped, deleted: r.deleted, revision: String(r.revision) };
   }
 
-  /** ANALYZE with a row budget: milliseconds even at millions of rows, enough for the planner to pick label seeks. */
-  private refreshStatistics(): void {
-    this.run('analyze', () => {
-      this.db.pragma('analysis_limit = 2000');
-      this.db.exec('ANALYZE resources; ANALYZE resource_labels;');
-    });
+  /** ANALYZE with a row budget (write.ts). The batch is committed already: a failure here is only logged. */
+  private async refreshStatistics(): Promise<void> {
+    try {
+      await this.commit('analyze', { op: 'analyze' });
+    } catch (e: unknown) {
+      this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'refreshing planner statistics failed');
+    }
   }
 
   async cleanCluster(cluster: string): Promise<number> {
@@ -166,9 +186,8 @@ class SqliteStorage implements Storage {
     return this.clean(cluster, type);
   }
 
-  private clean(cluster: string, type: ResourceType | undefined): number {
-    const now = Date.now();
-    const r = this.commit('clean', () => this.db.transaction(() => cleanRows(this.db, cluster, type, now)).immediate());
+  private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
+    const r = await this.commit('clean', { op: 'clean', cluster, type: type && { group: type.group, version: type.version, resource: type.resource }, now: Date.now() });
     if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;
   }
@@ -185,30 +204,19 @@ class SqliteStorage implements Storage {
   }
 
   async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
-    this.commit('putClusterStatus', () =>
-      prepare(this.db, `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`).run(
-        cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt,
-      ),
-    );
+    await this.commit('putClusterStatus', { op: 'putClusterStatus', cluster, spec: JSON.stringify(status.spec), status: JSON.stringify(status.status), updatedAt: status.updatedAt });
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {
-    this.commit('deleteClusterStatus', () => prepare(this.db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster));
+    await this.commit('deleteClusterStatus', { op: 'deleteClusterStatus', cluster });
   }
 
-  // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}; one conditional upsert is atomic under SQLite's
-  // write lock, and every process sharing the file shares this machine's clock.
   async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    const now = Date.now();
-    const value = JSON.stringify({ holder, expiresAt: now + ttlMs });
-    return this.commit('tryAcquireLease', () => prepare(this.db,
-      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
-       WHERE json_extract(meta.value, '$.holder') = ? OR json_extract(meta.value, '$.expiresAt') < ?`).run(`lease:${name}`, value, holder, now).changes === 1);
+    return this.commit('tryAcquireLease', { op: 'tryAcquireLease', name, holder, ttlMs, now: Date.now() });
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    this.commit('releaseLease', () => prepare(this.db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`)
-      .run(JSON.stringify({ holder: '', expiresAt: 0 }), `lease:${name}`, holder));
+    await this.commit('releaseLease', { op: 'releaseLease', name, holder });
   }
 
   async get(key: { cluster: string; group: string; version: string; resource: string; namespace: string; name: string }): Promise<StoredRow | undefined> {
@@ -290,19 +298,7 @@ class SqliteStorage implements Storage {
   async compact(): Promise<void> {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const maxAge = this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS;
-    const cutoffTime = Date.now() - maxAge;
-    this.commit('compact', () =>
-      this.db.transaction(() => {
-        const head = readMeta(this.db, 'revision');
-        const compacted = readMeta(this.db, 'compacted_revision');
-        const byAge = Number((prepare(this.db, `SELECT max(revision) FROM changes WHERE time < ?`).raw(true).get(cutoffTime) as unknown[])[0] ?? 0);
-        // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
-        const cutoff = Math.min(head, Math.max(compacted, head - keep, byAge));
-        if (cutoff <= compacted) return;
-        prepare(this.db, `DELETE FROM changes WHERE revision <= ?`).run(cutoff);
-        writeMeta(this.db, 'compacted_revision', cutoff);
-      }).immediate(),
-    );
+    await this.commit('compact', { op: 'compact', keep, cutoffTime: Date.now() - maxAge });
   }
 
   async close(): Promise<void> {
@@ -310,6 +306,7 @@ class SqliteStorage implements Storage {
     this.closed = true;
     this.notifier.clear();
     this.readers.close();
+    await this.writer.close();
     await this.checkpoints.close();
     try {
       this.db.close();

@@ -5,7 +5,7 @@ import { parseLabelsJson } from '../object-columns.js';
 import type { ResourceType } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
-import { prepare } from './statements.js';
+import { prepare } from './prepare.js';
 
 const SELECT_KEY = `SELECT id, resource_version, size, labels, uid, owner_uid, created_at FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
 const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -124,4 +124,46 @@ export function cleanRows(db: Db, cluster: string, type: ResourceType | undefine
   prepare(db, `DELETE FROM resource_types WHERE ${where}`).run(...args);
   if (count > 0) writeMeta(db, 'revision', base + count);
   return { count, revision: base + count };
+}
+
+/** The cluster status row (spec and status as JSON text). */
+export function putClusterStatus(db: Db, cluster: string, spec: string, status: string, updatedAt: string): void {
+  prepare(db, `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`).run(
+    cluster, spec, status, updatedAt,
+  );
+}
+
+export function deleteClusterStatus(db: Db, cluster: string): void {
+  prepare(db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster);
+}
+
+// Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}; one conditional upsert is atomic under SQLite's
+// write lock, and every process sharing the file shares this machine's clock.
+export function tryAcquireLease(db: Db, name: string, holder: string, ttlMs: number, now: number): boolean {
+  const value = JSON.stringify({ holder, expiresAt: now + ttlMs });
+  return prepare(db,
+    `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+     WHERE json_extract(meta.value, '$.holder') = ? OR json_extract(meta.value, '$.expiresAt') < ?`).run(`lease:${name}`, value, holder, now).changes === 1;
+}
+
+export function releaseLease(db: Db, name: string, holder: string): void {
+  prepare(db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`).run(JSON.stringify({ holder: '', expiresAt: 0 }), `lease:${name}`, holder);
+}
+
+/** Drops change-log entries beyond the newest `keep` revisions and older than `cutoffTime`. Inside the write transaction. */
+export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
+  const head = readMeta(db, 'revision');
+  const compacted = readMeta(db, 'compacted_revision');
+  const byAge = Number((prepare(db, `SELECT max(revision) FROM changes WHERE time < ?`).raw(true).get(cutoffTime) as unknown[])[0] ?? 0);
+  // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
+  const cutoff = Math.min(head, Math.max(compacted, head - keep, byAge));
+  if (cutoff <= compacted) return;
+  prepare(db, `DELETE FROM changes WHERE revision <= ?`).run(cutoff);
+  writeMeta(db, 'compacted_revision', cutoff);
+}
+
+/** ANALYZE with a row budget: milliseconds even at millions of rows, enough for the planner to pick label seeks. */
+export function refreshStatistics(db: Db): void {
+  db.pragma('analysis_limit = 2000');
+  db.exec('ANALYZE resources; ANALYZE resource_labels;');
 }

@@ -1,0 +1,74 @@
+// What the SQLite writer thread is asked to do: every statement that writes the database, each request one
+// transaction on the thread's own connection. Requests and answers are plain data (they cross threads by copy).
+import type { ResourceType } from '../types.js';
+import type { CollapsedBatch } from '../write-plan.js';
+import { setWalAutocheckpoint, type Db } from './connection.js';
+import {
+  applyBatch, cleanRows, compactChanges, deleteClusterStatus, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
+} from './write.js';
+
+export type WriterOp =
+  | { op: 'write'; batch: CollapsedBatch; now: number }
+  | { op: 'clean'; cluster: string; type: ResourceType | undefined; now: number }
+  | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string }
+  | { op: 'deleteClusterStatus'; cluster: string }
+  | { op: 'tryAcquireLease'; name: string; holder: string; ttlMs: number; now: number }
+  | { op: 'releaseLease'; name: string; holder: string }
+  | { op: 'compact'; keep: number; cutoffTime: number }
+  | { op: 'analyze' }
+  | { op: 'autocheckpoint'; bytes: number };
+
+/** What each op answers. */
+export interface WriterAnswers {
+  write: { written: number; deleted: number; skipped: number; revision: number };
+  clean: { count: number; revision: number };
+  putClusterStatus: void;
+  deleteClusterStatus: void;
+  tryAcquireLease: boolean;
+  releaseLease: void;
+  compact: void;
+  analyze: void;
+  autocheckpoint: void;
+}
+
+export type WriterRequest = { id: number } & WriterOp;
+
+/** An error as it crosses back: better-sqlite3's `code` (SQLITE_BUSY, …) is what the main thread maps. */
+export interface WriterFailure {
+  message: string;
+  code?: string;
+}
+
+export type WriterReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WriterFailure };
+
+/** Runs one request on the writer connection. */
+export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] {
+  switch (r.op) {
+    case 'write': {
+      const plan = db.transaction(() => applyBatch(db, r.batch, r.now)).immediate();
+      return { written: plan.upserts.length, deleted: plan.deletes.length, skipped: plan.skipped, revision: plan.revision };
+    }
+    case 'clean':
+      return db.transaction(() => cleanRows(db, r.cluster, r.type, r.now)).immediate();
+    case 'putClusterStatus':
+      return putClusterStatus(db, r.cluster, r.spec, r.status, r.updatedAt);
+    case 'deleteClusterStatus':
+      return deleteClusterStatus(db, r.cluster);
+    case 'tryAcquireLease':
+      return tryAcquireLease(db, r.name, r.holder, r.ttlMs, r.now);
+    case 'releaseLease':
+      return releaseLease(db, r.name, r.holder);
+    case 'compact':
+      return db.transaction(() => compactChanges(db, r.keep, r.cutoffTime)).immediate();
+    case 'analyze':
+      return refreshStatistics(db);
+    case 'autocheckpoint':
+      return setWalAutocheckpoint(db, r.bytes);
+  }
+}
+
+/** The failure of `e` as plain data. */
+export function toFailure(e: unknown): WriterFailure {
+  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
+  return { message: e instanceof Error ? e.message : String(e), ...(code ? { code } : {}) };
+}
