@@ -34,7 +34,7 @@ describe('sqlite checkpointer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-sqlite-ckpt-'));
     dirs.push(dir);
     const file = join(dir, 'db.sqlite');
-    const db = openConnection(file, 1000, true);
+    const db = openConnection(file, 1000, 'writer');
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
     const cp = new Checkpointer({ file, busyTimeoutMs: 1000, setAutocheckpoint: (bytes) => setWalAutocheckpoint(db, bytes), logger: silentLogger(), ownBytes: 64 * MB, backstopBytes: 256 * MB, intervalMs: 50, ...(module ? { module } : {}) });
     open.push({ db, cp });

@@ -20,7 +20,7 @@ describe('sqlite writer connection', () => {
 
   it('creates files with 4 KiB pages and checkpoints every 64 MiB of WAL', () => {
     const f = file();
-    const db = openConnection(f, 1000, true);
+    const db = openConnection(f, 1000, 'writer');
     db.exec('CREATE TABLE t (x)');
     expect(db.pragma('page_size', { simple: true })).toBe(4096);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -35,7 +35,7 @@ describe('sqlite writer connection', () => {
     old.pragma('journal_mode = WAL');
     old.exec('CREATE TABLE t (x)');
     old.close();
-    const db = openConnection(f, 1000, true);
+    const db = openConnection(f, 1000, 'writer');
     expect(db.pragma('page_size', { simple: true })).toBe(16384);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(4096);
     db.close();

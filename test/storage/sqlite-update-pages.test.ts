@@ -58,7 +58,7 @@ describe('sqlite: pages an update dirties', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-sqlite-upd-'));
     dirs.push(dir);
     const file = join(dir, 'db.sqlite');
-    const db = openConnection(file, 1000, true);
+    const db = openConnection(file, 1000, 'writer');
     db.pragma('wal_autocheckpoint = 0');
     migrateSqlite(db, false);
     const write = (objs: UpsertObject[]): Set<number> => {

@@ -97,7 +97,7 @@ module.exports = class extends Real {
     expect((await Promise.all(writes)).map((r) => r.written)).toEqual([2000, 2000]);
     await closing;
     await expect(s.write({ upserts: pods(1, 'late'), deletes: [] })).rejects.toMatchObject({ code: 'Unavailable' });
-    const db = openConnection(file, 1000, false);
+    const db = openConnection(file, 1000, 'reader');
     try {
       expect(db.prepare('SELECT count(*) AS n FROM resources').get()).toEqual({ n: 4000 });
     } finally {

@@ -98,9 +98,11 @@ export function defaultSynchroOptions(): SynchroOptions {
     discoveryIntervalMs: 30_000,
     statusIntervalMs: 1_000,
     // 1000 rows per transaction is the sweet spot for both SQLite and PostgreSQL (toolchain.md §2).
-    // 8 MiB of JSON ≈ 14 MB of parsed objects: a few batches ahead of the writer is all throughput needs (at 1 M
-    // objects, halving 16 MiB / 10,000 entries took ~5 MB off the peak RSS and nothing off the sync rate).
-    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 5_000, maxBytes: 8 * 1024 * 1024, writeTimeoutMs: 30_000 },
+    // 4 MiB of JSON ≈ 7 MB of parsed objects, ~1,000 pods: since SQLite writes on its own thread the event loop no
+    // longer stops while a batch is written and fills the queue meanwhile, so the bound is what the queue holds. At
+    // 1 M objects 4 MiB (with smaller SQLite page caches) took the sync's peak RSS from 339-344 to 314 MB and the
+    // churn's from 396-410 to 383 MB at the same delay; PostgreSQL batches stay ~900 rows (BENCHMARKS.md, Synchro).
+    queue: { batchSize: 1000, flushDelayMs: 5, maxEntries: 5_000, maxBytes: 4 * 1024 * 1024, writeTimeoutMs: 30_000 },
     metricsPort: 8081,
     metricsHost: '0.0.0.0',
     // kube-controller-manager's timings (reference §5.7).

@@ -23,7 +23,15 @@ export function setWalAutocheckpoint(db: Db, bytes: number): void {
   db.pragma(`wal_autocheckpoint = ${Math.round(bytes / pageSize)}`);
 }
 
-export function openConnection(path: string, busyTimeoutMs: number, writer: boolean): Db {
+/** Page cache of each kind of connection, KiB (SQLite allocates it as pages are read, up to this). */
+const CACHE_KIB = { writer: 8_000, reader: 32_000, main: 4_000 } as const;
+
+/**
+ * Opens a connection: `writer` is the writer thread's; `main` is the event loop's own, which creates the file and
+ * migrates it (so it sets the file-wide pragmas too) but otherwise only reads; `reader` is a pooled snapshot reader.
+ */
+export function openConnection(path: string, busyTimeoutMs: number, kind: 'writer' | 'main' | 'reader'): Db {
+  const writer = kind !== 'reader';
   const db = new Database(path);
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   if (writer) {
@@ -43,10 +51,13 @@ export function openConnection(path: string, busyTimeoutMs: number, writer: bool
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = OFF'); // no foreign keys: the writer maintains labels and changes itself
   db.pragma('temp_store = MEMORY');
-  // Page cache per connection: 32 MB for readers (list pages); 16 MB for the writer, whose cache is the synchro's
-  // largest native allocation — at 1 M objects 16 MB took the synchro's peak RSS from 311 to 293 MB at the same sync
-  // rate (the OS page cache holds the rest of the index pages it touches).
-  db.pragma(`cache_size = ${writer ? -16000 : -32000}`);
+  // Page cache per connection: 32 MB for readers (list pages); 8 MB for the writer thread's, the synchro's largest
+  // native allocation — at 1 M objects the writer touches a random leaf per index per row, which no cache of this size
+  // holds, while the upper levels of the B-trees fit in far less (32 -> 16 MB took the peak RSS from 311 to 293 MB at
+  // the same sync rate; 16 -> 8 MB went with the smaller write queue, BENCHMARKS.md Synchro); 4 MB for the event
+  // loop's own connection, which reads single rows (gets, the change log) and, at the synchro's start, each type's
+  // stored versions once.
+  db.pragma(`cache_size = ${-CACHE_KIB[kind]}`);
   // No memory-mapped I/O: a mapping counts every page a connection touched in the process's RSS, once per
   // connection (a 100,000-pod list reached 440 MB RSS with 256 MiB maps against 190 MB without, BENCHMARKS.md
   // Apiserver), and neither lists nor a 60k-pod ingest measured faster with it. Reads go through SQLite's page cache
@@ -85,7 +96,7 @@ export class ReadPool {
     if (this.open < this.max) {
       this.open++;
       try {
-        return openConnection(this.path, this.busyTimeoutMs, false);
+        return openConnection(this.path, this.busyTimeoutMs, 'reader');
       } catch (e: unknown) {
         this.open--;
         throw e;

@@ -84,7 +84,7 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
   const busy = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let writer: Db;
   try {
-    writer = openConnection(file, busy, true);
+    writer = openConnection(file, busy, 'main');
   } catch (e: unknown) {
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);

@@ -10,7 +10,7 @@ const data = workerData as { file: string; busyTimeoutMs: number };
 let db: Db | undefined;
 let opened: unknown;
 try {
-  db = openConnection(data.file, data.busyTimeoutMs, true);
+  db = openConnection(data.file, data.busyTimeoutMs, 'writer');
 } catch (e: unknown) {
   opened = e;
 }
