@@ -275,6 +275,12 @@ export interface StorageOptions {
   changeLogMaxAgeMs?: number;
   /** SQLite: how long to wait for another process's write lock before failing with Unavailable, milliseconds (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * SQLite: where writes run. 'thread' (the default): a writer thread of their own, so a write batch never stops the
+   * event loop. 'inline': on the event loop's connection, for a process that writes little (the apiserver role, whose
+   * only writes are change-log compactions) and is better off without a second V8 isolate.
+   */
+  sqliteWrites?: 'thread' | 'inline';
 }
 
 /** An opened storage: both halves over one connection set, plus lifecycle. */

@@ -33,7 +33,8 @@ export interface ApiserverParts {
 /** Runs the read path until `signal` aborts. */
 export async function runApiserver(options: ApiserverOptions, deps: ApiserverDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'apiserver' });
-  const storage = await openStorage(options.storage, { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs });
+  // Its only writes are change-log compactions: a writer thread (a second V8 isolate) would cost more than it saves.
+  const storage = await openStorage(options.storage, { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline' });
   try {
     if (options.migrate) await storage.migrate();
     const registry = new Registry();

@@ -28,7 +28,7 @@ import { allRows } from './statements.js';
 import { prepare } from './prepare.js';
 import { readMeta } from './write.js';
 import { WriterThread } from './writer-thread.js';
-import type { WriterAnswers, WriterOp } from './writer-ops.js';
+import { InlineWriter, type Writer, type WriterAnswers, type WriterOp } from './writer-ops.js';
 import { migrationPlan } from '../schema-version.js';
 import { migrations } from './embedded-migrations.js';
 
@@ -97,17 +97,18 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);
   }
-  const thread = new WriterThread({ file, busyTimeoutMs: busy, logger: opts.logger });
+  const writes: Writer = opts.sqliteWrites === 'inline' ? new InlineWriter(writer) : new WriterThread({ file, busyTimeoutMs: busy, logger: opts.logger });
   const checkpoints = new Checkpointer({
     file, busyTimeoutMs: busy, logger: opts.logger, ownBytes: WAL_CHECKPOINT_BYTES, backstopBytes: 4 * WAL_CHECKPOINT_BYTES,
-    setAutocheckpoint: (bytes) => void thread.call({ op: 'autocheckpoint', bytes }).catch(() => undefined),
+    setAutocheckpoint: (bytes) => void writes.call({ op: 'autocheckpoint', bytes }).catch(() => undefined),
   });
-  return new SqliteStorage(writer, thread, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
+  return new SqliteStorage(writer, writes, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
 };
 
 /**
  * `db` is this thread's connection: reads that need no snapshot of their own, and migrations (which run before
- * anything writes). Every other write goes to the writer thread (writer-thread.ts).
+ * anything writes). Every other write goes to `writer`: the writer thread (writer-thread.ts), or `db` itself when
+ * the process writes little (StorageOptions.sqliteWrites).
  */
 class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
@@ -118,7 +119,7 @@ class SqliteStorage implements Storage {
 
   constructor(
     private readonly db: Db,
-    private readonly writer: WriterThread,
+    private readonly writer: Writer,
     private readonly readers: ReadPool,
     private readonly checkpoints: Checkpointer,
     private readonly cleanup: () => void,
@@ -129,7 +130,7 @@ class SqliteStorage implements Storage {
   }
 
   /**
-   * Runs a write on the writer thread, then tells the checkpointer: every statement that may append to the WAL goes
+   * Runs a write on `writer`, then tells the checkpointer: every statement that may append to the WAL goes
    * through here, so none leaves its pages for the backstop alone.
    */
   private async commit<K extends WriterOp['op']>(what: string, op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {

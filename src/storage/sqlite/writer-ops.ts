@@ -72,3 +72,20 @@ export function toFailure(e: unknown): WriterFailure {
   const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
   return { message: e instanceof Error ? e.message : String(e), ...(code ? { code } : {}) };
 }
+
+/** Where writes run: the writer thread (writer-thread.ts), or `InlineWriter` on the caller's own connection. */
+export interface Writer {
+  call<K extends WriterOp['op']>(op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]>;
+  close(): Promise<void>;
+}
+
+/** Writes on the caller's connection, synchronously (the promise only carries the answer). */
+export class InlineWriter implements Writer {
+  constructor(private readonly db: Db) {}
+
+  async call<K extends WriterOp['op']>(op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {
+    return runWriterOp(this.db, op) as WriterAnswers[K];
+  }
+
+  async close(): Promise<void> {}
+}

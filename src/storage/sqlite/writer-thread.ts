@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import type { Logger } from '../../lib/log.js';
 import { StorageError } from '../errors.js';
-import type { WriterAnswers, WriterOp, WriterReply } from './writer-ops.js';
+import type { Writer, WriterAnswers, WriterOp, WriterReply } from './writer-ops.js';
 
 /** The worker's code, bundled by build.mjs into the executable. */
 declare const __SQLITE_WRITER_WORKER__: string | undefined;
@@ -39,7 +39,7 @@ interface Waiter {
  * what it had not answered fails as Unavailable (retryable: the transaction it was in rolled back) and the next
  * request starts a new one.
  */
-export class WriterThread {
+export class WriterThread implements Writer {
   private worker: Promise<Worker> | undefined;
   private readonly waiting = new Map<number, Waiter>();
   private nextId = 1;
