@@ -66,13 +66,7 @@ function labelPairs(labels: unknown): [string, string][] {
   return out;
 }
 
-/**
- * The JSON text stored and served, rendered before its revision is known: `metadata.resourceVersion` will be the
- * storage revision (`stampRevision` puts it in), the member's RV moves to annotation MEMBER_RV_ANNOTATION, and
- * apiVersion/kind are filled in when the member's list items lacked them. Rendering ahead lets the caller's thread do
- * it and the SQLite writer thread only splice the number in. Copies only the top level and metadata; the caller's
- * object is not modified.
- */
+/** A stored object's JSON text without its revision: head + the revision's quoted string + tail. */
 export interface StoredTemplate {
   /** The text before the revision's quoted string. */
   head: string;
@@ -82,6 +76,13 @@ export interface StoredTemplate {
   bytes: number;
 }
 
+/**
+ * The JSON text stored and served, rendered before its revision is known: `metadata.resourceVersion` will be the
+ * storage revision (`stampRevision` puts it in), the member's RV moves to annotation MEMBER_RV_ANNOTATION, and
+ * apiVersion/kind are filled in when the member's list items lacked them. Rendering ahead lets the caller's thread do
+ * it and the SQLite writer thread only splice the number in. Copies only the top level and metadata; the caller's
+ * object is not modified.
+ */
 export function renderTemplate(u: UpsertObject, memberRv: string): StoredTemplate {
   const o: StoredJsonObject = u.object;
   // A placeholder revision whose JSON text occurs nowhere else in the object (a NUL never does in real objects; an
