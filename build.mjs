@@ -1,7 +1,7 @@
 // Bundles the whole CLI into one ESM file, dist/clusterpedia.mjs (better-sqlite3 stays external: it is a native addon).
 // The SQLite writer thread's code is bundled first, on its own, and carried inside it as a string.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The SQLite writer thread's code (src/storage/sqlite/writer-worker.ts) as one CommonJS script. */
@@ -44,4 +44,5 @@ async function main() {
   });
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
+// Run as a script (node build.mjs), not when imported for bundleSqliteWriter; import.meta.url has symlinks resolved.
+if (process.argv[1] && fileURLToPath(import.meta.url) === realpathSync(process.argv[1])) await main();
