@@ -1,5 +1,6 @@
-// The SQLite storage: one writer connection (better-sqlite3 is synchronous, so writes serialise in-process) and a
-// pool of read connections for snapshots and streamed lists.
+// The SQLite storage: the event loop's own connection (single-row reads, migrations), a writer (a thread of its own
+// with the one connection that writes, or that same connection inline: writer-thread.ts, writer-ops.ts), and a pool of
+// read connections for snapshots and streamed lists.
 import { sql, type SQL } from 'drizzle-orm';
 import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type { Logger } from '../../lib/log.js';
@@ -82,27 +83,27 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
   const path = target.path;
   const { file, cleanup } = resolveDatabasePath(path);
   const busy = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  let writer: Db;
+  let main: Db;
   try {
-    writer = openConnection(file, busy, 'main');
+    main = openConnection(file, busy, 'main');
   } catch (e: unknown) {
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);
   }
   try {
     // Refuse a schema this binary does not know before anything reads or writes it.
-    migrationPlan(appliedMigrations(writer), migrations);
+    migrationPlan(appliedMigrations(main), migrations);
   } catch (e: unknown) {
-    writer.close();
+    main.close();
     cleanup();
     throw mapSqliteError(e, `open sqlite:${path}`);
   }
-  const writes: Writer = opts.sqliteWrites === 'inline' ? new InlineWriter(writer) : new WriterThread({ file, busyTimeoutMs: busy, logger: opts.logger });
+  const writes: Writer = opts.sqliteWrites === 'inline' ? new InlineWriter(main) : new WriterThread({ file, busyTimeoutMs: busy, logger: opts.logger });
   const checkpoints = new Checkpointer({
     file, busyTimeoutMs: busy, logger: opts.logger, ownBytes: WAL_CHECKPOINT_BYTES, backstopBytes: 4 * WAL_CHECKPOINT_BYTES,
     setAutocheckpoint: (bytes) => void writes.call({ op: 'autocheckpoint', bytes }).catch(() => undefined),
   });
-  return new SqliteStorage(writer, writes, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
+  return new SqliteStorage(main, writes, new ReadPool(file, busy, READ_CONNECTIONS), checkpoints, cleanup, opts);
 };
 
 /**
