@@ -1,8 +1,8 @@
 // WAL checkpoints on a worker thread: copying the WAL's pages into the database file and fsyncing it no longer stops
 // the event loop that writes (and, in the binding role, serves the API).
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { betterSqlite3Module, stopWorker } from './workers.js';
 
 /**
  * The worker: its own connection to the file, one PASSIVE checkpoint per request. PASSIVE copies what no reader
@@ -81,7 +81,7 @@ export class Checkpointer {
 
   private start(): boolean {
     try {
-      const module = this.o.module ?? createRequire(import.meta.url).resolve('better-sqlite3');
+      const module = this.o.module ?? betterSqlite3Module();
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.o.file, busyTimeoutMs: this.o.busyTimeoutMs, module } });
       w.on('message', (m: { log?: number; checkpointed?: number; error?: string }) => this.done(m));
       w.on('error', (e: Error) => this.fail(e.message));
@@ -152,11 +152,6 @@ export class Checkpointer {
   async close(): Promise<void> {
     this.closed = true;
     const w = this.detach();
-    if (!w) return;
-    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
-    w.postMessage('close');
-    const timeout = setTimeout(() => void w.terminate(), 5000);
-    await exited;
-    clearTimeout(timeout);
+    if (w) await stopWorker(w);
   }
 }

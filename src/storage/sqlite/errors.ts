@@ -4,7 +4,7 @@ import { isStorageError, StorageError } from '../errors.js';
 /** Maps anything thrown by better-sqlite3 (SqliteError has `code` like SQLITE_BUSY_SNAPSHOT) to a StorageError. */
 export function mapSqliteError(e: unknown, what: string): StorageError {
   if (isStorageError(e)) return e;
-  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : '';
+  const code = sqliteErrorCode(e);
   const message = e instanceof Error ? e.message : String(e);
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …) share their primary code's meaning.
   const primary = code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, '$1');
@@ -39,4 +39,9 @@ export function mapSqliteError(e: unknown, what: string): StorageError {
       }
       return new StorageError('Internal', `${what}: ${message}${code ? ` (${code})` : ''}`, false, { cause: e });
   }
+}
+
+/** better-sqlite3's `code` of a thrown value (SQLITE_BUSY_SNAPSHOT, …), '' when it has none. */
+export function sqliteErrorCode(e: unknown): string {
+  return typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : '';
 }

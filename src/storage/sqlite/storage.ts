@@ -189,6 +189,7 @@ class SqliteStorage implements Storage {
   }
 
   private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
+    // Only the three fields cross to the writer thread: a caller's type may carry more (StoredResourceType, say).
     const r = await this.commit('clean', { op: 'clean', cluster, type: type && { group: type.group, version: type.version, resource: type.resource }, now: Date.now() });
     if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;

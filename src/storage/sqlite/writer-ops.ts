@@ -3,6 +3,7 @@
 import type { ResourceType } from '../types.js';
 import type { CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
+import { sqliteErrorCode } from './errors.js';
 import {
   applyBatch, cleanRows, compactChanges, deleteClusterStatus, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
 } from './write.js';
@@ -69,7 +70,7 @@ export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] 
 
 /** The failure of `e` as plain data. */
 export function toFailure(e: unknown): WriterFailure {
-  const code = typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' ? (e as { code: string }).code : undefined;
+  const code = sqliteErrorCode(e);
   return { message: e instanceof Error ? e.message : String(e), ...(code ? { code } : {}) };
 }
 

@@ -3,9 +3,9 @@
 // binding role's API — for its whole length, and shared that thread's caches with them. The worker owns the one
 // connection that writes; the event loop renders each batch to plain data (write-plan.ts), posts it, and goes on.
 import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 import type { Logger } from '../../lib/log.js';
 import { StorageError } from '../errors.js';
+import { betterSqlite3Module, stopWorker } from './workers.js';
 import type { Writer, WriterAnswers, WriterOp, WriterReply } from './writer-ops.js';
 
 /** The worker's code, bundled by build.mjs into the executable. */
@@ -85,7 +85,7 @@ export class WriterThread implements Writer {
   }
 
   private async start(): Promise<Worker> {
-    const module = this.o.module ?? createRequire(import.meta.url).resolve('better-sqlite3');
+    const module = this.o.module ?? betterSqlite3Module();
     // Evaluated as CommonJS: its require('better-sqlite3') is pointed at the addon this process loaded.
     const code = `(function (require) {\n${await workerSource()}\n})(((r, m) => (id) => (id === 'better-sqlite3' ? r(m) : r(id)))(require, require('node:worker_threads').workerData.module));`;
     const w = new Worker(code, { eval: true, workerData: { file: this.o.file, busyTimeoutMs: this.o.busyTimeoutMs, module } });
@@ -126,11 +126,7 @@ export class WriterThread implements Writer {
     const w = await pending.catch(() => undefined);
     if (!w) return;
     if (this.waiting.size > 0) await new Promise<void>((resolve) => (this.drained = resolve));
-    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
-    w.postMessage('close');
-    const timeout = setTimeout(() => void w.terminate(), 5000);
-    await exited;
-    clearTimeout(timeout);
+    await stopWorker(w);
     this.worker = undefined;
   }
 }
