@@ -124,10 +124,10 @@ function metric(text: string, name: string, labels: Record<string, string> = {})
  * VmRSS, VmHWM (peak) and RssAnon of a process, from /proc, in bytes. RssAnon leaves out file-backed pages:
  * SQLite maps the database file (mmap_size), and those pages count in RSS though the kernel can drop them.
  */
-function rssOf(pid: number): { rss: number; peak: number; anon: number } {
+function rssOf(pid: number): { rss: number; peak: number; anon: number; file: number } {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon') };
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
 /** User plus system CPU seconds a process (or its main thread) has used so far, from /proc (clock ticks of 1/100 s). */
@@ -186,8 +186,12 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   // each key once.
   let written = 0;
   let lastProgress = t0;
+  const syncHeapPeak = { used: 0, total: 0, external: 0 };
   for (;;) {
     text = await scrape();
+    syncHeapPeak.used = Math.max(syncHeapPeak.used, metric(text, 'nodejs_heap_size_used_bytes'));
+    syncHeapPeak.total = Math.max(syncHeapPeak.total, metric(text, 'nodejs_heap_size_total_bytes'));
+    syncHeapPeak.external = Math.max(syncHeapPeak.external, metric(text, 'nodejs_external_memory_bytes'));
     const w = metric(text, 'clusterpedia_synchro_rows_total', { outcome: 'written' });
     if (w > written) {
       written = w;
@@ -201,7 +205,8 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   }
   const syncSeconds = (lastProgress - t0) / 1000;
   const stored = (await storage.counts()).reduce((n, x) => n + x.count, 0);
-  const rssAfterSync = rssOf(child.pid!).rss;
+  const afterSync = rssOf(child.pid!);
+  const rssAfterSync = afterSync.rss;
 
   // Churn: the fleet changes at CHURN_EPS events/s; every 100 ms one marked change is timed from member to row.
   phase = 'churn';
@@ -294,6 +299,10 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     objectsPerSecond: Math.round(written / syncSeconds),
     rssPeakSyncMB: mb(peakSync),
     rssAfterSyncMB: mb(rssAfterSync),
+    // What the RSS after the sync is made of: anonymous / file-backed; the main thread's V8 heap and external memory
+    // (the peaks over the sync, from /metrics; the writer thread's heap is in the anonymous part, not in these).
+    afterSyncAnonFileMB: `${mb(afterSync.anon)} / ${mb(afterSync.file)}`,
+    syncHeapUsedTotalExternalPeakMB: `${mb(syncHeapPeak.used)} / ${mb(syncHeapPeak.total)} / ${mb(syncHeapPeak.external)}`,
     rssPeakChurnMB: mb(peakChurn),
     rssHighWaterMB: mb(peak),
     rssAnonPeakMB: mb(peakAnon),
