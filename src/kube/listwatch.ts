@@ -12,7 +12,10 @@ export type ListReason = 'initial' | 'expired' | 'restart';
 export interface ListWatchHandler {
   /** A (re)list begins: every page until listEnd is one consistent snapshot. */
   listStart(reason: ListReason): Promise<void>;
-  /** One page of the list (items as the server sent them: no kind/apiVersion); `bytes` is the page's JSON size. */
+  /**
+   * One page of the list (items as the server sent them: no kind/apiVersion); `bytes` is the page's JSON size. The
+   * array is the handler's to consume: it may take items out as it goes, so what it has handled can be collected.
+   */
   listPage(items: KubeObject[], bytes: number): Promise<void>;
   /** The list is complete at `resourceVersion`: keys not seen since listStart have vanished. */
   listEnd(resourceVersion: string): Promise<void>;

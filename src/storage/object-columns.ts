@@ -2,7 +2,7 @@
 import { groupVersionString, MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { StorageError } from './errors.js';
 import type { RowKey } from './key.js';
-import type { StoredJsonObject, UpsertObject } from './types.js';
+import type { PreparedUpsert, StoredJsonObject, UpsertObject } from './types.js';
 
 /** What a row holds besides the object. */
 export interface ObjectColumns extends RowKey {
@@ -104,10 +104,25 @@ export function renderTemplate(u: UpsertObject, memberRv: string): StoredTemplat
   }
 }
 
+/** Columns and stored text of an upsert, ahead of its write. Throws StorageError Invalid as `extractColumns`. */
+export function prepareUpsert(u: UpsertObject): PreparedUpsert {
+  const cols = extractColumns(u);
+  return { cols, template: renderTemplate(u, cols.memberRv) };
+}
+
+/** True for an upsert prepared by `prepareUpsert`. */
+export function isPrepared(u: UpsertObject | PreparedUpsert): u is PreparedUpsert {
+  return 'template' in u;
+}
+
+/** The revision as it stands in a stored text: a JSON string. */
+export function revisionText(revision: number): string {
+  return `"${revision}"`;
+}
+
 /** The stored text of a template with its revision. */
-export function stampRevision(t: StoredTemplate, revision: number): { json: string; size: number } {
-  const rv = `"${revision}"`;
-  return { json: t.head + rv + t.tail, size: t.bytes + rv.length };
+export function stampRevision(t: StoredTemplate, revision: number): string {
+  return t.head + revisionText(revision) + t.tail;
 }
 
 /** The pairs of a `labels` column value. */

@@ -1,5 +1,6 @@
 // The storage contract (STYLE §5): a writer for the synchro, a reader for the apiserver, one schema.
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
+import type { ObjectColumns, StoredTemplate } from './object-columns.js';
 
 /** Identity of a stored resource type. Rows are keyed by (cluster, group, version, resource, namespace, name). */
 export interface ResourceType {
@@ -28,6 +29,16 @@ export interface UpsertObject {
   resource: string;
   kind: string;
   object: StoredJsonObject;
+}
+
+/**
+ * An upsert made ready ahead of its write (`prepareUpsert`): its columns and its stored text, revision left out.
+ * A writer that holds objects a while (the synchro's write queue) keeps these strings instead of the parsed tree,
+ * which then dies young: smaller to hold, nothing for the garbage collector to promote and trace.
+ */
+export interface PreparedUpsert {
+  cols: ObjectColumns;
+  template: StoredTemplate;
 }
 
 /** The JSON object as parsed; storage extracts columns from it (namespace, name, uid, owner, labels, times, RV). */
@@ -60,6 +71,12 @@ export interface DeleteKey {
   resourceVersion?: string;
 }
 
+/** One write: upserts (as parsed, or prepared ahead) and deletes. */
+export interface WriteBatch {
+  upserts: (UpsertObject | PreparedUpsert)[];
+  deletes: DeleteKey[];
+}
+
 /** What one write batch did. */
 export interface WriteResult {
   /** Rows inserted or replaced (older member RV replaced by newer). */
@@ -79,7 +96,7 @@ export interface StorageWriter {
    * resourceVersion is newer (numeric comparison of decimal RVs; non-numeric RVs compare as different = newer).
    * Each effective write takes the next storage revision and is appended to the change log.
    */
-  write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult>;
+  write(batch: WriteBatch): Promise<WriteResult>;
   /** Deletes every row of a cluster (change log records the deletions). */
   cleanCluster(cluster: string): Promise<number>;
   /** Deletes every row of one resource type of a cluster. */

@@ -1,11 +1,22 @@
 // Plans one write batch, dialect-free: collapse per key, apply the RV guards, assign revisions, render objects.
 import { rowKeyString, type RowKey } from './key.js';
-import { extractColumns, renderTemplate, stampRevision, type ObjectColumns, type StoredTemplate } from './object-columns.js';
+import { extractColumns, isPrepared, renderTemplate, revisionText, type ObjectColumns, type StoredTemplate } from './object-columns.js';
 import { deleteWins, upsertWins } from './resource-version.js';
-import type { DeleteKey, UpsertObject } from './types.js';
+import type { PreparedUpsert, UpsertObject, WriteBatch } from './types.js';
 
-type Collapsed =
-  | { op: 'upsert'; key: string; cols: ObjectColumns; template: StoredTemplate }
+/**
+ * A stored text without its revision whose parts are text, or UTF-8 bytes: on the SQLite writer thread they are views
+ * of the one buffer a batch's texts crossed in (writer-ops.ts), and SQLite joins them to the revision itself.
+ */
+export interface TemplateParts {
+  head: string | Uint8Array;
+  tail: string | Uint8Array;
+  /** UTF-8 bytes of head and tail. */
+  bytes: number;
+}
+
+type Collapsed<T = StoredTemplate> =
+  | { op: 'upsert'; key: string; cols: ObjectColumns; template: T }
   | { op: 'delete'; key: string; row: RowKey; rv: string | undefined };
 
 /** What the dialect must know about a stored row to plan over it. */
@@ -22,12 +33,14 @@ export interface ExistingRow {
   indexed?: { uid: string; ownerUid: string; createdAt: number };
 }
 
-export interface PlannedUpsert {
+export interface PlannedUpsert<T extends TemplateParts = StoredTemplate> {
   /** The replaced row as stored; undefined for an insert. */
   old: ExistingRow | undefined;
   cols: ObjectColumns;
   revision: number;
-  json: string;
+  /** The stored text but for the revision, which goes between head and tail as a JSON string (`revisionText`). */
+  template: T;
+  /** UTF-8 bytes of the stored text. */
   size: number;
 }
 
@@ -51,8 +64,8 @@ export interface TypeDelta {
   bytes: number;
 }
 
-export interface WritePlan {
-  upserts: PlannedUpsert[];
+export interface WritePlan<T extends TemplateParts = StoredTemplate> {
+  upserts: PlannedUpsert<T>[];
   deletes: PlannedDelete[];
   types: TypeDelta[];
   /** Revision after the batch (= the start revision when nothing is effective). */
@@ -64,8 +77,8 @@ export interface WritePlan {
  * The batch reduced to at most one operation per key, plus how many upserts lost inside the batch. Plain data (no
  * parsed objects), so it crosses to the SQLite writer thread as strings.
  */
-export interface CollapsedBatch {
-  ops: Collapsed[];
+export interface CollapsedBatch<T = StoredTemplate> {
+  ops: Collapsed<T>[];
   /** Keys whose stored state the planner needs. */
   keys: RowKey[];
   droppedUpserts: number;
@@ -76,12 +89,12 @@ export interface CollapsedBatch {
  * highest member RV wins; a delete after an upsert wins unless the upsert's RV is known to be newer. PostgreSQL's
  * ON CONFLICT cannot touch a row twice in one statement, and one revision per key and batch is all a watcher needs.
  */
-export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): CollapsedBatch {
-  type Op = { op: 'upsert'; key: string; cols: ObjectColumns; upsert: UpsertObject } | Extract<Collapsed, { op: 'delete' }>;
+export function collapseBatch(batch: WriteBatch): CollapsedBatch {
+  type Op = { op: 'upsert'; key: string; cols: ObjectColumns; upsert: UpsertObject | PreparedUpsert } | Extract<Collapsed, { op: 'delete' }>;
   const byKey = new Map<string, Op>();
   let dropped = 0;
   for (const u of batch.upserts) {
-    const cols = extractColumns(u);
+    const cols = isPrepared(u) ? u.cols : extractColumns(u);
     const key = rowKeyString(cols);
     const prev = byKey.get(key);
     if (prev?.op === 'upsert' && !upsertWins(cols.memberRv, prev.cols.memberRv)) {
@@ -101,9 +114,12 @@ export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteK
     }
     byKey.set(key, { op: 'delete', key, row, rv: d.resourceVersion });
   }
-  // Only the upserts that survived are rendered.
+  // Only the upserts that survived are rendered (those prepared ahead already are).
   const ops: Collapsed[] = [];
-  for (const o of byKey.values()) ops.push(o.op === 'upsert' ? { op: 'upsert', key: o.key, cols: o.cols, template: renderTemplate(o.upsert, o.cols.memberRv) } : o);
+  for (const o of byKey.values()) {
+    if (o.op === 'delete') ops.push(o);
+    else ops.push({ op: 'upsert', key: o.key, cols: o.cols, template: isPrepared(o.upsert) ? o.upsert.template : renderTemplate(o.upsert, o.cols.memberRv) });
+  }
   return { ops, keys: ops.map((o) => (o.op === 'upsert' ? o.cols : o.row)), droppedUpserts: dropped };
 }
 
@@ -111,8 +127,8 @@ export function collapseBatch(batch: { upserts: UpsertObject[]; deletes: DeleteK
  * Decides every operation against the stored rows (`existing`, by rowKeyString) and numbers the effective ones
  * from `revision + 1`. Must run while the caller holds the write lock, so `existing` and `revision` cannot move.
  */
-export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingRow>, revision: number): WritePlan {
-  const upserts: PlannedUpsert[] = [];
+export function planWrite<T extends TemplateParts>(batch: CollapsedBatch<T>, existing: Map<string, ExistingRow>, revision: number): WritePlan<T> {
+  const upserts: PlannedUpsert<T>[] = [];
   const deletes: PlannedDelete[] = [];
   const types = new Map<string, TypeDelta>();
   let skipped = batch.droppedUpserts;
@@ -136,8 +152,8 @@ export function planWrite(batch: CollapsedBatch, existing: Map<string, ExistingR
         continue;
       }
       rev++;
-      const { json, size } = stampRevision(op.template, rev);
-      upserts.push({ old: ex, cols: op.cols, revision: rev, json, size });
+      const size = op.template.bytes + revisionText(rev).length;
+      upserts.push({ old: ex, cols: op.cols, revision: rev, template: op.template, size });
       const t = delta(op.cols, op.cols.kind, op.cols.namespace !== '');
       t.count += ex ? 0 : 1;
       t.bytes += size - (ex?.size ?? 0);

@@ -1,6 +1,7 @@
 // Contract: the write path — revisions, member-RV guards, batch collapsing, deletes, cleans, counts, resume map.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBER_RV_ANNOTATION } from '../../src/kube/types.js';
+import { prepareUpsert } from '../../src/storage/object-columns.js';
 import type { DeleteKey, Storage } from '../../src/storage/types.js';
 import { drain, ids, obj, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
 
@@ -84,6 +85,23 @@ export function writeContract(open: OpenHarness): void {
       expect(r).toEqual({ written: 2, skipped: 3, deleted: 0, revision: '2' });
       expect((await stored(s, 'c', 'ns', 'a'))?.object).toMatchObject({ metadata: { labels: { v: 'five' } } });
       expect(await ids(s, { types: PODS })).toEqual(['c/ns/a', 'c/ns/c']);
+    });
+
+    it('an upsert prepared ahead (prepareUpsert) is stored and served as the same object parsed, and collapses with parsed ones', async () => {
+      const spec = (cluster: string, rv: string, v: string) => pod({ cluster, namespace: 'ns', name: 'a', rv, labels: { v }, owner: 'o-1' });
+      await s.write({ upserts: [spec('parsed', '5', 'x')], deletes: [] });
+      await s.write({ upserts: [prepareUpsert(spec('prepared', '5', 'x'))], deletes: [] });
+      const parsed = await s.get({ cluster: 'parsed', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'a' });
+      const prepared = await s.get({ cluster: 'prepared', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'a' });
+      expect(prepared?.resourceVersion).toBe('5');
+      // Byte for byte, but for the cluster's name (annotation, uid) and the revision.
+      expect(prepared?.object.replaceAll('prepared', 'parsed').replace('"resourceVersion":"2"', '"resourceVersion":"1"')).toBe(parsed?.object);
+      expect(await ids(s, { types: PODS, labels: [{ key: 'v', operator: '=', values: ['x'] }] })).toEqual(['parsed/ns/a', 'prepared/ns/a']);
+      expect(await ids(s, { types: PODS, clusters: { op: 'in', values: ['prepared'] }, owner: { uid: 'o-1', seniority: 0 } })).toEqual(['prepared/ns/a']);
+      // In one batch, prepared and parsed upserts of a key collapse by member RV whichever form each came in.
+      const r = await s.write({ upserts: [prepareUpsert(spec('prepared', '9', 'nine')), spec('prepared', '7', 'seven'), prepareUpsert(spec('prepared', '8', 'eight'))], deletes: [] });
+      expect(r).toMatchObject({ written: 1, skipped: 2 });
+      expect((await stored(s, 'prepared', 'ns', 'a'))?.object).toMatchObject({ metadata: { labels: { v: 'nine' }, annotations: { [MEMBER_RV_ANNOTATION]: '9' } } });
     });
 
     it('delete guard: a delete older than the stored row keeps it; a delete without RV or not older removes it', async () => {

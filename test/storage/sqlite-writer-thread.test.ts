@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
-import { renderTemplate, stampRevision } from '../../src/storage/object-columns.js';
+import { renderTemplate, revisionText, stampRevision } from '../../src/storage/object-columns.js';
 import { openStorage } from '../../src/storage/open.js';
 import { openConnection } from '../../src/storage/sqlite/connection.js';
 import { WriterThread } from '../../src/storage/sqlite/writer-thread.js';
+import { packWrite, unpackWrite } from '../../src/storage/sqlite/writer-ops.js';
 import { collapseBatch } from '../../src/storage/write-plan.js';
 import type { Storage, UpsertObject } from '../../src/storage/types.js';
 import { drain, pod, PODS } from './fixtures.js';
@@ -113,12 +114,62 @@ module.exports = class extends Real {
   });
 });
 
+describe('stored texts cross to the thread as bytes', () => {
+  const odd = { latin: 'café', cjk: '集群', emoji: '🚀 ok', esc: 'quote " backslash \\ tab \t', lone: '\ud800' };
+
+  it('packWrite moves every text into one buffer; unpackWrite gives back the same bytes, multi-byte characters included', () => {
+    const ups = [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '1', labels: { l: 'é' }, annotations: odd }), pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '2' })];
+    const batch = collapseBatch({ upserts: ups, deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'gone' }] });
+    const packed = packWrite({ op: 'write', batch, now: 1 });
+    const templates = batch.ops.flatMap((o) => (o.op === 'upsert' ? [o.template] : []));
+    expect(packed.buffer.byteLength).toBe(templates.reduce((n, t) => n + t.bytes, 0));
+    const back = unpackWrite(packed).batch.ops;
+    expect(back.map((o) => o.op)).toEqual(['upsert', 'upsert', 'delete']);
+    back.forEach((o, i) => {
+      if (o.op !== 'upsert') return;
+      const t = templates[i]!;
+      expect(Buffer.from(o.template.head).toString('utf8')).toBe(Buffer.from(t.head, 'utf8').toString('utf8'));
+      expect(Buffer.from(o.template.tail).toString('utf8')).toBe(t.tail);
+      expect(o.template.bytes).toBe(t.bytes);
+    });
+  });
+
+  it('the thread stores TEXT, byte for byte what an inline write stores, that SQLite JSON functions read', async () => {
+    const ups = (cluster: string) => [
+      pod({ cluster, namespace: 'ns', name: 'a', rv: '1', labels: { l: 'é' }, annotations: odd }),
+      pod({ cluster, namespace: 'ns', name: 'b', rv: '2', fields: { spec: { s: '集群🚀' } } }),
+    ];
+    const file = join(tempDir(), 'db.sqlite');
+    const threaded = await migrated(file, 'thread');
+    await threaded.write({ upserts: ups('c'), deletes: [] });
+    await threaded.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '3', fields: { spec: { s: '集群🚀 again' } } })], deletes: [] });
+    const file2 = join(tempDir(), 'db.sqlite');
+    const inline = await migrated(file2, 'inline');
+    await inline.write({ upserts: ups('c'), deletes: [] });
+    await inline.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '3', fields: { spec: { s: '集群🚀 again' } } })], deletes: [] });
+    const read = (f: string) => {
+      const db = openConnection(f, 1000, 'reader');
+      try {
+        return db.prepare(`SELECT name, typeof(object) AS t, object, size, json_extract(object, '$.metadata.annotations.emoji') AS emoji FROM resources ORDER BY name`).all();
+      } finally {
+        db.close();
+      }
+    };
+    const rows = read(file) as { name: string; t: string; object: string; size: number; emoji: string | null }[];
+    expect(rows).toEqual(read(file2));
+    expect(rows.map((r) => r.t)).toEqual(['text', 'text']);
+    expect(rows[0]!.emoji).toBe('🚀 ok');
+    for (const r of rows) expect(r.size).toBe(Buffer.byteLength(r.object));
+    expect((JSON.parse(rows[1]!.object) as { metadata: { resourceVersion: string }; spec: { s: string } })).toMatchObject({ metadata: { resourceVersion: '3' }, spec: { s: '集群🚀 again' } });
+  });
+});
+
 describe('stored object templates', () => {
   it('the stored text is the object with the revision as metadata.resourceVersion, whatever text the object holds', () => {
     const tricky = ['\u0000rv0\u0000', '"\u0000rv0\u0000"', '\u0000rv1\u0000'];
     const u = pod({ cluster: 'c', namespace: 'ns', name: 'p', rv: '42', labels: { a: tricky[0]! }, annotations: { b: tricky[1]!, c: tricky[2]! }, fields: { spec: { s: tricky } } });
     const t = renderTemplate(u, '42');
-    const { json, size } = stampRevision(t, 1234);
+    const json = stampRevision(t, 1234);
     const parsed = JSON.parse(json) as { metadata: { resourceVersion: string; labels: Record<string, string>; annotations: Record<string, string> }; spec: { s: string[] } };
     expect(parsed.metadata.resourceVersion).toBe('1234');
     expect(parsed.metadata.labels.a).toBe(tricky[0]);
@@ -130,6 +181,6 @@ describe('stored object templates', () => {
     const o = u.object;
     const direct = JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: '1234', annotations: { ...o.metadata.annotations, 'shadow.clusterpedia.io/resource-version': '42' } } });
     expect(json).toBe(direct);
-    expect(size).toBe(Buffer.byteLength(direct));
+    expect(t.bytes + revisionText(1234).length).toBe(Buffer.byteLength(direct));
   });
 });

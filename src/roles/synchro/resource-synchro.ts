@@ -6,7 +6,8 @@ import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
 import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
 import { groupVersionString, type KubeObject } from '../../kube/types.js';
-import type { ResourceType, StorageWriter } from '../../storage/types.js';
+import { prepareUpsert } from '../../storage/object-columns.js';
+import type { PreparedUpsert, ResourceType, StorageWriter } from '../../storage/types.js';
 import type { Action } from './coalesce.js';
 import type { SynchroMetrics } from './metrics.js';
 import { objectKey, prepareObject, type PruneOptions } from './prune.js';
@@ -197,16 +198,18 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
 
   async listPage(items: KubeObject[], bytes: number): Promise<void> {
     const versions = this.versions!;
-    const each = items.length > 0 ? Math.ceil(bytes / items.length) : 0;
     this.d.metrics?.events.inc({ ...this.labels, type: 'LIST' }, items.length);
-    for (const item of items) {
+    // Taken out of the page as they go: a page held up by a full queue keeps only what it has not queued yet.
+    for (let item = items.shift(); item !== undefined; item = items.shift()) {
       const key = objectKey(item);
       const rv = item.metadata?.resourceVersion;
       if (key === undefined || rv === undefined) continue;
       // Not one of ours: unseen by this list, so a stored row of it goes at the end.
       if (this.accepts && !this.accepts(item)) continue;
       const known = versions.get(key);
-      if (known === undefined || isNewer(rv, known)) await this.put(known === undefined ? 'Added' : 'Updated', key, item, rv, each);
+      if (known === undefined || isNewer(rv, known)) {
+        if (!(await this.put(known === undefined ? 'Added' : 'Updated', key, item, rv))) continue;
+      }
       // Remembered (and marked seen by this list) only once queued: a write cut short by a pause must not look done.
       versions.touch(key, rv);
     }
@@ -243,8 +246,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       const known = versions.get(key);
       // A replayed event (watch resumed from an older RV) carries nothing new.
       if (known === undefined || isNewer(rv, known)) {
-        await this.put(type === 'ADDED' ? 'Added' : 'Updated', key, object, rv, bytes);
-        versions.set(key, rv);
+        if (await this.put(type === 'ADDED' ? 'Added' : 'Updated', key, object, rv)) versions.set(key, rv);
       }
     }
     this.mark(rv);
@@ -269,10 +271,22 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.setState('Error', 'StorageRejected', `storage rejected ${key}: ${messageOf(err)}`);
   }
 
-  private async put(action: Action, key: string, item: KubeObject, rv: string, bytes: number): Promise<void> {
+  /**
+   * Queues an upsert, rendered here to what storage will keep: the queue then holds its text, not the parsed tree.
+   * False when the object cannot be stored (reported as rejected; the key is not remembered).
+   */
+  private async put(action: Action, key: string, item: KubeObject, rv: string): Promise<boolean> {
     const object = prepareObject(item, this.cluster, this.apiVersion, this.kind, this.d.prune);
-    if (!object) return;
-    await this.d.queue.enqueue({ owner: this, key, action, object, resourceVersion: rv, bytes }, this.signal);
+    if (!object) return false;
+    let prepared: PreparedUpsert;
+    try {
+      prepared = prepareUpsert({ cluster: this.cluster, ...this.type, kind: this.kind, object });
+    } catch (e: unknown) {
+      this.rejected(key, rv, e);
+      return false;
+    }
+    await this.d.queue.enqueue({ owner: this, key, action, object: prepared, resourceVersion: rv, bytes: prepared.template.bytes }, this.signal);
+    return true;
   }
 
   private setState(status: SyncStatus, reason: string, message: string): void {

@@ -5,7 +5,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
-import type { DeleteKey, ResourceType, StorageWriter, StoredJsonObject, UpsertObject } from '../../storage/types.js';
+import type { PreparedUpsert, ResourceType, StorageWriter, WriteBatch } from '../../storage/types.js';
 import { coalesce, type Action } from './coalesce.js';
 import type { SynchroMetrics } from './metrics.js';
 import { splitKey } from './prune.js';
@@ -25,11 +25,11 @@ export interface QueuedWrite {
   /** "ns/name" or "name". */
   key: string;
   action: Action;
-  /** The prepared object (Added/Updated). */
-  object?: StoredJsonObject;
+  /** The object as it will be stored (Added/Updated), prepared by storage's `prepareUpsert`. */
+  object?: PreparedUpsert;
   /** Member RV of the object, or of the deletion when known. */
   resourceVersion?: string;
-  /** Approximate JSON size, for the memory bound. */
+  /** Approximate size held (the stored text's), for the memory bound. */
   bytes: number;
 }
 
@@ -376,17 +376,16 @@ function queueId(cluster: string, t: ResourceType, key: string): string {
   return `${cluster}\u0000${t.group}\u0000${t.version}\u0000${t.resource}\u0000${key}`;
 }
 
-function toStorageBatch(batch: Pending[]): { upserts: UpsertObject[]; deletes: DeleteKey[] } {
-  const upserts: UpsertObject[] = [];
-  const deletes: DeleteKey[] = [];
+function toStorageBatch(batch: Pending[]): WriteBatch {
+  const out: WriteBatch = { upserts: [], deletes: [] };
   for (const p of batch) {
-    const { cluster, type, kind } = p.owner;
+    const { cluster, type } = p.owner;
     if (p.action === 'Deleted' || !p.object) {
       const { namespace, name } = splitKey(p.key);
-      deletes.push({ cluster, group: type.group, version: type.version, resource: type.resource, namespace, name, resourceVersion: p.resourceVersion });
+      out.deletes.push({ cluster, group: type.group, version: type.version, resource: type.resource, namespace, name, resourceVersion: p.resourceVersion });
     } else {
-      upserts.push({ cluster, group: type.group, version: type.version, resource: type.resource, kind, object: p.object });
+      out.upserts.push(p.object);
     }
   }
-  return { upserts, deletes };
+  return out;
 }

@@ -16,8 +16,8 @@ import { migrationPlan } from '../schema-version.js';
 import type { PostgresConnection } from '../storage-config.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import type {
-  ChangesResult, ClusterStatusRecord, DeleteKey, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
-  StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
+  ChangesResult, ClusterStatusRecord, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
 import { createPool, type Pg } from './connection.js';
@@ -88,7 +88,7 @@ class PostgresStorage implements Storage {
     return plan;
   }
 
-  async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+  async write(batch: WriteBatch): Promise<WriteResult> {
     const collapsed = collapseBatch(batch);
     const now = Date.now();
     const plan = await this.run('write', () => inTransaction(this.pool, async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx), now)));

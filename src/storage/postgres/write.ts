@@ -1,7 +1,7 @@
 // The PostgreSQL write path: a handful of set-based statements per chunk of rows, never a round trip per row.
 import type postgres from 'postgres';
 import { rowKeyString, type RowKey } from '../key.js';
-import { parseLabelsJson } from '../object-columns.js';
+import { parseLabelsJson, stampRevision } from '../object-columns.js';
 import type { ResourceType } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
 import type { Tx } from './transaction.js';
@@ -61,7 +61,7 @@ async function upsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<M
     const params: Param[] = [];
     const values = part.map((u, i) => {
       const c = u.cols;
-      params.push(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, u.json);
+      params.push(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, stampRevision(u.template, u.revision));
       const b = i * UPSERT_COLUMNS;
       const p = (k: number): string => `$${b + k}`;
       // json parameters go in as text and are cast: a string bound as json would be stored as a JSON string.

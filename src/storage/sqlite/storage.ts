@@ -15,8 +15,8 @@ import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
-  ChangesResult, ClusterStatusRecord, DeleteKey, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
-  StoredResourceType, StoredRow, UpsertObject, WatchFilter, WriteResult,
+  ChangesResult, ClusterStatusRecord, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
 import { Checkpointer } from './checkpointer.js';
@@ -162,7 +162,7 @@ class SqliteStorage implements Storage {
     return plan;
   }
 
-  async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+  async write(batch: WriteBatch): Promise<WriteResult> {
     const r = await this.commit('write', { op: 'write', batch: collapseBatch(batch), now: Date.now() });
     if (r.written + r.deleted > 0) {
       this.notifier.notify(r.revision);

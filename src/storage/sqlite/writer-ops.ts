@@ -1,7 +1,8 @@
 // What the SQLite writer thread is asked to do: every statement that writes the database, each request one
-// transaction on the thread's own connection. Requests and answers are plain data (they cross threads by copy).
+// transaction on the thread's own connection. Requests and answers are plain data (they cross threads by copy), but
+// for a batch's stored texts, which cross in one buffer that is moved, not copied (packWrite).
 import type { ResourceType } from '../types.js';
-import type { CollapsedBatch } from '../write-plan.js';
+import type { CollapsedBatch, TemplateParts } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
@@ -9,7 +10,7 @@ import {
 } from './write.js';
 
 export type WriterOp =
-  | { op: 'write'; batch: CollapsedBatch; now: number }
+  | { op: 'write'; batch: CollapsedBatch<TemplateParts>; now: number }
   | { op: 'clean'; cluster: string; type: ResourceType | undefined; now: number }
   | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string }
   | { op: 'deleteClusterStatus'; cluster: string }
@@ -32,7 +33,60 @@ export interface WriterAnswers {
   autocheckpoint: void;
 }
 
-export type WriterRequest = { id: number } & WriterOp;
+/** Where a template's text is in the buffer of a packed write: UTF-8 byte offsets, the head first, then the tail. */
+export interface PackedTemplate {
+  at: number;
+  headBytes: number;
+  bytes: number;
+}
+
+/** A write as it crosses to the thread: the batch as data, every stored text in `buffer`, transferred with it. */
+export interface PackedWrite {
+  op: 'packedWrite';
+  batch: CollapsedBatch<PackedTemplate>;
+  buffer: ArrayBuffer;
+  now: number;
+}
+
+/**
+ * Packs a write for the thread. Copied as strings, a batch's texts (~4 KB an object) were rebuilt on the thread's
+ * heap, outlived a scavenge or two while the transaction ran, and were promoted: the thread's old generation held tens
+ * of MB of dead batches between its collections. As bytes in a transferred buffer they are never strings there at
+ * all: SQLite reads them (write.ts, OBJECT).
+ */
+export function packWrite(w: Extract<WriterOp, { op: 'write' }>): PackedWrite {
+  let total = 0;
+  for (const o of w.batch.ops) if (o.op === 'upsert') total += o.template.bytes;
+  const buffer = new ArrayBuffer(total);
+  const view = Buffer.from(buffer);
+  let at = 0;
+  const put = (part: string | Uint8Array): number => {
+    const n = typeof part === 'string' ? view.write(part, at, 'utf8') : (view.set(part, at), part.length);
+    at += n;
+    return n;
+  };
+  const ops = w.batch.ops.map((o) => {
+    if (o.op === 'delete') return o;
+    const start = at;
+    const headBytes = put(o.template.head);
+    put(o.template.tail);
+    if (at - start !== o.template.bytes) throw new Error(`packWrite: a template of ${o.template.bytes} bytes took ${at - start}`);
+    return { ...o, template: { at: start, headBytes, bytes: o.template.bytes } };
+  });
+  return { op: 'packedWrite', batch: { ...w.batch, ops }, buffer, now: w.now };
+}
+
+/** The write a packed one stands for, its texts as views of the buffer (no copies). */
+export function unpackWrite(p: PackedWrite): Extract<WriterOp, { op: 'write' }> {
+  const ops = p.batch.ops.map((o) => {
+    if (o.op === 'delete') return o;
+    const { at, headBytes, bytes } = o.template;
+    return { ...o, template: { head: Buffer.from(p.buffer, at, headBytes), tail: Buffer.from(p.buffer, at + headBytes, bytes - headBytes), bytes } };
+  });
+  return { op: 'write', batch: { ...p.batch, ops }, now: p.now };
+}
+
+export type WriterRequest = { id: number } & (WriterOp | PackedWrite);
 
 /** An error as it crosses back: better-sqlite3's `code` (SQLITE_BUSY, …) is what the main thread maps. */
 export interface WriterFailure {

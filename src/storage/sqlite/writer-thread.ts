@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../lib/log.js';
 import { StorageError } from '../errors.js';
 import { betterSqlite3Module, stopWorker } from './workers.js';
-import type { Writer, WriterAnswers, WriterOp, WriterReply } from './writer-ops.js';
+import { packWrite, type PackedWrite, type Writer, type WriterAnswers, type WriterOp, type WriterReply } from './writer-ops.js';
 
 /** The worker's code, bundled by build.mjs into the executable. */
 declare const __SQLITE_WRITER_WORKER__: string | undefined;
@@ -55,6 +55,9 @@ export class WriterThread implements Writer {
   call<K extends WriterOp['op']>(op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {
     if (this.closed) return Promise.reject(new StorageError('Unavailable', 'storage is closed', false));
     const id = this.nextId++;
+    // Packed now: the batch's strings can go while the request waits for the thread.
+    const plain: WriterOp = op;
+    const message: WriterOp | PackedWrite = plain.op === 'write' ? packWrite(plain) : plain;
     const answered = new Promise<WriterAnswers[K]>((resolve, reject) => this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject }));
     const starting = (this.worker ??= this.start());
     // Callbacks on one promise run in the order they were added: requests reach the thread in call order.
@@ -62,7 +65,7 @@ export class WriterThread implements Writer {
       (w) => {
         if (!this.waiting.has(id)) return;
         w.ref();
-        w.postMessage({ id, ...op });
+        w.postMessage({ id, ...message }, message.op === 'packedWrite' ? [message.buffer] : undefined);
       },
       (e: unknown) => {
         if (this.worker === starting) this.worker = undefined;

@@ -2,7 +2,7 @@
 // connection and runs requests in the order they arrive, one transaction each.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openConnection, type Db } from './connection.js';
-import { runWriterOp, toFailure, type WriterReply, type WriterRequest } from './writer-ops.js';
+import { runWriterOp, toFailure, unpackWrite, type WriterReply, type WriterRequest } from './writer-ops.js';
 
 const port = parentPort;
 if (!port) throw new Error('the SQLite writer runs on a worker thread');
@@ -24,7 +24,7 @@ port.on('message', (m: WriterRequest | 'close') => {
   let reply: WriterReply;
   try {
     if (!db) throw opened;
-    reply = { id: m.id, ok: true, value: runWriterOp(db, m) };
+    reply = { id: m.id, ok: true, value: runWriterOp(db, m.op === 'packedWrite' ? unpackWrite(m) : m) };
   } catch (e: unknown) {
     reply = { id: m.id, ok: false, error: toFailure(e) };
   }

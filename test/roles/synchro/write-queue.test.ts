@@ -2,33 +2,37 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { StorageError } from '../../../src/storage/errors.js';
-import type { DeleteKey, StorageWriter, UpsertObject, WriteResult } from '../../../src/storage/types.js';
+import { isPrepared, prepareUpsert } from '../../../src/storage/object-columns.js';
+import type { PreparedUpsert, StorageWriter, WriteBatch, WriteResult } from '../../../src/storage/types.js';
 import type { Action } from '../../../src/roles/synchro/coalesce.js';
 import { WriteQueue, type WriteOwner } from '../../../src/roles/synchro/write-queue.js';
 import { FakeClock, settle } from './fake-clock.js';
 
 /** An in-memory writer that records each transaction and can be told to fail. */
 class RecordingWriter implements Pick<StorageWriter, 'write'> {
-  batches: { upserts: UpsertObject[]; deletes: DeleteKey[] }[] = [];
+  batches: { upserts: PreparedUpsert[]; deletes: WriteBatch['deletes'] }[] = [];
   failures: (Error | 'hang' | undefined)[] = [];
   poison = new Set<string>();
-  async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+  async write(batch: WriteBatch): Promise<WriteResult> {
     const f = this.failures.shift();
     if (f === 'hang') return new Promise<WriteResult>(() => undefined);
     if (f) throw f;
-    if (batch.upserts.some((u) => this.poison.has(u.object.metadata.name))) throw new StorageError('Internal', 'bad object', false);
-    this.batches.push(batch);
+    // The queue hands storage what the synchro prepared, never a parsed object.
+    const upserts = batch.upserts.filter(isPrepared);
+    expect(upserts).toHaveLength(batch.upserts.length);
+    if (upserts.some((u) => this.poison.has(u.cols.name))) throw new StorageError('Internal', 'bad object', false);
+    this.batches.push({ upserts, deletes: batch.deletes });
     return { written: batch.upserts.length, skipped: 0, deleted: batch.deletes.length, revision: String(this.batches.length) };
   }
   get names(): string[] {
-    return this.batches.flatMap((b) => [...b.upserts.map((u) => `${u.object.metadata.name}@${u.object.metadata.resourceVersion}`), ...b.deletes.map((d) => `-${d.name}`)]);
+    return this.batches.flatMap((b) => [...b.upserts.map((u) => `${u.cols.name}@${u.cols.memberRv}`), ...b.deletes.map((d) => `-${d.name}`)]);
   }
 }
 
 /** A writer whose transactions each wait until the test opens the gate: one batch per open(). */
 class GatedWriter extends RecordingWriter {
   waiting: (() => void)[] = [];
-  override async write(batch: { upserts: UpsertObject[]; deletes: DeleteKey[] }): Promise<WriteResult> {
+  override async write(batch: WriteBatch): Promise<WriteResult> {
     await new Promise<void>((r) => this.waiting.push(r));
     return super.write(batch);
   }
@@ -47,7 +51,8 @@ class Owner implements WriteOwner {
   }
 }
 
-const obj = (name: string, rv: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', resourceVersion: rv } });
+const obj = (name: string, rv: string, cluster = 'c1'): PreparedUpsert =>
+  prepareUpsert({ cluster, group: '', version: 'v1', resource: 'pods', kind: 'Pod', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', resourceVersion: rv } } });
 
 describe('WriteQueue', () => {
   let stop: AbortController;
@@ -68,7 +73,7 @@ describe('WriteQueue', () => {
     running = queue.start(stop.signal);
     const owner = new Owner('c1');
     const put = (name: string, rv: string, action: Action = 'Updated', o2: WriteOwner = owner) =>
-      queue.enqueue({ owner: o2, key: `ns/${name}`, action, object: obj(name, rv), resourceVersion: rv, bytes: 100 });
+      queue.enqueue({ owner: o2, key: `ns/${name}`, action, object: obj(name, rv, o2.cluster), resourceVersion: rv, bytes: 100 });
     const del = (name: string, rv?: string) => queue.enqueue({ owner, key: `ns/${name}`, action: 'Deleted', resourceVersion: rv, bytes: 10 });
     return { clock, writer, queue, owner, put, del };
   }
@@ -251,7 +256,7 @@ describe('WriteQueue', () => {
     await put('b', '1', 'Updated', other);
     await queue.purge((o) => o.cluster === 'c1');
     await clock.advance(5);
-    expect(writer.batches.flatMap((b) => b.upserts.map((u) => u.cluster))).toEqual(['c2']);
+    expect(writer.batches.flatMap((b) => b.upserts.map((u) => u.cols.cluster))).toEqual(['c2']);
   });
 
   it('drains what is pending on shutdown', async () => {
