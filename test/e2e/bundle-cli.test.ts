@@ -90,12 +90,23 @@ describe('dist/clusterpedia.mjs', () => {
 
 describe('bin/clusterpedia', () => {
   /** Starts `bin/clusterpedia <args>` and returns node's command line once the launcher has exec'd it. */
-  async function nodeCommandLine(args: string[]): Promise<string[]> {
-    const child = spawn(join(ROOT, 'bin/clusterpedia'), args, { stdio: 'ignore' });
+  async function nodeCommandLine(args: string[], env?: NodeJS.ProcessEnv): Promise<string[]> {
+    return (await nodeProcess(args, env)).argv;
+  }
+
+  /** Node's command line and environment once the launcher has exec'd it. */
+  async function nodeProcess(args: string[], env: NodeJS.ProcessEnv = withoutArenaMax()): Promise<{ argv: string[]; env: Map<string, string> }> {
+    const child = spawn(join(ROOT, 'bin/clusterpedia'), args, { stdio: 'ignore', env });
     try {
       for (let i = 0; i < 200; i++) {
         const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-        if (argv.some((a) => a.endsWith('clusterpedia.mjs'))) return argv.map((a) => (a.endsWith('.mjs') ? resolve(a) : a));
+        if (argv.some((a) => a.endsWith('clusterpedia.mjs'))) {
+          const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+          return {
+            argv: argv.map((a) => (a.endsWith('.mjs') ? resolve(a) : a)),
+            env: new Map(environ.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+          };
+        }
         await new Promise((r) => setTimeout(r, 25));
       }
       throw new Error('bin/clusterpedia never ran the bundle');
@@ -117,4 +128,22 @@ describe('bin/clusterpedia', () => {
     expect(v.status).toBe(0);
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
+
+  it('limits glibc to two malloc arenas for the roles with a SQLite writer thread, unless MALLOC_ARENA_MAX is set', async () => {
+    const clusters = join(dir, 'clusters.yaml');
+    writeFileSync(clusters, '');
+    const synchro = ['synchro', '--storage', `sqlite:${join(dir, 'arena-synchro.db')}`, '--clusters', clusters, '--metrics-port', '0'];
+    expect((await nodeProcess(synchro)).env.get('MALLOC_ARENA_MAX')).toBe('2');
+    const binding = ['binding', '--storage', `sqlite:${join(dir, 'arena-binding.db')}`, '--clusters', clusters, '--secure-port', '0', '--insecure-port', '0', '--metrics-port', '0'];
+    expect((await nodeProcess(binding)).env.get('MALLOC_ARENA_MAX')).toBe('2');
+    const apiserver = ['apiserver', '--storage', `sqlite:${join(dir, 'arena-api.db')}`, '--secure-port', '0', '--insecure-port', '0'];
+    expect((await nodeProcess(apiserver)).env.has('MALLOC_ARENA_MAX')).toBe(false);
+    expect((await nodeProcess(synchro, { ...withoutArenaMax(), MALLOC_ARENA_MAX: '8' })).env.get('MALLOC_ARENA_MAX')).toBe('8');
+  });
 });
+
+function withoutArenaMax(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.MALLOC_ARENA_MAX;
+  return env;
+}
