@@ -9,8 +9,11 @@ export interface StalledClient {
   destroy(): void;
 }
 
-/** Sends `GET path` on a fresh connection and stops reading at once (the kernel buffers fill, then the server's writes block). */
-export async function stalledGet(port: number, path: string): Promise<StalledClient> {
+/**
+ * Sends `GET path` on a fresh connection and stops reading (the kernel buffers fill, then the server's writes block):
+ * at once, or once the first bytes of the answer arrived (`afterFirstBytes`), which tells the server took the request.
+ */
+export async function stalledGet(port: number, path: string, afterFirstBytes = false): Promise<StalledClient> {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => {
     // a reset from the server is the expected outcome
@@ -19,7 +22,9 @@ export async function stalledGet(port: number, path: string): Promise<StalledCli
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
+  const answered = afterFirstBytes ? new Promise<void>((resolve) => socket.once('data', () => resolve())) : undefined;
   socket.write(`GET ${path} HTTP/1.1\r\nHost: stalled\r\n\r\n`);
+  if (answered) await answered;
   socket.pause();
   let closed = false;
   const done = new Promise<void>((resolve) => socket.once('close', () => {
