@@ -66,22 +66,32 @@ function labelPairs(labels: unknown): [string, string][] {
   return out;
 }
 
-/** A stored object's JSON text without its revision: head + the revision's quoted string + tail. */
-export interface StoredTemplate {
+/**
+ * A stored object's JSON text without its revision: head + the revision's quoted string (`revisionText`) + tail. The
+ * parts are text, or UTF-8 bytes: on the SQLite writer thread they are views of the one buffer a batch's texts
+ * crossed in (sqlite/writer-ops.ts `packWrite`), and SQLite joins them to the revision itself.
+ */
+export interface TemplateParts {
   /** The text before the revision's quoted string. */
-  head: string;
+  head: string | Uint8Array;
   /** The text after it. */
-  tail: string;
+  tail: string | Uint8Array;
   /** UTF-8 bytes of head and tail. */
   bytes: number;
 }
 
+/** A template as rendered: its parts as strings. */
+export interface StoredTemplate extends TemplateParts {
+  head: string;
+  tail: string;
+}
+
 /**
  * The JSON text stored and served, rendered before its revision is known: `metadata.resourceVersion` will be the
- * storage revision (`stampRevision` puts it in), the member's RV moves to annotation MEMBER_RV_ANNOTATION, and
- * apiVersion/kind are filled in when the member's list items lacked them. Rendering ahead lets the caller's thread do
- * it and the SQLite writer thread only splice the number in. Copies only the top level and metadata; the caller's
- * object is not modified.
+ * storage revision (`stampRevision` puts it in; SQLite's statements join it in themselves), the member's RV moves to
+ * annotation MEMBER_RV_ANNOTATION, and apiVersion/kind are filled in when the member's list items lacked them.
+ * Rendering ahead lets the caller's thread do it, before the number is known. Copies only the top level and
+ * metadata; the caller's object is not modified.
  */
 export function renderTemplate(u: UpsertObject, memberRv: string): StoredTemplate {
   const o: StoredJsonObject = u.object;

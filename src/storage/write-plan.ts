@@ -1,19 +1,8 @@
 // Plans one write batch, dialect-free: collapse per key, apply the RV guards, assign revisions, render objects.
 import { rowKeyString, type RowKey } from './key.js';
-import { extractColumns, isPrepared, renderTemplate, revisionText, type ObjectColumns, type StoredTemplate } from './object-columns.js';
+import { extractColumns, isPrepared, renderTemplate, revisionText, type ObjectColumns, type StoredTemplate, type TemplateParts } from './object-columns.js';
 import { deleteWins, upsertWins } from './resource-version.js';
 import type { PreparedUpsert, UpsertObject, WriteBatch } from './types.js';
-
-/**
- * A stored text without its revision whose parts are text, or UTF-8 bytes: on the SQLite writer thread they are views
- * of the one buffer a batch's texts crossed in (writer-ops.ts), and SQLite joins them to the revision itself.
- */
-export interface TemplateParts {
-  head: string | Uint8Array;
-  tail: string | Uint8Array;
-  /** UTF-8 bytes of head and tail. */
-  bytes: number;
-}
 
 type Collapsed<T = StoredTemplate> =
   | { op: 'upsert'; key: string; cols: ObjectColumns; template: T }

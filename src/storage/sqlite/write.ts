@@ -1,14 +1,14 @@
 // The SQLite write path: statements run inside one IMMEDIATE transaction per batch (in-process, so per-row
 // statements cost microseconds, not round trips).
 import { rowKeyString } from '../key.js';
-import { parseLabelsJson, revisionText } from '../object-columns.js';
+import { parseLabelsJson, revisionText, type TemplateParts } from '../object-columns.js';
 import type { ResourceType } from '../types.js';
-import { planWrite, type CollapsedBatch, type ExistingRow, type TemplateParts, type WritePlan } from '../write-plan.js';
+import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
 import { prepare } from './prepare.js';
 
 const SELECT_KEY = `SELECT id, resource_version, size, labels, uid, owner_uid, created_at FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
-// The stored text is joined here from the template's head, the revision and its tail (write-plan.ts TemplateParts):
+// The stored text is joined here from the template's head, the revision and its tail (object-columns.ts TemplateParts):
 // bytes from the writer thread's buffer are read as UTF-8 text (CAST), so no string of it is made in JavaScript.
 const OBJECT = `CAST(? AS TEXT) || ? || CAST(? AS TEXT)`;
 const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${OBJECT})`;

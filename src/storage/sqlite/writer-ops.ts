@@ -2,7 +2,8 @@
 // transaction on the thread's own connection. Requests and answers are plain data (they cross threads by copy), but
 // for a batch's stored texts, which cross in one buffer that is moved, not copied (packWrite).
 import type { ResourceType } from '../types.js';
-import type { CollapsedBatch, TemplateParts } from '../write-plan.js';
+import type { TemplateParts } from '../object-columns.js';
+import type { CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
