@@ -14,7 +14,6 @@ import { splitKey } from './prune.js';
 export interface WriteOwner {
   readonly cluster: string;
   readonly type: ResourceType;
-  readonly kind: string;
   /** Storage refused this key's write with a non-retryable error. */
   rejected(key: string, resourceVersion: string | undefined, err: unknown): void;
 }

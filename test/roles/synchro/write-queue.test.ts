@@ -43,7 +43,6 @@ class GatedWriter extends RecordingWriter {
 
 class Owner implements WriteOwner {
   readonly type = { group: '', version: 'v1', resource: 'pods' };
-  readonly kind = 'Pod';
   rejectedKeys: string[] = [];
   constructor(readonly cluster: string) {}
   rejected(key: string): void {
