@@ -35,11 +35,18 @@ afterAll(async () => {
   await storage?.close();
 });
 
+/**
+ * The deadline of the stalled lists. It must outlast starting all three of them (each reads its page before its first
+ * byte: 20 MB for the limit=1000 case), or the first is cut before the probe. At 1 s, one full CI run on a loaded
+ * machine took 1,075 ms to get the third answer started, and the probe got 200.
+ */
+const DEADLINE_MS = 3000;
+
 describe('a list whose client stops reading', () => {
   let api: TestApiserver;
   beforeAll(async () => {
     api = await startTestApiserver(storage, (o) => {
-      o.limits.requestTimeoutMs = 1000;
+      o.limits.requestTimeoutMs = DEADLINE_MS;
       o.limits.maxRequestsInflight = 3;
     });
   });
@@ -56,7 +63,7 @@ describe('a list whose client stops reading', () => {
     try {
       expect((await fetch(`${api.base}${P}/api/v1/pods?limit=1`)).status).toBe(429);
       // Past the deadline the slots are free again (the stalled handlers ended), and lists read storage normally.
-      await new Promise((r) => setTimeout(r, 1500));
+      await new Promise((r) => setTimeout(r, DEADLINE_MS + 500));
       const r = await fetch(`${api.base}${P}/api/v1/pods?limit=1`);
       expect(r.status).toBe(200);
       expect(((await r.json()) as { items: unknown[] }).items).toHaveLength(1);
