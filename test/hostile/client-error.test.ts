@@ -1,6 +1,6 @@
 // Requests the HTTP parser rejects before any handler runs still get a Kubernetes Status (API.md §4: errors are
 // always a Status), and the connection is closed; the server keeps serving.
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveStore, type ServedStore, type TestApiserver } from '../support/apiserver.js';
 import { pod } from '../support/fixtures.js';
@@ -54,4 +54,52 @@ it('a malformed request pipelined behind a valid one is answered after it, in or
   const statuses = [...out.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
   expect(statuses).toEqual([200, 400]);
   expect(out).toContain('"kind":"PodList"');
+});
+
+/** Resolves once the socket has written everything given to it so far. */
+const drained = (s: Socket): Promise<void> => new Promise((r) => (s.writableLength === 0 ? r() : s.once('drain', () => r())));
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+it('a client still sending its oversized request line when the 431 is written still gets to read the 431', async () => {
+  // The parser gives its verdict after 16 KiB and again for every later chunk. Closing at the second verdict made
+  // the kernel reset the connection on the client's next segment, and the reset threw away the unread answer.
+  const s = connect(Number(new URL(api.base).port), '127.0.0.1');
+  await new Promise((r) => s.once('connect', r));
+  s.pause();
+  let error: string | undefined;
+  s.on('error', (e: NodeJS.ErrnoException) => (error = e.code));
+  s.write(`GET /version?x=${'a'.repeat(20_000)}`);
+  await drained(s);
+  await sleep(100);
+  for (let i = 0; i < 2; i++) {
+    s.write('a'.repeat(200_000));
+    await drained(s);
+    await sleep(100);
+  }
+  let out = '';
+  s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+  s.resume();
+  await sleep(200);
+  s.destroy();
+  expect(error).toBeUndefined();
+  expect(statusOf(out).body).toMatchObject({ kind: 'Status', code: 431 });
+});
+
+it('the reading after an answer is bounded: a client that keeps sending is cut off', async () => {
+  const s = connect(Number(new URL(api.base).port), '127.0.0.1');
+  await new Promise((r) => s.once('connect', r));
+  let out = '';
+  s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+  s.on('error', () => undefined);
+  const closed = new Promise<void>((r) => s.once('close', () => r()));
+  s.write(`GET /version?x=`);
+  let sent = 0;
+  // Well past what the server reads after answering; stops as soon as the server hangs up.
+  while (!s.destroyed && sent < 64 * 1024 * 1024) {
+    if (!s.write('a'.repeat(256 * 1024))) await Promise.race([drained(s), closed]);
+    sent += 256 * 1024;
+  }
+  await closed;
+  expect(sent).toBeLessThan(64 * 1024 * 1024);
+  expect(out).toMatch(/^HTTP\/1\.1 431 /);
 });
