@@ -1,6 +1,6 @@
 // Renders stored rows as the negotiated form: kube JSON lists, meta.k8s.io Tables, PartialObjectMetadata — for lists
 // (streamed piece by piece) and for watch events. Stored JSON is passed through untouched wherever possible.
-import type { TablePrinter } from '../../kube/printers/index.js';
+import type { IncludeObject, TablePrinter } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { ListPage, StoredRow } from '../../storage/types.js';
 import type { Transform } from './negotiate.js';
@@ -25,6 +25,8 @@ export interface RenderContext {
   apiVersion: string;
   /** Needed for Table. */
   printer?: TablePrinter;
+  /** What each Table row's `object` carries (the request's includeObject; kube's default Metadata). */
+  includeObject?: IncludeObject;
   now: () => Date;
 }
 
@@ -60,7 +62,7 @@ export function listRenderer(c: RenderContext): ListRenderer {
       return {
         head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
         separator: ',',
-        item: (row) => JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now())),
+        item: (row) => JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject)),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     }
@@ -90,7 +92,7 @@ export function renderOne(c: RenderContext, row: StoredRow): unknown {
       if (!p) throw new Error('Table rendering needs a printer');
       return {
         kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: row.revision },
-        columnDefinitions: p.columns, rows: [p.row(JSON.parse(row.object) as KubeObject, c.now())],
+        columnDefinitions: p.columns, rows: [p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject)],
       };
     }
     case 'PartialObjectMetadata':
@@ -135,7 +137,7 @@ export function eventEncoder(c: RenderContext): EventEncoder {
           headersSent = true;
           object = JSON.stringify({
             kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: revision },
-            columnDefinitions: cols, rows: [p.row(JSON.parse(text) as KubeObject, c.now())],
+            columnDefinitions: cols, rows: [p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject)],
           });
           break;
         }

@@ -1,7 +1,7 @@
 // get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
-import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
+import { tableFor, type IncludeObject, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
@@ -42,7 +42,10 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     apiVersion: groupVersionString(type.group, type.version),
     now: () => new Date(),
   };
-  if (neg.transform === 'Table') rc.printer = await printerFor(type, d);
+  if (neg.transform === 'Table') {
+    rc.printer = await printerFor(type, d);
+    rc.includeObject = includeObjectPolicy(url);
+  }
   const metric = { verb: t.verb, resource: t.resource };
   const end = d.metrics.duration.startTimer(metric);
   try {
@@ -58,6 +61,17 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (t.verb !== 'watch') end();
     d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
   }
+}
+
+/**
+ * The Table option includeObject as kube-apiserver reads it: Metadata when absent or empty; kubectl asks for Object
+ * to sort by (`--sort-by`) or print (`-o custom-columns`, `-o jsonpath`) fields outside the metadata.
+ */
+function includeObjectPolicy(url: URL): IncludeObject {
+  const v = url.searchParams.get('includeObject') ?? '';
+  if (v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
 }
 
 async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {

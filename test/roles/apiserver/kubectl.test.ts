@@ -61,6 +61,14 @@ for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', o
       expect(await k.ok(['get', 'pods', '-A', '-o', 'wide'])).toMatch(/IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES/);
     });
 
+    it('--sort-by a field outside the metadata (kubectl asks for whole objects in the Table rows)', async () => {
+      const out = await k.ok(['get', 'pods', '-A', '--sort-by=.status.phase', '--no-headers']);
+      const lines = out.trim().split('\n');
+      expect(lines.length).toBe(12);
+      expect(lines[0]).toMatch(/^default\s+east\s+web-5\s+0\/1\s+Pending/);
+      expect(lines.slice(1).every((l) => /\sRunning\s/.test(l))).toBe(true);
+    });
+
     it('api-resources lists what the clusters hold', async () => {
       const out = await k.ok(['api-resources']);
       expect(out).toMatch(/^pods\s+po\s+v1\s+true\s+Pod$/m);

@@ -183,6 +183,29 @@ describe('tables', () => {
     expect(rows.map((x) => x.cells[0])).toEqual(['c1', 'c1', 'c1', 'c1', 'c2', 'c2', 'c2']);
     expect(rows[0]?.object.metadata.namespace).toBe('default');
   });
+
+  it('honours includeObject as kube-apiserver does: Object, Metadata (the default), None; anything else is a 400', async () => {
+    const T = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+    type Row = { object: { kind?: string; spec?: unknown; status?: { phase?: string }; metadata?: { name: string } } | null };
+    const rowsOf = async (q: string): Promise<Row[]> => (await get(`${P}/clusters/c1/api/v1/namespaces/default/pods${q}`, T)).body.rows as Row[];
+    // kubectl --sort-by and -o custom-columns read fields outside the metadata from the row objects.
+    const whole = await rowsOf('?includeObject=Object');
+    expect(whole.map((r) => r.object?.kind)).toEqual(['Pod', 'Pod', 'Pod', 'Pod']);
+    expect(whole.find((r) => r.object?.metadata?.name === 'db-1')?.object?.status?.phase).toBe('Pending');
+    for (const q of ['', '?includeObject=', '?includeObject=Metadata']) {
+      const rows = await rowsOf(q);
+      expect(rows.map((r) => r.object?.kind)).toEqual(['PartialObjectMetadata', 'PartialObjectMetadata', 'PartialObjectMetadata', 'PartialObjectMetadata']);
+      expect(rows[0]?.object?.spec).toBeUndefined();
+    }
+    expect((await rowsOf('?includeObject=None')).map((r) => r.object)).toEqual([null, null, null, null]);
+    const one = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/db-1?includeObject=Object`, T);
+    expect((one.body.rows as Row[])[0]?.object?.status?.phase).toBe('Pending');
+    const bad = await get(`${P}/api/v1/pods?includeObject=Everything`, T);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'unrecognized includeObject value: "Everything"' });
+    // Not a Table request: the option means nothing and is ignored, as in kube.
+    expect((await get(`${P}/api/v1/pods?includeObject=Everything`)).status).toBe(200);
+  });
 });
 
 describe('watch', () => {
