@@ -5,7 +5,7 @@ import { tableFor, type IncludeObject, type TablePrinter } from '../../kube/prin
 import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
-import type { JoinedPage, ListPage, ListQuery } from '../../storage/types.js';
+import type { JoinedPage, ListPage, ListQuery, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
@@ -17,7 +17,7 @@ import { sendObject, sendText } from './respond.js';
 import type { RequestContext } from './server.js';
 import { ClientGoneError, primed, StreamWriter } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
-import { serveWatch } from './watch.js';
+import { MAX_WATCH_MEMBERS, rowKey, serveWatch } from './watch.js';
 import type { TypeInfo } from './catalog.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
@@ -181,6 +181,17 @@ export async function streamList(res: ServerResponse, ctx: RequestContext, page:
   d.metrics.listedRows.inc({ resource }, n);
 }
 
+/** The keys of what matches a watch's filter now, for Membership; undefined past MAX_WATCH_MEMBERS. */
+async function matchingKeys(d: HandlerDeps, filter: WatchFilter, signal: AbortSignal): Promise<{ keys: Set<string>; revision: string } | undefined> {
+  const page = await d.storage.list({ ...filter, onlyMetadata: true }, signal);
+  const keys = new Set<string>();
+  for await (const row of page.rows) {
+    if (keys.size >= MAX_WATCH_MEMBERS) return undefined;
+    keys.add(rowKey(row));
+  }
+  return { keys, revision: page.revision };
+}
+
 async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
   const parsed = parse(url, t, neg);
   const w = parsed.watch;
@@ -210,6 +221,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
       bookmarkIntervalMs: d.options.watch.bookmarkIntervalMs,
       bufferBytes: d.options.limits.watchBufferBytes,
       initial: () => d.storage.list(initialQuery, ctx.signal),
+      ...(filter.labels?.length || filter.fields?.length ? { matchingKeys: () => matchingKeys(d, filter, ctx.signal) } : {}),
       encoder: eventEncoder(rc),
       contentType: neg.contentType,
     });

@@ -34,6 +34,12 @@ export interface WatchParams {
   bufferBytes: number;
   /** Lists the current state for the initial events. */
   initial: () => Promise<ListPage>;
+  /**
+   * For a filter an object can enter or leave (label and field selectors): the keys of the rows matching it now and
+   * the revision they were read at, or undefined when there are more than the watch may hold. The watch then tells
+   * the client, as kube-apiserver does, when an object starts matching (ADDED) and stops matching (DELETED).
+   */
+  matchingKeys?: () => Promise<{ keys: Set<string>; revision: string } | undefined>;
   encoder: EventEncoder;
   contentType: string;
 }
@@ -71,6 +77,55 @@ class Subscriber implements FeedSubscriber {
   }
 }
 
+/**
+ * A watch remembers at most this many objects (~100 bytes each) to report those leaving its selector; past it, it
+ * judges each change on its own state only.
+ */
+export const MAX_WATCH_MEMBERS = 250_000;
+
+/** The identity of a row within a watch (which may span several resource types). */
+export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
+
+/**
+ * What the client holds, so that a change moving an object into or out of a label or field selector reaches it as
+ * ADDED or DELETED, as kube-apiserver's watch cache sends it (it compares the object before and after; the change log
+ * keeps no object before, so the watch remembers which ones it has shown). The keys start as the objects the watch
+ * listed, or those matching when it started from a resourceVersion, read at `exactAfter`. A change at or before that
+ * revision raced with the reading and is judged on its own state alone, as without the set: one that moved an
+ * object out of the selector then is not reported, nor are those in the catch-up from an old resourceVersion.
+ */
+export class Membership {
+  constructor(private readonly keys: Set<string>, private readonly exactAfter: bigint) {}
+
+  /** The event to send for a change (undefined: none), given whether its row matches the filter; keeps the set. */
+  event(c: Change, matches: boolean): EventType | undefined {
+    const key = rowKey(c.row);
+    const known = this.keys.has(key);
+    if (c.type === 'DELETED') {
+      this.keys.delete(key);
+      return known || matches ? 'DELETED' : undefined;
+    }
+    if (BigInt(c.revision) <= this.exactAfter) {
+      if (!matches) return undefined;
+      this.keys.add(key);
+      return c.type;
+    }
+    if (matches) {
+      this.keys.add(key);
+      return known ? 'MODIFIED' : 'ADDED';
+    }
+    if (!known) return undefined;
+    this.keys.delete(key);
+    return 'DELETED';
+  }
+
+  /** An event the watch sent without asking (initial state, catch-up filtered in storage). */
+  sent(type: EventType, row: StoredRow): void {
+    if (type === 'DELETED') this.keys.delete(rowKey(row));
+    else this.keys.add(rowKey(row));
+  }
+}
+
 /** Longest delay setTimeout honours; a longer one fires after 1 ms, which would spin the loop of a watch asked to last years. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Time past its deadline a watch has to flush its last bytes before a client that is not reading is cut. */
@@ -105,16 +160,23 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     // 1. Initial state or catch-up, up to the feed head at subscription time.
     const rv = p.resourceVersion;
     let from: string;
+    let members: Membership | undefined;
     if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
       const page = await p.initial();
+      let shown = p.matchingKeys ? new Set<string>() : undefined;
       for await (const row of page.rows) {
         if (signal.aborted) return;
+        shown?.add(rowKey(row));
+        if (shown && shown.size > MAX_WATCH_MEMBERS) shown = undefined;
         await line(p.encoder.event('ADDED', row, row.revision));
       }
       from = page.revision;
+      if (shown) members = new Membership(shown, BigInt(from));
       if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
     } else {
       from = rv;
+      const m = await p.matchingKeys?.();
+      if (m) members = new Membership(m.keys, BigInt(m.revision));
     }
     sent = BigInt(from);
     while (sent < BigInt(feedHead)) {
@@ -123,7 +185,10 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', `too old resource version: ${from} (${r.oldestRevision})`) }));
         return;
       }
-      for (const c of r.changes) await line(p.encoder.event(c.type, c.row, c.revision));
+      for (const c of r.changes) {
+        members?.sent(c.type, c.row);
+        await line(p.encoder.event(c.type, c.row, c.revision));
+      }
       const next = BigInt(r.revision);
       if (next <= sent) break;
       sent = next;
@@ -142,7 +207,8 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       for (const c of batch) {
         const rev = BigInt(c.revision);
         if (rev <= sent) continue;
-        if (p.matches(c.row)) await line(p.encoder.event(c.type, c.row, c.revision));
+        const type = members ? members.event(c, p.matches(c.row)) : p.matches(c.row) ? c.type : undefined;
+        if (type) await line(p.encoder.event(type, c.row, c.revision));
         sent = rev;
       }
       if (p.allowBookmarks && Date.now() >= nextBookmark) {

@@ -1,0 +1,161 @@
+// A watch with a label or field selector reports objects entering it as ADDED and leaving it as DELETED, as
+// kube-apiserver's watch cache does, so that a label-selected informer or `kubectl get -w -l` drops an object whose
+// label changed instead of keeping it forever. Both backends, both ways a watch starts.
+import * as k8s from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Storage } from '../../../src/storage/types.js';
+import { serveStore, type ServedStore } from '../../support/apiserver.js';
+import { pod } from '../../support/fixtures.js';
+import { freshPostgresDatabase } from '../../support/postgres.js';
+
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+interface WatchEvent {
+  type: string;
+  object: { metadata: { name: string; labels?: Record<string, string>; resourceVersion: string } };
+}
+
+/** A watch stream read event by event. */
+async function openWatch(base: string, path: string): Promise<{ next: () => Promise<WatchEvent>; close: () => void }> {
+  const ac = new AbortController();
+  const res = await fetch(`${base}${path}`, { signal: ac.signal });
+  expect(res.status).toBe(200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  return {
+    next: async () => {
+      // An event that never comes fails the test in seconds, not at the test timeout.
+      const timer = setTimeout(() => ac.abort(new Error('no watch event within 10 s')), 10_000);
+      try {
+        while (!buf.includes('\n')) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error('watch ended');
+          buf += decoder.decode(value, { stream: true });
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+      const i = buf.indexOf('\n');
+      const e = JSON.parse(buf.slice(0, i)) as WatchEvent;
+      buf = buf.slice(i + 1);
+      return e;
+    },
+    close: () => ac.abort(),
+  };
+}
+
+function contract(backend: string, url: () => Promise<{ url: string; drop: () => Promise<void> }>): void {
+  describe(backend, () => {
+    let served: ServedStore;
+    let storage: Storage;
+    let drop: (() => Promise<void>) | undefined;
+    let rv = 1000;
+    /** Writes a pod of cluster c1, namespace sel, as its member would: each write a newer resourceVersion. */
+    const put = (name: string, labels: Record<string, string>, phase = 'Running'): Promise<unknown> =>
+      storage.write({ upserts: [pod('c1', 'sel', name, { labels, phase, rv: String(++rv) })], deletes: [] });
+    const remove = (name: string): Promise<unknown> =>
+      storage.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'sel', name }] });
+
+    beforeAll(async () => {
+      const target = await url();
+      drop = target.drop;
+      served = await serveStore([], { c1: true }, target.url);
+      storage = served.storage;
+    });
+
+    afterAll(async () => {
+      await served?.stop();
+      await drop?.();
+    });
+
+    for (const start of ['from a resourceVersion', 'with its initial state'] as const) {
+      it(`labelSelector, ${start}: entering is ADDED, changing inside is MODIFIED, leaving is DELETED, outside is silent`, async () => {
+        const tag = start.startsWith('from') ? 'rv' : 'init';
+        const [a, b, c] = [`${tag}-a`, `${tag}-b`, `${tag}-c`];
+        await put(a, { app: tag });
+        await put(b, { app: 'other' });
+        await put(c, { app: 'other' });
+        const selector = `labelSelector=${encodeURIComponent(`app=${tag}`)}`;
+        const w = await openWatch(served.api.base, start.startsWith('from')
+          ? `${P}/api/v1/namespaces/sel/pods?watch=true&${selector}&resourceVersion=${await storage.currentRevision()}`
+          : `${P}/api/v1/namespaces/sel/pods?watch=true&${selector}`);
+        try {
+          if (tag === 'init') expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: a } } });
+          await put(b, { app: tag });
+          expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: b } } });
+          await put(a, { app: tag, extra: 'yes' });
+          expect(await w.next()).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: a, labels: { extra: 'yes' } } } });
+          await put(a, { app: 'other' });
+          expect(await w.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: a, labels: { app: 'other' } } } });
+          // Changes outside the selector, and the deletion of an object that left it, are not the client's business.
+          await put(a, { app: 'other', again: 'yes' });
+          await put(c, { app: 'other', again: 'yes' });
+          await remove(a);
+          await remove(b);
+          expect(await w.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: b } } });
+          // An object that comes back into the selector is new to the client again.
+          await put(c, { app: tag });
+          expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: c } } });
+        } finally {
+          w.close();
+        }
+      });
+    }
+
+    it('fieldSelector status.phase=Pending: a pod that starts running leaves the watch, one that goes back enters it', async () => {
+      await put('f-1', { app: 'f' }, 'Pending');
+      const w = await openWatch(served.api.base, `${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
+      try {
+        await put('f-1', { app: 'f' }, 'Running');
+        expect(await w.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'f-1' } } });
+        await put('f-1', { app: 'f' }, 'Pending');
+        expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'f-1' } } });
+      } finally {
+        w.close();
+      }
+    });
+
+    it('a label-selected @kubernetes/client-node informer drops a pod whose label no longer matches', async () => {
+      await put('inf-1', { app: 'inf' });
+      await put('inf-2', { app: 'inf' });
+      const kc = new k8s.KubeConfig();
+      kc.loadFromOptions({
+        // Plain HTTP on loopback; client-node asks skipTLSVerify to allow it.
+        clusters: [{ name: 'cp', server: `${served.api.base}${P}/clusters/c1`, skipTLSVerify: true }],
+        users: [{ name: 'u' }], contexts: [{ name: 'cp', cluster: 'cp', user: 'u' }], currentContext: 'cp',
+      });
+      const core = kc.makeApiClient(k8s.CoreV1Api);
+      const informer = k8s.makeInformer(kc, '/api/v1/namespaces/sel/pods', () => core.listNamespacedPod({ namespace: 'sel', labelSelector: 'app=inf' }), 'app=inf');
+      const deleted: string[] = [];
+      informer.on('delete', (p) => deleted.push(p.metadata?.name ?? ''));
+      await informer.start();
+      try {
+        const names = (): string[] => informer.list().map((p) => p.metadata?.name ?? '').sort();
+        expect(names()).toEqual(['inf-1', 'inf-2']);
+        await put('inf-1', { app: 'retired' });
+        const deadline = Date.now() + 10_000;
+        while (Date.now() < deadline && names().length > 1) await new Promise((r) => setTimeout(r, 50));
+        expect(names()).toEqual(['inf-2']);
+        expect(deleted).toEqual(['inf-1']);
+      } finally {
+        await informer.stop();
+      }
+    });
+
+    it('a watch without selectors reports every change as it is', async () => {
+      const w = await openWatch(served.api.base, `${P}/api/v1/namespaces/sel/pods?watch=true&resourceVersion=${await storage.currentRevision()}`);
+      try {
+        await put('plain-1', { app: 'x' });
+        expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'plain-1' } } });
+        await put('plain-1', { app: 'y' });
+        expect(await w.next()).toMatchObject({ type: 'MODIFIED', object: { metadata: { name: 'plain-1', labels: { app: 'y' } } } });
+      } finally {
+        w.close();
+      }
+    });
+  });
+}
+
+contract('sqlite', async () => ({ url: 'sqlite::memory:', drop: async () => {} }));
+contract('postgres', () => freshPostgresDatabase('cp_watch_sel'));
