@@ -11,7 +11,8 @@ import { parseListOptions } from './list-options.js';
 import { negotiate } from './negotiate.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
-import { pageMeta } from './render.js';
+import { pageMeta, type ListRenderer } from './render.js';
+import { yamlListRenderer } from './render-yaml.js';
 import { primed, StreamWriter } from './stream-writer.js';
 
 const API_VERSION = 'clusterpedia.io/v1beta1';
@@ -73,33 +74,43 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
     const k = `${r.group}/${r.version}/${r.resource}`;
     if (!seen.has(k)) seen.set(k, { group: r.group, version: r.version, kind: r.kind, resource: r.resource });
   };
+  const now = new Date();
+  const json: ListRenderer = neg.transform === 'Table'
+    ? {
+      head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`,
+      separator: ',',
+      item: (row) => {
+        note(row);
+        return JSON.stringify(collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }).rows[0]);
+      },
+      tail: () => `],"metadata":${JSON.stringify(meta())}}`,
+    }
+    : {
+      head: () => `{"apiVersion":"${API_VERSION}","kind":"CollectionResource","metadata":{"name":${JSON.stringify(def.name)}},"items":[`,
+      separator: ',',
+      item: (row) => {
+        note(row);
+        return row.bytes ?? row.object;
+      },
+      tail: () => {
+        const m = meta();
+        const trailer: Record<string, unknown> = { resourceTypes: [...seen.values()] };
+        if (m.continue) trailer.continue = m.continue;
+        if (m.remainingItemCount !== undefined) trailer.remainingItemCount = m.remainingItemCount;
+        return `],${JSON.stringify(trailer).slice(1)}`;
+      },
+    };
+  // YAML streams item by item like JSON (it used to be JSON under a YAML content type).
+  const r = neg.wire === 'yaml' ? yamlListRenderer(json) : json;
   const rows = await primed(page.rows);
   res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
   const out = new StreamWriter(res);
-  if (neg.transform === 'Table') {
-    const now = new Date();
-    await out.write(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`);
-    let first = true;
-    for await (const row of rows) {
-      note(row);
-      const [r] = collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }).rows;
-      await out.write((first ? '' : ',') + JSON.stringify(r));
-      first = false;
-    }
-    await out.end(`],"metadata":${JSON.stringify(meta())}}`);
-    return;
-  }
-  await out.write(`{"apiVersion":"${API_VERSION}","kind":"CollectionResource","metadata":{"name":${JSON.stringify(def.name)}},"items":[`);
+  await out.write(r.head());
   let first = true;
   for await (const row of rows) {
-    note(row);
-    if (!first) await out.write(',');
-    await out.write(row.bytes ?? row.object);
+    if (!first) await out.write(r.separator);
+    await out.write(r.item(row));
     first = false;
   }
-  const m = meta();
-  const trailer: Record<string, unknown> = { resourceTypes: [...seen.values()] };
-  if (m.continue) trailer.continue = m.continue;
-  if (m.remainingItemCount !== undefined) trailer.remainingItemCount = m.remainingItemCount;
-  await out.end(`],${JSON.stringify(trailer).slice(1)}`);
+  await out.end(r.tail(meta()));
 }
