@@ -14,6 +14,7 @@ export const PEDIACLUSTER_COLUMNS: PrinterColumn[] = [
   { name: 'Validated', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'Validated')].reason" },
   { name: 'SynchroRunning', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'SynchroRunning')].reason" },
   { name: 'ClusterHealthy', type: 'string', priority: 10, jsonPath: ".status.conditions[?(@.type == 'ClusterHealthy')].reason" },
+  { name: 'ShardingName', type: 'string', priority: 10, jsonPath: '.status.shardingName' },
 ];
 
 /** Spec fields that carry credentials: never served, whatever the record holds. */

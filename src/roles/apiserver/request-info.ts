@@ -80,7 +80,7 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
   if (path === pc) return { kind: 'pediacluster', verb: watch ? 'watch' : 'list' };
   if (path.startsWith(`${pc}/`)) {
     const rest = segments(path.slice(pc.length));
-    if (rest.length === 1) return { kind: 'pediacluster', name: rest[0], verb: 'get' };
+    if (rest.length === 1) return { kind: 'pediacluster', name: rest[0], verb: watch ? 'watch' : 'get' };
   }
   return { kind: 'notFound' };
 }

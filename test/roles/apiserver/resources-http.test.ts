@@ -237,3 +237,24 @@ describe('watch', () => {
     ac.abort();
   });
 });
+
+describe('pediaclusters (clusters from a file)', () => {
+  const PC = '/apis/cluster.clusterpedia.io/v1alpha2';
+  it('are read-only: discovery offers get and list, and a watch of the list or of one is a 405 Status', async () => {
+    const disc = await get(PC);
+    expect(disc.body.resources).toEqual([{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list'] }]);
+    for (const path of [`${PC}/pediaclusters?watch=true`, `${PC}/pediaclusters/c1?watch=true`]) {
+      const r = await get(path);
+      expect(r.status, path).toBe(405);
+      expect(r.body).toMatchObject({ kind: 'Status', code: 405, reason: 'MethodNotAllowed' });
+    }
+    expect((await get(`${PC}/pediaclusters/c1`)).body).toMatchObject({ kind: 'PediaCluster', metadata: { name: 'c1' } });
+  });
+
+  it('print the CRD columns, ShardingName among the wide ones', async () => {
+    const t = await get(`${PC}/pediaclusters`, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
+    const cols = t.body.columnDefinitions as { name: string; priority: number }[];
+    expect(cols.map((c) => c.name)).toEqual(['Name', 'Ready', 'Version', 'APIServer', 'Validated', 'SynchroRunning', 'ClusterHealthy', 'ShardingName']);
+    expect(cols.find((c) => c.name === 'ShardingName')?.priority).toBe(10);
+  });
+});
