@@ -7,43 +7,9 @@ import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore } from '../../support/apiserver.js';
 import { pod } from '../../support/fixtures.js';
 import { freshPostgresDatabase } from '../../support/postgres.js';
+import { openWatch } from '../../support/watch-stream.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
-
-interface WatchEvent {
-  type: string;
-  object: { metadata: { name: string; labels?: Record<string, string>; resourceVersion: string } };
-}
-
-/** A watch stream read event by event. */
-async function openWatch(base: string, path: string): Promise<{ next: () => Promise<WatchEvent>; close: () => void }> {
-  const ac = new AbortController();
-  const res = await fetch(`${base}${path}`, { signal: ac.signal });
-  expect(res.status).toBe(200);
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buf = '';
-  return {
-    next: async () => {
-      // An event that never comes fails the test in seconds, not at the test timeout.
-      const timer = setTimeout(() => ac.abort(new Error('no watch event within 10 s')), 10_000);
-      try {
-        while (!buf.includes('\n')) {
-          const { value, done } = await reader.read();
-          if (done) throw new Error('watch ended');
-          buf += decoder.decode(value, { stream: true });
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-      const i = buf.indexOf('\n');
-      const e = JSON.parse(buf.slice(0, i)) as WatchEvent;
-      buf = buf.slice(i + 1);
-      return e;
-    },
-    close: () => ac.abort(),
-  };
-}
 
 function contract(backend: string, url: () => Promise<{ url: string; drop: () => Promise<void> }>): void {
   describe(backend, () => {
@@ -77,9 +43,9 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
         await put(b, { app: 'other' });
         await put(c, { app: 'other' });
         const selector = `labelSelector=${encodeURIComponent(`app=${tag}`)}`;
-        const w = await openWatch(served.api.base, start.startsWith('from')
-          ? `${P}/api/v1/namespaces/sel/pods?watch=true&${selector}&resourceVersion=${await storage.currentRevision()}`
-          : `${P}/api/v1/namespaces/sel/pods?watch=true&${selector}`);
+        const w = await openWatch(start.startsWith('from')
+          ? `${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&${selector}&resourceVersion=${await storage.currentRevision()}`
+          : `${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&${selector}`);
         try {
           if (tag === 'init') expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: a } } });
           await put(b, { app: tag });
@@ -105,7 +71,7 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
 
     it('fieldSelector status.phase=Pending: a pod that starts running leaves the watch, one that goes back enters it', async () => {
       await put('f-1', { app: 'f' }, 'Pending');
-      const w = await openWatch(served.api.base, `${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
+      const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
       try {
         await put('f-1', { app: 'f' }, 'Running');
         expect(await w.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'f-1' } } });
@@ -144,7 +110,7 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
     });
 
     it('a watch without selectors reports every change as it is', async () => {
-      const w = await openWatch(served.api.base, `${P}/api/v1/namespaces/sel/pods?watch=true&resourceVersion=${await storage.currentRevision()}`);
+      const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&resourceVersion=${await storage.currentRevision()}`);
       try {
         await put('plain-1', { app: 'x' });
         expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'plain-1' } } });
