@@ -38,7 +38,8 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--watch-poll-interval <duration>', 'how often watches poll the change log when not notified').argParser(parseDuration).default(d.watch.pollIntervalMs, '250ms'))
     .addOption(option('--change-log-retention <revisions>', 'revisions kept in the change log for watch resume').argParser(parseNonNegativeInt).default(d.changeLog.revisions))
     .addOption(option('--change-log-max-age <duration>', 'age after which change-log entries are compacted').argParser(parseDuration).default(d.changeLog.maxAgeMs, '1h'))
-    .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'));
+    .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'))
+    .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'));
 }
 
 export interface ApiserverFlags {
@@ -72,6 +73,7 @@ export interface ApiserverFlags {
   changeLogRetention: number;
   changeLogMaxAge: number;
   shutdownGracePeriod: number;
+  allowParameterizedSqlQuery?: boolean;
 }
 
 /** Maps parsed flags to the options tree. */
@@ -101,6 +103,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     watch: { ...d.watch, pollIntervalMs: f.watchPollInterval, maxTimeoutSeconds: f.minRequestTimeout * 2 },
     changeLog: { revisions: f.changeLogRetention, maxAgeMs: f.changeLogMaxAge },
     shutdownGraceMs: f.shutdownGracePeriod,
+    allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
   };
   if (f.tlsCertFile) o.serving.tlsCertFile = f.tlsCertFile;
   if (f.tlsPrivateKeyFile) o.serving.tlsPrivateKeyFile = f.tlsPrivateKeyFile;

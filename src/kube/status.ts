@@ -5,8 +5,9 @@ export type StatusReason =
   | 'Conflict' | 'Gone' | 'Expired' | 'Invalid' | 'TooManyRequests' | 'InternalError'
   | 'ServiceUnavailable' | 'Timeout' | 'AlreadyExists' | 'UnsupportedMediaType' | 'RequestEntityTooLarge' | '';
 
+/** metav1.StatusCause as it is marshalled: its Type is the JSON key `reason`. */
 export interface StatusCause {
-  type?: string;
+  reason?: string;
   message?: string;
   field?: string;
 }

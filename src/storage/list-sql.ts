@@ -2,7 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
-import type { ListQuery, OwnerFilter, SetFilter, TypeFilter } from './types.js';
+import type { ListQuery, OwnerFilter, SetFilter, SqlParam, TypeFilter, WhereSql } from './types.js';
 
 /** SQL expressions for the columns a filter reads (a resources row, or a change entry joined to its row). */
 export interface ColumnRefs {
@@ -34,7 +34,7 @@ export function resourceColumns(alias: string): ColumnRefs {
   };
 }
 
-type Filter = Pick<ListQuery, 'types' | 'clusters' | 'namespaces' | 'names' | 'labels' | 'fields' | 'fuzzyNames' | 'since' | 'before' | 'owner'>;
+type Filter = Pick<ListQuery, 'types' | 'clusters' | 'namespaces' | 'names' | 'labels' | 'fields' | 'fuzzyNames' | 'since' | 'before' | 'owner' | 'where'>;
 
 /**
  * Every condition of `q`, to be ANDed. Label requirements are evaluated on the labels JSON, except
@@ -55,7 +55,27 @@ export function filterConditions(d: QueryDialect, q: Filter, c: ColumnRefs, driv
     const owner = ownerCondition(d, q.owner, q, c);
     if (owner) out.push(owner);
   }
+  if (q.where) out.push(whereCondition(d, q.where, c));
   return out;
+}
+
+/**
+ * A caller's condition, on a subquery of the resources table of its own: its column names mean that table's
+ * whatever the shape of the outer query, and the text (checked to be one expression) is parenthesised there.
+ */
+function whereCondition(d: QueryDialect, w: WhereSql, c: ColumnRefs): SQL {
+  const one = (v: string | number | boolean | null): SQL => sql`${typeof v === 'boolean' ? d.bool(v) : v}`;
+  const bound = (p: SqlParam): SQL => {
+    if (!Array.isArray(p)) return one(p);
+    return p.length === 0 ? sql`(NULL)` : sql`(${sql.join(p.map(one), sql`, `)})`;
+  };
+  const parts: SQL[] = [];
+  w.pieces.forEach((piece, i) => {
+    parts.push(sql.raw(piece));
+    const p = w.params[i];
+    if (i < w.params.length && p !== undefined) parts.push(bound(p));
+  });
+  return sql`${c.id} IN (SELECT id FROM resources WHERE (${sql.join(parts, sql``)}))`;
 }
 
 export function and(conds: SQL[]): SQL {

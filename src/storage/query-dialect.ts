@@ -46,4 +46,6 @@ export interface QueryDialect {
    * until the page is full (ListStatements.chain), rather than one scan with `cluster IN (…)`.
    */
   readonly scanPerCluster: boolean;
+  /** A boolean as the driver binds it (better-sqlite3 takes no booleans: 1 and 0, as SQLite stores them). */
+  bool(v: boolean): boolean | number;
 }

@@ -157,8 +157,22 @@ export type TypeFilter =
   | { kind: 'all' };
 
 /** The whole query model of API.md §4, already parsed and validated. */
+/** A bound value of a SQL filter; an array fills `IN ?` as a parenthesised list. */
+export type SqlParam = string | number | boolean | null | (string | number | boolean | null)[];
+
+/**
+ * A caller's SQL condition on the `resources` table (the apiserver's --allow-parameterized-sql-query), checked to be
+ * one expression: its text cut at the placeholders, and one value per placeholder.
+ */
+export interface WhereSql {
+  pieces: string[];
+  params: SqlParam[];
+}
+
 export interface ListQuery {
   types: TypeFilter;
+  /** Rows for which this condition holds, evaluated on the resources table alone. */
+  where?: WhereSql;
   clusters?: SetFilter;
   namespaces?: SetFilter;
   names?: SetFilter;

@@ -8,7 +8,8 @@ import type { StoredRow, TypeFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
-import { negotiate } from './negotiate.js';
+import { negotiate, type Negotiated } from './negotiate.js';
+import { whereSqlError } from './where-sql.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
 import { pageMeta, type ListRenderer } from './render.js';
@@ -55,7 +56,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   }
   const def = defs.find((c) => c.name === t.name);
   if (!def) throw notFound(`collectionresources.clusterpedia.io "${t.name}" not found`, { name: t.name, group: 'clusterpedia.io', kind: 'collectionresources' });
-  const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly: neg.transform === 'Table' };
+  const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly: neg.transform === 'Table', allowSql: d.options.allowParameterizedSqlQuery };
   if (def.types) input.types = def.types;
   const parsed = parseListOptions(input);
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
@@ -65,7 +66,16 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   const capped = (parsed.query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;
   if (neg.transform === 'none') parsed.query.objectBytes = true; // copied to the socket as stored
-  const page = await d.storage.list(parsed.query, ctx.signal);
+  try {
+    await sendCollection(res, def, parsed, neg, capped, d, ctx.signal);
+  } catch (e: unknown) {
+    throw whereSqlError(e, parsed.query.where);
+  }
+}
+
+async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: ReturnType<typeof parseListOptions>, neg: Negotiated,
+  capped: boolean, d: HandlerDeps, signal: AbortSignal): Promise<void> {
+  const page = await d.storage.list(parsed.query, signal);
   const meta = (): ListMeta => pageMeta(page, parsed.withContinue !== false || capped);
 
   // resourceTypes lists the distinct types of the returned items in first-seen order (reference §1.6).

@@ -1,4 +1,5 @@
 // URL query of a list/watch request → the parsed query model (ListQuery) plus kube's list options (API.md §4).
+import { parseWhereSql } from './where-sql.js';
 import { badRequest } from '../../kube/status.js';
 import { isSelectorError, parseInt64 } from '../../kube/selector-syntax.js';
 import { parseLabelSelector } from '../../kube/label-selector.js';
@@ -17,6 +18,8 @@ interface InputBase {
    * resource): onlyMetadata is forced on.
    */
   metadataOnly?: boolean;
+  /** --allow-parameterized-sql-query: whereSQLStatement is honoured (else every whereSQL key is ignored). */
+  allowSql?: boolean;
 }
 
 /** A list/watch under `/apis/clusterpedia.io/v1beta1/resources[/clusters/<c>]/…`: one GVR. */
@@ -206,6 +209,12 @@ export function parseListOptions(input: ListOptionsInput): ParsedListOptions {
     }
   }
   if (labels.fuzzyNames?.length) q.fuzzyNames = labels.fuzzyNames;
+  const where = parseWhereSql(query, input.allowSql === true);
+  if (where) {
+    // Live changes are matched in JS, where SQL cannot be evaluated.
+    if (kube.watch) throw badRequest('watch: whereSQLStatement is not supported with watch=true');
+    q.where = where;
+  }
 
   const orderbyParam = firstParam(query, 'orderby')?.trim();
   const orderBy = orderbyParam ? parseOrderByParam(orderbyParam) : labels.orderby ? parseOrderByLabel(labels.orderby) : undefined;

@@ -78,6 +78,8 @@ export interface ApiserverOptions {
   changeLog: { revisions: number; maxAgeMs: number };
   /** Time allowed for in-flight lists to finish on shutdown, milliseconds. */
   shutdownGraceMs: number;
+  /** Honour whereSQLStatement (Clusterpedia's AllowParameterizedSQLQuery gate): any reader may then run SQL. */
+  allowParameterizedSqlQuery: boolean;
 }
 
 export function defaultApiserverOptions(): ApiserverOptions {
@@ -98,5 +100,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     watch: { pollIntervalMs: 250, bookmarkIntervalMs: 60_000, maxTimeoutSeconds: 1800 },
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
+    allowParameterizedSqlQuery: false,
   };
 }

@@ -18,6 +18,7 @@ import type { RequestContext } from './server.js';
 import { ClientGoneError, primed, StreamWriter } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch } from './watch.js';
+import { whereSqlError } from './where-sql.js';
 import type { TypeInfo } from './catalog.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
@@ -93,10 +94,11 @@ async function get(res: ServerResponse, t: ResourceRequest, type: TypeInfo, neg:
   else sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
 }
 
-function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof parseListOptions> {
+function parse(url: URL, t: ResourceRequest, neg: Negotiated, d: HandlerDeps): ReturnType<typeof parseListOptions> {
   const input: Parameters<typeof parseListOptions>[0] = {
     mode: 'resources', query: url.searchParams, group: t.group, version: t.version, resource: t.resource,
     metadataOnly: neg.transform === 'PartialObjectMetadata' || neg.transform === 'PartialObjectMetadataList',
+    allowSql: d.options.allowParameterizedSqlQuery,
   };
   if (t.cluster !== undefined) input.pathCluster = t.cluster;
   if (t.namespace !== undefined) input.pathNamespace = t.namespace;
@@ -104,7 +106,7 @@ function parse(url: URL, t: ResourceRequest, neg: Negotiated): ReturnType<typeof
 }
 
 async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
-  const parsed = parse(url, t, neg);
+  const parsed = parse(url, t, neg, d);
   const query: ListQuery = { ...parsed.query };
   // Reference §2.11: built-in kinds only. Unlike Clusterpedia, metadata-only lists keep them (they are metadata).
   const injectEvents = parsed.injectEvents && isBuiltinGroup(t.group) && neg.transform !== 'Table';
@@ -117,16 +119,20 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) query.limit = d.options.limits.maxPageSize;
   const withContinue = parsed.withContinue !== false || capped;
-  if (query.objectBytes && d.storage.listJoined) {
-    // A page read at once comes as a few buffers of joined objects: no row objects, no copies on the way out.
-    const joined = await d.storage.listJoined(query, ctx.signal);
-    if (joined) return sendJoined(res, joined, neg, rc, withContinue, t.resource, d);
+  try {
+    if (query.objectBytes && d.storage.listJoined) {
+      // A page read at once comes as a few buffers of joined objects: no row objects, no copies on the way out.
+      const joined = await d.storage.listJoined(query, ctx.signal);
+      if (joined) return await sendJoined(res, joined, neg, rc, withContinue, t.resource, d);
+    }
+    const listed = await d.storage.list(query, ctx.signal);
+    const page = injectEvents ? { ...listed, rows: withInvolvedEvents(listed.rows, d.storage) } : listed;
+    // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
+    // would take the first page for the whole list.
+    await streamList(res, ctx, page, neg, rc, withContinue, t.resource, d);
+  } catch (e: unknown) {
+    throw whereSqlError(e, query.where);
   }
-  const listed = await d.storage.list(query, ctx.signal);
-  const page = injectEvents ? { ...listed, rows: withInvolvedEvents(listed.rows, d.storage) } : listed;
-  // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
-  // would take the first page for the whole list.
-  await streamList(res, ctx, page, neg, rc, withContinue, t.resource, d);
 }
 
 /** A JSON list of objects as stored, from a joined page: the envelope around the buffers storage gave. */
@@ -193,7 +199,7 @@ async function matchingKeys(d: HandlerDeps, filter: WatchFilter, signal: AbortSi
 }
 
 async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
-  const parsed = parse(url, t, neg);
+  const parsed = parse(url, t, neg, d);
   const w = parsed.watch;
   if (!w) throw badRequest('watch: missing watch options');
   const filter = { ...w.filter };

@@ -77,6 +77,7 @@ export const postgresQuery: QueryDialect = {
   // (list-page.ts), 200,000 pods in 100 clusters (2026-11-30): a 500-row page of clusters 97 and 98 83 → 34 ms, of
   // clusters 90–99 74 → 26 ms, of all 100 17 → 25 ms; unlimited, 10 of the 100, first row 886 → 17 ms.
   scanPerCluster: true,
+  bool: (v) => v,
   // postgres.js decodes every text column; bytes would have to come as bytea, hex-encoded on the wire: text it is.
   objectText(doc, onlyMetadata) {
     if (!onlyMetadata) return sql`(${doc})::text`;

@@ -51,6 +51,7 @@ export const sqliteQuery: QueryDialect = {
   },
   // SQLite walks `cluster IN (…)` on resources_key value by value, in order: one scan already reads only the page.
   scanPerCluster: false,
+  bool: (v) => (v ? 1 : 0),
   objectText(doc, onlyMetadata, bytes) {
     const text = onlyMetadata ? sql`json_object('apiVersion', ${doc} -> '$.apiVersion', 'kind', ${doc} -> '$.kind', 'metadata', ${doc} -> '$.metadata')` : doc;
     // A TEXT value CAST to BLOB is the same UTF-8 bytes; better-sqlite3 returns a BLOB as a Buffer.
