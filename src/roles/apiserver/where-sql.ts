@@ -13,32 +13,34 @@ const JSON_PARAMS = 'whereSQLJSONParams';
 const fieldInvalid = (field: string, value: string, detail: string): Error =>
   invalid(`${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field }]);
 
+/** Outside quotes: other quoting (PostgreSQL $$…$$, SQLite `…` and […]), escapes, blocks and statement ends. */
+const FORBIDDEN = new Set(['$', '`', '[', ']', '\\', '{', '}', ';']);
+
 /**
  * The statement cut at its placeholders (one more piece than placeholders), or the reason it is not one expression.
- * Quotes: '…' with '' and "…" with "".
+ * Its quoting is limited to what both databases read alike — '…' with '' inside, "…" with "" inside, no prefix
+ * (E'…', U&'…'), no backslash — so that the parentheses this check balances are those the database sees.
  */
 function pieces(statement: string): string[] | string {
   let depth = 0;
   const out: string[] = [];
   let from = 0;
   for (let i = 0; i < statement.length; i++) {
-    const ch = statement[i];
+    const ch = statement[i] ?? '';
     const next = statement[i + 1];
     if (ch === "'" || ch === '"') {
-      const close = statement.indexOf(ch, i + 1);
-      if (close < 0) return 'unterminated quote';
-      i = close;
+      if (i > 0 && /[A-Za-z0-9_&]/.test(statement[i - 1] ?? '')) return 'prefixed quotes (E\'…\', U&\'…\', X\'…\') are not allowed';
+      let close = statement.indexOf(ch, i + 1);
       // A doubled quote continues the same literal.
-      while (statement[i + 1] === ch) {
-        const again = statement.indexOf(ch, i + 2);
-        if (again < 0) return 'unterminated quote';
-        i = again;
-      }
+      while (close >= 0 && statement[close + 1] === ch) close = statement.indexOf(ch, close + 2);
+      if (close < 0) return 'unterminated quote';
+      if (statement.slice(i, close).includes('\\')) return 'backslashes are not allowed';
+      i = close;
       continue;
     }
     if (ch === ';') return 'more than one statement (";")';
     if ((ch === '-' && next === '-') || (ch === '/' && next === '*')) return 'comments are not allowed';
-    if (ch === '$' && next !== undefined && /\d/.test(next)) return 'positional parameters ($1) are not allowed; use ?';
+    if (FORBIDDEN.has(ch)) return `${JSON.stringify(ch)} is not allowed outside quotes`;
     if (ch === '(') depth++;
     if (ch === ')' && --depth < 0) return 'unbalanced parentheses';
     if (ch === '?') {

@@ -76,6 +76,7 @@ function contract(backend: string, target: () => Promise<{ url: string; drop: ()
 
     it('a quoted ? is text, not a placeholder; the raw whereSQL is never honoured', async () => {
       expect(await names(allowed, `${stmt("name <> 'what?' AND name = ?")}&whereSQLParam=web-1`)).toEqual(['c1/web-1', 'c2/web-1']);
+      expect(await names(allowed, `${stmt("name <> 'it''s (' AND (name = ?)")}&whereSQLParam=db-1`)).toEqual(['c1/db-1', 'c2/db-1']);
       expect(await names(allowed, `whereSQL=${encodeURIComponent("name = 'db-1'")}`)).toHaveLength(6);
     });
 
@@ -93,7 +94,13 @@ function contract(backend: string, target: () => Promise<{ url: string; drop: ()
       ['a second statement', `${stmt("1=1; DELETE FROM resources")}`, 422, /more than one statement/],
       ['a comment', `${stmt('name = ? -- and the rest')}&whereSQLParam=x`, 422, /comments are not allowed/],
       ['an unterminated quote', `${stmt("name = 'x")}`, 422, /unterminated quote/],
-      ['positional parameters', `${stmt('name = $1')}`, 422, /positional parameters/],
+      ['positional parameters', `${stmt('name = $1')}`, 422, /"\$" is not allowed outside quotes/],
+      // Quoting one database reads differently from this check would hide parentheses from it.
+      ['PostgreSQL dollar quotes', `${stmt('$$(($$ )) OR 1=1 OR (( $$))$$')}`, 422, /"\$" is not allowed outside quotes/],
+      ['an E-string', `${stmt("name = E'\\'' ) OR (1=1 OR name = '")}`, 422, /prefixed quotes/],
+      ['a backslash in a literal', `${stmt("name = '\\'")}`, 422, /backslashes are not allowed/],
+      ['SQLite bracket quoting', `${stmt('[(] = 1')}`, 422, /"\[" is not allowed outside quotes/],
+      ['SQLite backtick quoting', `${stmt('`(` = 1')}`, 422, /"`" is not allowed outside quotes/],
       ['a column the table does not have', `${stmt('no_such_column = ?')}&whereSQLParam=x`, 400, /^whereSQLStatement: the database rejected the query: /],
       ['with watch=true', `${stmt('name = ?')}&whereSQLParam=x&watch=true`, 400, /^watch: whereSQLStatement is not supported with watch=true$/],
     ])('%s: %s', async (_what, query, code, message) => {
