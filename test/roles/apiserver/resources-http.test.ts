@@ -63,6 +63,27 @@ describe('discovery', () => {
     expect(r.status).toBe(404);
     expect(r.body.kind).toBe('Status');
   });
+
+  it('answers a cluster prefix with nothing after it with a 404 Status (reference §1.2)', async () => {
+    for (const p of [`${P}/clusters`, `${P}/clusters/`, `${P}/clusters/c1`, `${P}/clusters/c1/`]) {
+      const r = await get(p);
+      expect(r.status, p).toBe(404);
+      expect(r.body, p).toMatchObject({ kind: 'Status', code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    }
+  });
+
+  it('describes clusterpedia.io/v1beta1: resources (a prefix, no verbs) and collectionresources (get, list)', async () => {
+    const r = await get('/apis/clusterpedia.io/v1beta1');
+    expect(r.body).toMatchObject({ kind: 'APIResourceList', groupVersion: 'clusterpedia.io/v1beta1' });
+    const resources = r.body.resources as { name: string; namespaced: boolean; kind: string; verbs: string[] }[];
+    expect(resources.map((x) => [x.name, x.kind, x.namespaced, x.verbs])).toEqual([
+      ['resources', 'Resources', false, []],
+      ['collectionresources', 'CollectionResource', false, ['get', 'list']],
+    ]);
+    const groups = await get('/apis');
+    const names = (groups.body.groups as { name: string; preferredVersion: { groupVersion: string } }[]).map((g) => `${g.name} ${g.preferredVersion.groupVersion}`);
+    expect(names).toContain('clusterpedia.io clusterpedia.io/v1beta1');
+  });
 });
 
 describe('list and get', () => {
