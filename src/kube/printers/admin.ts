@@ -1,6 +1,6 @@
 // Cluster administration kinds: ports of printRoleBinding, printClusterRoleBinding, printPriorityClass,
 // printRuntimeClass, printLease, the webhook configuration printers, printCertificateSigningRequest,
-// and kube-aggregator's APIService convertor.
+// printClusterTrustBundle, and kube-aggregator's APIService convertor.
 
 import { AGE_COLUMN, NAME_COLUMN, ageOf, column, nameOf, wide } from './columns.js';
 import { DOC } from './descriptions.js';
@@ -116,6 +116,14 @@ export const certificateSigningRequestPrinter: ResourcePrinter = {
       seconds === undefined ? '<none>' : humanDuration(seconds * 1000),
       csrStatus(o),
     ];
+  },
+};
+
+/** ClusterTrustBundles print no Age column in kube 1.32. */
+export const clusterTrustBundlePrinter: ResourcePrinter = {
+  columns: [NAME_COLUMN, column('SignerName', 'string', DOC.ctbSignerName)],
+  cells(o) {
+    return [nameOf(o), str(at(o, 'spec', 'signerName')) || '<none>'];
   },
 };
 

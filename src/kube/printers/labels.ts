@@ -1,6 +1,6 @@
 // Label maps and selectors rendered as kube's labels package and metav1 helpers render them.
 
-import { isObject, objects, str, strings } from './fields.js';
+import { isObject, objects, str, stringMap, strings, type JsonObject } from './fields.js';
 
 /** Port of labels.Set.String: `k=v` pairs sorted by key, comma-joined ('' for none). */
 export function labelSetString(labels: Record<string, string>): string {
@@ -76,6 +76,22 @@ export function formatLabelSelector(selector: unknown): string {
   const s = selectorString(selector);
   if (s === undefined) return '<error>';
   return s === '' ? '<none>' : s;
+}
+
+/**
+ * Port of the gogo-protobuf String() of a *metav1.LabelSelector (not the selector syntax): Go struct
+ * notation, match labels sorted by key, each requirement's values as fmt's %v of a []string.
+ */
+export function labelSelectorStructString(selector: JsonObject): string {
+  const labels = stringMap(selector.matchLabels);
+  const pairs = Object.keys(labels)
+    .sort(compareGo)
+    .map((k) => `${k}: ${labels[k] ?? ''},`)
+    .join('');
+  const requirements = objects(selector.matchExpressions)
+    .map((r) => `LabelSelectorRequirement{Key:${str(r.key)},Operator:${str(r.operator)},Values:[${strings(r.values).join(' ')}],},`)
+    .join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${pairs}},MatchExpressions:[]LabelSelectorRequirement{${requirements}},}`;
 }
 
 /** Go's string ordering: by UTF-8 bytes, which for these ASCII keys is by code unit. */

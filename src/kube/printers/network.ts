@@ -1,5 +1,5 @@
 // Service networking: ports of printService, printIngress, printIngressClass, printEndpoints,
-// printEndpointSlice and printNetworkPolicy.
+// printEndpointSlice, printNetworkPolicy, printServiceCIDR and printIPAddress.
 
 import type { KubeObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, ageOf, column, listWithMore, nameOf, wide } from './columns.js';
@@ -230,5 +230,33 @@ export const networkPolicyPrinter: ResourcePrinter = {
   cells(o, now) {
     // podSelector is a struct, not a pointer: an absent one is the empty selector.
     return [nameOf(o), formatLabelSelector(obj(at(o, 'spec', 'podSelector'))), ageOf(o, now)];
+  },
+};
+
+export const serviceCIDRPrinter: ResourcePrinter = {
+  columns: [NAME_COLUMN, column('CIDRs', 'string', DOC.serviceCIDRs), AGE_COLUMN],
+  cells(o, now) {
+    return [nameOf(o), strings(at(o, 'spec', 'cidrs')).join(','), ageOf(o, now)];
+  },
+};
+
+/** `resource[.group][/namespace]/name` of the object an IP is allocated to, lower-cased up to the name. */
+function ipParent(o: KubeObject): string {
+  const ref = objAt(o, 'spec', 'parentRef');
+  if (ref === undefined) return '<none>';
+  const group = str(ref.group);
+  let parent = (group === '' ? str(ref.resource) : `${str(ref.resource)}.${group}`).toLowerCase();
+  if (str(ref.namespace) !== '') parent += `/${str(ref.namespace)}`;
+  return `${parent}/${str(ref.name)}`;
+}
+
+/**
+ * kube 1.32 declares no Age column for IPAddresses yet printIPAddress appends the age: rows carry one
+ * cell more than there are columns. We send what kube sends; kubectl stops at the last column.
+ */
+export const ipAddressPrinter: ResourcePrinter = {
+  columns: [NAME_COLUMN, column('ParentRef', 'string', DOC.ipAddressParentRef)],
+  cells(o, now) {
+    return [nameOf(o), ipParent(o), ageOf(o, now)];
   },
 };

@@ -3,24 +3,33 @@
 
 import { groupResourceString, type GroupResource } from '../types.js';
 import {
-  apiServicePrinter, certificateSigningRequestPrinter, clusterRoleBindingPrinter, leasePrinter, priorityClassPrinter,
-  roleBindingPrinter, runtimeClassPrinter, webhookConfigurationPrinter,
+  admissionPolicyBindingPrinter, mutatingAdmissionPolicyPrinter, validatingAdmissionPolicyPrinter,
+} from './admission-policy.js';
+import {
+  apiServicePrinter, certificateSigningRequestPrinter, clusterRoleBindingPrinter, clusterTrustBundlePrinter, leasePrinter,
+  priorityClassPrinter, roleBindingPrinter, runtimeClassPrinter, webhookConfigurationPrinter,
 } from './admin.js';
 import { cronJobPrinter, jobPrinter } from './batch.js';
 import {
   configMapPrinter, namespacePrinter, resourceQuotaPrinter, secretPrinter, serviceAccountPrinter,
 } from './config.js';
-import { customResourcePrinter, defaultPrinter } from './custom-resource.js';
-import { eventPrinter, eventsGroupEventPrinter } from './event.js';
 import {
-  endpointSlicePrinter, endpointsPrinter, ingressClassPrinter, ingressPrinter, networkPolicyPrinter, servicePrinter,
+  componentStatusPrinter, leaseCandidatePrinter, storageVersionMigrationPrinter, storageVersionPrinter,
+} from './control-plane.js';
+import { customResourcePrinter, defaultPrinter } from './custom-resource.js';
+import { nameAgePrinter, resourceClaimPrinter, resourceSlicePrinter } from './dynamic-resources.js';
+import { eventPrinter, eventsGroupEventPrinter } from './event.js';
+import { flowSchemaPrinter, priorityLevelConfigurationPrinter } from './flowcontrol.js';
+import {
+  endpointSlicePrinter, endpointsPrinter, ingressClassPrinter, ingressPrinter, ipAddressPrinter, networkPolicyPrinter,
+  serviceCIDRPrinter, servicePrinter,
 } from './network.js';
 import { nodePrinter } from './node.js';
 import { podPrinter, podTemplatePrinter } from './pod.js';
 import { horizontalPodAutoscalerPrinter, podDisruptionBudgetPrinter } from './scaling.js';
 import {
   csiDriverPrinter, csiNodePrinter, csiStorageCapacityPrinter, persistentVolumeClaimPrinter, persistentVolumePrinter,
-  storageClassPrinter, volumeAttachmentPrinter,
+  storageClassPrinter, volumeAttachmentPrinter, volumeAttributesClassPrinter,
 } from './storage.js';
 import type { PrinterColumn, ResourcePrinter } from './types.js';
 import {
@@ -44,6 +53,7 @@ const PRINTERS: ReadonlyMap<string, ResourcePrinter> = new Map([
   ['resourcequotas', resourceQuotaPrinter],
   ['persistentvolumes', persistentVolumePrinter],
   ['persistentvolumeclaims', persistentVolumeClaimPrinter],
+  ['componentstatuses', componentStatusPrinter],
   ['deployments.apps', deploymentPrinter],
   ['replicasets.apps', replicaSetPrinter],
   ['statefulsets.apps', statefulSetPrinter],
@@ -56,6 +66,8 @@ const PRINTERS: ReadonlyMap<string, ResourcePrinter> = new Map([
   ['ingresses.networking.k8s.io', ingressPrinter],
   ['ingressclasses.networking.k8s.io', ingressClassPrinter],
   ['networkpolicies.networking.k8s.io', networkPolicyPrinter],
+  ['servicecidrs.networking.k8s.io', serviceCIDRPrinter],
+  ['ipaddresses.networking.k8s.io', ipAddressPrinter],
   ['endpointslices.discovery.k8s.io', endpointSlicePrinter],
   // kube serves events.k8s.io Events from the core Event storage, hence with the core printer.
   ['events.events.k8s.io', eventsGroupEventPrinter],
@@ -66,13 +78,29 @@ const PRINTERS: ReadonlyMap<string, ResourcePrinter> = new Map([
   ['csinodes.storage.k8s.io', csiNodePrinter],
   ['volumeattachments.storage.k8s.io', volumeAttachmentPrinter],
   ['csistoragecapacities.storage.k8s.io', csiStorageCapacityPrinter],
+  ['volumeattributesclasses.storage.k8s.io', volumeAttributesClassPrinter],
   ['priorityclasses.scheduling.k8s.io', priorityClassPrinter],
   ['runtimeclasses.node.k8s.io', runtimeClassPrinter],
   ['leases.coordination.k8s.io', leasePrinter],
+  ['leasecandidates.coordination.k8s.io', leaseCandidatePrinter],
   ['mutatingwebhookconfigurations.admissionregistration.k8s.io', webhookConfigurationPrinter],
   ['validatingwebhookconfigurations.admissionregistration.k8s.io', webhookConfigurationPrinter],
+  ['validatingadmissionpolicies.admissionregistration.k8s.io', validatingAdmissionPolicyPrinter],
+  ['validatingadmissionpolicybindings.admissionregistration.k8s.io', admissionPolicyBindingPrinter],
+  ['mutatingadmissionpolicies.admissionregistration.k8s.io', mutatingAdmissionPolicyPrinter],
+  ['mutatingadmissionpolicybindings.admissionregistration.k8s.io', admissionPolicyBindingPrinter],
   ['certificatesigningrequests.certificates.k8s.io', certificateSigningRequestPrinter],
+  ['clustertrustbundles.certificates.k8s.io', clusterTrustBundlePrinter],
   ['apiservices.apiregistration.k8s.io', apiServicePrinter],
+  ['flowschemas.flowcontrol.apiserver.k8s.io', flowSchemaPrinter],
+  ['prioritylevelconfigurations.flowcontrol.apiserver.k8s.io', priorityLevelConfigurationPrinter],
+  ['storageversions.internal.apiserver.k8s.io', storageVersionPrinter],
+  ['storageversionmigrations.storagemigration.k8s.io', storageVersionMigrationPrinter],
+  // resource.k8s.io as 1.32 serves it (v1beta1): classes and templates show Name and Age only.
+  ['deviceclasses.resource.k8s.io', nameAgePrinter],
+  ['resourceclaims.resource.k8s.io', resourceClaimPrinter],
+  ['resourceclaimtemplates.resource.k8s.io', nameAgePrinter],
+  ['resourceslices.resource.k8s.io', resourceSlicePrinter],
 ]);
 
 /** API groups served by kube-apiserver itself: their unprinted resources get the default convertor. */

@@ -1,5 +1,5 @@
-// Storage: ports of printPersistentVolume, printPersistentVolumeClaim, printStorageClass, printCSIDriver,
-// printCSINode, printVolumeAttachment and printCSIStorageCapacity.
+// Storage: ports of printPersistentVolume, printPersistentVolumeClaim, printStorageClass,
+// printVolumeAttributesClass, printCSIDriver, printCSINode, printVolumeAttachment and printCSIStorageCapacity.
 
 import type { KubeObject } from '../types.js';
 import { AGE_COLUMN, NAME_COLUMN, ageOf, column, nameOf, wide } from './columns.js';
@@ -122,6 +122,17 @@ export const storageClassPrinter: ResourcePrinter = {
       optBool(o.allowVolumeExpansion) ?? false,
       ageOf(o, now),
     ];
+  },
+};
+
+/** storageutil.AlphaIsDefaultVolumeAttributesClassAnnotation, the only default marker kube 1.32 reads. */
+const DEFAULT_VAC_ANNOTATION = 'volumeattributesclass.alpha.kubernetes.io/is-default-class';
+
+export const volumeAttributesClassPrinter: ResourcePrinter = {
+  columns: [NAME_COLUMN, column('DriverName', 'string', DOC.vacDriverName), AGE_COLUMN],
+  cells(o, now) {
+    const isDefault = stringMap(o.metadata?.annotations)[DEFAULT_VAC_ANNOTATION] === 'true';
+    return [isDefault ? `${nameOf(o)} (default)` : nameOf(o), str(o.driverName), ageOf(o, now)];
   },
 };
 
