@@ -18,7 +18,11 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** Timeout for non-watch requests, milliseconds (connect + headers + body). */
   requestTimeoutMs?: number;
-  /** Max idle sockets per origin. */
+  /**
+   * Cap on connections to the server; none by default. Over HTTP/1.1 each watch holds a connection for as long as it
+   * runs, so a cap below the number of watched resources left the rest unwatched and queued every other request
+   * (the health probe included) behind them.
+   */
   connections?: number;
 }
 
@@ -61,7 +65,7 @@ export class KubeClient {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported server URL scheme ${url.protocol}`);
     const tls = await tlsMaterial(kc);
     const agent = new Agent({
-      connections: opts.connections ?? 16,
+      connections: opts.connections ?? null,
       keepAliveTimeout: 30_000,
       connect: { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) },
     });

@@ -97,6 +97,32 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.stored(c!.name, widgets)).size === 0, 10_000, () => 'widget rows not removed');
     });
 
+    it('a member with more watched resources than a connection pool would hold stays healthy and watches them all', async () => {
+      // One watch holds one HTTP/1.1 connection for its whole life; with a fixed pool of 16, the 17th resource got no
+      // watch and the health probe queued behind the watches until it timed out and paused the cluster.
+      h = await Harness.start(backend, { clusters: 1, pods: 2 });
+      const [c] = h.clusters;
+      const kinds = Array.from({ length: 24 }, (_, i) => `kind${i}`);
+      for (const k of kinds) {
+        c!.addCRD({ group: 'many.example.org', plural: `${k}s`, kind: k.toUpperCase(), scope: 'Namespaced', versions: [{ name: 'v1' }] });
+        c!.store.create(`${k}s.many.example.org`, { apiVersion: 'many.example.org/v1', kind: k.toUpperCase(), metadata: { name: 'first', namespace: 'default' } });
+      }
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'many.example.org', resources: ['*'] }])]);
+      await h.startSynchro();
+      const gvr = (k: string): { group: string; version: string; resource: string } => ({ group: 'many.example.org', version: 'v1', resource: `${k}s` });
+      for (const k of kinds) await waitFor(async () => (await h!.stored(c!.name, gvr(k))).has('default/first'), 15_000, () => `${k} not listed`);
+      // Several probe intervals (150 ms, 1 s timeout, paused after two failures): still healthy.
+      const until = Date.now() + 3_000;
+      while (Date.now() < until) {
+        expect((await h.condition(c!.name, 'ClusterHealthy'))?.status).toBe('True');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      // Every resource is watched: a change to each arrives without a relist.
+      for (const k of kinds) c!.store.create(`${k}s.many.example.org`, { apiVersion: 'many.example.org/v1', kind: k.toUpperCase(), metadata: { name: 'second', namespace: 'default' } });
+      for (const k of kinds) await waitFor(async () => (await h!.stored(c!.name, gvr(k))).has('default/second'), 10_000, () => `${k} not watched`);
+      expect((await h.condition(c!.name, 'ClusterHealthy'))?.status).toBe('True');
+    });
+
     it('serves /metrics, /readyz, /healthz and /livez with per-cluster object counts', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const port = await freePort();
