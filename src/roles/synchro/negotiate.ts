@@ -32,7 +32,7 @@ const BUILTIN_VERSIONS: Readonly<Record<string, readonly string[]>> = {
   'internal.apiserver.k8s.io': ['v1alpha1'],
 };
 
-/** True for groups the version table covers; without a CRD list, the rest are treated as custom. */
+/** True for groups the version table covers (Kubernetes' own); the rest are CRDs or aggregated APIs. */
 function hasKnownVersions(group: string): boolean {
   return Object.hasOwn(BUILTIN_VERSIONS, group);
 }
@@ -70,8 +70,9 @@ interface Candidate {
 export function negotiate(requests: readonly ClusterGroupResources[], syncAllCustomResources: boolean, d: Discovery): NegotiationResult {
   const byGroup = indexByGroup(d);
   const crdKeys = d.crds ? new Set(d.crds.map((c) => `${c.group}/${c.plural}`)) : undefined;
-  const isCustom = (group: string, resource: string): boolean =>
-    crdKeys ? crdKeys.has(`${group}/${resource}`) : !hasKnownVersions(group);
+  // Built-in means known to Kubernetes' scheme: a CRD (even in a scheme group) or an aggregated API's group
+  // (metrics.k8s.io, apps.openshift.io) takes the other kinds' rule, the preferred served version.
+  const isCustom = (group: string, resource: string): boolean => !hasKnownVersions(group) || (crdKeys?.has(`${group}/${resource}`) ?? false);
   const crdVersions = new Map((d.crds ?? []).map((c) => [`${c.group}/${c.plural}`, c.servedVersions]));
 
   const wanted: { c: Candidate; versions: readonly string[] | undefined }[] = [];

@@ -104,6 +104,19 @@ describe('negotiate', () => {
     expect(ids(r.resources)).toEqual(['stable.example.com/v1/crontabs', '/v1/pods']);
   });
 
+  it('an aggregated API (a group neither built in nor a CRD) syncs its preferred version, or those requested', () => {
+    const aggregated: Discovery = {
+      ...discovery,
+      groups: [...discovery.groups, { name: 'apps.openshift.io', versions: ['v1', 'v1beta1'], preferredVersion: 'v1' }],
+      resources: [...discovery.resources, res('apps.openshift.io', 'v1', 'deploymentconfigs', 'DeploymentConfig'), res('apps.openshift.io', 'v1beta1', 'deploymentconfigs', 'DeploymentConfig')],
+    };
+    expect(ids(negotiate([{ group: 'apps.openshift.io', resources: ['deploymentconfigs'] }], false, aggregated).resources)).toEqual(['apps.openshift.io/v1/deploymentconfigs']);
+    expect(ids(negotiate([{ group: 'apps.openshift.io', versions: ['*'], resources: ['*'] }], false, aggregated).resources)).toEqual(['apps.openshift.io/v1/deploymentconfigs', 'apps.openshift.io/v1beta1/deploymentconfigs']);
+    expect(ids(negotiate([{ group: '*', resources: ['*'] }], false, aggregated).resources)).toContain('apps.openshift.io/v1/deploymentconfigs');
+    // Without a readable CRD list the rule is the same.
+    expect(ids(negotiate([{ group: 'apps.openshift.io', resources: ['deploymentconfigs'] }], false, { ...aggregated, crds: undefined }).resources)).toEqual(['apps.openshift.io/v1/deploymentconfigs']);
+  });
+
   it('built-in versions requested are ignored', () => {
     expect(ids(negotiate([{ group: 'apps', versions: ['v1beta1'], resources: ['deployments'] }], false, discovery).resources)).toEqual(['apps/v1/deployments']);
   });
