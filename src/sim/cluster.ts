@@ -47,8 +47,8 @@ export interface SimClusterOptions {
 export interface SimFaults {
   /** Ends every open watch; cleanly by default (like kube-apiserver closing a watch), or by destroying sockets. Returns how many. */
   dropWatches(opts?: { abort?: boolean }): number;
-  /** The next `count` requests fail with `code` (Retry-After when given). */
-  failNext(count: number, code?: number, retryAfterSeconds?: number): void;
+  /** The next `count` requests (to `path` only, when given) fail with `code` (Retry-After when given). */
+  failNext(count: number, code?: number, retryAfterSeconds?: number, path?: string): void;
   /** Delay every response by `ms`. */
   slow(ms: number): void;
   /** Close the listener and every socket: connections are refused until up(). */
@@ -96,7 +96,7 @@ export class SimCluster {
     this.reviews = reviews;
     this.faults = {
       dropWatches: (opts) => watches.dropAll(opts?.abort === true),
-      failNext: (count, code = 500, retryAfterSeconds) => requestFaults.failNext(count, { code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) }),
+      failNext: (count, code = 500, retryAfterSeconds, path) => requestFaults.failNext(count, { code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(path !== undefined ? { path } : {}) }),
       slow: (ms) => { requestFaults.delayMs = ms; },
       down: () => this.server.close(),
       up: async () => {

@@ -5,6 +5,8 @@ export interface FailSpec {
   code: number;
   /** Sets Retry-After (and details.retryAfterSeconds), as kube does for 429/503. */
   retryAfterSeconds?: number;
+  /** Only requests for this path (no query) fail, e.g. one group version's discovery; others pass. */
+  path?: string;
 }
 
 export class RequestFaults {
@@ -17,9 +19,10 @@ export class RequestFaults {
     for (let i = 0; i < count; i++) this.failures.push(spec);
   }
 
-  /** The failure for this request, if one is pending. */
-  take(): FailSpec | undefined {
-    return this.failures.shift();
+  /** The failure for a request to `path`, if one is pending for it (or for any path). */
+  take(path: string): FailSpec | undefined {
+    const i = this.failures.findIndex((f) => f.path === undefined || f.path === path);
+    return i < 0 ? undefined : this.failures.splice(i, 1)[0];
   }
 
   get pendingFailures(): number {

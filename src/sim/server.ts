@@ -114,7 +114,7 @@ export class SimServer {
       if (route.kind !== 'admin') {
         const { faults } = this.deps;
         if (faults.delayMs > 0) await new Promise((r) => setTimeout(r, faults.delayMs));
-        const failure = faults.take();
+        const failure = faults.take(url.pathname);
         if (failure) {
           if (failure.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(failure.retryAfterSeconds));
           throw errors.injected(failure.code, failure.retryAfterSeconds);

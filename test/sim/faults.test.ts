@@ -24,6 +24,16 @@ describe('faults', () => {
     expect((await call(c, '/version')).body).toMatchObject({ reason: 'ServiceUnavailable', code: 503 });
   });
 
+  it('fails only the requests for one path when asked, leaving the others alone', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    c.faults.failNext(2, 503, undefined, '/apis/apps/v1');
+    expect((await call(c, '/api/v1/pods')).status).toBe(200);
+    expect((await call(c, '/apis/apps/v1?x=1')).status).toBe(503);
+    expect((await call(c, '/apis/apps/v1/deployments')).status).toBe(200);
+    expect((await call(c, '/apis/apps/v1')).status).toBe(503);
+    expect((await call(c, '/apis/apps/v1')).status).toBe(200);
+  });
+
   it('slows responses', async () => {
     c = await startSimulatedCluster({ pods: 5 });
     c.faults.slow(300);
