@@ -37,6 +37,8 @@ export interface Discovery {
   resources: DiscoveredResource[];
   /** Undefined when the CRD list could not be read (forbidden, not served). */
   crds: CrdInfo[] | undefined;
+  /** Group versions (`group/version`, core `/v1`) whose resource list could not be read: their resources are unknown. */
+  failed?: string[];
 }
 
 interface APIVersions { versions?: string[] }
@@ -69,7 +71,7 @@ export async function discoverGroups(client: KubeClient, signal?: AbortSignal): 
 
 /**
  * Full discovery: groups, CRDs, and every group version's resources. A group version that fails (an aggregated
- * API that is down answers 503) is left out rather than failing the whole discovery.
+ * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery.
  */
 export async function discover(client: KubeClient, signal?: AbortSignal): Promise<Discovery> {
   const { groups, crds } = await discoverGroups(client, signal);
@@ -77,13 +79,14 @@ export async function discover(client: KubeClient, signal?: AbortSignal): Promis
   const lists = await Promise.all(gvs.map(async (gv) => {
     const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
     try {
-      return { gv, list: await client.json<APIResourceList>(path, { signal }) };
+      return { gv, list: await client.json<APIResourceList>(path, { signal }), failed: false };
     } catch (e: unknown) {
-      if (e instanceof KubeApiError && e.status !== 0 && !signal?.aborted) return { gv, list: {} as APIResourceList };
+      if (e instanceof KubeApiError && e.status !== 0 && !signal?.aborted) return { gv, list: {} as APIResourceList, failed: true };
       throw e;
     }
   }));
   const resources: DiscoveredResource[] = [];
+  const failed = lists.filter((l) => l.failed).map((l) => `${l.gv.group}/${l.gv.version}`);
   for (const { gv, list } of lists) {
     for (const r of list.resources ?? []) {
       if (r.name.includes('/')) continue;
@@ -94,7 +97,7 @@ export async function discover(client: KubeClient, signal?: AbortSignal): Promis
       });
     }
   }
-  return { groups, resources, crds };
+  return { groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
 }
 
 async function listCrds(client: KubeClient, signal?: AbortSignal): Promise<CrdInfo[] | undefined> {

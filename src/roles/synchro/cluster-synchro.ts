@@ -192,7 +192,8 @@ export class ClusterSynchro {
         this.lastDiscovery = this.clock.now();
         if (fp !== this.discoveryFingerprint || this.renegotiate) {
           const d = await discover(client, signal);
-          this.discoveryFingerprint = fp;
+          // A group version that could not be read is asked again at the next poll, even if nothing else changed.
+          this.discoveryFingerprint = d.failed ? '' : fp;
           this.renegotiate = false;
           await this.apply(d, signal);
         }
@@ -209,6 +210,14 @@ export class ClusterSynchro {
     const result = negotiate(this.requests.resources, this.requests.all, d);
     if (result.unmatched.length > 0) this.log.debug({ unmatched: result.unmatched }, 'requested resources not served by the member');
     const wanted = new Map<string, SyncedResource>(result.resources.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
+    // A resource whose group version discovery could not read this time (a 503 of an aggregated API, a 429) is
+    // unknown, not gone: it keeps running and keeps its rows.
+    const unread = new Set(d.failed ?? []);
+    for (const [id, running] of this.resources) {
+      const t = running.synchro.synced;
+      if (!wanted.has(id) && unread.has(`${t.group}/${t.version}`)) wanted.set(id, t);
+    }
+    if (unread.size > 0) this.log.warn({ groupVersions: [...unread] }, 'member discovery could not read some group versions; their resources are kept as they are');
     for (const [id, running] of this.resources) {
       if (wanted.has(id)) continue;
       await this.remove(id, running);
@@ -228,22 +237,25 @@ export class ClusterSynchro {
       this.resources.set(id, existing ?? { synchro: this.newResourceSynchro(r) });
     }
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
-    if (!this.orphansCleaned) await this.cleanOrphans(wanted, signal);
+    if (!this.orphansCleaned) await this.cleanOrphans(wanted, unread, signal);
     this.d.changed();
   }
 
-  /** Rows of types this cluster no longer syncs (spec changed while we were down) are deleted once at start. */
-  private async cleanOrphans(wanted: Map<string, SyncedResource>, signal: AbortSignal): Promise<void> {
+  /**
+   * Rows of types this cluster no longer syncs (spec changed while we were down) are deleted once at start; those of
+   * group versions discovery could not read are left, and looked at again after the next discovery.
+   */
+  private async cleanOrphans(wanted: Map<string, SyncedResource>, unread: Set<string>, signal: AbortSignal): Promise<void> {
     if (!this.d.storage.resourceTypes) return;
     try {
       const stored = await this.d.storage.resourceTypes();
       for (const t of stored) {
         if (signal.aborted) return;
-        if (t.cluster !== this.d.name || wanted.has(`${t.group}/${t.version}/${t.resource}`)) continue;
+        if (t.cluster !== this.d.name || wanted.has(`${t.group}/${t.version}/${t.resource}`) || unread.has(`${t.group}/${t.version}`)) continue;
         const n = await this.d.storage.cleanResource(this.d.name, t);
         this.log.info({ gvr: `${t.group}/${t.version}/${t.resource}`, rows: n }, 'removed rows of a resource no longer synced');
       }
-      this.orphansCleaned = true;
+      this.orphansCleaned = unread.size === 0;
     } catch (e: unknown) {
       this.log.warn({ err: messageOf(e) }, 'could not clean rows of resources no longer synced; will retry');
     }

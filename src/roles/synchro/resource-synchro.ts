@@ -89,6 +89,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   private readonly accepts: ((o: KubeObject) => boolean) | undefined;
   readonly involvedKinds: readonly string[] | undefined;
 
+  /** What this synchro was negotiated as. */
+  get synced(): SyncedResource {
+    return this.d.resource;
+  }
+
   constructor(private readonly d: ResourceSynchroDeps) {
     this.cluster = d.cluster;
     this.type = { group: d.resource.group, version: d.resource.version, resource: d.resource.resource };

@@ -123,6 +123,52 @@ export function faultsSuite(backend: Backend): void {
       expect((await h.condition(c!.name, 'ClusterHealthy'))?.status).toBe('True');
     });
 
+    it('a group version discovery cannot read (503) keeps its resource and rows, while running and at a restart', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 2 });
+      const [c] = h.clusters;
+      const crontabs = { group: 'stable.example.com', version: 'v1', resource: 'crontabs' };
+      const gvPath = '/apis/stable.example.com/v1';
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'stable.example.com', resources: ['crontabs'] }])]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).size > 0, 10_000, () => 'crontabs not synced');
+      const before = (await h.stored(c!.name, crontabs)).size;
+      const held = async (what: string): Promise<void> => {
+        // Several discovery polls (300 ms) with the group version unreadable: the rows stay.
+        const until = Date.now() + 1_500;
+        while (Date.now() < until) {
+          expect((await h!.stored(c!.name, crontabs)).size, what).toBe(before);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+
+      // Running: a new group makes the synchro discover everything again, and that group version answers 503.
+      // (The request log counts the discovery GETs of the group version, the failed ones included.)
+      let since = Date.now();
+      c!.faults.failNext(1_000, 503, undefined, gvPath);
+      c!.addCRD({ group: 'new.example.org', plural: 'gadgets', kind: 'Gadget', scope: 'Namespaced', versions: [{ name: 'v1' }] });
+      await waitFor(async () => h!.lists(c!, gvPath, since) > 0, 10_000, () => 'no failed discovery');
+      await held('while running');
+      c!.faults.clear();
+      c!.store.create('crontabs.stable.example.com', { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'after-503', namespace: 'default' }, spec: {} });
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-503'), 10_000, () => 'crontabs no longer watched');
+
+      // A restart whose first discovery cannot read the group version does not clean its rows as orphans.
+      await h.stopSynchro();
+      const stored = (await h.stored(c!.name, crontabs)).size;
+      since = Date.now();
+      c!.faults.failNext(1_000, 503, undefined, gvPath);
+      await h.startSynchro();
+      await waitFor(async () => h!.lists(c!, gvPath, since) > 0, 10_000, () => 'no failed discovery after the restart');
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        expect((await h.stored(c!.name, crontabs)).size, 'after a restart').toBe(stored);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      c!.faults.clear();
+      c!.store.create('crontabs.stable.example.com', { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'after-restart', namespace: 'default' }, spec: {} });
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-restart'), 10_000, () => 'crontabs not synced after the restart');
+    });
+
     it('serves /metrics, /readyz, /healthz and /livez with per-cluster object counts', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const port = await freePort();
