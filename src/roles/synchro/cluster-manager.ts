@@ -274,8 +274,16 @@ export class ClusterManager implements Runnable {
     const status = this.renderStatus(name);
     if (!entry || !status) return;
     const record: ClusterStatusRecord = { spec: specSummary(entry.desired), status: status as Record<string, unknown>, updatedAt: new Date(this.clock.now()).toISOString() };
-    await this.d.storage.putClusterStatus(name, record);
+    // Each destination on its own: while storage is down the host cluster still learns it (Stop/StorageExpection);
+    // the failure is thrown afterwards so the write is retried.
+    let failed: { e: unknown } | undefined;
+    try {
+      await this.d.storage.putClusterStatus(name, record);
+    } catch (e: unknown) {
+      failed = { e };
+    }
     await entry.desired.writeStatus?.(status);
+    if (failed) throw failed.e;
   }
 
   private *objectCounts(): Iterable<{ cluster: string; resource: string; count: number }> {

@@ -202,6 +202,18 @@ export function faultsSuite(backend: Backend): void {
       expect(status.apiserver).toBe(member!.url);
       // Rows are kept under the PediaCluster's name.
       await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
+      // Status that storage cannot take still reaches the host cluster.
+      const put = h.storage.putClusterStatus.bind(h.storage);
+      h.storage.putClusterStatus = () => Promise.reject(new Error('storage is down'));
+      const healthy = (): string | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((x) => x.type === 'ClusterHealthy')?.status;
+      await member!.faults.down();
+      try {
+        await waitFor(() => healthy() === 'False', 10_000, () => `host status not updated while storage fails: ${JSON.stringify(host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status)}`);
+      } finally {
+        h.storage.putClusterStatus = put;
+        await member!.faults.up();
+      }
+      await waitFor(() => ready()?.status === 'True', 15_000, () => 'not Ready again');
       host.store.delete(PEDIACLUSTERS, undefined, 'm1');
       await waitFor(() => host!.store.get(PEDIACLUSTERS, undefined, 'm1') === undefined, 15_000, () => 'PediaCluster still there (finalizer not released)');
       expect((await h.storage.counts()).filter((x) => x.cluster === 'm1')).toEqual([]);
