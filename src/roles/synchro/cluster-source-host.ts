@@ -75,6 +75,10 @@ class ObjectCache<T extends KubeObject> implements ListWatchHandler {
   failed(): void {}
 }
 
+/** Back-off of retries of a PediaCluster change that failed: 0.5 s, doubling, up to a minute. */
+const HANDLE_RETRY_BASE_MS = 500;
+const HANDLE_RETRY_MAX_MS = 60_000;
+
 export class HostClusterSource implements Runnable {
   readonly name = 'synchro host cluster source';
   private readonly clock: Clock;
@@ -85,6 +89,8 @@ export class HostClusterSource implements Runnable {
   private resolveSyncResourcesReady!: () => void;
   private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
   private signal: AbortSignal | undefined;
+  /** Clusters whose last change failed to be handled: attempts so far, for the back-off of the next one. */
+  private readonly retries = new Map<string, number>();
   private readonly lastStatus = new Map<string, { significant: string; at: number }>();
   /** Last seen spec.shardingName of every PediaCluster ("" when absent): this shard's were handed to the manager. */
   private readonly shardOf = new Map<string, string>();
@@ -184,11 +190,30 @@ export class HostClusterSource implements Runnable {
         await this.updateFinalizers(name, (f) => (f.includes(SYNCHRO_FINALIZER) ? f : [...f, SYNCHRO_FINALIZER]));
       }
       await this.applyCluster(name, pc);
+      this.retries.delete(name);
     } catch (e: unknown) {
-      // Forget the state so the next event or re-list tries again.
+      // Forget the state so that the next event, or the retry below, tries again.
       this.applied.delete(name);
-      if (!this.signal?.aborted) log.warn({ err: messageOf(e) }, 'pediacluster change not handled; will retry on the next event');
+      if (this.signal?.aborted) return;
+      const attempts = (this.retries.get(name) ?? 0) + 1;
+      this.retries.set(name, attempts);
+      const delayMs = Math.min(HANDLE_RETRY_MAX_MS, HANDLE_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10));
+      log.warn({ err: messageOf(e), retryInMs: delayMs }, 'pediacluster change not handled; will retry');
+      void this.retryLater(name, attempts, delayMs);
     }
+  }
+
+  /**
+   * Handles a cluster again after a failure (a finalizer PATCH the host refused, an unreadable Secret): the watch
+   * may bring no further event, and a PediaCluster left without its finalizer or stuck Terminating would stay so.
+   */
+  private async retryLater(name: string, attempts: number, delayMs: number): Promise<void> {
+    const signal = this.signal;
+    if (!signal) return;
+    await this.clock.sleep(delayMs, signal);
+    // A newer failure scheduled its own retry; an event handled since then cleared the count.
+    if (signal.aborted || this.retries.get(name) !== attempts) return;
+    await this.clusterChanged(name, this.clusters.objects.get(name));
   }
 
   private applyCluster(name: string, pc: PediaCluster): Promise<void> {

@@ -220,6 +220,20 @@ export function faultsSuite(backend: Backend): void {
       expect((await h.storage.clusterStatuses()).has('m1')).toBe(false);
     });
 
+    it('host mode: a PediaCluster change the host refuses at first (finalizer PATCH 500) is retried until handled', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [member] = h.clusters;
+      host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+      const kubeconfig = join(h.clustersFile, '..', 'host.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(host));
+      host.store.create(PEDIACLUSTERS, pediaClusterFor(member!, SYNC) as never);
+      // The finalizer's read-modify-write fails three times; no later event would come to try again.
+      host.faults.failNext(3, 500, undefined, `/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters/${member!.name}`);
+      await h.startSynchro({ host: { kubeconfig } }, { withFile: false });
+      await waitFor(() => (host!.store.get(PEDIACLUSTERS, undefined, member!.name)?.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), 15_000, () => 'finalizer never added');
+      await waitFor(async () => (await h!.stored(member!.name, { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 15_000, () => 'cluster not synced');
+    });
+
     it('host mode, two shards: each takes its PediaClusters and marks them; a cluster moved to the other shard is handed over with its rows', async () => {
       h = await Harness.start(backend, { clusters: 2 });
       const [m1, m2] = h.clusters;
