@@ -7,7 +7,7 @@ import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, Ped
 import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
-import { resolveCredentials, type SecretReader } from './credentials.js';
+import { CredentialError, resolveCredentials, type SecretReader } from './credentials.js';
 import type { SynchroMetrics } from './metrics.js';
 import type { SynchroOptions } from './options.js';
 import { Semaphore } from './list-gate.js';
@@ -152,6 +152,9 @@ export class ClusterManager implements Runnable {
     try {
       connection = await resolveCredentials(desired.spec, desired.secrets);
     } catch (e: unknown) {
+      // Only a verdict on the config invalidates it. A Secret that could not be read (the host cluster unreachable,
+      // a 5xx) says nothing about it: a running synchro keeps going, and the source tries again.
+      if (!(e instanceof CredentialError)) throw e;
       return this.invalidate(entry, 'InvalidConfig', `invalid cluster config: ${messageOf(e)}`, log);
     }
     entry.apiserver = connection.apiserver;

@@ -134,7 +134,12 @@ export class HostClusterSource implements Runnable {
       await this.clock.sleep(this.o.resyncMs, signal);
       if (signal.aborted) break;
       for (const [name, pc] of this.clusters.objects) {
-        if (pc.spec?.authenticationFrom && this.isOurs(pc)) await this.applyCluster(name, pc);
+        if (!pc.spec?.authenticationFrom || !this.isOurs(pc)) continue;
+        try {
+          await this.applyCluster(name, pc);
+        } catch (e: unknown) {
+          this.failed(name, e);
+        }
       }
     }
   }
@@ -192,15 +197,19 @@ export class HostClusterSource implements Runnable {
       await this.applyCluster(name, pc);
       this.retries.delete(name);
     } catch (e: unknown) {
-      // Forget the state so that the next event, or the retry below, tries again.
-      this.applied.delete(name);
-      if (this.signal?.aborted) return;
-      const attempts = (this.retries.get(name) ?? 0) + 1;
-      this.retries.set(name, attempts);
-      const delayMs = Math.min(HANDLE_RETRY_MAX_MS, HANDLE_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10));
-      log.warn({ err: messageOf(e), retryInMs: delayMs }, 'pediacluster change not handled; will retry');
-      void this.retryLater(name, attempts, delayMs);
+      this.failed(name, e);
     }
+  }
+
+  /** A cluster's change was not handled: forget its state so that the next event, or a retry with back-off, tries again. */
+  private failed(name: string, e: unknown): void {
+    this.applied.delete(name);
+    if (this.signal?.aborted) return;
+    const attempts = (this.retries.get(name) ?? 0) + 1;
+    this.retries.set(name, attempts);
+    const delayMs = Math.min(HANDLE_RETRY_MAX_MS, HANDLE_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10));
+    this.o.logger.warn({ cluster: name, err: messageOf(e), retryInMs: delayMs }, 'pediacluster change not handled; will retry');
+    void this.retryLater(name, attempts, delayMs);
   }
 
   /**

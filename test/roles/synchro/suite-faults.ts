@@ -202,6 +202,18 @@ export function faultsSuite(backend: Backend): void {
       expect(status.apiserver).toBe(member!.url);
       // Rows are kept under the PediaCluster's name.
       await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
+      // A Secret the host cannot serve for a moment (500) is not an invalid config: the running synchro goes on.
+      const secretPath = '/api/v1/namespaces/clusterpedia-system/secrets/member-creds';
+      const since = Date.now();
+      host.faults.failNext(3, 500, undefined, secretPath);
+      const pc = host.store.get(PEDIACLUSTERS, undefined, 'm1')!;
+      host.store.update(PEDIACLUSTERS, { ...pc, spec: { ...(pc.spec as Record<string, unknown>), syncResources: [...SYNC, { group: 'batch', resources: ['jobs'] }] } });
+      await waitFor(() => host!.requestLog.entries((r) => r.path === secretPath && r.startedAt >= since && r.status === 500).length === 3, 15_000, () => 'Secret reads not retried');
+      const validated = (): string | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((x) => x.type === 'Validated')?.status;
+      expect(validated()).toBe('True');
+      expect(ready()?.status).toBe('True');
+      // …and the change that needed the Secret is applied once it can be read.
+      await waitFor(async () => ((await h!.status('m1'))?.status.syncResources as { group: string }[] | undefined ?? []).some((g) => g.group === 'batch'), 15_000, () => 'spec change never applied');
       // Status that storage cannot take still reaches the host cluster.
       const put = h.storage.putClusterStatus.bind(h.storage);
       h.storage.putClusterStatus = () => Promise.reject(new Error('storage is down'));
