@@ -66,6 +66,8 @@ export class ClusterSynchro {
   private lastDiscovery = 0;
   private discoveryFingerprint = '';
   private orphansCleaned = false;
+  /** What the last negotiation wanted, and the group versions it could not read: for a clean-up retried later. */
+  private negotiated: { wanted: Map<string, SyncedResource>; unread: Set<string> } | undefined;
   private readonly wake = new Set<() => void>();
 
   constructor(private readonly d: ClusterSynchroDeps) {
@@ -201,6 +203,8 @@ export class ClusterSynchro {
         if (signal.aborted) return;
         this.log.warn({ err: messageOf(e) }, 'member discovery failed; keeping the current resources');
       }
+      // Rows of a resource dropped while storage refused the deletion: tried again at each discovery poll.
+      if (!this.orphansCleaned && this.negotiated && !signal.aborted) await this.cleanOrphans(this.negotiated.wanted, this.negotiated.unread, signal);
     }
     this.resumeAll();
   }
@@ -237,6 +241,7 @@ export class ClusterSynchro {
       this.resources.set(id, existing ?? { synchro: this.newResourceSynchro(r) });
     }
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
+    this.negotiated = { wanted, unread };
     if (!this.orphansCleaned) await this.cleanOrphans(wanted, unread, signal);
     this.d.changed();
   }

@@ -169,6 +169,28 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-restart'), 10_000, () => 'crontabs not synced after the restart');
     });
 
+    it('rows of a resource no longer synced, whose deletion storage refused, are removed at a later discovery poll', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 2 });
+      const [c] = h.clusters;
+      const crontabs = { group: 'stable.example.com', version: 'v1', resource: 'crontabs' };
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'stable.example.com', resources: ['crontabs'] }])]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).size > 0, 10_000, () => 'crontabs not synced');
+      const clean = h.storage.cleanResource.bind(h.storage);
+      let refused = 0;
+      h.storage.cleanResource = () => {
+        refused++;
+        return Promise.reject(new Error('storage is down'));
+      };
+      try {
+        h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
+        await waitFor(() => refused > 0, 10_000, () => 'no deletion attempted');
+      } finally {
+        h.storage.cleanResource = clean;
+      }
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).size === 0, 10_000, () => 'rows of the dropped resource left');
+    });
+
     it('serves /metrics, /readyz, /healthz and /livez with per-cluster object counts', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const port = await freePort();
