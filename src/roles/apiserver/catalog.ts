@@ -32,9 +32,11 @@ interface Snapshot {
   /** group/resource → names from stored CRDs (short names, singular, categories). */
   crdNames: Map<string, { singular?: string; shortNames?: string[]; categories?: string[] }>;
   at: number;
+  /** The storage revision read before the snapshot's tables: a later one means rows may have come since. */
+  revision: string;
 }
 
-/** A lookup that misses may refresh the snapshot this often at most, milliseconds. */
+/** A lookup that misses refreshes a snapshot older than this, whatever the revision says (status-only changes). */
 const MISS_REFRESH_MS = 250;
 
 const typeKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
@@ -42,7 +44,6 @@ const typeKey = (group: string, version: string, resource: string): string => `$
 export class Catalog {
   private snap: Snapshot | undefined;
   private pending: Promise<Snapshot> | undefined;
-  private lastMissRefresh = -Infinity;
 
   constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
 
@@ -61,16 +62,17 @@ export class Catalog {
 
   /**
    * Looks something up, and when the cached snapshot does not have it, once more in a fresh one: a cluster or type
-   * that appeared within the TTL must not answer 404 (a client that just saw it elsewhere would be told it does not
-   * exist). Misses refresh at most every MISS_REFRESH_MS, so a flood of bogus names cannot hammer storage.
+   * that appeared since must not answer 404 (a client that just listed its rows would be told it does not exist).
+   * A miss reloads when storage's revision moved past the snapshot's (rows written since), or when the snapshot is
+   * older than MISS_REFRESH_MS (a cluster status alone moves no revision); a flood of bogus names on a quiet store
+   * costs one revision read each, and loads in flight are shared.
    */
   private async lookup<T>(find: (s: Snapshot) => T | undefined): Promise<T | undefined> {
-    const found = find(await this.get());
+    const snap = await this.get();
+    const found = find(snap);
     if (found !== undefined) return found;
-    const now = this.now();
-    if (now - this.lastMissRefresh < MISS_REFRESH_MS) return find(await this.get());
-    this.lastMissRefresh = now;
-    return find(await this.get(0));
+    const stale = this.now() - snap.at >= MISS_REFRESH_MS || (await this.storage.currentRevision()) !== snap.revision;
+    return stale ? find(await this.get(0)) : undefined;
   }
 
   /** Forget the snapshot (tests; after a known change). */
@@ -98,6 +100,8 @@ export class Catalog {
   }
 
   private async load(): Promise<Snapshot> {
+    // Read first: whatever is written after it shows as a newer revision to a lookup that misses.
+    const revision = await this.storage.currentRevision();
     const [stored, statuses] = await Promise.all([this.storage.resourceTypes(), this.storage.clusterStatuses()]);
     const crd = await this.loadCrds();
     const clusters = new Map<string, ClusterInfo>();
@@ -123,7 +127,7 @@ export class Catalog {
       if (healthy) c.healthy = healthy;
       for (const t of syncedTypes(rec.status)) add(name, t);
     }
-    return { clusters, all, crdColumns: crd.columns, crdNames: crd.names, at: this.now() };
+    return { clusters, all, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
   }
 
   /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */

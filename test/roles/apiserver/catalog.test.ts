@@ -38,3 +38,13 @@ it('unknown names refresh the snapshot at most once per window', async () => {
   for (let i = 0; i < 50; i++) await catalog.cluster(`nope-again-${i}`);
   expect(loads - before).toBeLessThanOrEqual(2);
 });
+
+it('rows written just after a miss refreshed the snapshot are found by the next miss at once', async () => {
+  // A client lists a cluster's first rows and asks for them under its path a moment later: no 404 in between.
+  const t = 1_000;
+  const catalog = new Catalog(storage, 60_000, () => t);
+  expect(await catalog.cluster('not-yet')).toBeUndefined();
+  await storage.write({ upserts: [pod('c3', 'default', 'c')], deletes: [] });
+  expect((await catalog.cluster('c3'))?.name).toBe('c3');
+  expect(await catalog.type('c3', '', 'v1', 'pods')).toBeDefined();
+});
