@@ -5,7 +5,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { messageOf } from '../../lib/errors.js';
-import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterSyncResources, PediaCluster } from '../../kube/pediacluster.js';
 import type { ClusterManager } from './cluster-manager.js';
 
@@ -60,6 +60,22 @@ export interface FileClusterSourceOptions {
   rereadMs: number;
   debounceMs: number;
   clock?: Clock;
+}
+
+/** Reads a debounce apart until two agree, at most this many times more. */
+const STABLE_READ_ATTEMPTS = 5;
+
+/** Each file's text; a file that cannot be read (gone between listing and reading) is left out. */
+async function readTexts(files: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const f of files) {
+    try {
+      out.set(f, await readFile(f, 'utf8'));
+    } catch {
+      // Judged by the caller: its previous contents stay.
+    }
+  }
+  return out;
 }
 
 /** Feeds the manager from the files: add, change, remove. */
@@ -125,10 +141,23 @@ export class FileClusterSource implements Runnable {
       }
       files = [];
     }
+    // A file read while it is being written in place (truncated, then written) would say its clusters are gone, and
+    // the manager would delete their rows: only what two reads a debounce apart agree on is taken.
+    let texts = await readTexts(files);
+    for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt++) {
+      await sleep(this.o.debounceMs);
+      const again = await readTexts(files);
+      const same = files.every((f) => texts.get(f) === again.get(f));
+      texts = again;
+      if (same) break;
+      if (attempt === STABLE_READ_ATTEMPTS - 1) this.o.logger.warn({ path }, 'clusters files still changing; taking the last read');
+    }
     for (const f of [...this.perFile.keys()]) if (!files.includes(f)) this.perFile.delete(f);
     for (const f of files) {
+      const text = texts.get(f);
       try {
-        this.perFile.set(f, parseClusterDocuments(await readFile(f, 'utf8'), f, this.o.logger));
+        if (text === undefined) throw new Error('cannot be read');
+        this.perFile.set(f, parseClusterDocuments(text, f, this.o.logger));
       } catch (e: unknown) {
         this.o.logger.error({ file: f, err: messageOf(e) }, 'clusters file cannot be parsed; keeping its previous contents');
       }

@@ -1,5 +1,5 @@
 // Integration harness: a simulated fleet over real HTTP, a real storage, and the synchro's runnables in-process.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -94,9 +94,14 @@ export class Harness {
     return this.fleet.clusters;
   }
 
-  /** Writes the clusters file: every fleet cluster (or the given PediaCluster objects) with `sync`. */
+  /**
+   * Writes the clusters file: every fleet cluster (or the given PediaCluster objects) with `sync`. Atomically, as a
+   * careful operator does (the source copes with in-place writes too: test/roles/synchro/sharding-file.test.ts).
+   */
   writeClusters(objects: Record<string, unknown>[] = this.clusters.map((c) => pediaClusterFor(c, SYNC))): void {
-    writeFileSync(this.clustersFile, objects.map((x) => stringify(x)).join('---\n'));
+    const tmp = `${this.clustersFile}.tmp`;
+    writeFileSync(tmp, objects.map((x) => stringify(x)).join('---\n'));
+    renameSync(tmp, this.clustersFile);
   }
 
   /** Starts the synchro over the clusters file (written first when absent). */

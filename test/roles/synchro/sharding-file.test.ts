@@ -84,3 +84,32 @@ describe('file cluster source: sharding', () => {
     expect(east.take()).toEqual(['remove c']);
   });
 });
+
+describe('file cluster source: a file caught while it is written in place', () => {
+  it('is not taken for "no clusters": a truncated file rewritten within the reads removes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-halfwritten-'));
+    try {
+      const file = join(dir, 'clusters.yaml');
+      writeFileSync(file, [cluster('a'), cluster('b')].join('---\n'));
+      const manager = new Recorder();
+      const source = new FileClusterSource({ path: file, manager, logger: silentLogger(), rereadMs: 60_000, debounceMs: 50 });
+      await source.reread();
+      expect(manager.take()).toEqual(['apply a', 'apply b']);
+      // An in-place save: truncated now, its text back 20 ms later (a reader in between sees an empty file).
+      writeFileSync(file, '');
+      const rewritten = new Promise<void>((r) => setTimeout(() => {
+        writeFileSync(file, [cluster('a'), cluster('b')].join('---\n'));
+        r();
+      }, 20));
+      await source.reread();
+      await rewritten;
+      expect(manager.take()).toEqual([]);
+      // A file emptied for good still removes its clusters.
+      writeFileSync(file, '');
+      await source.reread();
+      expect(manager.take()).toEqual(['remove a', 'remove b']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
