@@ -161,6 +161,7 @@ export class HostClusterSource implements Runnable {
       // Gone without our finalizer (forced, or never owned): still remove its rows, if it was this shard's.
       this.applied.delete(name);
       this.lastStatus.delete(name);
+      this.retries.delete(name);
       const ours = this.shardOf.get(name) === this.shard;
       this.shardOf.delete(name);
       if (ours) await this.o.manager.remove(name);

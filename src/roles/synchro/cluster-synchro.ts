@@ -203,8 +203,9 @@ export class ClusterSynchro {
         if (signal.aborted) return;
         this.log.warn({ err: messageOf(e) }, 'member discovery failed; keeping the current resources');
       }
-      // Rows of a resource dropped while storage refused the deletion: tried again at each discovery poll.
-      if (!this.orphansCleaned && this.negotiated && !signal.aborted) await this.cleanOrphans(this.negotiated.wanted, this.negotiated.unread, signal);
+      // After the first negotiation, and again at each discovery poll while rows of a dropped resource remain (storage
+      // refused their deletion, or their group version could not be read).
+      if (!this.orphansCleaned && !signal.aborted) await this.cleanOrphans(signal);
     }
     this.resumeAll();
   }
@@ -242,7 +243,6 @@ export class ClusterSynchro {
     }
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
     this.negotiated = { wanted, unread };
-    if (!this.orphansCleaned) await this.cleanOrphans(wanted, unread, signal);
     this.d.changed();
   }
 
@@ -250,8 +250,9 @@ export class ClusterSynchro {
    * Rows of types this cluster no longer syncs (spec changed while we were down) are deleted once at start; those of
    * group versions discovery could not read are left, and looked at again after the next discovery.
    */
-  private async cleanOrphans(wanted: Map<string, SyncedResource>, unread: Set<string>, signal: AbortSignal): Promise<void> {
-    if (!this.d.storage.resourceTypes) return;
+  private async cleanOrphans(signal: AbortSignal): Promise<void> {
+    if (!this.d.storage.resourceTypes || !this.negotiated) return;
+    const { wanted, unread } = this.negotiated;
     try {
       const stored = await this.d.storage.resourceTypes();
       for (const t of stored) {
