@@ -73,7 +73,7 @@ function whereCondition(d: QueryDialect, w: WhereSql, c: ColumnRefs): SQL {
   w.pieces.forEach((piece, i) => {
     parts.push(sql.raw(piece));
     const p = w.params[i];
-    if (i < w.params.length && p !== undefined) parts.push(bound(p));
+    if (p !== undefined) parts.push(bound(p));
   });
   return sql`${c.id} IN (SELECT id FROM resources WHERE (${sql.join(parts, sql``)}))`;
 }

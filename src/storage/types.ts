@@ -156,7 +156,6 @@ export type TypeFilter =
   /** Every stored type (collection `any` with `*`). */
   | { kind: 'all' };
 
-/** The whole query model of API.md §4, already parsed and validated. */
 /** A bound value of a SQL filter; an array fills `IN ?` as a parenthesised list. */
 export type SqlParam = string | number | boolean | null | (string | number | boolean | null)[];
 
@@ -169,6 +168,7 @@ export interface WhereSql {
   params: SqlParam[];
 }
 
+/** The whole query model of API.md §4, already parsed and validated. */
 export interface ListQuery {
   types: TypeFilter;
   /** Rows for which this condition holds, evaluated on the resources table alone. */

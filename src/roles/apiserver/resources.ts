@@ -5,6 +5,7 @@ import { tableFor, type IncludeObject, type TablePrinter } from '../../kube/prin
 import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
+import { goQuote } from '../../kube/selector-syntax.js';
 import type { JoinedPage, ListPage, ListQuery, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
@@ -72,7 +73,7 @@ function includeObjectPolicy(url: URL): IncludeObject {
   const v = url.searchParams.get('includeObject') ?? '';
   if (v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw badRequest(`unrecognized includeObject value: ${JSON.stringify(v)}`);
+  throw badRequest(`unrecognized includeObject value: ${goQuote(v)}`);
 }
 
 async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {

@@ -4,6 +4,7 @@
 // honoured. The statement is checked to be one expression (balanced parentheses, no `;`, no comments), so ANDing it
 // with the other filters cannot be escaped; what it may read is the whole database, which is why the flag exists.
 import { badRequest, invalid } from '../../kube/status.js';
+import { goQuote } from '../../kube/selector-syntax.js';
 import { isStorageError } from '../../storage/errors.js';
 import type { SqlParam, WhereSql } from '../../storage/types.js';
 
@@ -11,10 +12,10 @@ const STATEMENT = 'whereSQLStatement';
 const JSON_PARAMS = 'whereSQLJSONParams';
 
 const fieldInvalid = (field: string, value: string, detail: string): Error =>
-  invalid(`${field}: Invalid value: ${JSON.stringify(value)}: ${detail}`, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field }]);
+  invalid(`${field}: Invalid value: ${goQuote(value)}: ${detail}`, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${goQuote(value)}: ${detail}`, field }]);
 
-/** Outside quotes: other quoting (PostgreSQL $$…$$, SQLite `…` and […]), escapes, blocks and statement ends. */
-const FORBIDDEN = new Set(['$', '`', '[', ']', '\\', '{', '}', ';']);
+/** Outside quotes: other quoting (PostgreSQL $$…$$, SQLite `…` and […]), escapes and blocks (`;` has its own message). */
+const FORBIDDEN = new Set(['$', '`', '[', ']', '\\', '{', '}']);
 
 /**
  * The statement cut at its placeholders (one more piece than placeholders), or the reason it is not one expression.
