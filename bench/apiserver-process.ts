@@ -108,7 +108,9 @@ export async function startApiserver(storageUrl: string, dir: string, extra: str
   const logFile = join(dir, `apiserver-${port}.log`);
   const out = openSync(logFile, 'w');
   const args = [bundle, 'apiserver', '--storage', storageUrl, '--migrate', 'true', '--secure-port', '0', '--insecure-port', String(port), '--log-format', 'json', ...extra];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', out, out] });
+  // BENCH_NODE_ARGS: flags for node itself (e.g. `--cpu-prof --cpu-prof-dir=…`, which NODE_OPTIONS refuses).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', out, out] });
   closeSync(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // If the harness exits early (an error, or Ctrl-C turned into process.exit by bench/apiserver.ts), take the child along.

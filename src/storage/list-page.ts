@@ -89,7 +89,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   // Objects come as bytes only in pages read at once: a streamed list would leave its Buffers (external memory,
   // freed only by a GC) piling up by the tens of MB, where text is freed as each write completes.
   const objectBytes = q.objectBytes === true && readAtOnce(limit);
-  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, { onlyMetadata: q.onlyMetadata === true, objectBytes });
+  const cols = rowColumns(d, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') }, { onlyMetadata: q.onlyMetadata === true, objectBytes, keysOnly: q.keysOnly === true });
   // limit+1: the extra row only tells whether there is a next page; it is never served.
   const pagingOf = (n: number): SQL => sql.join(
     [n > 0 ? sql`LIMIT ${n + 1}` : undefined, offset !== undefined ? (n > 0 ? sql`OFFSET ${offset}` : sql`LIMIT ${Number.MAX_SAFE_INTEGER} OFFSET ${offset}`) : undefined].filter(

@@ -7,15 +7,17 @@ import type { StoredRow } from './types.js';
 /** Number of leading columns rowColumns() selects; sort keys (k0…) follow. */
 export const ROW_COLUMNS = 12;
 
-/** How each object is read: whole or metadata only, as bytes where the driver allows (ListQuery.objectBytes). */
+/** How each object is read: whole, metadata only or not at all, as bytes where the driver allows (ListQuery.objectBytes). */
 export interface ObjectForm {
   onlyMetadata?: boolean;
   objectBytes?: boolean;
+  /** ListQuery.keysOnly: `{}` in place of the object, which is then never read. */
+  keysOnly?: boolean;
 }
 
 /** cluster, group, version, resource, kind, namespace, name, uid, resource_version, revision, created_at, object. */
 export function rowColumns(d: QueryDialect, c: ColumnRefs & { uid: SQL; revision: SQL }, form: ObjectForm = {}): SQL {
-  const object = d.objectText(c.doc, form.onlyMetadata === true, form.objectBytes === true);
+  const object = form.keysOnly === true ? sql`'{}'` : d.objectText(c.doc, form.onlyMetadata === true, form.objectBytes === true);
   return sql`${c.cluster}, ${c.group}, ${c.version}, ${c.resource}, ${c.kind}, ${c.namespace}, ${c.name}, ${c.uid}, ${c.resourceVersion}, ${c.revision}, ${c.createdAt}, ${object}`;
 }
 

@@ -196,6 +196,11 @@ export interface ListQuery {
   /** Return only apiVersion, kind and metadata of each object. */
   onlyMetadata?: boolean;
   /**
+   * Return each row without its object (`object` is `{}`), for a caller that needs only which rows match: the object
+   * is neither read (a 4 KB object lives in SQLite's overflow pages, in PostgreSQL's TOAST) nor sent.
+   */
+  keysOnly?: boolean;
+  /**
    * Read each object as its UTF-8 bytes (StoredRow.bytes), for a caller that copies objects out unchanged: no decode
    * into a JS string and no re-encode on the way to a socket. Honoured for pages read at once (a limit up to 1000)
    * where the driver allows; a backend may ignore it, and `object` is always usable.

@@ -1,7 +1,7 @@
 // Contract: the query model of list() — reference §9.1 S*, L*, F*, O* and our additions — on one read-only fixture.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabelRequirement, SelectorOperator } from '../../src/kube/requirement.js';
-import type { Storage } from '../../src/storage/types.js';
+import type { Storage, StoredRow } from '../../src/storage/types.js';
 import { drain, ids, NODES, obj, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
 
 // A = c1/ns-1/name-1 … F = c3/ns-1/name-2 (see the fixture below).
@@ -227,6 +227,17 @@ export function queryContract(open: OpenHarness): void {
       expect(o.kind).toBe('Pod');
       expect((o.metadata as { name: string; resourceVersion: string }).name).toBe('name-1');
       expect((o.metadata as { resourceVersion: string }).resourceVersion).toBe(row?.revision);
+    });
+
+    it('keysOnly serves the same rows as a whole list, each without its object', async () => {
+      const q = { types: PODS, labels: [L('key1', 'exists')] };
+      const whole = await drain(await s.list(q));
+      const keys = await drain(await s.list({ ...q, keysOnly: true }));
+      expect(whole.length).toBeGreaterThan(1);
+      const ident = (r: StoredRow): unknown[] => [r.cluster, r.group, r.version, r.resource, r.kind, r.namespace, r.name, r.uid, r.revision];
+      expect(keys.map(ident)).toEqual(whole.map(ident));
+      expect(new Set(keys.map((r) => r.object))).toEqual(new Set(['{}']));
+      expect(new Set(whole.map((r) => r.object))).not.toContain('{}');
     });
 
     it('G1: get selects exactly one row; rows carry the extracted columns', async () => {

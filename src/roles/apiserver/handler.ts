@@ -6,6 +6,7 @@ import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
 import type { Catalog } from './catalog.js';
 import type { ChangeFeed } from './change-feed.js';
+import type { MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
@@ -22,6 +23,8 @@ export interface HandlerDeps {
   storage: StorageReader;
   catalog: Catalog;
   feed: ChangeFeed;
+  /** What the server's watches remember together, to report objects leaving a selector (watch.ts, Membership). */
+  watchMembers: MemberBudget;
   options: ApiserverOptions;
   metrics: ApiserverMetrics;
   registry: Registry;

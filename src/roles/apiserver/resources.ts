@@ -18,6 +18,7 @@ import { sendObject, sendText } from './respond.js';
 import type { RequestContext } from './server.js';
 import { ClientGoneError, primed, StreamWriter } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
+import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import type { TypeInfo } from './catalog.js';
@@ -189,9 +190,9 @@ export async function streamList(res: ServerResponse, ctx: RequestContext, page:
 }
 
 /** The keys of what matches a watch's filter now, for Membership; undefined past MAX_WATCH_MEMBERS. */
-async function matchingKeys(d: HandlerDeps, filter: WatchFilter, signal: AbortSignal): Promise<{ keys: Set<string>; revision: string } | undefined> {
-  const page = await d.storage.list({ ...filter, onlyMetadata: true }, signal);
-  const keys = new Set<string>();
+async function matchingKeys(d: HandlerDeps, filter: WatchFilter, signal: AbortSignal): Promise<{ keys: KeyHashSet; revision: string } | undefined> {
+  const page = await d.storage.list({ ...filter, keysOnly: true }, signal);
+  const keys = new KeyHashSet();
   for await (const row of page.rows) {
     if (keys.size >= MAX_WATCH_MEMBERS) return undefined;
     keys.add(rowKey(row));
@@ -229,6 +230,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
       bufferBytes: d.options.limits.watchBufferBytes,
       initial: () => d.storage.list(initialQuery, ctx.signal),
       ...(filter.labels?.length || filter.fields?.length ? { matchingKeys: () => matchingKeys(d, filter, ctx.signal) } : {}),
+      members: d.watchMembers,
       encoder: eventEncoder(rc),
       contentType: neg.contentType,
     });

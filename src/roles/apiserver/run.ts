@@ -10,6 +10,7 @@ import { buildAccess } from './authn-setup.js';
 import { Catalog } from './catalog.js';
 import { loadServingCert } from './certs.js';
 import { ChangeFeed } from './change-feed.js';
+import { MemberBudget } from './watch.js';
 import { newHandler } from './handler.js';
 import { apiserverMetrics } from './metrics.js';
 import type { ApiserverOptions } from './options.js';
@@ -55,7 +56,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
   // Authentication and authorization (CA files, host client for reviews): a bad flag fails the start here.
   const access = await buildAccess(options, async () => (await catalog.get()).clusters.keys(), logger);
   let server: ApiHttpServer | undefined;
-  const handler = newHandler({ storage: p.storage, catalog, feed, options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false });
+  const handler = newHandler({ storage: p.storage, catalog, feed, watchMembers: new MemberBudget(), options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false });
   server = new ApiHttpServer({
     serving: options.serving,
     limits: options.limits,

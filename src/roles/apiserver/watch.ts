@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { Change, ListPage, StorageReader, StoredRow, WatchFilter } from '../../storage/types.js';
 import { status as makeStatus } from '../../kube/status.js';
 import type { ChangeFeed, FeedSubscriber } from './change-feed.js';
+import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { StreamWriter } from './stream-writer.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -39,7 +40,9 @@ export interface WatchParams {
    * the revision they were read at, or undefined when there are more than the watch may hold. The watch then tells
    * the client, as kube-apiserver does, when an object starts matching (ADDED) and stops matching (DELETED).
    */
-  matchingKeys?: () => Promise<{ keys: Set<string>; revision: string } | undefined>;
+  matchingKeys?: () => Promise<{ keys: KeyHashSet; revision: string } | undefined>;
+  /** What this server's watches remember together (Membership). */
+  members: MemberBudget;
   encoder: EventEncoder;
   contentType: string;
 }
@@ -78,10 +81,18 @@ class Subscriber implements FeedSubscriber {
 }
 
 /**
- * A watch remembers at most this many objects (~100 bytes each) to report those leaving its selector; past it, it
- * judges each change on its own state only.
+ * A watch remembers at most this many objects (16–32 bytes each, KeyHashSet) to report those leaving its selector;
+ * past it, it judges each change on its own state only.
  */
-export const MAX_WATCH_MEMBERS = 250_000;
+export const MAX_WATCH_MEMBERS = 1_000_000;
+/** All watches of a server together remember at most this many objects (32–64 MB). */
+export const MAX_MEMBERS_ALL_WATCHES = 2_000_000;
+
+/** What the watches of one server remember together, against MAX_MEMBERS_ALL_WATCHES. */
+export class MemberBudget {
+  held = 0;
+  constructor(readonly limit = MAX_MEMBERS_ALL_WATCHES) {}
+}
 
 /** The identity of a row within a watch (which may span several resource types). */
 export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
@@ -93,36 +104,75 @@ export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.res
  * listed, or those matching when it started from a resourceVersion, read at `exactAfter`. A change at or before that
  * revision raced with the reading and is judged on its own state alone, as without the set: one that moved an
  * object out of the selector then is not reported, nor are those in the catch-up from an old resourceVersion.
+ *
+ * Keys are remembered by hash (KeyHashSet): two objects taken for one would at worst turn an ADDED into a MODIFIED
+ * or send a DELETED for an object the client does not hold, both of which clients take as they would the right event.
+ * A watch whose set would pass MAX_WATCH_MEMBERS, or the server's budget, forgets it and from then on judges each
+ * change on its own state.
  */
 export class Membership {
-  constructor(private readonly keys: Set<string>, private readonly exactAfter: bigint) {}
+  private keys: KeyHashSet | undefined;
+
+  private constructor(keys: KeyHashSet, private readonly exactAfter: bigint, private readonly budget: MemberBudget) {
+    this.keys = keys;
+  }
+
+  /** A membership holding `keys`, or undefined when the budget cannot take them. */
+  static take(keys: KeyHashSet, exactAfter: bigint, budget: MemberBudget): Membership | undefined {
+    if (keys.size > MAX_WATCH_MEMBERS || budget.held + keys.size > budget.limit) return undefined;
+    budget.held += keys.size;
+    return new Membership(keys, exactAfter, budget);
+  }
+
+  /** Still remembering (not given up for the size or the budget). */
+  get active(): boolean {
+    return this.keys !== undefined;
+  }
 
   /** The event to send for a change (undefined: none), given whether its row matches the filter; keeps the set. */
   event(c: Change, matches: boolean): EventType | undefined {
+    if (!this.keys) return matches ? c.type : undefined;
     const key = rowKey(c.row);
     const known = this.keys.has(key);
     if (c.type === 'DELETED') {
-      this.keys.delete(key);
+      this.remove(key);
       return known || matches ? 'DELETED' : undefined;
     }
     if (BigInt(c.revision) <= this.exactAfter) {
       if (!matches) return undefined;
-      this.keys.add(key);
+      this.add(key);
       return c.type;
     }
     if (matches) {
-      this.keys.add(key);
+      this.add(key);
       return known ? 'MODIFIED' : 'ADDED';
     }
     if (!known) return undefined;
-    this.keys.delete(key);
+    this.remove(key);
     return 'DELETED';
   }
 
   /** An event the watch sent without asking (initial state, catch-up filtered in storage). */
   sent(type: EventType, row: StoredRow): void {
-    if (type === 'DELETED') this.keys.delete(rowKey(row));
-    else this.keys.add(rowKey(row));
+    if (type === 'DELETED') this.remove(rowKey(row));
+    else this.add(rowKey(row));
+  }
+
+  /** Gives the keys back to the budget (the watch ended). */
+  release(): void {
+    if (!this.keys) return;
+    this.budget.held -= this.keys.size;
+    this.keys = undefined;
+  }
+
+  private add(key: string): void {
+    if (!this.keys?.add(key)) return;
+    this.budget.held++;
+    if (this.keys.size > MAX_WATCH_MEMBERS || this.budget.held > this.budget.limit) this.release();
+  }
+
+  private remove(key: string): void {
+    if (this.keys?.delete(key)) this.budget.held--;
   }
 }
 
@@ -156,14 +206,14 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     cut = ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)).unref() : undefined;
   };
   cutAfter(Math.min(p.initialTimeoutMs > 0 ? p.initialTimeoutMs : Infinity, p.timeoutMs + END_GRACE_MS));
+  let members: Membership | undefined;
   try {
     // 1. Initial state or catch-up, up to the feed head at subscription time.
     const rv = p.resourceVersion;
     let from: string;
-    let members: Membership | undefined;
     if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
       const page = await p.initial();
-      let shown = p.matchingKeys ? new Set<string>() : undefined;
+      let shown = p.matchingKeys ? new KeyHashSet() : undefined;
       for await (const row of page.rows) {
         if (signal.aborted) return;
         shown?.add(rowKey(row));
@@ -171,12 +221,12 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         await line(p.encoder.event('ADDED', row, row.revision));
       }
       from = page.revision;
-      if (shown) members = new Membership(shown, BigInt(from));
+      if (shown) members = Membership.take(shown, BigInt(from), p.members);
       if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
     } else {
       from = rv;
       const m = await p.matchingKeys?.();
-      if (m) members = new Membership(m.keys, BigInt(m.revision));
+      if (m) members = Membership.take(m.keys, BigInt(m.revision), p.members);
     }
     sent = BigInt(from);
     while (sent < BigInt(feedHead)) {
@@ -233,6 +283,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       });
     }
   } finally {
+    members?.release();
     unsubscribe();
     if (!res.destroyed && !res.writableEnded) {
       try {
