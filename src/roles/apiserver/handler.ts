@@ -36,7 +36,7 @@ export interface HandlerDeps {
 
 export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void> {
   return async (req, res, ctx) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = ctx.url;
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     const target = parseRequestTarget(url.pathname, watch);
     // Before anything else, as kube-apiserver: an anonymous POST is 401, a denied one 403, only then 405.

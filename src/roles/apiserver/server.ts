@@ -17,12 +17,23 @@ export interface RequestContext {
   /** True on the HTTPS listener. */
   secure: boolean;
   socket: Socket | TLSSocket;
+  /** The request target, parsed once (requestUrl). */
+  url: URL;
   /** Aborts when the client goes away, the deadline passes or the server drains. */
   signal: AbortSignal;
   longRunning: boolean;
   log: Logger;
   /** Who is asking and which clusters they may read; set by the handler once the request is admitted. */
   access?: RequestAccess;
+}
+
+/**
+ * The request target as kube-apiserver reads it (Go's url.ParseRequestURI): a request carries no fragment, so a raw
+ * `#` is data, not the end of the query. A WHATWG URL would drop everything after it: the parameters a client wrote
+ * there (say `namespaces=…`) would silently not apply, and the request would answer more than was asked.
+ */
+export function requestUrl(target: string | undefined): URL {
+  return new URL((target ?? '/').replaceAll('#', '%23'), 'http://localhost');
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
@@ -132,7 +143,7 @@ export class ApiHttpServer implements Runnable {
     const started = process.hrtime.bigint();
     let url: URL;
     try {
-      url = new URL(req.url ?? '/', 'http://localhost');
+      url = requestUrl(req.url);
     } catch {
       sendError(res, new StatusError(makeStatus(400, 'BadRequest', 'malformed request URL')), this.d.logger);
       return;
@@ -163,7 +174,7 @@ export class ApiHttpServer implements Runnable {
       else if (!res.writableEnded && !res.destroyed) sendError(res, timeout, log);
     };
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
-    const ctx: RequestContext = { secure, socket: req.socket, signal: ac.signal, longRunning, log };
+    const ctx: RequestContext = { secure, socket: req.socket, url, signal: ac.signal, longRunning, log };
     try {
       // Health and metrics answer at once, as kube-apiserver exempts them: a probe must not queue behind lists.
       if (!QUIET.test(url.pathname)) await this.turns.wait();

@@ -109,6 +109,30 @@ describe('list and get', () => {
     expect(r.body.items).toEqual([]);
   });
 
+  it('takes a raw # in the query as data, as kube-apiserver does: the parameters after it still apply', async () => {
+    // fetch would drop the "fragment"; node:http sends the target as written, as a hostile client may.
+    const { request } = await import('node:http');
+    const u = new URL(api.base);
+    const rawGet = (path: string): Promise<{ status: number; body: { items?: { metadata: { name: string } }[] } }> => new Promise((resolve, reject) => {
+      const req = request({ host: u.hostname, port: u.port, path, headers: { accept: 'application/json' } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { items?: { metadata: { name: string } }[] } }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const all = await rawGet(`${P}/api/v1/pods?limit=50`);
+    expect(all.body.items?.length).toBe(7);
+    // Before: everything after '#' was cut off, and the list answered all seven pods.
+    const r = await rawGet(`${P}/api/v1/pods?limit=50&x=#&namespaces=kube-system`);
+    expect(r.status).toBe(200);
+    expect(r.body.items?.map((i) => i.metadata.name)).toEqual(['api-1']);
+    const none = await rawGet(`${P}/api/v1/pods?x=1#&namespaces=')%20OR%20('a'%3D'a`);
+    expect(none.body.items).toEqual([]);
+  });
+
   it('answers 400, before any body, for a query too big for the database (1,500 distinct groups, 1,200 label requirements)', async () => {
     const groups = Array.from({ length: 1500 }, (_, i) => `g${i}`).join(',');
     const a = await get(`/apis/clusterpedia.io/v1beta1/collectionresources/any?groups=${groups}`);
