@@ -57,6 +57,11 @@ an empty list, while ${r.probes.baselines} baselines with real values in the sam
 \`npm test\` runs 3,000 requests (test/hostile/http-fuzz.test.ts); \`npm run fuzz\` the long run below
 (\`FUZZ_REQUESTS\`, \`FUZZ_SEED\`, \`FUZZ_CONCURRENCY\`, \`FUZZ_BACKEND\`).
 
+Found by it (2026-12-01, seed 1201): a raw \`#\` in a request's query cut off every parameter after it (the WHATWG URL
+took it for a fragment), so \`…?x=#&namespaces=')%20OR%20('a'%3D'a\` listed every node where kube-apiserver, which
+reads \`#\` as data, would have applied the filter. Fixed by reading the target as Go's \`ParseRequestURI\` does;
+test/roles/apiserver/resources-http.test.ts sends one over node:http.
+
 Last \`npm run fuzz\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed.join('; ')}`}**
 
 | | |
