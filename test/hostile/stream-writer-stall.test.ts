@@ -37,3 +37,25 @@ it('end() of a body the client never reads settles once the response is destroye
   // Node calls end()'s callback when the socket is destroyed; what matters is that the handler is not parked forever.
   expect(await within(settled as Promise<string>, 2000, 'StreamWriter.end after destroy')).toMatch(/^(resolved|rejected: ClientGone)$/);
 });
+
+it('end() after the client has gone settles at once (Node never calls end()\'s callback on a destroyed response)', async () => {
+  let settled: Promise<string> | undefined;
+  const ended = new Promise<void>((resolve) => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const out = new StreamWriter(res);
+      void out.write('{"items":[');
+      // The client leaves while the handler waits on storage (slow on PostgreSQL); then the handler ends the body.
+      res.once('close', () => {
+        settled = out.end(']}').then(() => 'resolved', (e: unknown) => `rejected: ${(e as { code?: string }).code}`);
+        resolve();
+      });
+    });
+  });
+  await new Promise<void>((r) => server?.listen(0, '127.0.0.1', () => r()));
+  client = await stalledGet((server?.address() as AddressInfo).port, '/');
+  await new Promise((r) => setTimeout(r, 100));
+  client.destroy();
+  await ended;
+  expect(await within(settled as Promise<string>, 2000, 'StreamWriter.end after the client left')).toBe('rejected: ClientGone');
+});

@@ -66,6 +66,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     logger,
     shutdownGraceMs: options.shutdownGraceMs,
     onListening: p.onListening,
+    inflightGauge: metrics.inflight,
     ...(p.turns ? { turns: p.turns } : {}),
   });
   const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); } };

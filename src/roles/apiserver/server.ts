@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import type { Gauge } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
 import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/status.js';
@@ -51,6 +52,8 @@ export interface ServerDeps {
   onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
   /** Where requests wait for their turn; shared with the synchro's writes in the binding role. */
   turns?: TurnQueue;
+  /** Counts the requests in flight that are not watches (kind "request"; the watch handler counts its own). */
+  inflightGauge?: Gauge<'kind'>;
 }
 
 /** True for requests that stay open (watch): they have their own limit and no deadline. */
@@ -161,7 +164,10 @@ export class ApiHttpServer implements Runnable {
     ac.longRunning = longRunning;
     this.open.add(ac);
     if (longRunning) this.watches++;
-    else this.inflight++;
+    else {
+      this.inflight++;
+      this.d.inflightGauge?.inc({ kind: 'request' });
+    }
     const onClose = (): void => ac.abort(new Error('client closed the connection'));
     res.on('close', onClose);
     const onDeadline = (): void => {
@@ -188,7 +194,10 @@ export class ApiHttpServer implements Runnable {
       res.off('close', onClose);
       this.open.delete(ac);
       if (longRunning) this.watches--;
-      else this.inflight--;
+      else {
+        this.inflight--;
+        this.d.inflightGauge?.dec({ kind: 'request' });
+      }
       this.logRequest(req, url, res.statusCode, started, ctx.access?.user.name);
     }
   }
