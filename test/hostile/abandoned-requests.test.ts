@@ -2,10 +2,11 @@
 // in --max-requests-inflight. Before StreamWriter.end() listened for 'close', each such request stayed in flight for
 // good (a PostgreSQL fuzzing run leaked one in ~70 until every new request got a 429).
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openStorage } from '../../src/storage/open.js';
-import type { ListPage, ListQuery, Storage } from '../../src/storage/types.js';
+import type { JoinedPage, ListPage, ListQuery, Storage } from '../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../support/apiserver.js';
 import { healthyStatus, pod } from '../support/fixtures.js';
 
@@ -35,6 +36,10 @@ beforeAll(async () => {
             await gate;
           })(),
         };
+      };
+      if (key === 'listJoined') return async (q: ListQuery, s?: AbortSignal): Promise<JoinedPage | undefined> => {
+        await gate;
+        return target.listJoined?.(q, s);
       };
       const v: unknown = Reflect.get(target, key, receiver);
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
@@ -87,3 +92,27 @@ for (const accept of ['application/json;as=Table;v=v1;g=meta.k8s.io', 'applicati
     expect((await fetch(`${u.href}/api/v1/pods?limit=1`)).status).toBe(200);
   });
 }
+
+it('pipelined requests whose client left before their turn end too (their responses never get a socket, nor a close)', async () => {
+  expect(await inflightRequests()).toBe(0);
+  let open!: () => void;
+  gate = new Promise<void>((r) => (open = r));
+  const u = new URL(api.resources);
+  const socket = connect(Number(u.port), u.hostname);
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  // JSON pages read at once (sent whole), streamed YAML and a Table, queued behind one another on one connection.
+  // Twelve of them: more than Node's default of 10 listeners per emitter, which one 'close' listener per pipelined
+  // request on the connection would exceed (a MaxListenersExceededWarning).
+  const kinds = Array.from({ length: 3 }, () => ['application/json', 'application/yaml', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json']).flat();
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(w.name);
+  process.on('warning', onWarning);
+  socket.write(kinds.map((accept, i) => `GET ${u.pathname}/api/v1/pods${i % 2 ? '' : '?limit=500'} HTTP/1.1\r\nHost: x\r\nAccept: ${accept}\r\n\r\n`).join(''));
+  expect(await waitFor(kinds.length)).toBe(kinds.length);
+  socket.destroy();
+  await new Promise((r) => setTimeout(r, 50));
+  open();
+  expect(await waitFor(0)).toBe(0);
+  process.off('warning', onWarning);
+  expect(warnings).toEqual([]);
+});

@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
 import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/status.js';
 import { sendError } from './respond.js';
+import { whenGone } from './stream-writer.js';
 import { answerClientError } from './client-error.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
@@ -168,8 +169,9 @@ export class ApiHttpServer implements Runnable {
       this.inflight++;
       this.d.inflightGauge?.inc({ kind: 'request' });
     }
-    const onClose = (): void => ac.abort(new Error('client closed the connection'));
-    res.on('close', onClose);
+    // The response's 'close', or the connection's: a pipelined request still queued behind another gets no 'close'
+    // of its own when the client leaves (whenGone).
+    const stopWatching = whenGone(res, () => ac.abort(new Error('client closed the connection')));
     const onDeadline = (): void => {
       const timeout = new StatusError(makeStatus(504, 'Timeout', `request did not complete within ${limits.requestTimeoutMs}ms`));
       ac.abort(timeout);
@@ -191,7 +193,7 @@ export class ApiHttpServer implements Runnable {
       if (!res.writableEnded && !res.destroyed) sendError(res, reason instanceof StatusError ? reason : e, log);
     } finally {
       if (timer) clearTimeout(timer);
-      res.off('close', onClose);
+      stopWatching();
       this.open.delete(ac);
       if (longRunning) this.watches--;
       else {

@@ -1,5 +1,6 @@
 // Writes a response body piece by piece, waiting for 'drain' so a slow client slows the database cursor, not memory.
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** A piece of a body: text, or bytes copied out as they are (objects read as UTF-8, ListQuery.objectBytes). */
 export type Piece = string | Buffer;
@@ -35,7 +36,7 @@ export class StreamWriter {
   }
 
   private async send(chunk: Piece): Promise<void> {
-    if (this.res.destroyed) throw new ClientGoneError();
+    if (responseGone(this.res)) throw new ClientGoneError();
     if (!this.res.write(chunk)) await drained(this.res);
   }
 
@@ -43,17 +44,16 @@ export class StreamWriter {
    * Ends the body once the socket took it. Node calls end()'s callback only on 'finish', which a response whose client
    * went away never emits: waiting for that alone parked the request for good, its slot in --max-requests-inflight
    * with it (a fuzzing run on PostgreSQL, where reads are slow enough for clients to leave first, leaked one request
-   * in ~70 until every new one got a 429). 'close' ends the wait too.
+   * in ~70 until every new one got a 429). The response's or its connection's 'close' ends the wait too (whenGone).
    */
   async end(p: Piece = ''): Promise<void> {
     if (p.length) await this.write(p);
     const chunk = this.take();
-    if (this.res.destroyed) throw new ClientGoneError();
+    if (responseGone(this.res)) throw new ClientGoneError();
     await new Promise<void>((resolve, reject) => {
-      const onClose = (): void => (this.res.writableFinished ? resolve() : reject(new ClientGoneError()));
-      this.res.once('close', onClose);
+      const stop = whenGone(this.res, () => (this.res.writableFinished ? resolve() : reject(new ClientGoneError())));
       this.res.end(chunk, () => {
-        this.res.off('close', onClose);
+        stop();
         resolve();
       });
     });
@@ -88,22 +88,73 @@ export class ClientGoneError extends Error {
   }
 }
 
+/**
+ * The connection a response goes out on. A pipelined response waiting for the one ahead of it has no socket yet (Node
+ * attaches it when its turn comes); its request's socket is the same connection.
+ */
+function connectionOf(res: ServerResponse): Socket | null {
+  return res.socket ?? res.req?.socket ?? null;
+}
+
+/** True when the response can no longer reach its client. */
+export function responseGone(res: ServerResponse): boolean {
+  return res.destroyed || connectionOf(res)?.destroyed === true;
+}
+
+/**
+ * Calls `f` once the response is over: its own 'close' (after it finished, or when its client left), or its
+ * connection's. A pipelined response still queued behind another when the client leaves never gets a socket, so
+ * it never emits 'close' itself: a wait on that alone would park its request for good. Returns the un-listen.
+ */
+export function whenGone(res: ServerResponse, f: () => void): () => void {
+  const conn = connectionOf(res);
+  let done = false;
+  const once = (): void => {
+    if (done) return;
+    done = true;
+    stop();
+    f();
+  };
+  res.once('close', once);
+  const unlisten = conn ? onConnectionClose(conn, once) : undefined;
+  const stop = (): void => {
+    res.off('close', once);
+    unlisten?.();
+  };
+  if (conn?.destroyed) queueMicrotask(once);
+  return stop;
+}
+
+/** Who waits for each connection's 'close': one listener per connection however many requests it pipelines. */
+const waitingOn = new WeakMap<Socket, Set<() => void>>();
+
+function onConnectionClose(conn: Socket, f: () => void): () => void {
+  let waiting = waitingOn.get(conn);
+  if (!waiting) {
+    const set = new Set<() => void>();
+    waiting = set;
+    waitingOn.set(conn, set);
+    conn.once('close', () => {
+      waitingOn.delete(conn);
+      for (const g of [...set]) g();
+    });
+  }
+  const set = waiting;
+  set.add(f);
+  return () => void set.delete(f);
+}
+
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve, reject) => {
+    const stop = whenGone(res, () => {
+      res.off('drain', onDrain);
+      reject(new ClientGoneError());
+    });
     const onDrain = (): void => {
-      cleanup();
+      stop();
       resolve();
     };
-    const onClose = (): void => {
-      cleanup();
-      reject(new ClientGoneError());
-    };
-    const cleanup = (): void => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-    };
-    res.on('drain', onDrain);
-    res.on('close', onClose);
+    res.once('drain', onDrain);
   });
 }
 
