@@ -81,7 +81,7 @@ Last \`npm run fuzz\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed
 | date | ${r.date.slice(0, 10)} |
 
 Request mix: ${labels}.
-${failed.length ? `\nFirst problems:\n\n${[...r.problems.slice(0, 20), ...r.probes.failures.slice(0, 20).map((f) => `injection probe: ${f}`)].map((p) => `- \`${p.replaceAll('`', "'")}\``).join('\n')}\n` : ''}`;
+${failed.length ? `\nFirst problems:\n\n${[...r.problems.slice(0, 20), ...r.probes.failures.slice(0, 20).map((f) => `injection probe: ${f}`), ...r.serverLogProblems.slice(0, 10).map((l) => `apiserver log: ${l}`)].map((p) => `- \`${p.replaceAll('`', "'")}\``).join('\n')}\n` : ''}`;
 }
 
 const pg = BACKEND === 'postgres' ? await throwawayPostgresDatabase() : undefined;

@@ -8,7 +8,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
 import { tooManyRequests, status as makeStatus, StatusError } from '../../kube/status.js';
 import { sendError } from './respond.js';
-import { whenGone } from './stream-writer.js';
+import { responseGone, whenGone } from './stream-writer.js';
 import { answerClientError } from './client-error.js';
 import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
@@ -190,7 +190,9 @@ export class ApiHttpServer implements Runnable {
       await this.d.handler(req, res, ctx);
     } catch (e: unknown) {
       const reason: unknown = ac.signal.aborted ? ac.signal.reason : undefined;
-      if (!res.writableEnded && !res.destroyed) sendError(res, reason instanceof StatusError ? reason : e, log);
+      // A client that left (its response destroyed, or its connection closed while the response waited its turn
+      // behind another) is told nothing: there is no one to tell.
+      if (!res.writableEnded && !responseGone(res)) sendError(res, reason instanceof StatusError ? reason : e, log);
     } finally {
       if (timer) clearTimeout(timer);
       stopWatching();
