@@ -22,6 +22,7 @@ function failures(r: FuzzReport): string[] {
   if (r.unexpectedDrops) f.push(`${r.unexpectedDrops} connections closed without an answer`);
   if (r.violations) f.push(`${r.violations} answers broke a rule (Status bodies, Retry-After, injection, cut bodies)`);
   if (r.serverLogProblems.length) f.push(`${r.serverLogProblems.length} error lines in the apiserver log`);
+  if (r.leftInFlight.requests || r.leftInFlight.watches) f.push(`${r.leftInFlight.requests} requests and ${r.leftInFlight.watches} watches still in flight after the clients left`);
   if (!(r.rss.peakMiB < RSS_BOUND_MIB)) f.push(`peak RSS ${fmt(r.rss.peakMiB)} MiB is not under ${RSS_BOUND_MIB} MiB`);
   if (!r.storage.unchanged) f.push('storage changed');
   if (r.probes.failures.length) f.push(`${r.probes.failures.length} injection probes failed`);
@@ -54,13 +55,19 @@ Transfer-Encoding, pipelining, slowloris (headers dribbled) and clients that sto
 SQL-injection probes put each of the injection strings in every filtering position (URL parameters, search labels,
 fuzzy names, owner, field paths and values, path cluster, namespace and name, continue, orderby): each must answer 4xx or
 an empty list, while ${r.probes.baselines} baselines with real values in the same positions do find rows.
-\`npm test\` runs 3,000 requests (test/hostile/http-fuzz.test.ts); \`npm run fuzz\` the long run below
+\`npm test\` runs 3,000 requests on SQLite and 1,500 on PostgreSQL (test/hostile/http-fuzz.test.ts); \`npm run fuzz\` the long run below
 (\`FUZZ_REQUESTS\`, \`FUZZ_SEED\`, \`FUZZ_CONCURRENCY\`, \`FUZZ_BACKEND\`).
 
 Found by it (2026-12-01, seed 1201): a raw \`#\` in a request's query cut off every parameter after it (the WHATWG URL
 took it for a fragment), so \`…?x=#&namespaces=')%20OR%20('a'%3D'a\` listed every node where kube-apiserver, which
 reads \`#\` as data, would have applied the filter. Fixed by reading the target as Go's \`ParseRequestURI\` does;
-test/roles/apiserver/resources-http.test.ts sends one over node:http.
+test/roles/apiserver/resources-http.test.ts sends one over node:http. On PostgreSQL (seed 77), where answers come
+slowly enough for clients to leave mid-request, requests stayed in flight for good, one in ~70, until every new one
+got a 429: the pipelined requests of a connection the client closed (Node gives a response queued behind another no
+socket, and no 'close' when the connection goes, so its handler waited for one forever), and a streamed body ended after
+its client left (Node calls \`end()\`'s callback only on 'finish'). Waits now end on the connection's close too; the run
+checks that nothing is left in flight once the clients have gone (test/hostile/abandoned-requests.test.ts, and the
+PostgreSQL run in \`npm test\`).
 
 Last \`npm run fuzz\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed.join('; ')}`}**
 
@@ -74,6 +81,7 @@ Last \`npm run fuzz\`: **${failed.length === 0 ? 'passed' : `FAILED — ${failed
 | connections closed without an answer | ${r.unexpectedDrops} unexpected; ${r.toleratedDrops} uploads of MiBs or headers past 16 KiB refused by closing |
 | rule violations | ${r.violations} (errors that are not a Status, 429 without Retry-After, bodies cut, injection rows) |
 | apiserver error log lines | ${r.serverLogProblems.length} |
+| left in flight once the clients had gone | ${r.leftInFlight.requests} requests, ${r.leftInFlight.watches} watches |
 | resident memory (child) | start ${fmt(r.rss.startMiB)} MiB, **peak ${fmt(r.rss.peakMiB)} MiB** (VmHWM; bound ${RSS_BOUND_MIB} MiB), end ${fmt(r.rss.endMiB)} MiB; after each tenth: ${r.rss.timeline.join(', ')} MiB |
 | storage before/after | ${r.storage.unchanged ? 'identical' : '**CHANGED**'}: ${counts}; sha256 ${r.storage.after.checksum.slice(0, 16)}… |
 | injection probes | ${fmt(r.probes.probes)} probes, ${r.probes.failures.length} failures; baselines ${r.probes.baselinesMatched}/${r.probes.baselines}; pod count under injected orderings ${[...new Set(r.probes.podCounts)].join('/')} |

@@ -54,6 +54,11 @@ export interface FuzzReport {
   probes: ProbeResult;
   /** A plain list answered normally after the run. */
   healthyAfter: boolean;
+  /**
+   * Requests and watches the apiserver still had in flight once every client of the stream had gone (its own gauge,
+   * waited for up to 10 s): a request whose client left must end and give back its --max-requests-inflight slot.
+   */
+  leftInFlight: { requests: number; watches: number };
   machine: string;
   date: string;
 }
@@ -79,7 +84,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     rss: { startMiB: target.memory().rssMiB, peakMiB: 0, endMiB: 0, afterProbesMiB: 0, timeline: [] },
     storage: { before: await target.fingerprint(), after: { counts: {}, checksum: '' }, unchanged: false },
     probes: { probes: 0, failures: [], baselinesMatched: 0, baselines: 0, podCounts: [] },
-    healthyAfter: false, machine: machine(), date: new Date().toISOString(),
+    healthyAfter: false, leftInFlight: { requests: 0, watches: 0 }, machine: machine(), date: new Date().toISOString(),
   };
   const problem = (s: string): void => {
     if (report.problems.length < 100) report.problems.push(s);
@@ -149,6 +154,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     report.rss.endMiB = target.memory().rssMiB;
     report.crashed = !target.alive();
     if (!report.crashed) {
+      report.leftInFlight = await inFlightAfter(agent, target.origin);
       report.probes = await runInjectionProbes(agent, target.origin);
       report.rss.afterProbesMiB = target.memory().rssMiB;
       const r = await agent.request({ origin: target.origin, path: '/apis/clusterpedia.io/v1beta1/resources/api/v1/pods?limit=10', method: 'GET' });
@@ -166,6 +172,19 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
     await target.stop();
   }
   return report;
+}
+
+/** The apiserver's in-flight gauge once it settles at zero, or as it stands after 10 s (the asking request not counted). */
+async function inFlightAfter(agent: Agent, origin: string): Promise<{ requests: number; watches: number }> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await agent.request({ origin, path: '/metrics', method: 'GET' });
+    const text = await r.body.text();
+    const gauge = (kind: string): number => Number(new RegExp(`^clusterpedia_apiserver_inflight_requests\\{kind="${kind}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    const now = { requests: Math.max(0, gauge('request') - 1), watches: gauge('watch') };
+    if ((now.requests === 0 && now.watches === 0) || Date.now() > deadline) return now;
+    await new Promise((res) => setTimeout(res, 200));
+  }
 }
 
 export function machine(): string {
