@@ -276,8 +276,8 @@ export interface StorageReader {
   list(query: ListQuery, signal?: AbortSignal): Promise<ListPage>;
   /**
    * The same page as list(), its objects joined into a few buffers instead of one row each: for a caller that serves
-   * the objects as stored (a JSON list). Undefined where the backend does not join this page (a limit over 1000, or
-   * no limit and more than 1000 rows); the caller then uses list(). Optional: a backend may not join at all.
+   * the objects as stored (a JSON list). Undefined where the backend does not join this page (a limit over 1000, no
+   * limit and more than 1000 rows, or keysOnly); the caller then uses list(). Optional: a backend may not join at all.
    */
   listJoined?(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined>;
   /** Changes with revision > `revision` matching `filter`, oldest first, at most `limit`. */

@@ -119,6 +119,10 @@ function joinedContract(dialect: string, open: () => Promise<Harness>, joinsSmal
       expect(names).toEqual([...names].sort());
     });
 
+    it('a keys-only list is not joined (there are no objects to join): the caller reads list()', async () => {
+      expect(await joined(storage(), { types: PODS, limit: 10, keysOnly: true })).toBeUndefined();
+    });
+
     it('a list that streams is not joined: a limit over 1000, or no limit and more than 1000 rows', async () => {
       if (joinsSmallUnlimited) expect((await joined(storage(), { types: PODS }))?.count).toBe(1000);
       expect((await joined(storage(), { types: PODS, limit: 1000 }))?.count).toBe(1000);

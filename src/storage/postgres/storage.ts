@@ -197,7 +197,7 @@ class PostgresStorage implements Storage {
    * one writev with a content-length rather than 500 strings one write at a time. Unlimited lists stream instead.
    */
   async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
-    if (!readAtOnce(query.limit)) return undefined;
+    if (!readAtOnce(query.limit) || query.keysOnly) return undefined;
     return joinRows(await this.list({ ...query, objectBytes: true }, signal));
   }
 

@@ -239,7 +239,7 @@ class SqliteStorage implements Storage {
   }
 
   async listJoined(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> {
-    if (!joinable(query.limit)) return undefined;
+    if (!joinable(query.limit) || query.keysOnly) return undefined;
     const { st, snap } = await this.openList(query);
     return readJoinedPage(snap, st, (ids) => joinedObjects(ids, query.onlyMetadata === true), JOIN_GROUP_BYTES, signal);
   }
