@@ -175,7 +175,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
 }
 
 /** The apiserver's in-flight gauge once it settles at zero, or as it stands after 10 s (the asking request not counted). */
-async function inFlightAfter(agent: Agent, origin: string): Promise<{ requests: number; watches: number }> {
+export async function inFlightAfter(agent: Agent, origin: string): Promise<{ requests: number; watches: number }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const r = await agent.request({ origin, path: '/metrics', method: 'GET' });

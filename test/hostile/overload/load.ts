@@ -7,6 +7,7 @@ import { silentLogger } from '../../../src/lib/log.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { clusterName, NAMESPACES, type DatasetShape } from '../dataset.js';
+import { inFlightAfter } from '../fuzz/run.js';
 import { startTarget } from '../fuzz/target.js';
 import { Rng } from '../fuzz/prng.js';
 
@@ -239,6 +240,9 @@ export async function runOverload(o: OverloadOptions): Promise<OverloadReport> {
     await Promise.all(watchDone);
     if (report.watches.cutEarly) problem(`${report.watches.cutEarly} accepted watches were ended by the server during the run`);
     if (report.retryAfterMissing) problem(`${report.retryAfterMissing} 429 answers without Retry-After`);
+    // Every client has gone: nothing may stay in flight (a slot never given back shrinks --max-requests-inflight).
+    const left = await inFlightAfter(clientAgent, target.origin);
+    if (left.requests || left.watches) problem(`${left.requests} requests and ${left.watches} watches still in flight after every client had gone`);
 
     // 3. Afterwards the server answers normally.
     await sleep(500);
