@@ -1,13 +1,19 @@
 // A Kubernetes API client: @kubernetes/client-node's KubeConfig for credentials (token, certs, exec, OIDC),
 // undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
 import type https from 'node:https';
-import { nonBlankLines } from './lines.js';
+import { LineTooLongError, nonBlankLines } from './lines.js';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
 
 export { KubeApiError } from './client-errors.js';
+
+/**
+ * The longest watch event taken from a member, as client-go's streaming decoder allows (16 MiB): etcd keeps objects
+ * under ~1.5 MB, so only a broken or hostile server sends more, and a line that never ends must not fill memory.
+ */
+export const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
 
 /** A watch event and the length of its line, for memory accounting. */
 export interface SizedWatchEvent extends WatchEvent {
@@ -166,10 +172,13 @@ export class KubeClient {
       }
     };
     try {
-      for await (const line of nonBlankLines(res.body)) yield parse(line);
+      for await (const line of nonBlankLines(res.body, MAX_WATCH_EVENT_CHARS)) yield parse(line);
     } catch (e: unknown) {
       if (signal?.aborted) return;
       if (e instanceof KubeApiError) throw e;
+      if (e instanceof LineTooLongError) {
+        throw new KubeApiError(`watch event from ${path} longer than ${MAX_WATCH_EVENT_CHARS / 1024 / 1024} Mi characters`, 200, 'InvalidResponse', true, { cause: e });
+      }
       throw networkError(e, 'WATCH', path);
     } finally {
       res.body.destroy();

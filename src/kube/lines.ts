@@ -6,19 +6,42 @@ import { StringDecoder } from 'node:string_decoder';
  * next chunk is read only once the lines of this one are taken: a blocked consumer holds the producer back (TCP,
  * for a response) instead of filling memory. readline, in contrast, reads ahead up to 1,024 lines (~5 MB of pods).
  */
-export async function* nonBlankLines(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* nonBlankLines(body: AsyncIterable<Buffer | string>, maxLineChars = Infinity): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  let rest = '';
+  // The start of a line begun in earlier chunks, kept in pieces: a line spread over many chunks is joined once, when
+  // its end comes, instead of rescanned (and copied) with every chunk.
+  let head: string[] = [];
+  let headChars = 0;
   for await (const chunk of body) {
-    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      const line = text.slice(start, text.charCodeAt(nl - 1) === 13 && nl > start ? nl - 1 : nl);
+      if (headChars + nl - start > maxLineChars) throw new LineTooLongError(maxLineChars);
+      let line = text.slice(start, nl);
+      if (headChars > 0) {
+        head.push(line);
+        line = head.join('');
+        head = [];
+        headChars = 0;
+      }
+      if (line.endsWith('\r')) line = line.slice(0, -1);
       start = nl + 1;
       if (line.trim() !== '') yield line;
     }
-    rest = text.slice(start);
+    if (start < text.length) {
+      head.push(start === 0 ? text : text.slice(start));
+      headChars += text.length - start;
+      // A line that never ends would otherwise be gathered until memory runs out.
+      if (headChars > maxLineChars) throw new LineTooLongError(maxLineChars);
+    }
   }
-  rest += decoder.end();
-  if (rest.trim() !== '') yield rest;
+  const last = head.join('') + decoder.end();
+  if (last.trim() !== '') yield last;
+}
+
+/** A line longer than the reader allows (nonBlankLines' maxLineChars). */
+export class LineTooLongError extends Error {
+  constructor(readonly maxLineChars: number) {
+    super(`a line longer than ${maxLineChars} characters`);
+  }
 }

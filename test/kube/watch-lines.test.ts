@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KubeClient } from '../../src/kube/client.js';
-import { nonBlankLines } from '../../src/kube/lines.js';
+import { KubeClient, MAX_WATCH_EVENT_CHARS } from '../../src/kube/client.js';
+import { LineTooLongError, nonBlankLines } from '../../src/kube/lines.js';
 
 async function collect(body: AsyncIterable<Buffer | string>): Promise<string[]> {
   const out: string[] = [];
@@ -42,7 +42,28 @@ describe('nonBlankLines', () => {
     // What the stream's own buffer holds ahead (16–64 KB), and nothing more.
     expect(produced).toBeLessThan(30);
   });
+
+  it('gives up on a line longer than allowed, ended or not, having read no more than the limit and a chunk', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced++;
+        this.push(produced > 10_000 ? null : 'x'.repeat(1000));
+      },
+    });
+    await expect(collect2(endless, 50_000)).rejects.toBeInstanceOf(LineTooLongError);
+    expect(produced).toBeLessThan(100);
+    // A long line that does end is refused too; lines up to the limit pass.
+    await expect(collect2(Readable.from([`${'y'.repeat(60)}\nok\n`]), 50)).rejects.toBeInstanceOf(LineTooLongError);
+    expect(await collect2(Readable.from([`${'y'.repeat(50)}\nok\n`]), 50)).toEqual(['y'.repeat(50), 'ok']);
+  });
 });
+
+async function collect2(body: AsyncIterable<Buffer | string>, max: number): Promise<string[]> {
+  const out: string[] = [];
+  for await (const l of nonBlankLines(body, max)) out.push(l);
+  return out;
+}
 
 describe('KubeClient.watch', () => {
   let server: Server | undefined;
@@ -83,6 +104,35 @@ describe('KubeClient.watch', () => {
       }
       expect(names).toEqual(['ä-one', 'two']);
       expect(error).toMatchObject({ reason: 'InvalidResponse' });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('ends a watch whose event never ends with InvalidResponse, before holding more than 16 Mi characters of it', async () => {
+    let sent = 0;
+    const c = await client((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = `{"type":"ADDED","object":{"pad":"${'z'.repeat(64 * 1024)}`;
+      const pump = (): void => {
+        // Bounded: twice the limit at most, then the server gives up by itself.
+        while (sent < 2 * MAX_WATCH_EVENT_CHARS) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    try {
+      let error: unknown;
+      try {
+        for await (const _ of c.watch('/api/v1/pods', {})) { /* none comes */ }
+      } catch (e: unknown) {
+        error = e;
+      }
+      expect(error).toMatchObject({ reason: 'InvalidResponse' });
+      expect(String((error as Error).message)).toMatch(/longer than 16 Mi characters/);
     } finally {
       await c.close();
     }
