@@ -76,8 +76,7 @@ class ObjectCache<T extends KubeObject> implements ListWatchHandler {
 }
 
 /** Back-off of retries of a PediaCluster change that failed: 0.5 s, doubling, up to a minute. */
-const HANDLE_RETRY_BASE_MS = 500;
-const HANDLE_RETRY_MAX_MS = 60_000;
+const HANDLE_RETRY = { initialMs: 500, maxMs: 60_000, jitter: 0 } as const;
 
 export class HostClusterSource implements Runnable {
   readonly name = 'synchro host cluster source';
@@ -89,8 +88,8 @@ export class HostClusterSource implements Runnable {
   private resolveSyncResourcesReady!: () => void;
   private readonly syncResourcesReady = new Promise<void>((r) => (this.resolveSyncResourcesReady = r));
   private signal: AbortSignal | undefined;
-  /** Clusters whose last change failed to be handled: attempts so far, for the back-off of the next one. */
-  private readonly retries = new Map<string, number>();
+  /** Clusters whose last change failed to be handled: the back-off of their next retry. */
+  private readonly retries = new Map<string, Backoff>();
   private readonly lastStatus = new Map<string, { significant: string; at: number }>();
   /** Last seen spec.shardingName of every PediaCluster ("" when absent): this shard's were handed to the manager. */
   private readonly shardOf = new Map<string, string>();
@@ -206,23 +205,24 @@ export class HostClusterSource implements Runnable {
   private failed(name: string, e: unknown): void {
     this.applied.delete(name);
     if (this.signal?.aborted) return;
-    const attempts = (this.retries.get(name) ?? 0) + 1;
-    this.retries.set(name, attempts);
-    const delayMs = Math.min(HANDLE_RETRY_MAX_MS, HANDLE_RETRY_BASE_MS * 2 ** Math.min(attempts - 1, 10));
+    let backoff = this.retries.get(name);
+    if (!backoff) this.retries.set(name, (backoff = new Backoff(HANDLE_RETRY)));
+    const delayMs = backoff.next();
     this.o.logger.warn({ cluster: name, err: messageOf(e), retryInMs: delayMs }, 'pediacluster change not handled; will retry');
-    void this.retryLater(name, attempts, delayMs);
+    void this.retryLater(name, backoff, delayMs);
   }
 
   /**
    * Handles a cluster again after a failure (a finalizer PATCH the host refused, an unreadable Secret): the watch
    * may bring no further event, and a PediaCluster left without its finalizer or stuck Terminating would stay so.
    */
-  private async retryLater(name: string, attempts: number, delayMs: number): Promise<void> {
+  private async retryLater(name: string, backoff: Backoff, delayMs: number): Promise<void> {
     const signal = this.signal;
     if (!signal) return;
+    const attempts = backoff.attempts;
     await this.clock.sleep(delayMs, signal);
-    // A newer failure scheduled its own retry; an event handled since then cleared the count.
-    if (signal.aborted || this.retries.get(name) !== attempts) return;
+    // A newer failure scheduled its own retry; an event handled since then dropped the back-off.
+    if (signal.aborted || this.retries.get(name) !== backoff || backoff.attempts !== attempts) return;
     await this.clusterChanged(name, this.clusters.objects.get(name));
   }
 
