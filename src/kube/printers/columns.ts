@@ -49,6 +49,20 @@ export function boolPtrCell(v: boolean | undefined): string {
   return v ? 'True' : 'False';
 }
 
+/**
+ * The loop kube's formatters (formatDiscoveryPorts, formatStorageVersions, …) run before listWithMoreString: the
+ * first `max` of `items`, then how many more there were.
+ */
+export function firstWithMore(items: Iterable<string>, max = 3): string {
+  const list: string[] = [];
+  let count = 0;
+  for (const item of items) {
+    if (list.length < max) list.push(item);
+    count++;
+  }
+  return listWithMore(list, count > max, count, max);
+}
+
 /** Port of listWithMoreString: the first `max` entries and how many were left out. */
 export function listWithMore(list: string[], more: boolean, count: number, max: number): string {
   const joined = list.join(',');

@@ -1,7 +1,7 @@
 // The control plane's own bookkeeping: ports of printComponentStatus, printStorageVersion,
 // printStorageVersionMigration and printLeaseCandidate.
 
-import { AGE_COLUMN, NAME_COLUMN, ageOf, column, listWithMore, nameOf } from './columns.js';
+import { AGE_COLUMN, NAME_COLUMN, ageOf, column, firstWithMore, nameOf } from './columns.js';
 import { DOC } from './descriptions.js';
 import { at, objects, optStr, str } from './fields.js';
 import type { ResourcePrinter } from './types.js';
@@ -24,16 +24,7 @@ export const componentStatusPrinter: ResourcePrinter = {
 
 /** Port of formatStorageVersions: up to three `apiServerID=encodingVersion`, `<unset>` for none. */
 function storageVersions(list: unknown): string {
-  const max = 3;
-  const shown: string[] = [];
-  let more = false;
-  let count = 0;
-  for (const sv of objects(list)) {
-    if (shown.length < max) shown.push(`${str(sv.apiServerID)}=${str(sv.encodingVersion)}`);
-    else if (shown.length === max) more = true;
-    count++;
-  }
-  return listWithMore(shown, more, count, max);
+  return firstWithMore(objects(list).map((sv) => `${str(sv.apiServerID)}=${str(sv.encodingVersion)}`));
 }
 
 export const storageVersionPrinter: ResourcePrinter = {

@@ -2,7 +2,7 @@
 // printEndpointSlice, printNetworkPolicy, printServiceCIDR and printIPAddress.
 
 import type { KubeObject } from '../types.js';
-import { AGE_COLUMN, NAME_COLUMN, ageOf, column, listWithMore, nameOf, wide } from './columns.js';
+import { AGE_COLUMN, NAME_COLUMN, ageOf, column, firstWithMore, nameOf, wide } from './columns.js';
 import { DOC } from './descriptions.js';
 import { arr, at, int, obj, objAt, objects, optInt, optStr, str, stringMap, strings } from './fields.js';
 import { compareGo, formatLabelSelector, formatLabels } from './labels.js';
@@ -184,32 +184,12 @@ export const endpointsPrinter: ResourcePrinter = {
 
 /** Port of formatDiscoveryPorts: port numbers, else names, else `*`. */
 function discoveryPorts(ports: unknown): string {
-  const max = 3;
-  const list: string[] = [];
-  let more = false;
-  let count = 0;
-  for (const p of objects(ports)) {
-    if (list.length < max) list.push(String(optInt(p.port) ?? optStr(p.name) ?? '*'));
-    else if (list.length === max) more = true;
-    count++;
-  }
-  return listWithMore(list, more, count, max);
+  return firstWithMore(objects(ports).map((p) => String(optInt(p.port) ?? optStr(p.name) ?? '*')));
 }
 
 /** Port of formatDiscoveryEndpoints: every address of every endpoint, up to three. */
 function discoveryEndpoints(endpoints: unknown): string {
-  const max = 3;
-  const list: string[] = [];
-  let more = false;
-  let count = 0;
-  for (const ep of objects(endpoints)) {
-    for (const address of strings(ep.addresses)) {
-      if (list.length < max) list.push(address);
-      else if (list.length === max) more = true;
-      count++;
-    }
-  }
-  return listWithMore(list, more, count, max);
+  return firstWithMore(objects(endpoints).flatMap((ep) => strings(ep.addresses)));
 }
 
 export const endpointSlicePrinter: ResourcePrinter = {

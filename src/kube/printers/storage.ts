@@ -99,6 +99,15 @@ export const persistentVolumeClaimPrinter: ResourcePrinter = {
   },
 };
 
+/** storageutil.IsDefaultAnnotation reads both, the GA one and the beta one. */
+const DEFAULT_SC_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
+
+/** The name, with ` (default)` when any of `annotations` is "true" (a class marked the cluster's default). */
+function nameMarkedDefault(o: KubeObject, annotations: readonly string[]): string {
+  const set = stringMap(o.metadata?.annotations);
+  return annotations.some((a) => set[a] === 'true') ? `${nameOf(o)} (default)` : nameOf(o);
+}
+
 export const storageClassPrinter: ResourcePrinter = {
   columns: [
     NAME_COLUMN,
@@ -109,12 +118,8 @@ export const storageClassPrinter: ResourcePrinter = {
     AGE_COLUMN,
   ],
   cells(o, now) {
-    const annotations = stringMap(o.metadata?.annotations);
-    const isDefault =
-      annotations['storageclass.kubernetes.io/is-default-class'] === 'true' ||
-      annotations['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
     return [
-      isDefault ? `${nameOf(o)} (default)` : nameOf(o),
+      nameMarkedDefault(o, DEFAULT_SC_ANNOTATIONS),
       str(o.provisioner),
       optStr(o.reclaimPolicy) ?? 'Delete',
       optStr(o.volumeBindingMode) ?? 'Immediate',
@@ -126,13 +131,12 @@ export const storageClassPrinter: ResourcePrinter = {
 };
 
 /** storageutil.AlphaIsDefaultVolumeAttributesClassAnnotation, the only default marker kube 1.32 reads. */
-const DEFAULT_VAC_ANNOTATION = 'volumeattributesclass.alpha.kubernetes.io/is-default-class';
+const DEFAULT_VAC_ANNOTATIONS = ['volumeattributesclass.alpha.kubernetes.io/is-default-class'];
 
 export const volumeAttributesClassPrinter: ResourcePrinter = {
   columns: [NAME_COLUMN, column('DriverName', 'string', DOC.vacDriverName), AGE_COLUMN],
   cells(o, now) {
-    const isDefault = stringMap(o.metadata?.annotations)[DEFAULT_VAC_ANNOTATION] === 'true';
-    return [isDefault ? `${nameOf(o)} (default)` : nameOf(o), str(o.driverName), ageOf(o, now)];
+    return [nameMarkedDefault(o, DEFAULT_VAC_ANNOTATIONS), str(o.driverName), ageOf(o, now)];
   },
 };
 
