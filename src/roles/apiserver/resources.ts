@@ -148,7 +148,7 @@ async function sendJoined(res: ServerResponse, page: JoinedPage, neg: Negotiated
   for (const o of page.objects) length += o.length;
   // The page is in memory already: its length is known, and all of it goes to the socket in one writev (corked),
   // the buffers by reference. Backpressure has nothing to hold back; the slot is kept until the socket took it.
-  // Nothing yields from here to the 'close' listener: a client that left is either seen now or reported by 'close'.
+  // Nothing yields from here to the wait below: a client that left is either seen now or reported by whenGone.
   if (responseGone(res)) throw new ClientGoneError();
   res.writeHead(200, { 'content-type': neg.contentType, 'content-length': length, 'cache-control': 'no-cache, private' });
   res.cork();

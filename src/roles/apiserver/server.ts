@@ -179,7 +179,7 @@ export class ApiHttpServer implements Runnable {
       // from a client that stopped reading): answer now, or cut a body already started (no Status can follow it).
       // Destroying also wakes a handler parked on 'drain', so it ends and gives back its slot and storage connection.
       if (res.headersSent) res.destroy();
-      else if (!res.writableEnded && !res.destroyed) sendError(res, timeout, log);
+      else if (!res.writableEnded && !responseGone(res)) sendError(res, timeout, log);
     };
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
     const ctx: RequestContext = { secure, socket: req.socket, url, signal: ac.signal, longRunning, log };
