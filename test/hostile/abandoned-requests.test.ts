@@ -9,6 +9,7 @@ import { createLogger, silentLogger } from '../../src/lib/log.js';
 import { openStorage } from '../../src/storage/open.js';
 import type { JoinedPage, ListPage, ListQuery, Storage } from '../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../support/apiserver.js';
+import { inflightGauge } from './fuzz/run.js';
 import { healthyStatus, pod } from '../support/fixtures.js';
 
 let storage: Storage;
@@ -65,7 +66,7 @@ afterAll(async () => {
 /** Requests in flight besides the /metrics request that asks. */
 async function inflightRequests(): Promise<number> {
   const text = await (await fetch(`${api.base}/metrics`)).text();
-  return Number(/^clusterpedia_apiserver_inflight_requests\{kind="request"\} (\d+)/m.exec(text)?.[1] ?? NaN) - 1;
+  return inflightGauge(text, 'request') - 1;
 }
 
 const waitFor = async (want: number): Promise<number> => {

@@ -174,14 +174,18 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzReport> {
   return report;
 }
 
+/** One kind of the apiserver's in-flight gauge in a /metrics exposition (0 when absent). */
+export function inflightGauge(metrics: string, kind: 'request' | 'watch'): number {
+  return Number(new RegExp(`^clusterpedia_apiserver_inflight_requests\\{kind="${kind}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+}
+
 /** The apiserver's in-flight gauge once it settles at zero, or as it stands after 10 s (the asking request not counted). */
 export async function inFlightAfter(agent: Agent, origin: string): Promise<{ requests: number; watches: number }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const r = await agent.request({ origin, path: '/metrics', method: 'GET' });
     const text = await r.body.text();
-    const gauge = (kind: string): number => Number(new RegExp(`^clusterpedia_apiserver_inflight_requests\\{kind="${kind}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-    const now = { requests: Math.max(0, gauge('request') - 1), watches: gauge('watch') };
+    const now = { requests: Math.max(0, inflightGauge(text, 'request') - 1), watches: inflightGauge(text, 'watch') };
     if ((now.requests === 0 && now.watches === 0) || Date.now() > deadline) return now;
     await new Promise((res) => setTimeout(res, 200));
   }
