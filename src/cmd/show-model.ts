@@ -9,6 +9,8 @@ export interface SyncCondition {
   initialListPhase?: boolean;
   count?: number;
   lastEventTime?: string;
+  lastError?: string;
+  lastErrorTime?: string;
 }
 
 export interface ResourceReport {
@@ -25,6 +27,9 @@ export interface ResourceReport {
   count: number;
   bytes: number;
   lastEventTime?: string;
+  /** The last error the synchro met on this resource (`<reason>: <message>`), kept after it recovered, and when. */
+  lastError?: string;
+  lastErrorTime?: string;
 }
 
 export interface ClusterReport {
@@ -77,6 +82,7 @@ export async function loadReports(storage: StorageReader): Promise<ClusterReport
         byType.set(`${r.group}/${version}/${r.name}`, {
           cluster: name, group: r.group, version, resource: r.name, kind: r.kind, status: c.status ?? '', reason: c.reason ?? '',
           message: c.message ?? '', initialListPhase: c.initialListPhase === true, count: 0, bytes: 0, lastEventTime: c.lastEventTime,
+          ...(typeof c.lastError === 'string' && c.lastError ? { lastError: c.lastError, lastErrorTime: c.lastErrorTime } : {}),
         });
       }
     }

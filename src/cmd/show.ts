@@ -104,9 +104,13 @@ export function renderResources(reports: ClusterReport[], colour: boolean, now: 
   for (const r of reports) {
     for (const x of r.resources) {
       const status: Cell = { text: x.initialListPhase ? `${x.status} (listing)` : x.status || '-', colour: x.status === 'Syncing' ? 'green' : x.status === 'Error' ? 'red' : 'yellow' };
-      rows.push([r.name, x.group ? `${x.group}/${x.version}/${x.resource}` : `${x.version}/${x.resource}`, status, String(x.count), humanBytes(x.bytes), shortAge(x.lastEventTime, now), clip(x.reason ? `${x.reason}${x.message ? `: ${x.message}` : ''}` : '', 60)]);
+      const lastError: Cell = x.lastError ? { text: clip(`${shortAge(x.lastErrorTime, now)} ago: ${x.lastError}`, 60), colour: x.status === 'Error' ? 'red' : 'dim' } : { text: '' };
+      rows.push([
+        r.name, x.group ? `${x.group}/${x.version}/${x.resource}` : `${x.version}/${x.resource}`, status, String(x.count), humanBytes(x.bytes),
+        shortAge(x.lastEventTime, now), clip(x.reason ? `${x.reason}${x.message ? `: ${x.message}` : ''}` : '', 60), lastError,
+      ]);
     }
   }
   if (rows.length === 0) return '';
-  return renderTable(['cluster', 'resource', 'status', 'count', 'size', 'last event', 'message'], rows, colour);
+  return renderTable(['cluster', 'resource', 'status', 'count', 'size', 'last event', 'message', 'last error'], rows, colour);
 }

@@ -67,6 +67,9 @@ export interface ClusterResourceSyncCondition {
   /** Our additions (API.md §2). */
   count?: number;
   lastEventTime?: string;
+  /** The last error met (`<reason>: <message>`) and when, kept after the resource recovered. */
+  lastError?: string;
+  lastErrorTime?: string;
   /** Member RV up to which every event is committed (where a restarted synchro resumes watching). */
   resourceVersion?: string;
 }

@@ -90,13 +90,15 @@ describe('CRDs', () => {
     }
   });
 
-  it('status keeps unknown fields of conditions and sync conditions and declares our count and lastEventTime', () => {
+  it('status keeps unknown fields of conditions and sync conditions and declares our count, lastEventTime and lastError', () => {
     const pc = schemaOf('pediaclusters');
     expect(at(pc, 'status.conditions[]')['x-kubernetes-preserve-unknown-fields']).toBe(true);
     const sync = at(pc, 'status.syncResources[].resources[].syncConditions[]');
     expect(sync['x-kubernetes-preserve-unknown-fields']).toBe(true);
     expect(sync.properties?.count).toMatchObject({ type: 'integer' });
     expect(sync.properties?.lastEventTime).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(sync.properties?.lastError).toMatchObject({ type: 'string' });
+    expect(sync.properties?.lastErrorTime).toMatchObject({ type: 'string', format: 'date-time' });
     for (const f of ['apiserver', 'version', 'shardingName']) expect(at(pc, `status.${f}`).type, f).toBe('string');
   });
 

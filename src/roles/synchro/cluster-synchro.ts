@@ -115,6 +115,7 @@ export class ClusterSynchro {
         count: st.count,
         ...(st.lastEventTime ? { lastEventTime: st.lastEventTime } : {}),
         ...(st.resourceVersion ? { resourceVersion: st.resourceVersion } : {}),
+        ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
       r.syncConditions.push(cond);
       r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
@@ -148,7 +149,11 @@ export class ClusterSynchro {
     }
     if (!this.client) return;
     this.setPhase({ phase: 'Running' });
-    const unsubscribe = this.d.queue.onAvailability(() => this.d.changed());
+    const unsubscribe = this.d.queue.onAvailability((available) => {
+      if (available) this.d.changed();
+      // Every resource of the cluster is held up while storage refuses writes: each keeps it as its last error.
+      else for (const { synchro } of this.resources.values()) synchro.noteError('StorageExpection', `storage writes failing: ${this.d.queue.storageError}`);
+    });
     let failures = 0;
     try {
       while (!signal.aborted) {

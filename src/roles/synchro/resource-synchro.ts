@@ -37,6 +37,9 @@ export interface ResourceSyncState {
   /** Our additions: objects known, and when the last change arrived. */
   count: number;
   lastEventTime?: string;
+  /** The last error met (`<reason>: <message>`) and when, kept after the resource recovered from it. */
+  lastError?: string;
+  lastErrorTime?: string;
   /** The member RV up to which every event is committed to storage: where a restart resumes watching. */
   resourceVersion?: string;
 }
@@ -294,8 +297,20 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     return true;
   }
 
+  /**
+   * Records an error as the resource's last one without changing its state: storage refusing the cluster's writes,
+   * which pauses every resource of it at once (reported as Stop while it lasts).
+   */
+  noteError(reason: string, message: string): void {
+    this.state.lastError = message ? `${reason}: ${message}` : reason;
+    this.state.lastErrorTime = this.nowIso();
+    this.d.changed();
+  }
+
   private setState(status: SyncStatus, reason: string, message: string): void {
     const s = this.state;
+    // An error is recorded each time it happens, the same one again included: its time says it is still recurring.
+    if (status === 'Error') this.noteError(reason, message);
     if (s.status === status && s.reason === reason && s.message === message) return;
     if (s.status !== status) s.lastTransitionTime = this.nowIso();
     s.status = status;

@@ -84,5 +84,6 @@ describe('synchro over sqlite: disk full', () => {
     await h.converged(30_000);
     const [c1] = h.clusters;
     await waitFor(async () => (await h!.condition(c1!.name, 'Ready'))?.status === 'True', 10_000);
+    await h.expectOutageRemembered();
   });
 });

@@ -212,6 +212,18 @@ export class Harness {
     return pods.syncConditions[0]!.message ?? '';
   }
 
+  /** After a storage outage: the first cluster's pods sync again and keep the outage as their last error. */
+  async expectOutageRemembered(): Promise<void> {
+    const [c1] = this.clusters;
+    type Cond = { status?: string; lastError?: string };
+    const pods = async (): Promise<Cond | undefined> => {
+      const groups = ((await this.status(c1!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: Cond[] }[] }[];
+      return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
+    };
+    await waitFor(async () => (await pods())?.status === 'Syncing', 10_000, () => 'pods not syncing after the outage');
+    expect((await pods())?.lastError).toMatch(/^StorageExpection: storage writes failing: /);
+  }
+
   /** Waits until storage equals every member exactly. */
   async converged(timeoutMs = 20_000, clusters = this.clusters): Promise<void> {
     let last: string[] = [];

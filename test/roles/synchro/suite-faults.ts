@@ -7,6 +7,8 @@ import { kubeconfigFor, pediaClusterFor, startSimulatedCluster, type SimCluster 
 import { freePort } from '../../support/postgres-server.js';
 import { Registry } from 'prom-client';
 import { runAll } from '../../../src/lib/lifecycle.js';
+import { loadReports } from '../../../src/cmd/show-model.js';
+import { renderResources } from '../../../src/cmd/show.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
 import { Harness, SYNC, testOptions, waitFor, type Backend } from './harness.js';
@@ -14,7 +16,7 @@ import { Harness, SYNC, testOptions, waitFor, type Backend } from './harness.js'
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const PEDIACLUSTERS = 'pediaclusters.cluster.clusterpedia.io';
 
-type SyncCondition = { status: string; reason: string; message: string };
+type SyncCondition = { status: string; reason: string; message: string; lastError?: string; lastErrorTime?: string };
 async function podCondition(h: Harness, cluster: string): Promise<SyncCondition | undefined> {
   const groups = ((await h.status(cluster))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: SyncCondition[] }[] }[];
   return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
@@ -79,6 +81,37 @@ export function faultsSuite(backend: Backend): void {
       // (about a second later), so wait for it as for the pause above.
       await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not resume syncing');
       expect(h.lists(c!, '/api/v1/pods', since)).toBe(0);
+    });
+
+    it('a resource whose watch fails reports the error, and keeps it as its last error once it recovers', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 3 });
+      await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      expect((await podCondition(h, c!.name))?.lastError).toBeUndefined();
+      const before = Date.now();
+      // Every pods request fails (lists and watches alike); other paths, discovery and health, still answer.
+      c!.faults.failNext(1_000, 500, undefined, '/api/v1/pods');
+      c!.faults.dropWatches();
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
+      const failing = await podCondition(h, c!.name);
+      expect(failing).toMatchObject({ reason: 'ResourceWatchFailed', lastError: expect.stringMatching(/^ResourceWatchFailed: .*500/) });
+      expect(Date.parse(failing!.lastErrorTime!)).toBeGreaterThanOrEqual(before - 1_000);
+      c!.faults.clear();
+      c!.churn.step(3);
+      await h.converged();
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
+      const recovered = await podCondition(h, c!.name);
+      expect(recovered).toMatchObject({ reason: '', lastError: failing!.lastError });
+      expect(Date.parse(recovered!.lastErrorTime!)).toBeGreaterThanOrEqual(Date.parse(failing!.lastErrorTime!));
+
+      // `show resources` prints it beside the current state.
+      const reports = await loadReports(h.storage);
+      const pods = reports[0]!.resources.find((r) => r.resource === 'pods');
+      expect(pods).toMatchObject({ status: 'Syncing', lastError: failing!.lastError });
+      const table = renderResources(reports, false, Date.now());
+      expect(table.split('\n')[0]).toMatch(/MESSAGE\s+LAST ERROR$/);
+      expect(table).toMatch(/\bpods\b.*\bSyncing\b.* ago: ResourceWatchFailed: /);
     });
 
     it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
