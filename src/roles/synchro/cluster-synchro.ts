@@ -7,7 +7,7 @@ import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
 import type { ListGate } from '../../kube/listwatch.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
-import type { StorageReader, StorageWriter } from '../../storage/types.js';
+import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
 import { MESSAGES } from './conditions.js';
 import type { ClusterConnection } from './credentials.js';
@@ -44,6 +44,16 @@ export interface ClusterSynchroSnapshot {
   syncResources: ClusterGroupResourcesStatus[];
 }
 
+/** A resource no longer synced whose rows are being removed, or whose removal storage refused (reference §4.3). */
+interface Removing {
+  type: ResourceType;
+  kind: string;
+  namespaced: boolean;
+  reason: 'SynchroRemoved' | 'CleanResourceFailed';
+  message: string;
+  since: string;
+}
+
 interface Running {
   synchro: ResourceSynchro;
   /** Set while the resource's list/watch loop runs. */
@@ -60,6 +70,8 @@ export class ClusterSynchro {
   private requests: { resources: ClusterGroupResources[]; all: boolean } = { resources: [], all: false };
   /** Negotiated resources in negotiation order, by "group/version/resource". */
   private readonly resources = new Map<string, Running>();
+  /** By "group/version/resource": shown as Stop until their rows are gone. */
+  private readonly removing = new Map<string, Removing>();
   private client: KubeClient | undefined;
   private active = false;
   private renegotiate = true;
@@ -118,6 +130,18 @@ export class ClusterSynchro {
         ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
       r.syncConditions.push(cond);
+      r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    }
+    // A dropped resource stays in the status, stopped, until its rows are gone: a user sees why they are still
+    // served, and why they stay when storage refuses to delete them.
+    for (const x of this.removing.values()) {
+      const t = x.type;
+      let g = groups.find((y) => y.group === t.group);
+      if (!g) groups.push((g = { group: t.group, resources: [] }));
+      let r = g.resources.find((y) => y.name === t.resource);
+      if (!r) g.resources.push((r = { name: t.resource, kind: x.kind, namespaced: x.namespaced, syncConditions: [] }));
+      if (r.syncConditions.some((c) => c.version === t.version)) continue;
+      r.syncConditions.push({ version: t.version, status: 'Stop', reason: x.reason, message: x.message, initialListPhase: false, lastTransitionTime: x.since });
       r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
     }
     return { synchro: this.phase, health: this.health, version: this.version, syncResources: groups };
@@ -246,6 +270,8 @@ export class ClusterSynchro {
       }
       this.resources.set(id, existing ?? { synchro: this.newResourceSynchro(r) });
     }
+    // Wanted again before its rows went: the new synchro's list sweeps what is stale, and orphan clean-up skips it.
+    for (const id of wanted.keys()) this.removing.delete(id);
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
     this.negotiated = { wanted, unread };
     this.d.changed();
@@ -260,15 +286,41 @@ export class ClusterSynchro {
     const { wanted, unread } = this.negotiated;
     try {
       const stored = await this.d.storage.resourceTypes();
+      // Rows already gone (removed by someone else, or a clean-up that did finish) leave nothing to show.
+      const left = new Set(stored.filter((t) => t.cluster === this.d.name).map((t) => `${t.group}/${t.version}/${t.resource}`));
+      for (const id of this.removing.keys()) if (!left.has(id)) this.removing.delete(id);
       for (const t of stored) {
         if (signal.aborted) return;
-        if (t.cluster !== this.d.name || wanted.has(`${t.group}/${t.version}/${t.resource}`) || unread.has(`${t.group}/${t.version}`)) continue;
-        const n = await this.d.storage.cleanResource(this.d.name, t);
-        this.log.info({ gvr: `${t.group}/${t.version}/${t.resource}`, rows: n }, 'removed rows of a resource no longer synced');
+        const id = `${t.group}/${t.version}/${t.resource}`;
+        if (t.cluster !== this.d.name || wanted.has(id) || unread.has(`${t.group}/${t.version}`)) continue;
+        const n = await this.cleanRows(id, t, t);
+        if (n !== undefined) this.log.info({ gvr: id, rows: n }, 'removed rows of a resource no longer synced');
       }
-      this.orphansCleaned = unread.size === 0;
+      this.orphansCleaned = unread.size === 0 && this.removing.size === 0;
     } catch (e: unknown) {
-      this.log.warn({ err: messageOf(e) }, 'could not clean rows of resources no longer synced; will retry');
+      this.log.warn({ err: messageOf(e) }, 'could not list the stored resources to clean those no longer synced; will retry');
+    }
+  }
+
+  /**
+   * Deletes the rows of a resource no longer synced, shown as Stop/SynchroRemoved meanwhile; when storage refuses,
+   * as Stop/CleanResourceFailed until a later discovery poll succeeds. The number of rows removed, or undefined.
+   */
+  private async cleanRows(id: string, t: ResourceType, shown: { kind: string; namespaced: boolean }): Promise<number | undefined> {
+    const since = this.removing.get(id)?.since ?? new Date(this.clock.now()).toISOString();
+    this.removing.set(id, { type: t, kind: shown.kind, namespaced: shown.namespaced, reason: 'SynchroRemoved', message: 'the resource synchro is removed; deleting its rows', since });
+    this.d.changed();
+    try {
+      const n = await this.d.storage.cleanResource(this.d.name, t);
+      this.removing.delete(id);
+      return n;
+    } catch (e: unknown) {
+      this.orphansCleaned = false;
+      this.removing.set(id, { type: t, kind: shown.kind, namespaced: shown.namespaced, reason: 'CleanResourceFailed', message: `remove stored rows: ${messageOf(e)}`, since });
+      this.log.warn({ gvr: id, err: messageOf(e) }, 'could not remove rows of a resource no longer synced; will retry');
+      return undefined;
+    } finally {
+      this.d.changed();
     }
   }
 
@@ -277,14 +329,9 @@ export class ClusterSynchro {
     this.resources.delete(id);
     const t = running.synchro.type;
     await this.d.queue.purge((o) => o === running.synchro);
-    try {
-      const n = await this.d.storage.cleanResource(this.d.name, t);
-      this.log.info({ gvr: id, rows: n }, 'resource no longer synced; rows removed');
-    } catch (e: unknown) {
-      // Left for the next start's orphan clean-up.
-      this.orphansCleaned = false;
-      this.log.warn({ gvr: id, err: messageOf(e) }, 'could not remove rows of a resource no longer synced');
-    }
+    // Refused rows are left for the orphan clean-up of a later discovery poll.
+    const n = await this.cleanRows(id, t, running.synchro);
+    if (n !== undefined) this.log.info({ gvr: id, rows: n }, 'resource no longer synced; rows removed');
   }
 
   private newResourceSynchro(r: SyncedResource, o: { listFirst?: boolean } = {}): ResourceSynchro {

@@ -213,13 +213,52 @@ export function faultsSuite(backend: Backend): void {
         refused++;
         return Promise.reject(new Error('storage is down'));
       };
+      const crontabsCondition = async (): Promise<SyncCondition | undefined> => {
+        const groups = ((await h!.status(c!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: SyncCondition[] }[] }[];
+        return groups.find((g) => g.group === 'stable.example.com')?.resources.find((r) => r.name === 'crontabs')?.syncConditions[0];
+      };
       try {
         h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
         await waitFor(() => refused > 0, 10_000, () => 'no deletion attempted');
+        // The rows are still served: the status says why (reference §4.3: Stop, CleanResourceFailed).
+        await waitFor(async () => (await crontabsCondition())?.reason === 'CleanResourceFailed', 10_000, () => 'refused clean-up not shown');
+        expect(await crontabsCondition()).toMatchObject({ status: 'Stop', message: 'remove stored rows: storage is down' });
+        expect((await h.stored(c!.name, crontabs)).size).toBeGreaterThan(0);
       } finally {
         h.storage.cleanResource = clean;
       }
       await waitFor(async () => (await h!.stored(c!.name, crontabs)).size === 0, 10_000, () => 'rows of the dropped resource left');
+      await waitFor(async () => (await crontabsCondition()) === undefined, 10_000, () => 'the removed resource is still in the status');
+      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+    });
+
+    it('a dropped resource is shown as Stop/SynchroRemoved while its rows are deleted', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 2 });
+      const [c] = h.clusters;
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'stable.example.com', resources: ['crontabs'] }])]);
+      const parts = await h.startSynchro();
+      const crontabs = { group: 'stable.example.com', version: 'v1', resource: 'crontabs' };
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).size > 0, 10_000, () => 'crontabs not synced');
+      // Storage takes its time to delete them: the status shows the resource stopped, being removed, meanwhile.
+      const clean = h.storage.cleanResource.bind(h.storage);
+      let release: () => void = () => {};
+      const held = new Promise<void>((r) => { release = r; });
+      h.storage.cleanResource = async (cluster, t) => {
+        await held;
+        return clean(cluster, t);
+      };
+      const crontabsIn = (): unknown => parts.manager.renderStatus(c!.name)?.syncResources
+        ?.find((g) => g.group === 'stable.example.com')?.resources.find((r) => r.name === 'crontabs')?.syncConditions[0];
+      try {
+        h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
+        await waitFor(() => crontabsIn() !== undefined && (crontabsIn() as SyncCondition).reason === 'SynchroRemoved', 10_000, () => 'removal not shown');
+        expect(crontabsIn()).toMatchObject({ version: 'v1', status: 'Stop', reason: 'SynchroRemoved', initialListPhase: false });
+      } finally {
+        release();
+        h.storage.cleanResource = clean;
+      }
+      await waitFor(() => crontabsIn() === undefined, 10_000, () => 'the removed resource is still in the status');
+      expect((await h.stored(c!.name, crontabs)).size).toBe(0);
     });
 
     it('serves /metrics, /readyz, /healthz and /livez with per-cluster object counts', async () => {
