@@ -15,6 +15,15 @@ export { KubeApiError } from './client-errors.js';
  */
 export const MAX_WATCH_EVENT_CHARS = 16 * 1024 * 1024;
 
+/**
+ * The largest response body read whole (lists, discovery, a get): past it the read stops with a ResponseTooLarge
+ * error instead of holding the rest. The list loop then asks for smaller pages (`src/kube/listwatch.ts`).
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** An error answer's body is read up to this much: enough for any Status, not for a page a proxy sends back. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
 /** A watch event and the length of its line, for memory accounting. */
 export interface SizedWatchEvent extends WatchEvent {
   bytes: number;
@@ -39,6 +48,38 @@ export interface RequestOptions {
   contentType?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Bodies longer than this (bytes) are not read whole: the request fails with reason ResponseTooLarge. */
+  maxBytes?: number;
+}
+
+/**
+ * Reads a body as UTF-8 text, at most `maxBytes` of it. Past that the rest is discarded: cut short (an error answer,
+ * where an excerpt is all that is shown) or refused with a ResponseTooLarge error (a body the caller would parse).
+ */
+async function readText(body: Dispatcher.ResponseData['body'], maxBytes: number, method: string, path: string, cut: boolean): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (size + chunk.length > maxBytes) {
+        body.destroy();
+        if (cut) {
+          chunks.push(chunk.subarray(0, maxBytes - size));
+          break;
+        }
+        throw new KubeApiError(`${method} ${path}: response larger than ${sizeText(maxBytes)}`, 200, 'ResponseTooLarge', true);
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } catch (e: unknown) {
+    throw networkError(e, method, path);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MiB` : `${+(bytes / 1024).toFixed(1)} KiB`;
 }
 
 /** Parsed TLS material from a kubeconfig, for the undici Agent. */
@@ -134,13 +175,10 @@ export class KubeClient {
   /** Like json(), also telling the body's size in characters (what the synchro's memory bound counts). */
   async jsonSized<T>(path: string, o: RequestOptions = {}): Promise<{ value: T; bytes: number }> {
     const res = await this.raw(path, o);
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch (e: unknown) {
-      throw networkError(e, o.method ?? 'GET', path);
-    }
-    if (res.statusCode < 200 || res.statusCode >= 300) throw KubeApiError.fromResponse(res.statusCode, text, o.method ?? 'GET', path, res.headers);
+    const method = o.method ?? 'GET';
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const text = await readText(res.body, ok ? o.maxBytes ?? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES, method, path, !ok);
+    if (!ok) throw KubeApiError.fromResponse(res.statusCode, text, method, path, res.headers);
     try {
       return { value: JSON.parse(text) as T, bytes: text.length };
     } catch (e: unknown) {
@@ -158,7 +196,7 @@ export class KubeClient {
   ): AsyncGenerator<SizedWatchEvent> {
     const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
     if (res.statusCode !== 200) {
-      const text = await res.body.text();
+      const text = await readText(res.body, MAX_ERROR_BODY_BYTES, 'WATCH', path, true);
       throw KubeApiError.fromResponse(res.statusCode, text, 'WATCH', path, res.headers);
     }
     // The watch is established once the server answered 200, even if no event comes for minutes.

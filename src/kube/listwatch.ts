@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { Backoff, type BackoffOptions } from '../lib/backoff.js';
 import { systemClock, type Clock } from '../lib/lifecycle.js';
-import { KubeApiError, type KubeClient } from './client.js';
+import { KubeApiError, MAX_RESPONSE_BYTES, type KubeClient } from './client.js';
 import type { KubeList, KubeObject } from './types.js';
 
 export type ListReason = 'initial' | 'expired' | 'restart';
@@ -44,6 +44,11 @@ export interface ListWatchOptions {
   path: string;
   /** Page size of lists (limit). 0 = unpaged. */
   pageSize: number;
+  /**
+   * The largest list page read (bytes; MAX_RESPONSE_BYTES by default). A larger one is dropped unread and asked
+   * again at a quarter of the limit, until it fits; the limit grows back on pages far below it.
+   */
+  maxPageBytes?: number;
   /** Watch timeoutSeconds is drawn uniformly from this range, so many watches do not reconnect in lockstep. */
   watchTimeoutSeconds: readonly [number, number];
   /** Shared limit on concurrent lists; none when absent. */
@@ -126,13 +131,28 @@ async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal
 
 async function listPages(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
   await o.handler.listStart(reason);
+  const maxBytes = o.maxPageBytes ?? MAX_RESPONSE_BYTES;
+  // Pages of large objects (Helm release Secrets, big ConfigMaps) can make a page at the configured limit hundreds
+  // of megabytes. The limit shrinks until a page fits in maxBytes; a continue token is valid with any limit.
+  let limit = o.pageSize;
   let cont: string | undefined;
-  do {
+  for (;;) {
     if (signal.aborted) return undefined;
-    const { value: page, bytes } = await o.client.jsonSized<KubeList>(o.path, {
-      query: { limit: o.pageSize > 0 ? o.pageSize : undefined, continue: cont },
-      signal,
-    });
+    let got: { value: KubeList; bytes: number };
+    try {
+      got = await o.client.jsonSized<KubeList>(o.path, { query: { limit: limit > 0 ? limit : undefined, continue: cont }, signal, maxBytes });
+    } catch (e: unknown) {
+      if (!(e instanceof KubeApiError) || e.reason !== 'ResponseTooLarge' || signal.aborted) throw e;
+      if (limit === 1) {
+        throw new KubeApiError(`list ${o.path}: one object is larger than ${maxBytes} bytes, or the server does not page (limit=1)`, 200, 'ResponseTooLarge', true, { cause: e });
+      }
+      limit = limit > 0 ? Math.max(1, Math.floor(limit / 4)) : UNPAGED_FALLBACK_LIMIT;
+      o.logger.info({ limit, maxBytes }, 'list page too large; asking for smaller pages');
+      continue;
+    }
+    const { value: page, bytes } = got;
+    // Far below the bound: back towards the configured size (objects differ in size across a list).
+    if (limit > 0 && limit < o.pageSize && bytes < maxBytes / 8) limit = Math.min(o.pageSize, limit * 2);
     await o.handler.listPage(page.items ?? [], bytes);
     cont = page.metadata?.continue || undefined;
     if (!cont) {
@@ -141,9 +161,11 @@ async function listPages(o: ListWatchOptions, reason: ListReason, signal: AbortS
       await o.handler.listEnd(rv);
       return rv;
     }
-  } while (cont);
-  return undefined;
+  }
 }
+
+/** The first limit asked of an unpaged list (pageSize 0) whose answer was too large. */
+const UNPAGED_FALLBACK_LIMIT = 100;
 
 type WatchOutcome = 'ended' | 'expired';
 

@@ -65,7 +65,7 @@ async function collect2(body: AsyncIterable<Buffer | string>, max: number): Prom
   return out;
 }
 
-describe('KubeClient.watch', () => {
+describe('KubeClient: watch streams and bounded bodies', () => {
   let server: Server | undefined;
   afterEach(async () => {
     await new Promise((r) => server?.close(r));
@@ -133,6 +133,63 @@ describe('KubeClient.watch', () => {
       }
       expect(error).toMatchObject({ reason: 'InvalidResponse' });
       expect(String((error as Error).message)).toMatch(/longer than 16 Mi characters/);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('refuses a body past maxBytes with ResponseTooLarge, having read no more than the bound and a chunk', async () => {
+    let sent = 0;
+    const c = await client((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = `{"items":[${'"x",'.repeat(16 * 1024)}`;
+      const pump = (): void => {
+        while (sent < 64 * 1024 * 1024) {
+          if (res.destroyed) return;
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('"x"]}');
+      };
+      pump();
+    });
+    try {
+      await expect(c.json('/api/v1/secrets', { maxBytes: 256 * 1024 })).rejects.toMatchObject({
+        reason: 'ResponseTooLarge', message: 'GET /api/v1/secrets: response larger than 256 KiB',
+      });
+      // The server stopped being read: far less than its 64 MiB went out (loopback socket buffers take a few MiB).
+      await new Promise((r) => setTimeout(r, 100));
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
+      // Within the bound, the same client still answers.
+      const small = await client((_req, res) => res.end('{"items":[]}'));
+      await expect(small.json('/api/v1/secrets', { maxBytes: 256 * 1024 })).resolves.toEqual({ items: [] });
+      await small.close();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('reads no more than 64 KiB of an error answer, and still reports its status', async () => {
+    let sent = 0;
+    const c = await client((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      const chunk = `<p>${'bad gateway '.repeat(5000)}</p>`;
+      const pump = (): void => {
+        while (sent < 64 * 1024 * 1024) {
+          if (res.destroyed) return;
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    try {
+      const err: unknown = await c.json('/api/v1/pods').catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 502, retryable: true, message: expect.stringMatching(/^GET \/api\/v1\/pods: 502: <p>bad gateway/) });
+      expect((err as Error).message.length).toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
     } finally {
       await c.close();
     }

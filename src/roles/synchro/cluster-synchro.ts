@@ -344,6 +344,7 @@ export class ClusterSynchro {
       storage: this.d.storage,
       prune: this.d.options.prune,
       pageSize: this.d.options.pageSize,
+      maxListPageBytes: this.d.options.maxListPageBytes,
       listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.options.watchTimeoutSeconds,
       logger: this.log.child({ gvr }),

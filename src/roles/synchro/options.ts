@@ -28,6 +28,8 @@ export interface SynchroOptions {
   shardingName: string;
   /** Page size of member lists (limit). */
   pageSize: number;
+  /** The largest member list page read (bytes): past it the list asks for smaller pages (large Secrets, ConfigMaps). */
+  maxListPageBytes: number;
   /** Lists running at once across all clusters and resources (each holds a parsed page; watches are not limited). */
   listConcurrency: number;
   prune: {
@@ -88,6 +90,9 @@ export function defaultSynchroOptions(): SynchroOptions {
     // Each running list holds its parsed page until its objects are queued: at 1.01 M objects into PostgreSQL,
     // 250 instead of 500 took the peak RSS from 301 to 284 MB at no loss of sync rate (BENCHMARKS.md).
     pageSize: 250,
+    // 250 pods are ~1 MB; 250 Helm release Secrets can be 250 MB. Four lists at once each holding at most this much
+    // (and its parsed objects) keep the memory bound whatever the objects' size.
+    maxListPageBytes: 8 * 1024 * 1024,
     // Storage is the bottleneck of an initial sync, not the number of lists: a few streams keep it busy.
     listConcurrency: 4,
     prune: { managedFields: true, lastAppliedConfiguration: true },

@@ -52,6 +52,7 @@ export interface ResourceSynchroDeps {
   storage: Pick<StorageWriter, 'resourceVersions'>;
   prune: PruneOptions;
   pageSize: number;
+  maxListPageBytes?: number;
   listGate?: ListGate;
   watchTimeoutSeconds: readonly [number, number];
   logger: Logger;
@@ -159,6 +160,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       client: this.d.client,
       path: collectionPath(this.type),
       pageSize: this.d.pageSize,
+      maxPageBytes: this.d.maxListPageBytes,
       listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.watchTimeoutSeconds,
       resumeResourceVersion: this.resumeRv,

@@ -114,6 +114,40 @@ export function faultsSuite(backend: Backend): void {
       expect(table).toMatch(/\bpods\b.*\bSyncing\b.* ago: ResourceWatchFailed: /);
     });
 
+    it('list pages larger than the bound are asked again smaller; an object larger than the bound is reported', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 10 });
+      const [c] = h.clusters;
+      const bigPod = (name: string, size: number) => ({
+        apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', annotations: { blob: 'x'.repeat(size) } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      });
+      for (let i = 0; i < 30; i++) c!.store.create('pods', bigPod(`big-${String(i).padStart(2, '0')}`, 10_000));
+      // 50 pods (the test page size) of 10 kB do not fit in 64 KiB; 12 do not either; 3 do.
+      const since = Date.now();
+      await h.startSynchro({ maxListPageBytes: 64 * 1024 });
+      await h.converged();
+      const limits = c!.requestLog.entries((r) => r.path === '/api/v1/pods' && !r.watch && r.startedAt >= since).map((r) => Number(r.params.limit));
+      expect(limits.slice(0, 3)).toEqual([50, 12, 3]);
+      // It grows back once pages are far below the bound (the 10 small pods after the big ones).
+      expect(Math.max(...limits.slice(3))).toBeLessThanOrEqual(50);
+      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+
+      // One object past the bound cannot be listed at any page size: the resource reports it, and keeps its rows.
+      // (Created while the synchro is down, and the history compacted: the restart's watch gets 410 and relists.)
+      await h.stopSynchro();
+      c!.store.create('pods', bigPod('huge', 100_000));
+      c!.faults.compact();
+      await h.startSynchro({ maxListPageBytes: 64 * 1024 });
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
+      expect(await podCondition(h, c!.name)).toMatchObject({
+        reason: 'ResourceWatchFailed', message: expect.stringMatching(/list \/api\/v1\/pods: one object is larger than 65536 bytes/),
+      });
+      expect((await h.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).size).toBe(40);
+      c!.store.delete('pods', 'default', 'huge');
+      await h.converged();
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
+    });
+
     it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const [c] = h.clusters;
