@@ -9,7 +9,8 @@ import type { Route } from './request-path.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
 import { errors } from './status.js';
 import type { SimStore } from './store.js';
-import { toTable, wantsTable } from './table.js';
+import { partialObjectMetadata, transformOf } from './as.js';
+import { toTable } from './table.js';
 import { grKey, type ResourceDef, type SimObject } from './types.js';
 import { serveWatch, type WatchRegistry } from './watch.js';
 import { listBody, wireObject } from './wire.js';
@@ -54,7 +55,9 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   const { def, gr } = resolve(store, route);
   const method = req.method ?? 'GET';
   const show = (code: number, o: SimObject): void => {
-    if (wantsTable(req.headers.accept)) sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now()));
+    const as = transformOf(req.headers.accept, false);
+    if (as === 'Table') sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now()));
+    else if (as === 'PartialObjectMetadata') sendJson(res, code, partialObjectMetadata(o.metadata));
     else sendJson(res, code, wireObject(o, def, route.version, false));
   };
   if (def.review) {
@@ -75,13 +78,16 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     if (route.name !== undefined) query.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${route.name}`].filter(Boolean).join(','));
     const opts = parseListOptions(query, route.legacyWatch);
     if (opts.watch) {
-      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable: wantsTable(req.headers.accept), bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
+      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable: transformOf(req.headers.accept, true) === 'Table', bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
       return;
     }
     const page = listPage(store, gr, ns, opts);
     const meta = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
-    if (wantsTable(req.headers.accept)) sendJson(res, 200, toTable(def, page.items, meta, Date.now()));
-    else sendJson(res, 200, listBody(def, route.version, page.items, meta));
+    const as = transformOf(req.headers.accept, true);
+    if (as === 'Table') sendJson(res, 200, toTable(def, page.items, meta, Date.now()));
+    else if (as === 'PartialObjectMetadataList') {
+      sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: page.items.map((o) => partialObjectMetadata(o.metadata)) });
+    } else sendJson(res, 200, listBody(def, route.version, page.items, meta));
     return;
   }
   if (method === 'POST') {

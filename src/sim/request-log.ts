@@ -8,6 +8,8 @@ export interface RequestRecord {
   /** Parsed query parameters (last value wins). */
   params: Record<string, string>;
   userAgent: string;
+  /** The Accept header, "" when absent. */
+  accept: string;
   /** HTTP status; 0 while the response has not started. */
   status: number;
   /** Wall-clock start, ms since the epoch. */

@@ -103,7 +103,7 @@ export class SimServer {
     const route = parseRoute(url.pathname);
     const record: RequestRecord = {
       method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
-      userAgent: req.headers['user-agent'] ?? '', status: 0, startedAt: Date.now(), watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
+      userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', status: 0, startedAt: Date.now(), watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
     };
     if (route.kind !== 'admin') this.deps.log.add(record);
     res.on('close', () => {

@@ -11,11 +11,6 @@ interface ColumnDef {
 
 const col = (name: string, type = 'string', priority = 0, format = ''): ColumnDef => ({ name, type, format, description: `${name} column`, priority });
 
-/** True when the Accept header asks for a Table (kubectl get without -o). */
-export function wantsTable(accept: string | undefined): boolean {
-  return (accept ?? '').split(',').some((part) => /as=Table/.test(part) && /g=meta\.k8s\.io/.test(part));
-}
-
 /** kube's duration.HumanDuration, used for AGE cells. */
 export function humanDuration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

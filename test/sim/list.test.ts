@@ -164,4 +164,22 @@ describe('list', () => {
     expect(r.body.rows[0]?.object.metadata.namespace).toBeTruthy();
     expect(r.body.metadata.continue).toBeTruthy();
   });
+
+  it('serves metadata only to as=PartialObjectMetadataList (lists) and as=PartialObjectMetadata (gets), in the client\'s order', async () => {
+    const accept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+    type Partial = { kind: string; apiVersion: string; metadata: { name?: string; resourceVersion?: string; continue?: string }; items?: { kind: string; apiVersion: string; metadata: { name: string }; spec?: unknown }[]; spec?: unknown };
+    const full = await call<ListBody>(c, '/api/v1/pods?limit=4');
+    const list = await call<Partial>(c, '/api/v1/pods?limit=4', { headers: { accept } });
+    expect(list.body).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: full.body.metadata.resourceVersion, continue: expect.any(String) } });
+    expect(list.body.items!.map((i) => i.metadata)).toEqual(full.body.items.map((i) => i.metadata));
+    expect(list.body.items!.every((i) => i.kind === 'PartialObjectMetadata' && i.apiVersion === 'meta.k8s.io/v1' && i.spec === undefined)).toBe(true);
+    const first = full.body.items[0]!;
+    const one = await call<Partial>(c, `/api/v1/namespaces/${first.metadata.namespace}/pods/${first.metadata.name}`, { headers: { accept } });
+    expect(one.body).toEqual({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: first.metadata });
+    // JSON first wins over a transformation offered after it; an unknown group is skipped.
+    const plain = await call<ListBody>(c, '/api/v1/pods?limit=1', { headers: { accept: `application/json,${accept}` } });
+    expect(plain.body.kind).toBe('PodList');
+    const skipped = await call<Partial>(c, '/api/v1/pods?limit=1', { headers: { accept: `application/json;as=Table;g=example.com;v=v1,${accept}` } });
+    expect(skipped.body.kind).toBe('PartialObjectMetadataList');
+  });
 });
