@@ -50,6 +50,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Bodies longer than this (bytes) are not read whole: the request fails with reason ResponseTooLarge. */
   maxBytes?: number;
+  /** Accept header; application/json by default. */
+  accept?: string;
 }
 
 /**
@@ -140,7 +142,7 @@ export class KubeClient {
   }
 
   /** Sends a request; the caller consumes or discards the body. Network failures become KubeApiError (retryable). */
-  async raw(path: string, o: RequestOptions & { accept?: string; bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
+  async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
       ...(await this.authHeaders()),
       'user-agent': this.opts.userAgent,

@@ -1,7 +1,7 @@
 // Member cluster discovery: API groups, their resources, and CustomResourceDefinitions, as plain data.
 import type { KubeClient } from './client.js';
 import { KubeApiError } from './client-errors.js';
-import type { KubeList } from './types.js';
+import { pagesOf } from './listwatch.js';
 import { compareVersionPriority } from './version-priority.js';
 
 /** One API group in the member's priority order of versions (preferred first). */
@@ -47,16 +47,40 @@ interface APIResourceList {
   resources?: { name: string; singularName?: string; namespaced?: boolean; kind: string; verbs?: string[]; shortNames?: string[] }[];
 }
 interface CrdObject {
+  metadata?: { name?: string; resourceVersion?: string };
   spec?: { group?: string; names?: { plural?: string; kind?: string }; versions?: { name: string; served?: boolean }[] };
   status?: { conditions?: { type?: string; status?: string }[] };
 }
 
-/** Reads the groups (/api, /apis) and the CRDs: two or three requests, cheap enough to poll. */
-export async function discoverGroups(client: KubeClient, signal?: AbortSignal): Promise<{ groups: DiscoveredGroup[]; crds: CrdInfo[] | undefined }> {
-  const [core, apis, crds] = await Promise.all([
+const CRDS_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+/** CRDs as kube-apiserver's metadata-only list (a server that cannot sends them whole, which reads the same). */
+const METADATA_ONLY = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+/** CRDs per page: a CRD with a large schema is hundreds of kB; the page bound shrinks pages of such. */
+const CRD_PAGE_SIZE = 100;
+
+/** What the poll sees: the groups, and each CRD's name and resourceVersion (undefined: CRDs not readable). */
+export interface GroupsPoll {
+  groups: DiscoveredGroup[];
+  crds: string[] | undefined;
+}
+
+/**
+ * The cheap poll: the groups (/api, /apis) and the CRDs' metadata only. A CRD changed, appeared or went changes its
+ * result; full discovery (`discover`) is only needed then. The whole CRDs were read here before: with hundreds of
+ * CRDs (Crossplane providers) that was tens of megabytes per member every poll.
+ */
+export async function discoverGroups(client: KubeClient, signal?: AbortSignal): Promise<GroupsPoll> {
+  const [groups, crds] = await Promise.all([
+    readGroups(client, signal),
+    readCrds(client, METADATA_ONLY, signal, (crd) => `${crd.metadata?.name ?? ''}@${crd.metadata?.resourceVersion ?? ''}`),
+  ]);
+  return { groups, crds };
+}
+
+async function readGroups(client: KubeClient, signal?: AbortSignal): Promise<DiscoveredGroup[]> {
+  const [core, apis] = await Promise.all([
     client.json<APIVersions>('/api', { signal }),
     client.json<APIGroupList>('/apis', { signal }),
-    listCrds(client, signal),
   ]);
   const groups: DiscoveredGroup[] = [];
   const coreVersions = core.versions ?? [];
@@ -66,7 +90,7 @@ export async function discoverGroups(client: KubeClient, signal?: AbortSignal): 
     if (versions.length === 0) continue;
     groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0]! });
   }
-  return { groups, crds };
+  return groups;
 }
 
 /**
@@ -74,7 +98,7 @@ export async function discoverGroups(client: KubeClient, signal?: AbortSignal): 
  * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery.
  */
 export async function discover(client: KubeClient, signal?: AbortSignal): Promise<Discovery> {
-  const { groups, crds } = await discoverGroups(client, signal);
+  const [groups, crds] = await Promise.all([readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo)]);
   const gvs = groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v })));
   const lists = await Promise.all(gvs.map(async (gv) => {
     const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
@@ -100,23 +124,29 @@ export async function discover(client: KubeClient, signal?: AbortSignal): Promis
   return { groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
 }
 
-async function listCrds(client: KubeClient, signal?: AbortSignal): Promise<CrdInfo[] | undefined> {
-  let list: KubeList<CrdObject>;
+/** Every CRD mapped by `map` (undefined results left out), page by page; undefined when CRDs cannot be read. */
+async function readCrds<R>(client: KubeClient, accept: string, signal: AbortSignal | undefined, map: (crd: CrdObject) => R | undefined): Promise<R[] | undefined> {
+  const out: R[] = [];
   try {
-    list = await client.json<KubeList<CrdObject>>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { signal });
+    for await (const { page } of pagesOf<CrdObject>(client, CRDS_PATH, { pageSize: CRD_PAGE_SIZE, accept, signal: signal ?? new AbortController().signal })) {
+      for (const crd of page.items ?? []) {
+        const r = map(crd);
+        if (r !== undefined) out.push(r);
+      }
+    }
   } catch (e: unknown) {
     if (e instanceof KubeApiError && (e.status === 403 || e.status === 404 || e.status === 401)) return undefined;
     throw e;
   }
-  const out: CrdInfo[] = [];
-  for (const crd of list.items ?? []) {
-    const group = crd.spec?.group;
-    const plural = crd.spec?.names?.plural;
-    if (!group || !plural) continue;
-    const established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
-    if (!established) continue;
-    const served = (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name);
-    out.push({ group, plural, kind: crd.spec?.names?.kind ?? '', servedVersions: served.sort(compareVersionPriority) });
-  }
   return out;
+}
+
+function crdInfo(crd: CrdObject): CrdInfo | undefined {
+  const group = crd.spec?.group;
+  const plural = crd.spec?.names?.plural;
+  if (!group || !plural) return undefined;
+  const established = (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+  if (!established) return undefined;
+  const served = (crd.spec?.versions ?? []).filter((v) => v.served !== false).map((v) => v.name);
+  return { group, plural, kind: crd.spec?.names?.kind ?? '', servedVersions: served.sort(compareVersionPriority) };
 }

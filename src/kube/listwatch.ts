@@ -131,36 +131,59 @@ async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal
 
 async function listPages(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
   await o.handler.listStart(reason);
-  const maxBytes = o.maxPageBytes ?? MAX_RESPONSE_BYTES;
-  // Pages of large objects (Helm release Secrets, big ConfigMaps) can make a page at the configured limit hundreds
-  // of megabytes. The limit shrinks until a page fits in maxBytes; a continue token is valid with any limit.
-  let limit = o.pageSize;
-  let cont: string | undefined;
-  for (;;) {
-    if (signal.aborted) return undefined;
-    let got: { value: KubeList; bytes: number };
-    try {
-      got = await o.client.jsonSized<KubeList>(o.path, { query: { limit: limit > 0 ? limit : undefined, continue: cont }, signal, maxBytes });
-    } catch (e: unknown) {
-      if (!(e instanceof KubeApiError) || e.reason !== 'ResponseTooLarge' || signal.aborted) throw e;
-      if (limit === 1) {
-        throw new KubeApiError(`list ${o.path}: one object is larger than ${maxBytes} bytes, or the server does not page (limit=1)`, 200, 'ResponseTooLarge', true, { cause: e });
-      }
-      limit = limit > 0 ? Math.max(1, Math.floor(limit / 4)) : UNPAGED_FALLBACK_LIMIT;
-      o.logger.info({ limit, maxBytes }, 'list page too large; asking for smaller pages');
-      continue;
-    }
-    const { value: page, bytes } = got;
-    // Far below the bound: back towards the configured size (objects differ in size across a list).
-    if (limit > 0 && limit < o.pageSize && bytes < maxBytes / 8) limit = Math.min(o.pageSize, limit * 2);
+  for await (const { page, bytes } of pagesOf<KubeObject>(o.client, o.path, { pageSize: o.pageSize, maxPageBytes: o.maxPageBytes, logger: o.logger, signal })) {
     await o.handler.listPage(page.items ?? [], bytes);
-    cont = page.metadata?.continue || undefined;
-    if (!cont) {
+    if (!page.metadata?.continue) {
       const rv = page.metadata?.resourceVersion;
       if (!rv) throw new KubeApiError(`list ${o.path} returned no resourceVersion`, 200, 'InvalidResponse', true);
       await o.handler.listEnd(rv);
       return rv;
     }
+  }
+  return undefined;
+}
+
+export interface PagesOptions {
+  /** limit; 0 asks for everything at once. */
+  pageSize: number;
+  /** The largest page read (bytes; MAX_RESPONSE_BYTES by default). */
+  maxPageBytes?: number;
+  /** Accept header (e.g. metadata only); JSON by default. */
+  accept?: string;
+  logger?: Logger;
+  signal: AbortSignal;
+}
+
+/**
+ * The pages of one list, each read whole but within `maxPageBytes`. Pages of large objects (Helm release Secrets,
+ * CRDs with big schemas) can make a page at the configured limit hundreds of megabytes: one too large is dropped
+ * unread and asked again at a quarter of the limit, until it fits (a continue token is valid with any limit), and
+ * the limit grows back on pages far below the bound. The consumer handles a page before the next is read; an
+ * abort throws, so a list cut short never looks complete.
+ */
+export async function* pagesOf<T>(client: KubeClient, path: string, o: PagesOptions): AsyncGenerator<{ page: KubeList<T>; bytes: number }> {
+  const maxBytes = o.maxPageBytes ?? MAX_RESPONSE_BYTES;
+  let limit = o.pageSize;
+  let cont: string | undefined;
+  for (;;) {
+    o.signal.throwIfAborted();
+    let got: { value: KubeList<T>; bytes: number };
+    try {
+      got = await client.jsonSized<KubeList<T>>(path, { query: { limit: limit > 0 ? limit : undefined, continue: cont }, accept: o.accept, signal: o.signal, maxBytes });
+    } catch (e: unknown) {
+      if (!(e instanceof KubeApiError) || e.reason !== 'ResponseTooLarge' || o.signal.aborted) throw e;
+      if (limit === 1) {
+        throw new KubeApiError(`list ${path}: one object is larger than ${maxBytes} bytes, or the server does not page (limit=1)`, 200, 'ResponseTooLarge', true, { cause: e });
+      }
+      limit = limit > 0 ? Math.max(1, Math.floor(limit / 4)) : UNPAGED_FALLBACK_LIMIT;
+      o.logger?.info({ path, limit, maxBytes }, 'list page too large; asking for smaller pages');
+      continue;
+    }
+    // Far below the bound: back towards the configured size (objects differ in size across a list).
+    if (limit > 0 && limit < o.pageSize && got.bytes < maxBytes / 8) limit = Math.min(o.pageSize, limit * 2);
+    yield { page: got.value, bytes: got.bytes };
+    cont = got.value.metadata?.continue || undefined;
+    if (!cont) return;
   }
 }
 

@@ -88,6 +88,7 @@ export function faultsSuite(backend: Backend): void {
       await h.startSynchro();
       await h.converged();
       const [c] = h.clusters;
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
       expect((await podCondition(h, c!.name))?.lastError).toBeUndefined();
       const before = Date.now();
       // Every pods request fails (lists and watches alike); other paths, discovery and health, still answer.
@@ -130,7 +131,8 @@ export function faultsSuite(backend: Backend): void {
       expect(limits.slice(0, 3)).toEqual([50, 12, 3]);
       // It grows back once pages are far below the bound (the 10 small pods after the big ones).
       expect(Math.max(...limits.slice(3))).toBeLessThanOrEqual(50);
-      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+      // (The status reaches storage with the next status write, up to a second after the rows.)
+      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
 
       // One object past the bound cannot be listed at any page size: the resource reports it, and keeps its rows.
       // (Created while the synchro is down, and the history compacted: the restart's watch gets 410 and relists.)
@@ -156,10 +158,17 @@ export function faultsSuite(backend: Backend): void {
       h.writeClusters([pc]);
       await h.startSynchro();
       await waitFor(async () => (await h!.stored(c!.name, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' })).size > 0, 10_000);
+      // Polls (every 300 ms here) read the CRDs metadata-only; whole CRDs only when one of them changed.
+      const crdLists = (since: number, full: boolean): number => c!.requestLog.entries((r) => r.path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions'
+        && !r.watch && r.startedAt >= since && r.accept.startsWith('application/json;as=PartialObjectMetadataList') !== full).length;
+      const quiet = Date.now();
+      await waitFor(() => crdLists(quiet, false) >= 3, 10_000, () => 'no metadata-only CRD polls');
+      expect(crdLists(quiet, true)).toBe(0);
       c!.addCRD({ group: 'example.org', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v2' }, { name: 'v1' }] });
       c!.store.create('widgets.example.org', { apiVersion: 'example.org/v2', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 1 } });
       const widgets = { group: 'example.org', version: 'v2', resource: 'widgets' };
       await waitFor(async () => (await h!.stored(c!.name, widgets)).has('default/w1'), 10_000, () => 'widget not synced');
+      expect(crdLists(quiet, true)).toBeGreaterThan(0);
       c!.removeCRD('widgets.example.org');
       await waitFor(async () => (await h!.stored(c!.name, widgets)).size === 0, 10_000, () => 'widget rows not removed');
     });
