@@ -108,12 +108,17 @@ export class ClusterSynchro {
   snapshot(): ClusterSynchroSnapshot {
     const storageDown = !this.d.queue.storageAvailable;
     const groups: ClusterGroupResourcesStatus[] = [];
-    for (const { synchro } of this.resources.values()) {
-      const t = synchro.type;
+    const add = (t: ResourceType, shown: { kind: string; namespaced: boolean }, cond: ClusterResourceSyncCondition): void => {
       let g = groups.find((x) => x.group === t.group);
       if (!g) groups.push((g = { group: t.group, resources: [] }));
       let r = g.resources.find((x) => x.name === t.resource);
-      if (!r) g.resources.push((r = { name: t.resource, kind: synchro.kind, namespaced: synchro.namespaced, syncConditions: [] }));
+      if (!r) g.resources.push((r = { name: t.resource, kind: shown.kind, namespaced: shown.namespaced, syncConditions: [] }));
+      if (r.syncConditions.some((c) => c.version === cond.version)) return;
+      r.syncConditions.push(cond);
+      r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+    };
+    for (const { synchro } of this.resources.values()) {
+      const t = synchro.type;
       const st = synchro.status;
       // A resource past its pending start is stopped while storage refuses writes, whatever its own state says.
       const paused = storageDown && st.status !== 'Pending';
@@ -129,20 +134,12 @@ export class ClusterSynchro {
         ...(st.resourceVersion ? { resourceVersion: st.resourceVersion } : {}),
         ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
-      r.syncConditions.push(cond);
-      r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+      add(t, synchro, cond);
     }
     // A dropped resource stays in the status, stopped, until its rows are gone: a user sees why they are still
     // served, and why they stay when storage refuses to delete them.
     for (const x of this.removing.values()) {
-      const t = x.type;
-      let g = groups.find((y) => y.group === t.group);
-      if (!g) groups.push((g = { group: t.group, resources: [] }));
-      let r = g.resources.find((y) => y.name === t.resource);
-      if (!r) g.resources.push((r = { name: t.resource, kind: x.kind, namespaced: x.namespaced, syncConditions: [] }));
-      if (r.syncConditions.some((c) => c.version === t.version)) continue;
-      r.syncConditions.push({ version: t.version, status: 'Stop', reason: x.reason, message: x.message, initialListPhase: false, lastTransitionTime: x.since });
-      r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+      add(x.type, x, { version: x.type.version, status: 'Stop', reason: x.reason, message: x.message, initialListPhase: false, lastTransitionTime: x.since });
     }
     return { synchro: this.phase, health: this.health, version: this.version, syncResources: groups };
   }

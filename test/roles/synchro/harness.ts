@@ -220,7 +220,11 @@ export class Harness {
       const groups = ((await this.status(c1!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: Cond[] }[] }[];
       return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
     };
-    await waitFor(async () => (await pods())?.status === 'Syncing', 10_000, () => 'pods not syncing after the outage');
+    // The status stored before the outage said Syncing too (none could be stored during it): wait for a newer one.
+    await waitFor(async () => {
+      const p = await pods();
+      return p?.status === 'Syncing' && p.lastError !== undefined;
+    }, 10_000, () => 'pods not syncing with a last error after the outage');
     expect((await pods())?.lastError).toMatch(/^StorageExpection: storage writes failing: /);
   }
 
