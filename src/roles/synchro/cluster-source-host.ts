@@ -263,7 +263,8 @@ export class HostClusterSource implements Runnable {
    */
   private async writeStatus(name: string, status: PediaClusterStatus): Promise<void> {
     const significant = JSON.stringify([status.conditions, status.version, status.apiserver, (status.syncResources ?? []).map((g) => [
-      g.group, g.resources.map((r) => [r.name, r.syncConditions.map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase])]),
+      // lastError, not its time: an error that came and went between two writes is news; the same again is not.
+      g.group, g.resources.map((r) => [r.name, r.syncConditions.map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase, c.lastError])]),
     ])]);
     const last = this.lastStatus.get(name);
     const now = this.clock.now();

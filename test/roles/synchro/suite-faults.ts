@@ -337,6 +337,16 @@ export function faultsSuite(backend: Backend): void {
       expect(status.apiserver).toBe(member!.url);
       // Rows are kept under the PediaCluster's name.
       await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
+      // An error that comes and goes reaches the host as the resource's last error, without waiting for the
+      // 30-second refresh of an otherwise unchanged status.
+      const hostPods = (): { status?: string; lastError?: string } | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { syncResources?: { group: string; resources: { name: string; syncConditions: { status?: string; lastError?: string }[] }[] }[] } | undefined)
+        ?.syncResources ?? []).find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
+      await waitFor(() => hostPods()?.status === 'Syncing', 10_000, () => 'pods not syncing on the host');
+      expect(hostPods()?.lastError).toBeUndefined();
+      member!.faults.failNext(1, 500, undefined, '/api/v1/pods');
+      member!.faults.dropWatches();
+      await waitFor(() => hostPods()?.lastError !== undefined, 8_000, () => `no last error on the host: ${JSON.stringify(hostPods())}`);
+      expect(hostPods()?.lastError).toMatch(/^ResourceWatchFailed: .*500/);
       // A Secret the host cannot serve for a moment (500) is not an invalid config: the running synchro goes on.
       const secretPath = '/api/v1/namespaces/clusterpedia-system/secrets/member-creds';
       const since = Date.now();
