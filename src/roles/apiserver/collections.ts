@@ -12,7 +12,7 @@ import { negotiate, type Negotiated } from './negotiate.js';
 import { whereSqlError } from './where-sql.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
-import { pageMeta, type ListRenderer } from './render.js';
+import { inMeta, pageMeta, type ListRenderer } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import { primed, StreamWriter } from './stream-writer.js';
 
@@ -50,7 +50,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   if (t.name === undefined) {
     const items = defs.map(collectionObject);
     const body = neg.transform === 'Table'
-      ? collectionListTable(items as KubeObject[], {})
+      ? inMeta(collectionListTable(items as KubeObject[], {}), neg.meta)
       : { apiVersion: API_VERSION, kind: 'CollectionResourceList', metadata: {}, items };
     return sendObject(res, 200, body, neg.wire, neg.contentType);
   }
@@ -87,11 +87,11 @@ async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: R
   const now = new Date();
   const json: ListRenderer = neg.transform === 'Table'
     ? {
-      head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`,
+      head: () => `{"kind":"Table","apiVersion":"${neg.meta}","columnDefinitions":${JSON.stringify(COLLECTION_COLUMNS)},"rows":[`,
       separator: ',',
       item: (row) => {
         note(row);
-        return JSON.stringify(collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }).rows[0]);
+        return JSON.stringify(inMeta(collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }), neg.meta).rows[0]);
       },
       tail: () => `],"metadata":${JSON.stringify(meta())}}`,
     }

@@ -13,6 +13,7 @@ import type { ApiserverMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
 import { pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
+import { inMeta } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
@@ -70,7 +71,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         const neg = negotiate(req.headers.accept, ['none', 'Table']);
         const statuses = await d.storage.clusterStatuses();
         const body = target.name === undefined ? pediaClusterList(statuses) : pediaClusterGet(statuses, target.name);
-        return sendObject(res, 200, neg.transform === 'Table' ? pediaClusterTable(body) : body, neg.wire, neg.contentType);
+        return sendObject(res, 200, neg.transform === 'Table' ? inMeta(pediaClusterTable(body), neg.meta) : body, neg.wire, neg.contentType);
       }
       case 'notFound':
         throw notFound();

@@ -5,11 +5,16 @@ export type Wire = 'json' | 'yaml';
 /** `as=` transformation requested through Accept parameters. */
 export type Transform = 'none' | 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
+/** The meta.k8s.io version a transformed answer is in: the one asked for (kube-apiserver serves both). */
+export type MetaGroupVersion = 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1';
+
 export interface Negotiated {
   wire: Wire;
   transform: Transform;
   /** The Content-Type to answer with. */
   contentType: string;
+  /** meta.k8s.io/v1 unless the accepted media range asked for v1beta1. */
+  meta: MetaGroupVersion;
 }
 
 interface MediaRange {
@@ -52,7 +57,7 @@ export function negotiate(accept: string | undefined, allowed: readonly Transfor
     if (!wire) continue;
     const as = r.params.get('as');
     if (!as) {
-      if (allowed.includes('none')) return { wire, transform: 'none', contentType: wire === 'json' ? 'application/json' : 'application/yaml' };
+      if (allowed.includes('none')) return { wire, transform: 'none', contentType: wire === 'json' ? 'application/json' : 'application/yaml', meta: 'meta.k8s.io/v1' };
       continue;
     }
     const g = r.params.get('g');
@@ -60,9 +65,9 @@ export function negotiate(accept: string | undefined, allowed: readonly Transfor
     if (g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) continue;
     if (as === 'Table' || as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') {
       if (!allowed.includes(as)) continue;
-      // We always answer v1 (v1beta1 Tables are the same shape, and kubectl lists v1 first).
+      // v1beta1 is the same shape under another apiVersion (kubectl before 1.16 asked for it first).
       const base = wire === 'json' ? 'application/json' : 'application/yaml';
-      return { wire, transform: as, contentType: `${base};as=${as};v=v1;g=meta.k8s.io` };
+      return { wire, transform: as, contentType: `${base};as=${as};v=${v};g=meta.k8s.io`, meta: `meta.k8s.io/${v}` };
     }
   }
   throw notAcceptable(`only the following media types are accepted: application/json, application/yaml${allowed.filter((a) => a !== 'none').map((a) => `, application/json;as=${a};v=v1;g=meta.k8s.io`).join('')}`);

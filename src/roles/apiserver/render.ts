@@ -3,7 +3,7 @@
 import type { IncludeObject, TablePrinter } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { ListPage, StoredRow } from '../../storage/types.js';
-import type { Transform } from './negotiate.js';
+import type { MetaGroupVersion, Transform } from './negotiate.js';
 import type { Piece } from './stream-writer.js';
 import type { EventEncoder, EventType } from './watch.js';
 
@@ -27,7 +27,35 @@ export interface RenderContext {
   printer?: TablePrinter;
   /** What each Table row's `object` carries (the request's includeObject; kube's default Metadata). */
   includeObject?: IncludeObject;
+  /** The meta.k8s.io version of Tables and PartialObjectMetadata; v1 when absent. */
+  meta?: MetaGroupVersion;
   now: () => Date;
+}
+
+const V1 = 'meta.k8s.io/v1';
+
+/** Moves one object built as meta.k8s.io/v1 (a Table, a PartialObjectMetadata row object) to `meta`. */
+function moveMeta(o: unknown, meta: MetaGroupVersion): void {
+  if (typeof o === 'object' && o !== null && (o as { apiVersion?: unknown }).apiVersion === V1) (o as { apiVersion: string }).apiVersion = meta;
+}
+
+/**
+ * A Table or PartialObjectMetadata(List) built as meta.k8s.io/v1, in the version the client asked for: the envelope,
+ * the rows' PartialObjectMetadata and the list's items, as kube-apiserver sets them all from the request.
+ */
+export function inMeta<T>(o: T, meta: MetaGroupVersion | undefined): T {
+  if (meta === undefined || meta === V1) return o;
+  moveMeta(o, meta);
+  const x = o as { rows?: unknown; items?: unknown };
+  for (const r of Array.isArray(x.rows) ? x.rows as { object?: unknown }[] : []) moveMeta(r?.object, meta);
+  for (const i of Array.isArray(x.items) ? x.items as unknown[] : []) moveMeta(i, meta);
+  return o;
+}
+
+/** A Table row, its PartialObjectMetadata in `meta`. */
+function rowIn<R extends { object: unknown }>(row: R, meta: MetaGroupVersion | undefined): R {
+  if (meta !== undefined && meta !== V1) moveMeta(row.object, meta);
+  return row;
 }
 
 /**
@@ -49,9 +77,9 @@ function listMetaJson(meta: ListMeta): string {
   return JSON.stringify(m);
 }
 
-function metadataOnly(text: string): string {
+function metadataOnly(text: string, meta: MetaGroupVersion = V1): string {
   const o = JSON.parse(text) as KubeObject;
-  return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata ?? {} });
+  return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: meta, metadata: o.metadata ?? {} });
 }
 
 export function listRenderer(c: RenderContext): ListRenderer {
@@ -60,18 +88,18 @@ export function listRenderer(c: RenderContext): ListRenderer {
       const p = c.printer;
       if (!p) throw new Error('Table rendering needs a printer');
       return {
-        head: () => `{"kind":"Table","apiVersion":"meta.k8s.io/v1","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
+        head: () => `{"kind":"Table","apiVersion":"${c.meta ?? V1}","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
         separator: ',',
-        item: (row) => JSON.stringify(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject)),
+        item: (row) => JSON.stringify(rowIn(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject), c.meta)),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     }
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
       return {
-        head: () => '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","items":[',
+        head: () => `{"kind":"PartialObjectMetadataList","apiVersion":"${c.meta ?? V1}","items":[`,
         separator: ',',
-        item: (row) => metadataOnly(row.object),
+        item: (row) => metadataOnly(row.object, c.meta),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     case 'none':
@@ -91,13 +119,13 @@ export function renderOne(c: RenderContext, row: StoredRow): unknown {
       const p = c.printer;
       if (!p) throw new Error('Table rendering needs a printer');
       return {
-        kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: row.revision },
-        columnDefinitions: p.columns, rows: [p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject)],
+        kind: 'Table', apiVersion: c.meta ?? V1, metadata: { resourceVersion: row.revision },
+        columnDefinitions: p.columns, rows: [rowIn(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject), c.meta)],
       };
     }
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
-      return JSON.parse(metadataOnly(row.object));
+      return JSON.parse(metadataOnly(row.object, c.meta));
     case 'none':
       return JSON.parse(row.object);
   }
@@ -117,12 +145,12 @@ export function eventEncoder(c: RenderContext): EventEncoder {
     const metadata: Record<string, unknown> = { resourceVersion: revision };
     if (annotations) metadata.annotations = annotations;
     if (c.transform === 'Table') {
-      return JSON.stringify({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata, columnDefinitions: null, rows: [] });
+      return JSON.stringify({ kind: 'Table', apiVersion: c.meta ?? V1, metadata, columnDefinitions: null, rows: [] });
     }
     if (c.transform === 'none') {
       return JSON.stringify({ kind: c.listKind.replace(/List$/, ''), apiVersion: c.apiVersion, metadata });
     }
-    return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata });
+    return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: c.meta ?? V1, metadata });
   };
   return {
     event(type, row, revision) {
@@ -136,14 +164,14 @@ export function eventEncoder(c: RenderContext): EventEncoder {
           const cols = headersSent ? null : p.columns;
           headersSent = true;
           object = JSON.stringify({
-            kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: revision },
-            columnDefinitions: cols, rows: [p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject)],
+            kind: 'Table', apiVersion: c.meta ?? V1, metadata: { resourceVersion: revision },
+            columnDefinitions: cols, rows: [rowIn(p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject), c.meta)],
           });
           break;
         }
         case 'PartialObjectMetadata':
         case 'PartialObjectMetadataList':
-          object = metadataOnly(text);
+          object = metadataOnly(text, c.meta);
           break;
         case 'none':
           object = text;

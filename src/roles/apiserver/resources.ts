@@ -43,6 +43,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     transform: neg.transform,
     listKind: `${type.kind}List`,
     apiVersion: groupVersionString(type.group, type.version),
+    meta: neg.meta,
     now: () => new Date(),
   };
   if (neg.transform === 'Table') {

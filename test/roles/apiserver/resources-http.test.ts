@@ -253,6 +253,59 @@ describe('tables', () => {
   });
 });
 
+describe('meta.k8s.io/v1beta1 (a client that asks for it alone)', () => {
+  const T1B1 = 'application/json;as=Table;v=v1beta1;g=meta.k8s.io';
+  type Envelope = { apiVersion?: string; kind?: string; rows?: { object: { apiVersion?: string; kind?: string } | null }[]; items?: { apiVersion?: string }[] };
+
+  it('answers Tables and PartialObjectMetadata in v1beta1, row objects included, as kube-apiserver does', async () => {
+    const list = await get(`${P}/api/v1/pods`, T1B1);
+    expect(list.headers.get('content-type')).toBe('application/json;as=Table;v=v1beta1;g=meta.k8s.io');
+    const table = list.body as Envelope;
+    expect(table).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1beta1' });
+    expect(new Set(table.rows!.map((r) => `${r.object?.kind} ${r.object?.apiVersion}`))).toEqual(new Set(['PartialObjectMetadata meta.k8s.io/v1beta1']));
+    const one = (await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`, T1B1)).body as Envelope;
+    expect(one.apiVersion).toBe('meta.k8s.io/v1beta1');
+    expect(one.rows![0]!.object?.apiVersion).toBe('meta.k8s.io/v1beta1');
+    // A whole object in a row stays what it is.
+    const whole = (await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1?includeObject=Object`, T1B1)).body as Envelope;
+    expect(whole.rows![0]!.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1' });
+    const partial = await get(`${P}/api/v1/pods`, 'application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io');
+    expect(partial.headers.get('content-type')).toBe('application/json;as=PartialObjectMetadataList;v=v1beta1;g=meta.k8s.io');
+    expect(partial.body).toMatchObject({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1beta1' });
+    expect(new Set((partial.body as Envelope).items!.map((i) => i.apiVersion))).toEqual(new Set(['meta.k8s.io/v1beta1']));
+    for (const path of ['/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters', '/apis/clusterpedia.io/v1beta1/collectionresources', '/apis/clusterpedia.io/v1beta1/collectionresources/workloads']) {
+      const t = (await get(path, T1B1)).body as Envelope;
+      expect(t.apiVersion, path).toBe('meta.k8s.io/v1beta1');
+      expect(t.rows!.length, path).toBeGreaterThan(0);
+      expect(new Set(t.rows!.map((r) => r.object?.apiVersion)), path).toEqual(new Set(['meta.k8s.io/v1beta1']));
+    }
+    // kubectl's own order (v1 first) keeps v1.
+    const v1First = await get(`${P}/api/v1/pods`, `application/json;as=Table;v=v1;g=meta.k8s.io,${T1B1},application/json`);
+    expect(v1First.body.apiVersion).toBe('meta.k8s.io/v1');
+    expect((v1First.body as Envelope).rows![0]!.object?.apiVersion).toBe('meta.k8s.io/v1');
+  });
+
+  it('watch events carry v1beta1 Tables', async () => {
+    const rev = await storage.currentRevision();
+    const ac = new AbortController();
+    const res = await fetch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${rev}`, { headers: { accept: T1B1 }, signal: ac.signal });
+    expect(res.headers.get('content-type')).toBe('application/json;as=Table;v=v1beta1;g=meta.k8s.io');
+    const reader = res.body!.getReader();
+    await storage.write({ upserts: [pod('c1', 'default', 'beta-1')], deletes: [] });
+    let buf = '';
+    while (!buf.includes('\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('stream ended');
+      buf += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    await storage.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'beta-1' }] });
+    const ev = JSON.parse(buf.slice(0, buf.indexOf('\n'))) as { type: string; object: Envelope };
+    expect(ev).toMatchObject({ type: 'ADDED', object: { kind: 'Table', apiVersion: 'meta.k8s.io/v1beta1' } });
+    expect(ev.object.rows![0]!.object?.apiVersion).toBe('meta.k8s.io/v1beta1');
+  });
+});
+
 describe('watch', () => {
   it('streams changes after a revision, deletions included', async () => {
     const rev = await storage.currentRevision();
