@@ -78,7 +78,8 @@ function progress(r: ClusterReport): Cell {
 function problem(r: ClusterReport): string {
   const c = r.conditions.find((x) => x.type !== 'Ready' && x.status !== 'True');
   if (c) return `${c.type}: ${c.reason}${c.message ? ` ${c.message}` : ''}`;
-  const e = r.resources.find((x) => x.status === 'Error');
+  // Rows storage refused to delete are still served: as worth a look as a resource in error.
+  const e = r.resources.find((x) => x.status === 'Error' || x.reason === 'CleanResourceFailed');
   if (e) return `${e.resource}: ${e.reason}${e.message ? ` ${e.message}` : ''}`;
   return '';
 }

@@ -8,7 +8,7 @@ import { freePort } from '../../support/postgres-server.js';
 import { Registry } from 'prom-client';
 import { runAll } from '../../../src/lib/lifecycle.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
-import { renderResources } from '../../../src/cmd/show.js';
+import { renderClusters, renderResources } from '../../../src/cmd/show.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
 import { Harness, SYNC, testOptions, waitFor, type Backend } from './harness.js';
@@ -267,6 +267,8 @@ export function faultsSuite(backend: Backend): void {
         await waitFor(async () => (await crontabsCondition())?.reason === 'CleanResourceFailed', 10_000, () => 'refused clean-up not shown');
         expect(await crontabsCondition()).toMatchObject({ status: 'Stop', message: 'remove stored rows: storage is down' });
         expect((await h.stored(c!.name, crontabs)).size).toBeGreaterThan(0);
+        // `show clusters` names it in its message column.
+        expect(renderClusters(await loadReports(h.storage), false, Date.now())).toContain('crontabs: CleanResourceFailed remove stored rows: storage is down');
       } finally {
         h.storage.cleanResource = clean;
       }
