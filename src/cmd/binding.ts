@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { addApiserverFlags, apiserverOptionsFrom, type ApiserverFlags } from './apiserver.js';
-import { addSynchroFlags, synchroOptionsFrom, type SynchroFlagValues } from './synchro.js';
+import { addSynchroFlags, requireClustersPath, synchroOptionsFrom, type SynchroFlagValues } from './synchro.js';
 import { option, parseNonNegativeInt, parsePositiveInt, storageOptions } from './flags.js';
 import type { BindingOptions } from '../roles/binding/options.js';
 
@@ -33,6 +33,7 @@ export function newBindingCommand(): Command {
     // A newcomer's kubectl needs no certificate: the demo also serves plain HTTP on loopback.
     if (demo && apiserver.serving.insecurePort === undefined) apiserver.serving.insecurePort = 8080;
     const options: BindingOptions = { apiserver, synchro: synchroOptionsFrom(f, { requireSource: !demo }) };
+    requireClustersPath(options.synchro);
     setHeapGrowingPercent(f.heapGrowingPercent);
     if (demo) options.demo = { clusters: f.demoClusters, podsPerCluster: f.demoPods, churn: f.demoChurn, seed: 1, dir: f.demoDir };
     const { runBinding } = await import('../roles/binding/run.js');

@@ -142,6 +142,16 @@ function serviceAccountNamespace(): string | undefined {
   }
 }
 
+/**
+ * A --clusters path that does not exist is a mistake to report at start (a typo would otherwise run a synchro with no
+ * clusters, saying so once in a warning). Once running, a file that goes away is re-read until it is back.
+ */
+export function requireClustersPath(o: SynchroOptions): void {
+  if (o.clustersPath !== undefined && !existsSync(o.clustersPath)) {
+    throw new ConfigError(`--clusters: ${o.clustersPath} does not exist (give a YAML file or a directory of them)`);
+  }
+}
+
 export function newSynchroCommand(): Command {
   const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
   for (const o of storageOptions()) cmd.addOption(o);
@@ -149,6 +159,7 @@ export function newSynchroCommand(): Command {
   cmd.action(async (_opts: unknown, command: Command) => {
     const flags = command.opts<SynchroFlagValues>();
     const options = synchroOptionsFrom(flags);
+    requireClustersPath(options);
     setHeapGrowingPercent(flags.heapGrowingPercent);
     await runSynchro(options, { logger: loggerFor(command), signal: shutdownSignal() });
   });

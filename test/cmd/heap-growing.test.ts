@@ -1,6 +1,9 @@
 // --heap-growing-percent is one setting of the process: every command that starts a role applies it before the role
 // runs — binding included, which has the flag once for both of its roles.
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const applied: number[] = [];
 vi.mock('../../src/lib/v8-heap.js', async (orig) => ({
@@ -19,6 +22,12 @@ async function run(args: string[]): Promise<void> {
   await root.parseAsync(['node', 'clusterpedia', '--log-level', 'silent', ...args]);
 }
 
+// The commands check that --clusters exists before they start a role.
+const dir = mkdtempSync(join(tmpdir(), 'cp-heap-'));
+const clusters = join(dir, 'clusters.yaml');
+writeFileSync(clusters, '');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
 describe('--heap-growing-percent', () => {
   beforeEach(() => {
     applied.length = 0;
@@ -26,8 +35,8 @@ describe('--heap-growing-percent', () => {
 
   it.each([
     ['apiserver', ['apiserver', '--storage', 'sqlite::memory:']],
-    ['synchro', ['synchro', '--storage', 'sqlite::memory:', '--clusters', 'none.yaml']],
-    ['binding', ['binding', '--storage', 'sqlite::memory:', '--clusters', 'none.yaml']],
+    ['synchro', ['synchro', '--storage', 'sqlite::memory:', '--clusters', clusters]],
+    ['binding', ['binding', '--storage', 'sqlite::memory:', '--clusters', clusters]],
   ])('%s applies the default, and the value given', async (_role, args) => {
     await run(args);
     expect(applied).toEqual([50]);

@@ -72,6 +72,8 @@ describe('dist/clusterpedia.mjs', () => {
       [['show', 'clusters', '-o', 'xml'], /--output/],
       [['--log-level', 'loud', 'show', 'clusters'], /--log-level/],
       [['synchro'], /cluster source|--clusters/],
+      [['synchro', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
+      [['binding', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
     ];
     for (const [args, flag] of cases) {
       const r = await runBundle(args);
