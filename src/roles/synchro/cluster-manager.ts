@@ -5,7 +5,7 @@ import { messageOf } from '../../lib/errors.js';
 import { aborted, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
 import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
-import { ClusterSynchro } from './cluster-synchro.js';
+import { ClusterSynchro, type ResumePoint } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
 import { CredentialError, resolveCredentials, type SecretReader } from './credentials.js';
 import type { SynchroMetrics } from './metrics.js';
@@ -200,7 +200,7 @@ export class ClusterManager implements Runnable {
   }
 
   /** Committed RVs of the status stored by a previous run (empty when there is none or it cannot be read). */
-  private async storedResumePoints(name: string): Promise<Map<string, string>> {
+  private async storedResumePoints(name: string): Promise<Map<string, ResumePoint>> {
     try {
       const rec = (await this.d.storage.clusterStatuses?.())?.get(name);
       const groups = (rec?.status as PediaClusterStatus | undefined)?.syncResources;
@@ -312,12 +312,21 @@ export function syncResourcesProblem(list: unknown, where: string): string | und
   return undefined;
 }
 
-/** "group/version/resource" → committed RV, from a status' syncResources. */
-export function resumePoints(groups: readonly ClusterGroupResourcesStatus[]): Map<string, string> {
-  const out = new Map<string, string>();
+/**
+ * "group/version/resource" → what a resource synchro carries over from a status' syncResources: the committed RV it
+ * resumes from, and its last error (kept after a recovery, so across a restart too).
+ */
+export function resumePoints(groups: readonly ClusterGroupResourcesStatus[]): Map<string, ResumePoint> {
+  const out = new Map<string, ResumePoint>();
   for (const g of groups) {
     for (const r of g.resources ?? []) {
-      for (const c of r.syncConditions ?? []) if (c.resourceVersion) out.set(`${g.group}/${c.version}/${r.name}`, c.resourceVersion);
+      for (const c of r.syncConditions ?? []) {
+        const p: ResumePoint = {
+          ...(typeof c.resourceVersion === 'string' && c.resourceVersion ? { resourceVersion: c.resourceVersion } : {}),
+          ...(typeof c.lastError === 'string' && c.lastError ? { lastError: c.lastError, ...(typeof c.lastErrorTime === 'string' ? { lastErrorTime: c.lastErrorTime } : {}) } : {}),
+        };
+        if (p.resourceVersion !== undefined || p.lastError !== undefined) out.set(`${g.group}/${c.version}/${r.name}`, p);
+      }
     }
   }
   return out;

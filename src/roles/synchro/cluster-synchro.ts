@@ -32,8 +32,8 @@ export interface ClusterSynchroDeps {
   random?: () => number;
   /** The reported state changed (status writes are coalesced by the caller). */
   changed: () => void;
-  /** Committed RVs from the previous status, by "group/version/resource": where resource synchros resume. */
-  resume?: ReadonlyMap<string, string>;
+  /** From the previous status, by "group/version/resource": where resource synchros resume, and their last errors. */
+  resume?: ReadonlyMap<string, ResumePoint>;
 }
 
 /** What the status of this cluster shows of its synchro. */
@@ -45,6 +45,14 @@ export interface ClusterSynchroSnapshot {
 }
 
 /** A resource no longer synced whose rows are being removed, or whose removal storage refused (reference §4.3). */
+/** What a resource synchro takes over from the status of a previous run (or of the synchro it replaces). */
+export interface ResumePoint {
+  /** The committed member RV to resume watching from. */
+  resourceVersion?: string;
+  lastError?: string;
+  lastErrorTime?: string;
+}
+
 interface Removing {
   type: ResourceType;
   kind: string;
@@ -349,7 +357,8 @@ export class ClusterSynchro {
       clock: this.clock,
       random: this.random,
       changed: this.d.changed,
-      resumeResourceVersion: this.d.resume?.get(gvr),
+      resumeResourceVersion: this.d.resume?.get(gvr)?.resourceVersion,
+      previousError: this.d.resume?.get(gvr),
       listFirst: o.listFirst === true,
     });
   }

@@ -63,6 +63,8 @@ export interface ResourceSynchroDeps {
   changed: () => void;
   /** The committed RV reported in the last status, if any: where the first run resumes (without it, it lists). */
   resumeResourceVersion?: string;
+  /** The last error reported in the last status, if any: kept until a newer one. */
+  previousError?: { lastError?: string; lastErrorTime?: string };
   /** List before watching even when stored rows could be resumed from (what is wanted of the member changed). */
   listFirst?: boolean;
 }
@@ -107,6 +109,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.clock = d.clock ?? systemClock;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
     this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: this.nowIso(), count: 0 };
+    const before = d.previousError;
+    if (before?.lastError) {
+      this.state.lastError = before.lastError;
+      if (before.lastErrorTime) this.state.lastErrorTime = before.lastErrorTime;
+    }
     this.involvedKinds = d.resource.involvedKinds;
     if (this.involvedKinds) {
       const kinds = new Set(this.involvedKinds);

@@ -106,6 +106,16 @@ export function faultsSuite(backend: Backend): void {
       expect(recovered).toMatchObject({ reason: '', lastError: failing!.lastError });
       expect(Date.parse(recovered!.lastErrorTime!)).toBeGreaterThanOrEqual(Date.parse(failing!.lastErrorTime!));
 
+      // A restart keeps it (read back from the stored status, as the resume points are).
+      await h.stopSynchro();
+      const since = Date.now();
+      await h.startSynchro();
+      await waitFor(async () => {
+        const st = await h!.status(c!.name);
+        return st !== undefined && Date.parse(st.updatedAt) >= since && (await podCondition(h!, c!.name))?.status === 'Syncing';
+      }, 10_000, () => 'no status after the restart');
+      expect(await podCondition(h, c!.name)).toMatchObject({ lastError: recovered!.lastError, lastErrorTime: recovered!.lastErrorTime });
+
       // `show resources` prints it beside the current state.
       const reports = await loadReports(h.storage);
       const pods = reports[0]!.resources.find((r) => r.resource === 'pods');
