@@ -225,7 +225,7 @@ export class Harness {
       const p = await pods();
       return p?.status === 'Syncing' && p.lastError !== undefined;
     }, 10_000, () => 'pods not syncing with a last error after the outage');
-    expect((await pods())?.lastError).toMatch(/^StorageExpection: storage writes failing: /);
+    expect((await pods())?.lastError).toMatch(/^StorageExpection: storage writes failing: \S/);
   }
 
   /** Waits until storage equals every member exactly. */
