@@ -97,8 +97,8 @@ async function readGroups(client: KubeClient, signal?: AbortSignal): Promise<Dis
  * Full discovery: groups, CRDs, and every group version's resources. A group version that fails (an aggregated
  * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery.
  */
-export async function discover(client: KubeClient, signal?: AbortSignal): Promise<Discovery> {
-  const [groups, crds] = await Promise.all([readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo)]);
+export async function discover(client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number } = {}): Promise<Discovery> {
+  const [groups, crds] = await Promise.all([readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes)]);
   const gvs = groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v })));
   const lists = await Promise.all(gvs.map(async (gv) => {
     const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
@@ -124,11 +124,17 @@ export async function discover(client: KubeClient, signal?: AbortSignal): Promis
   return { groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
 }
 
-/** Every CRD mapped by `map` (undefined results left out), page by page; undefined when CRDs cannot be read. */
-async function readCrds<R>(client: KubeClient, accept: string, signal: AbortSignal | undefined, map: (crd: CrdObject) => R | undefined): Promise<R[] | undefined> {
+/**
+ * Every CRD mapped by `map` (undefined results left out), page by page within `maxPageBytes` (the synchro's list page
+ * bound: 100 CRDs of large schemas are tens of MB); undefined when CRDs cannot be read.
+ */
+async function readCrds<R>(
+  client: KubeClient, accept: string, signal: AbortSignal | undefined, map: (crd: CrdObject) => R | undefined, maxPageBytes?: number,
+): Promise<R[] | undefined> {
   const out: R[] = [];
   try {
-    for await (const { page } of pagesOf<CrdObject>(client, CRDS_PATH, { pageSize: CRD_PAGE_SIZE, accept, signal: signal ?? new AbortController().signal })) {
+    const pages = pagesOf<CrdObject>(client, CRDS_PATH, { pageSize: CRD_PAGE_SIZE, accept, signal: signal ?? new AbortController().signal, maxPageBytes });
+    for await (const { page } of pages) {
       for (const crd of page.items ?? []) {
         const r = map(crd);
         if (r !== undefined) out.push(r);

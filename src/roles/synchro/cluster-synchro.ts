@@ -227,7 +227,7 @@ export class ClusterSynchro {
         const fp = JSON.stringify(groups);
         this.lastDiscovery = this.clock.now();
         if (fp !== this.discoveryFingerprint || this.renegotiate) {
-          const d = await discover(client, signal);
+          const d = await discover(client, signal, { maxPageBytes: this.d.options.maxListPageBytes });
           // A group version that could not be read is asked again at the next poll, even if nothing else changed.
           this.discoveryFingerprint = d.failed ? '' : fp;
           this.renegotiate = false;

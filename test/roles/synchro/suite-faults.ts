@@ -133,12 +133,22 @@ export function faultsSuite(backend: Backend): void {
         spec: { containers: [{ name: 'c', image: 'busybox' }] },
       });
       for (let i = 0; i < 30; i++) c!.store.create('pods', bigPod(`big-${String(i).padStart(2, '0')}`, 10_000));
+      // Full discovery reads whole CRDs within the same bound: ten with 30 kB schemas do not fit 100 or 25 to a page.
+      for (let i = 0; i < 10; i++) {
+        const crd = c!.addCRD({ group: 'big.example.io', plural: `things${i}`, kind: `Thing${i}`, scope: 'Cluster', versions: [{ name: 'v1' }] });
+        const spec = crd.spec as { versions: Record<string, unknown>[] };
+        spec.versions = spec.versions.map((v) => ({ ...v, schema: { openAPIV3Schema: { type: 'object', description: 'd'.repeat(30_000) } } }));
+        c!.store.update('customresourcedefinitions.apiextensions.k8s.io', crd);
+      }
       // 50 pods (the test page size) of 10 kB do not fit in 64 KiB; 12 do not either; 3 do.
       const since = Date.now();
       await h.startSynchro({ maxListPageBytes: 64 * 1024 });
       await h.converged();
       const limits = c!.requestLog.entries((r) => r.path === '/api/v1/pods' && !r.watch && r.startedAt >= since).map((r) => Number(r.params.limit));
       expect(limits.slice(0, 3)).toEqual([50, 12, 3]);
+      const crdLimits = c!.requestLog.entries((r) => r.path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions' && !r.watch
+        && r.startedAt >= since && !r.accept.includes('PartialObjectMetadataList')).map((r) => Number(r.params.limit));
+      expect(crdLimits.slice(0, 3)).toEqual([100, 25, 6]);
       // It grows back once pages are far below the bound (the 10 small pods after the big ones).
       expect(Math.max(...limits.slice(3))).toBeLessThanOrEqual(50);
       // (The status reaches storage with the next status write, up to a second after the rows.)
