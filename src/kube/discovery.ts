@@ -95,10 +95,13 @@ async function readGroups(client: KubeClient, signal?: AbortSignal): Promise<Dis
 
 /**
  * Full discovery: groups, CRDs, and every group version's resources. A group version that fails (an aggregated
- * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery.
+ * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery. `groups`:
+ * those a poll just read (discoverGroups), so they are not asked for again and match the poll's fingerprint.
  */
-export async function discover(client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number } = {}): Promise<Discovery> {
-  const [groups, crds] = await Promise.all([readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes)]);
+export async function discover(
+  client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number; groups?: DiscoveredGroup[] } = {},
+): Promise<Discovery> {
+  const [groups, crds] = await Promise.all([o.groups ?? readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes)]);
   const gvs = groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v })));
   const lists = await Promise.all(gvs.map(async (gv) => {
     const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;

@@ -222,12 +222,12 @@ export class ClusterSynchro {
     const due = this.clock.now() - this.lastDiscovery >= this.d.options.discoveryIntervalMs;
     if (due || this.renegotiate) {
       try {
-        // Cheap poll first: groups and CRDs. Full discovery only when they changed or the spec did.
-        const groups = await discoverGroups(client, signal);
-        const fp = JSON.stringify(groups);
+        // Cheap poll first: groups and CRD metadata. Full discovery only when they changed or the spec did.
+        const poll = await discoverGroups(client, signal);
+        const fp = JSON.stringify(poll);
         this.lastDiscovery = this.clock.now();
         if (fp !== this.discoveryFingerprint || this.renegotiate) {
-          const d = await discover(client, signal, { maxPageBytes: this.d.options.maxListPageBytes });
+          const d = await discover(client, signal, { maxPageBytes: this.d.options.maxListPageBytes, groups: poll.groups });
           // A group version that could not be read is asked again at the next poll, even if nothing else changed.
           this.discoveryFingerprint = d.failed ? '' : fp;
           this.renegotiate = false;
