@@ -40,16 +40,14 @@ function moveMeta(o: unknown, meta: MetaGroupVersion): void {
 }
 
 /**
- * A Table or PartialObjectMetadata(List) built as meta.k8s.io/v1, in the version the client asked for: the envelope,
- * the rows' PartialObjectMetadata and the list's items, as kube-apiserver sets them all from the request.
+ * A whole Table built as meta.k8s.io/v1, in the version the client asked for: the envelope and the rows'
+ * PartialObjectMetadata, as kube-apiserver sets both from the request.
  */
-export function inMeta<T>(o: T, meta: MetaGroupVersion | undefined): T {
-  if (meta === undefined || meta === V1) return o;
-  moveMeta(o, meta);
-  const x = o as { rows?: unknown; items?: unknown };
-  for (const r of Array.isArray(x.rows) ? x.rows as { object?: unknown }[] : []) moveMeta(r?.object, meta);
-  for (const i of Array.isArray(x.items) ? x.items as unknown[] : []) moveMeta(i, meta);
-  return o;
+export function inMeta<T extends { rows: { object: unknown }[] }>(table: T, meta: MetaGroupVersion | undefined): T {
+  if (meta === undefined || meta === V1) return table;
+  moveMeta(table, meta);
+  for (const r of table.rows) rowIn(r, meta);
+  return table;
 }
 
 /** A Table row, its PartialObjectMetadata in `meta`. */
