@@ -44,7 +44,11 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
-      // Everything here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
+      // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method
+      // (`kubectl auth can-i` posts a SelfSubjectAccessReview no member API is synced for).
+      if (target.kind === 'notFound') throw notFound();
+      if (target.kind === 'resource' && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
+      // Everything served here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
       throw methodNotSupported(verbOf(req.method), target.kind === 'resource' ? target.resource : 'resources');
     }
     switch (target.kind) {
