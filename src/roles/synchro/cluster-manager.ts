@@ -182,6 +182,7 @@ export class ClusterManager implements Runnable {
       clock: this.clock,
       random: this.d.random,
       changed: () => this.dirty(desired.name),
+      freshened: () => this.status.markStale(desired.name),
     });
     synchro.setResources(resources, all);
     entry.synchro = synchro;

@@ -32,6 +32,8 @@ export interface ClusterSynchroDeps {
   random?: () => number;
   /** The reported state changed (status writes are coalesced by the caller). */
   changed: () => void;
+  /** Only counts and event times moved: written within a few seconds (StatusWriter.markStale). */
+  freshened: () => void;
   /** From the previous status, by "group/version/resource": where resource synchros resume, and their last errors. */
   resume?: ReadonlyMap<string, ResumePoint>;
 }
@@ -357,6 +359,7 @@ export class ClusterSynchro {
       clock: this.clock,
       random: this.random,
       changed: this.d.changed,
+      freshened: this.d.freshened,
       resumeResourceVersion: this.d.resume?.get(gvr)?.resourceVersion,
       previousError: this.d.resume?.get(gvr),
       listFirst: o.listFirst === true,

@@ -61,6 +61,8 @@ export interface ResourceSynchroDeps {
   random?: () => number;
   /** Called when the reported state changed (the status writer coalesces). */
   changed: () => void;
+  /** Called when only the count and the last event time moved (written within a few seconds). */
+  freshened: () => void;
   /** The committed RV reported in the last status, if any: where the first run resumes (without it, it lists). */
   resumeResourceVersion?: string;
   /** The last error reported in the last status, if any: kept until a newer one. */
@@ -251,6 +253,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     if (key === undefined || rv === undefined) return;
     this.d.metrics?.events.inc({ ...this.labels, type });
     this.state.lastEventTime = this.nowIso();
+    this.d.freshened();
     const versions = this.versions!;
     if (this.accepts && !this.accepts(object)) {
       this.mark(rv);

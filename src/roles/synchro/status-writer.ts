@@ -10,6 +10,8 @@ export type StatusWrite = (cluster: string) => Promise<void>;
 export class StatusWriter implements Runnable {
   readonly name = 'synchro status writer';
   private dirty = new Set<string>();
+  /** Clusters whose counts and event times moved, by when they first did since their last write. */
+  private readonly stale = new Map<string, number>();
   private cycle: Promise<void> | undefined;
   private readonly clock: Clock;
   /** Consecutive cycles with a failed write: the period doubles (up to 10 s) and only the first one is logged. */
@@ -23,9 +25,22 @@ export class StatusWriter implements Runnable {
     this.dirty.add(cluster);
   }
 
+  /**
+   * Counts and the last event time moved: written within `staleMs` (five intervals), not at the next tick. They
+   * move with every event; a status write per cluster per second for them alone would be a load of its own.
+   */
+  markStale(cluster: string): void {
+    if (!this.stale.has(cluster)) this.stale.set(cluster, this.clock.now());
+  }
+
+  private get staleMs(): number {
+    return 5 * this.o.intervalMs;
+  }
+
   /** Stops writing a cluster's status and waits for a write in progress, so a deletion that follows is final. */
   async forget(cluster: string): Promise<void> {
     this.dirty.delete(cluster);
+    this.stale.delete(cluster);
     await this.cycle;
   }
 
@@ -46,8 +61,11 @@ export class StatusWriter implements Runnable {
   }
 
   private async writeDirty(): Promise<void> {
+    const now = this.clock.now();
+    for (const [name, since] of this.stale) if (now - since >= this.staleMs) this.dirty.add(name);
     const names = [...this.dirty];
     this.dirty.clear();
+    for (const name of names) this.stale.delete(name);
     let failed = false;
     for (const name of names) {
       try {

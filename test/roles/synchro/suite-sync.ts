@@ -50,6 +50,30 @@ export function syncSuite(backend: Backend): void {
       }
     });
 
+    it('counts and the last event time reach the stored status while nothing else changes', async () => {
+      h = await Harness.start(backend);
+      await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 10_000, () => 'not Ready');
+      const pods = async () => {
+        const groups = (await h!.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { count: number; lastEventTime?: string }[] }[] }[];
+        return groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!.syncConditions[0]!;
+      };
+      const since = Date.now();
+      c!.churn.start(100);
+      await new Promise((r) => setTimeout(r, 500));
+      c!.churn.stop();
+      await h.converged();
+      // Status intervals of 50 ms here: stale counts are written within 250 ms; a state change is not what carries them.
+      let seen = '';
+      await waitFor(async () => {
+        const p = await pods();
+        seen = JSON.stringify(p);
+        return p.lastEventTime !== undefined && Date.parse(p.lastEventTime) >= since && p.count === c!.store.count('pods');
+      }, 5_000, () => `stored pods status: ${seen}, member has ${c!.store.count('pods')}`);
+    });
+
     it('410 Expired relists and deletes what vanished while disconnected', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
