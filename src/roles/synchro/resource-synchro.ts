@@ -232,6 +232,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       // Remembered (and marked seen by this list) only once queued: a write cut short by a pause must not look done.
       versions.touch(key, rv);
     }
+    // The count moves through a long initial list as well: the stored status follows it within a few seconds.
+    this.d.freshened();
   }
 
   async listEnd(resourceVersion: string): Promise<void> {

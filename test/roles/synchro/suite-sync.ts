@@ -74,6 +74,29 @@ export function syncSuite(backend: Backend): void {
       }, 5_000, () => `stored pods status: ${seen}, member has ${c!.store.count('pods')}`);
     });
 
+    it('the stored count follows a long initial list page by page', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 200 });
+      const [c] = h.clusters;
+      // Pods only: no other resource's list or watch changes the state (and writes the status) meanwhile.
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
+      c!.faults.slow(100);
+      await h.startSynchro({ pageSize: 10 });
+      const pods = async () => {
+        const groups = ((await h!.status(c!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: { count: number; initialListPhase: boolean }[] }[] }[];
+        return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
+      };
+      // 20 pages of 100 ms: the list's start and end are state changes; the counts between them are not.
+      const counts = new Set<number>();
+      await waitFor(async () => {
+        const p = await pods();
+        if (p?.initialListPhase && p.count > 0 && p.count < 200) counts.add(p.count);
+        return counts.size >= 4 || (p !== undefined && !p.initialListPhase);
+      }, 10_000, () => 'the initial list did not end');
+      expect([...counts].length, `stored counts seen mid-list: ${[...counts].join(', ')}`).toBeGreaterThanOrEqual(4);
+      c!.faults.slow(0);
+      await waitFor(async () => (await pods())?.count === 200, 10_000, () => 'pods count never reached 200');
+    });
+
     it('410 Expired relists and deletes what vanished while disconnected', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
