@@ -5,7 +5,7 @@ import { StorageError } from './errors.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
 import { and, filterConditions, resourceColumns } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
-import type { Snapshot } from './snapshot.js';
+import { HEAD_REVISION, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
 import type { JoinedPage, ListPage, ListQuery, StoredRow } from './types.js';
 
@@ -175,8 +175,7 @@ export async function readPage(snap: Snapshot, st: ListStatements, signal: Abort
 
 /** The revision (it fixes the snapshot) and, when asked, the count of what follows the page. */
 async function pageHead(snap: Snapshot, st: ListStatements): Promise<{ revision: string; remainingItemCount?: number }> {
-  const head = await snap.all(sql`SELECT value FROM meta WHERE key = 'revision'`);
-  const revision = String(head[0]?.[0] ?? '0');
+  const revision = snap.revision ?? String((await snap.all(HEAD_REVISION))[0]?.[0] ?? '0');
   if (!st.count) return { revision };
   const total = Number((await snap.all(st.count))[0]?.[0] ?? 0);
   // In this snapshot the page holds min(limit, total after the start) rows: what follows it is the rest.

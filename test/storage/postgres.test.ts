@@ -10,6 +10,7 @@ import postgres from 'postgres';
 import { isStorageError } from '../../src/storage/errors.js';
 import { listStatements } from '../../src/storage/list-page.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
+import { PgSnapshot } from '../../src/storage/postgres/snapshot.js';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { storageContractTests } from './contract.js';
@@ -97,10 +98,26 @@ describe('postgres only', () => {
       let rows = 1;
       for (let n = await it.next(); !n.done; n = await it.next()) rows++;
       expect(rows).toBe(2500);
-      // Both clusters' cursors were closed and the connection went back to the pool with its transaction ended.
+      // The transaction ended (closing both clusters' cursors) and the connection went back to the pool.
       const after = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
       expect(after[0]?.n).toBe(0);
     });
+  });
+
+  it('a snapshot whose first read fails gives its connection back out of the aborted transaction', async () => {
+    // BEGIN and the head revision go out together; here the read fails (no schema yet) after BEGIN succeeded.
+    const db = await freshPostgresDatabase('cp_snap');
+    const pool = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const failed: unknown = await PgSnapshot.open(pool).then(() => undefined, (e: unknown) => e);
+      expect(isStorageError(failed) && failed.message).toMatch(/relation "meta" does not exist/);
+      // The pool's only connection: in an aborted transaction this would be 25P02, "commands ignored".
+      expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      expect(await pool`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state LIKE 'idle in transaction%' AND datname = current_database()`).toEqual([{ n: 0 }]);
+    } finally {
+      await pool.end();
+      await db.drop();
+    }
   });
 
   it('a streamed list whose connection is killed between two FETCHes fails as Unavailable, and the storage serves the next list', async () => {

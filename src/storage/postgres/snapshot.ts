@@ -1,7 +1,7 @@
 // A read snapshot on a reserved PostgreSQL connection: REPEATABLE READ READ ONLY, so revision, count and rows agree.
 import type { SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
-import type { Snapshot } from '../snapshot.js';
+import { HEAD_REVISION, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { postgresQuery } from './query.js';
@@ -16,17 +16,38 @@ export class PgSnapshot implements Snapshot {
   /** Cursors declared so far: each gets its own name (a chained list declares one per cluster). */
   private cursors = 0;
 
-  private constructor(private readonly conn: postgres.ReservedSql) {}
+  private constructor(private readonly conn: postgres.ReservedSql, readonly revision: string) {}
 
+  /**
+   * BEGIN and the head revision go out together and come back in one round trip (postgres.js pipelines what is sent
+   * on a connection before the answers arrive): each round trip here costs a write and a wake-up on both sides.
+   */
   static async open(pool: Pg): Promise<PgSnapshot> {
+    const head = postgresQuery.render(HEAD_REVISION);
     for (let attempt = 1; ; attempt++) {
       let conn: postgres.ReservedSql | undefined;
+      let begun = false;
       try {
         conn = await reserveConnection(pool);
-        await conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        return new PgSnapshot(conn);
+        const begin = conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        // Without parameters, so it is not described first (see chunks()) and runs right after the BEGIN.
+        const rows = conn.unsafe(head.sql, [], { prepare: false }).values();
+        // Both settle whatever happens: the second one's failure must not go unhandled when the first one's is thrown.
+        const [b, r] = await Promise.allSettled([begin, rows]);
+        if (b.status === 'rejected') throw b.reason;
+        begun = true;
+        if (r.status === 'rejected') throw r.reason;
+        return new PgSnapshot(conn, String((r.value as unknown[][])[0]?.[0] ?? '0'));
       } catch (e: unknown) {
-        const lost = connectionLost(e);
+        let lost = connectionLost(e);
+        // A transaction the failed read left aborted must not go back to the pool with the connection.
+        if (begun && !lost) {
+          try {
+            await conn?.unsafe('ROLLBACK');
+          } catch (r: unknown) {
+            lost = connectionLost(r);
+          }
+        }
         if (!lost) conn?.release();
         // After a connection was killed (a server restart, pg_terminate_backend), postgres.js answers the next
         // reserve once more with that connection's error; a second try gets a new connection. Nothing had started.
@@ -79,12 +100,14 @@ export class PgSnapshot implements Snapshot {
         if (state === 'closed') return { done: true, value: undefined };
         try {
           if (state === 'new') {
+            // Not sent ahead with the first FETCH: postgres.js describes a statement with parameters first, then
+            // executes it, and a FETCH sent meanwhile would run before the cursor exists.
             await this.conn.unsafe(`DECLARE ${name} NO SCROLL CURSOR FOR ${r.sql}`, r.params as Param[], { prepare: false });
             state = 'open';
           }
-          const rows = state === 'open' ? (await this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }).values()) as unknown[][] : [];
+          const rows = state === 'open' ? await this.fetch(name, n) : [];
           if (rows.length === 0) {
-            await this.close(name);
+            // A cursor at its end is left to COMMIT, which closes it: a CLOSE would be one more round trip.
             state = 'closed';
             return { done: true, value: undefined };
           }
@@ -95,7 +118,8 @@ export class PgSnapshot implements Snapshot {
         }
       },
       return: async (): Promise<IteratorResult<unknown[][], undefined>> => {
-        const wasOpen = state === 'open' || state === 'drained';
+        // Only a cursor left with rows to read holds anything worth freeing before the transaction ends.
+        const wasOpen = state === 'open';
         state = 'closed';
         if (wasOpen && !this.lost) {
           try {
@@ -107,6 +131,10 @@ export class PgSnapshot implements Snapshot {
         return { done: true, value: undefined };
       },
     };
+  }
+
+  private async fetch(name: string, n: number): Promise<unknown[][]> {
+    return (await this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }).values()) as unknown[][];
   }
 
   private async close(name: string): Promise<void> {
