@@ -77,6 +77,9 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       clusters = await root.ok(['get', 'pediaclusters']);
     }
     expect(clusters).toMatch(/^demo-1\s+True\s+v1\.32/m);
+    // --sort-by reads each row's whole object (includeObject=Object); with metadata alone kubectl found no rows.
+    const sorted = await root.ok(['get', 'pediaclusters', '--sort-by=.status.version']);
+    expect(sorted.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]).sort()).toEqual(['demo-1', 'demo-2', 'demo-3']);
     root.dispose();
   } finally {
     k.dispose();

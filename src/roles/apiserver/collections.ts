@@ -1,14 +1,14 @@
 // collectionresources (reference §1.6): `any`, `workloads`, `kuberesources` — several resource types in one list.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { builtinGroups } from '../../kube/builtin-resources.js';
-import { COLLECTION_COLUMNS, collectionListTable, collectionTable } from '../../kube/printers/index.js';
+import { COLLECTION_COLUMNS, collectionListTable, collectionTable, type IncludeObject } from '../../kube/printers/index.js';
 import { notFound } from '../../kube/status.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { StoredRow, TypeFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
-import { negotiate, type Negotiated } from './negotiate.js';
+import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import { whereSqlError } from './where-sql.js';
 import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
@@ -46,17 +46,21 @@ function collectionObject(c: CollectionDef): Record<string, unknown> {
 export async function serveCollection(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL,
   t: { name?: string; verb: 'get' | 'list' }, d: HandlerDeps): Promise<void> {
   const neg = negotiate(req.headers.accept, ['none', 'Table']);
+  // What a Table row's object carries: kubectl --sort-by and -o custom-columns ask for the whole object.
+  const includeObject = neg.transform === 'Table' ? includeObjectPolicy(url) : 'Metadata';
   const defs = collections();
   if (t.name === undefined) {
     const items = defs.map(collectionObject);
     const body = neg.transform === 'Table'
-      ? inMeta(collectionListTable(items as KubeObject[], {}), neg.meta)
+      ? inMeta(collectionListTable(items as KubeObject[], { includeObject }), neg.meta)
       : { apiVersion: API_VERSION, kind: 'CollectionResourceList', metadata: {}, items };
     return sendObject(res, 200, body, neg.wire, neg.contentType);
   }
   const def = defs.find((c) => c.name === t.name);
   if (!def) throw notFound(`collectionresources.clusterpedia.io "${t.name}" not found`, { name: t.name, group: 'clusterpedia.io', kind: 'collectionresources' });
-  const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly: neg.transform === 'Table', allowSql: d.options.allowParameterizedSqlQuery };
+  // A Table's cells are all metadata: unless its rows carry whole objects, only metadata is read.
+  const metadataOnly = neg.transform === 'Table' && includeObject !== 'Object';
+  const input: Parameters<typeof parseListOptions>[0] = { mode: 'collection', query: url.searchParams, collection: def.name, metadataOnly, allowSql: d.options.allowParameterizedSqlQuery };
   if (def.types) input.types = def.types;
   const parsed = parseListOptions(input);
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
@@ -67,14 +71,14 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;
   if (neg.transform === 'none') parsed.query.objectBytes = true; // copied to the socket as stored
   try {
-    await sendCollection(res, def, parsed, neg, capped, d, ctx.signal);
+    await sendCollection(res, def, parsed, neg, includeObject, capped, d, ctx.signal);
   } catch (e: unknown) {
     throw whereSqlError(e, parsed.query.where);
   }
 }
 
 async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: ReturnType<typeof parseListOptions>, neg: Negotiated,
-  capped: boolean, d: HandlerDeps, signal: AbortSignal): Promise<void> {
+  includeObject: IncludeObject, capped: boolean, d: HandlerDeps, signal: AbortSignal): Promise<void> {
   const page = await d.storage.list(parsed.query, signal);
   const meta = (): ListMeta => pageMeta(page, parsed.withContinue !== false || capped);
 
@@ -91,7 +95,7 @@ async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: R
       separator: ',',
       item: (row) => {
         note(row);
-        return JSON.stringify(inMeta(collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true }), neg.meta).rows[0]);
+        return JSON.stringify(inMeta(collectionTable([JSON.parse(row.object) as KubeObject], {}, { now, noHeaders: true, includeObject }), neg.meta).rows[0]);
       },
       tail: () => `],"metadata":${JSON.stringify(meta())}}`,
     }

@@ -10,7 +10,7 @@ import type { MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
-import { negotiate } from './negotiate.js';
+import { includeObjectPolicy, negotiate } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
 import { pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
 import { inMeta } from './render.js';
@@ -75,7 +75,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         const neg = negotiate(req.headers.accept, ['none', 'Table']);
         const statuses = await d.storage.clusterStatuses();
         const body = target.name === undefined ? pediaClusterList(statuses) : pediaClusterGet(statuses, target.name);
-        return sendObject(res, 200, neg.transform === 'Table' ? inMeta(pediaClusterTable(body), neg.meta) : body, neg.wire, neg.contentType);
+        const table = neg.transform === 'Table' ? inMeta(pediaClusterTable(body, includeObjectPolicy(url)), neg.meta) : undefined;
+        return sendObject(res, 200, table ?? body, neg.wire, neg.contentType);
       }
       case 'notFound':
         throw notFound();

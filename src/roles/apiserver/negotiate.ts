@@ -1,5 +1,7 @@
 // Content negotiation: picks the response form from the Accept header, as kube-apiserver does (406 when nothing fits).
-import { notAcceptable } from '../../kube/status.js';
+import type { IncludeObject } from '../../kube/printers/index.js';
+import { goQuote } from '../../kube/selector-syntax.js';
+import { badRequest, notAcceptable } from '../../kube/status.js';
 
 export type Wire = 'json' | 'yaml';
 /** `as=` transformation requested through Accept parameters. */
@@ -87,4 +89,15 @@ function wireOf(type: string): Wire | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The Table option includeObject as kube-apiserver reads it: Metadata when absent or empty; kubectl asks for Object
+ * to sort by (`--sort-by`) or print (`-o custom-columns`, `-o jsonpath`) fields outside the metadata.
+ */
+export function includeObjectPolicy(url: URL): IncludeObject {
+  const v = url.searchParams.get('includeObject') ?? '';
+  if (v === '') return 'Metadata';
+  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+  throw badRequest(`unrecognized includeObject value: ${goQuote(v)}`);
 }

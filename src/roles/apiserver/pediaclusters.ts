@@ -1,7 +1,7 @@
 // Read-only PediaCluster API for clusters registered from a file: `kubectl get pediaclusters` shows their state.
 import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
-import { buildTable, customResourcePrinter, type PrinterColumn, type Table } from '../../kube/printers/index.js';
+import { buildTable, customResourcePrinter, rowObject, type IncludeObject, type PrinterColumn, type Table } from '../../kube/printers/index.js';
 import type { KubeObject } from '../../kube/types.js';
 
 export const PEDIACLUSTER_API_VERSION = 'cluster.clusterpedia.io/v1alpha2';
@@ -62,10 +62,11 @@ function uidFor(name: string): string {
 }
 
 /** The Table kubectl asks for: the CRD's printer columns (no Cluster column: a PediaCluster is one). */
-export function pediaClusterTable(body: Record<string, unknown>): Table {
+export function pediaClusterTable(body: Record<string, unknown>, includeObject: IncludeObject = 'Metadata'): Table {
   const items = (Array.isArray(body.items) ? body.items : [body]) as KubeObject[];
   const p = customResourcePrinter(PEDIACLUSTER_COLUMNS);
   const now = new Date();
-  const printer = { columns: p.columns, row: (obj: KubeObject) => ({ cells: p.cells(obj, now), object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata ?? {} } }) };
+  // kubectl --sort-by and -o custom-columns ask for includeObject=Object and read the rows' objects.
+  const printer = { columns: p.columns, row: (obj: KubeObject) => ({ cells: p.cells(obj, now), object: rowObject(obj, includeObject) }) };
   return buildTable(printer, items, { resourceVersion: '' }, { now });
 }

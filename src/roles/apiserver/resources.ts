@@ -1,16 +1,15 @@
 // get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
-import { tableFor, type IncludeObject, type TablePrinter } from '../../kube/printers/index.js';
+import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString } from '../../kube/types.js';
 import { matchesQuery } from '../../kube/match.js';
-import { goQuote } from '../../kube/selector-syntax.js';
 import type { JoinedPage, ListPage, ListQuery, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
-import { negotiate, type Negotiated } from './negotiate.js';
+import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import { eventEncoder, listRenderer, pageMeta, renderOne, type RenderContext } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import type { ResourceRequest } from './request-info.js';
@@ -65,17 +64,6 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (t.verb !== 'watch') end();
     d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
   }
-}
-
-/**
- * The Table option includeObject as kube-apiserver reads it: Metadata when absent or empty; kubectl asks for Object
- * to sort by (`--sort-by`) or print (`-o custom-columns`, `-o jsonpath`) fields outside the metadata.
- */
-function includeObjectPolicy(url: URL): IncludeObject {
-  const v = url.searchParams.get('includeObject') ?? '';
-  if (v === '') return 'Metadata';
-  if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw badRequest(`unrecognized includeObject value: ${goQuote(v)}`);
 }
 
 async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {

@@ -291,6 +291,23 @@ describe('meta.k8s.io/v1beta1 (a client that asks for it alone)', () => {
     expect((v1First.body as Envelope).rows![0]!.object?.apiVersion).toBe('meta.k8s.io/v1');
   });
 
+  it('pediaclusters and collectionresources Tables honour includeObject (kubectl --sort-by and -o custom-columns ask for Object)', async () => {
+    const T1 = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+    const clusters = (await get('/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters?includeObject=Object', T1)).body as Envelope;
+    expect(clusters.rows!.map((r) => r.object?.kind)).toEqual(clusters.rows!.map(() => 'PediaCluster'));
+    expect(JSON.stringify(clusters.rows![0]!.object)).toContain('"status"');
+    const workloads = (await get('/apis/clusterpedia.io/v1beta1/collectionresources/workloads?includeObject=Object', T1)).body as Envelope;
+    expect(new Set(workloads.rows!.map((r) => r.object?.kind))).toEqual(new Set(['Deployment']));
+    expect(JSON.stringify(workloads.rows![0]!.object)).toContain('"spec"');
+    const defs = (await get('/apis/clusterpedia.io/v1beta1/collectionresources?includeObject=None', T1)).body as Envelope;
+    expect(defs.rows!.map((r) => r.object)).toEqual(defs.rows!.map(() => null));
+    for (const path of ['/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters', '/apis/clusterpedia.io/v1beta1/collectionresources/workloads']) {
+      const bad = await get(`${path}?includeObject=All`, T1);
+      expect(bad.status, path).toBe(400);
+      expect(bad.body.message, path).toBe('unrecognized includeObject value: "All"');
+    }
+  });
+
   it('watch events carry v1beta1 Tables', async () => {
     const rev = await storage.currentRevision();
     const ac = new AbortController();
