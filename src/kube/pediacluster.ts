@@ -104,10 +104,20 @@ export interface PediaCluster {
     generation?: number;
     deletionTimestamp?: string;
     finalizers?: string[];
+    labels?: Record<string, string>;
     [key: string]: unknown;
   };
   spec: PediaClusterSpec;
   status?: PediaClusterStatus;
+}
+
+/** metadata.labels as a label selector sees them: string values only (a file is not checked against a schema). */
+export function pediaClusterLabels(pc: Pick<PediaCluster, 'metadata'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const labels: unknown = pc.metadata.labels;
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return out;
+  for (const [k, v] of Object.entries(labels)) if (typeof v === 'string') out[k] = v;
+  return out;
 }
 
 export interface ClusterSyncResources {

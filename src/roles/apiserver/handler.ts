@@ -12,7 +12,7 @@ import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
 import { includeObjectPolicy, negotiate } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
-import { pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
+import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
 import { inMeta } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
@@ -74,7 +74,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         if (target.verb === 'watch') throw methodNotSupported('watch', 'pediaclusters.cluster.clusterpedia.io');
         const neg = negotiate(req.headers.accept, ['none', 'Table']);
         const statuses = await d.storage.clusterStatuses();
-        const body = target.name === undefined ? pediaClusterList(statuses) : pediaClusterGet(statuses, target.name);
+        const body = target.name === undefined ? pediaClusterList(statuses, pediaClusterFilter(url.searchParams)) : pediaClusterGet(statuses, target.name);
         const table = neg.transform === 'Table' ? inMeta(pediaClusterTable(body, includeObjectPolicy(url)), neg.meta) : undefined;
         return sendObject(res, 200, table ?? body, neg.wire, neg.contentType);
       }

@@ -74,7 +74,7 @@ export interface ParsedListOptions {
 const OWNER_NEEDS_CLUSTER = 'If searching by owner uid or name, then the cluster must be specified';
 
 /** Parses a selector parameter; a grammar error becomes a 400 naming the parameter, with the parser's message. */
-function selector<T>(param: string, raw: string, parse: (s: string) => T): T {
+export function selector<T>(param: string, raw: string, parse: (s: string) => T): T {
   try {
     return parse(raw);
   } catch (e: unknown) {

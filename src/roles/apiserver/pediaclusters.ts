@@ -3,6 +3,11 @@ import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
 import { buildTable, customResourcePrinter, rowObject, type IncludeObject, type PrinterColumn, type Table } from '../../kube/printers/index.js';
 import type { KubeObject } from '../../kube/types.js';
+import { parseFieldSelector } from '../../kube/field-selector.js';
+import { parseLabelSelector } from '../../kube/label-selector.js';
+import { matchesFields, matchesLabels } from '../../kube/match.js';
+import type { FieldRequirement, LabelRequirement } from '../../kube/requirement.js';
+import { selector } from './list-options.js';
 
 export const PEDIACLUSTER_API_VERSION = 'cluster.clusterpedia.io/v1alpha2';
 
@@ -20,26 +25,38 @@ export const PEDIACLUSTER_COLUMNS: PrinterColumn[] = [
 /** Spec fields that carry credentials: never served, whatever the record holds. */
 const SECRET_SPEC_FIELDS = ['kubeconfig', 'caData', 'tokenData', 'certData', 'keyData'];
 
-export function pediaClusterObject(name: string, rec: ClusterStatusRecord): Record<string, unknown> {
-  const spec: Record<string, unknown> = { ...rec.spec };
+export function pediaClusterObject(name: string, rec: ClusterStatusRecord): KubeObject {
+  // The stored summary keeps the PediaCluster's labels beside its spec (cluster-manager.ts specSummary).
+  const { labels, ...spec } = rec.spec;
   for (const f of SECRET_SPEC_FIELDS) delete spec[f];
+  const metadata: KubeObject['metadata'] = { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) };
+  if (isStringMap(labels) && Object.keys(labels).length > 0) metadata.labels = labels;
+  return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaCluster', metadata, spec, status: rec.status };
+}
+
+/** What a list of PediaClusters is narrowed by: labelSelector on metadata.labels, fieldSelector on any field path. */
+export interface PediaClusterFilter {
+  labels: readonly LabelRequirement[];
+  fields: readonly FieldRequirement[];
+}
+
+/** The list's selectors; a malformed one is a 400 naming the parameter, as for resources. */
+export function pediaClusterFilter(query: URLSearchParams): PediaClusterFilter {
   return {
-    apiVersion: PEDIACLUSTER_API_VERSION,
-    kind: 'PediaCluster',
-    metadata: { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) },
-    spec,
-    status: rec.status,
+    labels: selector('labelSelector', query.get('labelSelector') ?? '', (s) => parseLabelSelector(s)),
+    fields: selector('fieldSelector', query.get('fieldSelector') ?? '', parseFieldSelector),
   };
 }
 
-export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>): Record<string, unknown> {
+export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>, filter: PediaClusterFilter = { labels: [], fields: [] }): Record<string, unknown> {
   const names = [...statuses.keys()].sort();
-  return {
-    apiVersion: PEDIACLUSTER_API_VERSION,
-    kind: 'PediaClusterList',
-    metadata: { resourceVersion: '' },
-    items: names.map((n) => pediaClusterObject(n, statuses.get(n) as ClusterStatusRecord)),
-  };
+  const items = names.map((n) => pediaClusterObject(n, statuses.get(n) as ClusterStatusRecord))
+    .filter((o) => matchesLabels(o.metadata?.labels, filter.labels) && matchesFields(o, filter.fields));
+  return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaClusterList', metadata: { resourceVersion: '' }, items };
+}
+
+function isStringMap(v: unknown): v is Record<string, string> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
 export function pediaClusterGet(statuses: Map<string, ClusterStatusRecord>, name: string): Record<string, unknown> {

@@ -26,6 +26,8 @@ export interface DesiredCluster {
   source: 'file' | 'host';
   /** When the cluster was registered (metadata.creationTimestamp, or first seen in the file). */
   creationTimestamp?: string;
+  /** The PediaCluster's metadata.labels, for label selectors on the read API's pediaclusters. */
+  labels?: Record<string, string>;
   /** Writes status back to the source (host mode: the status subresource). */
   writeStatus?: (status: PediaClusterStatus) => Promise<void>;
 }
@@ -345,5 +347,7 @@ export function specSummary(d: DesiredCluster): Record<string, unknown> {
     ...(s.syncAllCustomResources ? { syncAllCustomResources: true } : {}),
     ...(s.syncResourcesRefName ? { syncResourcesRefName: s.syncResourcesRefName } : {}),
     ...(d.creationTimestamp ? { creationTimestamp: d.creationTimestamp } : {}),
+    // Not a spec field: the read API moves it to metadata.labels (pediaclusters.ts).
+    ...(d.labels && Object.keys(d.labels).length > 0 ? { labels: d.labels } : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { messageOf } from '../../lib/errors.js';
 import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import type { ClusterGroupResources, ClusterSyncResources, PediaCluster } from '../../kube/pediacluster.js';
+import { pediaClusterLabels, type ClusterGroupResources, type ClusterSyncResources, type PediaCluster } from '../../kube/pediacluster.js';
 import type { ClusterManager } from './cluster-manager.js';
 
 /** What the files declare, by name. */
@@ -188,11 +188,12 @@ export class FileClusterSource implements Runnable {
     for (const [name, pc] of clusters) {
       const refName = pc.spec.syncResourcesRefName;
       const refResources = refName ? (refs.get(refName) ?? null) : undefined;
-      const fingerprint = JSON.stringify([pc.spec, refResources]);
+      const labels = pediaClusterLabels(pc);
+      const fingerprint = JSON.stringify([pc.spec, refResources, labels]);
       if (this.applied.get(name) === fingerprint) continue;
       this.applied.set(name, fingerprint);
       if (!this.firstSeen.has(name)) this.firstSeen.set(name, new Date(this.clock.now()).toISOString());
-      ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, source: 'file', creationTimestamp: this.firstSeen.get(name) }));
+      ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, source: 'file', creationTimestamp: this.firstSeen.get(name), labels }));
     }
     for (const name of [...this.applied.keys()]) {
       if (clusters.has(name)) continue;

@@ -7,7 +7,7 @@ import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeApiError, type KubeClient } from '../../kube/client.js';
 import { runListWatch, type ListWatchHandler } from '../../kube/listwatch.js';
 import {
-  CLUSTER_API_GROUP_VERSION, SYNCHRO_FINALIZER,
+  CLUSTER_API_GROUP_VERSION, pediaClusterLabels, SYNCHRO_FINALIZER,
   type ClusterSyncResources, type PediaCluster, type PediaClusterStatus, type SecretKeyRef,
 } from '../../kube/pediacluster.js';
 import type { KubeObject } from '../../kube/types.js';
@@ -169,7 +169,7 @@ export class HostClusterSource implements Runnable {
     const specShard = pc.spec?.shardingName ?? '';
     const wasOurs = this.shardOf.get(name) === this.shard;
     this.shardOf.set(name, specShard);
-    const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), pc.status?.shardingName ?? null]);
+    const state = JSON.stringify([pc.spec, pc.metadata.deletionTimestamp ?? '', (pc.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), pc.status?.shardingName ?? null, pediaClusterLabels(pc)]);
     if (this.applied.get(name) === state) return;
     this.applied.set(name, state);
     try {
@@ -236,6 +236,7 @@ export class HostClusterSource implements Runnable {
       secrets: this.readSecret,
       source: 'host',
       creationTimestamp: typeof pc.metadata.creationTimestamp === 'string' ? pc.metadata.creationTimestamp : undefined,
+      labels: pediaClusterLabels(pc),
       writeStatus: (status) => this.writeStatus(name, status),
     });
   }

@@ -308,6 +308,36 @@ describe('meta.k8s.io/v1beta1 (a client that asks for it alone)', () => {
     }
   });
 
+  it('pediaclusters honour labelSelector (the PediaCluster\'s labels) and fieldSelector, as a list of any resource does', async () => {
+    const before = (await storage.clusterStatuses()).get('c1')!;
+    await storage.putClusterStatus('c1', { ...before, spec: { ...before.spec, labels: { env: 'prod', region: 'eu' } } });
+    try {
+      const names = async (q: string): Promise<string[]> => {
+        const r = await get(`/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters${q}`);
+        expect(r.status, q).toBe(200);
+        return (r.body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name);
+      };
+      expect(await names('')).toEqual(['c1', 'c2']);
+      expect(await names('?labelSelector=env%3Dprod')).toEqual(['c1']);
+      expect(await names('?labelSelector=env%3Dstaging')).toEqual([]);
+      expect(await names('?labelSelector=!env')).toEqual(['c2']);
+      expect(await names('?labelSelector=region+in+(eu,us),env')).toEqual(['c1']);
+      expect(await names('?fieldSelector=metadata.name%3Dc2')).toEqual(['c2']);
+      expect(await names('?fieldSelector=metadata.name!%3Dc2')).toEqual(['c1']);
+      // The labels are metadata, not spec; a get shows them too.
+      const one = (await get('/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters/c1')).body as { metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> };
+      expect(one.metadata.labels).toEqual({ env: 'prod', region: 'eu' });
+      expect(one.spec).not.toHaveProperty('labels');
+      const table = (await get('/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters?labelSelector=env%3Dprod', 'application/json;as=Table;v=v1;g=meta.k8s.io')).body as { rows: unknown[] };
+      expect(table.rows).toHaveLength(1);
+      const bad = await get(`/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters?labelSelector=${encodeURIComponent('env in (')}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toMatch(/^labelSelector: Invalid value: "env in \("/);
+    } finally {
+      await storage.putClusterStatus('c1', before);
+    }
+  });
+
   it('watch events carry v1beta1 Tables', async () => {
     const rev = await storage.currentRevision();
     const ac = new AbortController();

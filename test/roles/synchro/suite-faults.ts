@@ -347,7 +347,7 @@ export function faultsSuite(backend: Backend): void {
       writeFileSync(kubeconfig, kubeconfigFor(host));
       host.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'member-creds', namespace: 'clusterpedia-system' }, data: { token: b64(member!.token!), ca: b64(member!.caData!) } });
       host.store.create(PEDIACLUSTERS, {
-        apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'm1' },
+        apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'm1', labels: { env: 'prod' } },
         spec: { apiserver: member!.url, authenticationFrom: { token: { name: 'member-creds', key: 'token' }, ca: { name: 'member-creds', key: 'ca' } }, syncResources: SYNC },
       });
       await h.startSynchro({ host: { kubeconfig }, namespace: 'clusterpedia-system' }, { withFile: false });
@@ -357,8 +357,9 @@ export function faultsSuite(backend: Backend): void {
       const status = host.store.get(PEDIACLUSTERS, undefined, 'm1')!.status as { version?: string; apiserver?: string };
       expect(status.version).toBe('v1.32.0-sim');
       expect(status.apiserver).toBe(member!.url);
-      // Rows are kept under the PediaCluster's name.
+      // Rows are kept under the PediaCluster's name; its labels in the stored record (pediaclusters' labelSelector).
       await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
+      expect((await h.status('m1'))?.spec.labels).toEqual({ env: 'prod' });
       // An error that comes and goes reaches the host as the resource's last error, without waiting for the
       // 30-second refresh of an otherwise unchanged status.
       const hostPods = (): { status?: string; lastError?: string } | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { syncResources?: { group: string; resources: { name: string; syncConditions: { status?: string; lastError?: string }[] }[] }[] } | undefined)

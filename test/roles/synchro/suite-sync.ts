@@ -97,6 +97,26 @@ export function syncSuite(backend: Backend): void {
       await waitFor(async () => (await pods())?.count === 200, 10_000, () => 'pods count never reached 200');
     });
 
+    it('a PediaCluster\'s labels reach its stored record, and a change of labels alone restarts nothing', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      const withLabels = (labels: Record<string, unknown>): Record<string, unknown> => {
+        const pc = pediaClusterFor(c!, SYNC) as { metadata: Record<string, unknown> };
+        return { ...pc, metadata: { ...pc.metadata, labels } };
+      };
+      // A non-string value (a file is not checked against a schema) is left out, not stored.
+      h.writeClusters([withLabels({ env: 'prod', replicas: 3 })]);
+      await h.startSynchro();
+      await h.converged();
+      const labels = async (): Promise<unknown> => (await h!.status(c!.name))?.spec.labels;
+      await waitFor(async () => JSON.stringify(await labels()) === '{"env":"prod"}', 5_000, () => 'labels not stored');
+      const since = Date.now();
+      h.writeClusters([withLabels({ env: 'staging', tier: 'gold' })]);
+      let seen: unknown;
+      await waitFor(async () => JSON.stringify(seen = await labels()) === '{"env":"staging","tier":"gold"}', 10_000, () => `stored labels: ${JSON.stringify(seen)}`);
+      expect(h.lists(c!, PODS, since)).toBe(0);
+    });
+
     it('410 Expired relists and deletes what vanished while disconnected', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
