@@ -94,6 +94,20 @@ export interface PediaClusterStatus {
   shardingName?: string;
 }
 
+/** Longest a PediaCluster's status, as others see it, lags behind counts and event times, milliseconds. */
+export const STATUS_REFRESH_MS = 30_000;
+
+/**
+ * The parts of a status that are news: conditions, version, endpoint and each resource's state. Not its counts,
+ * event times or resume points, which move with every event (they are shown at most every STATUS_REFRESH_MS).
+ */
+export function significantStatus(status: PediaClusterStatus): string {
+  return JSON.stringify([status.conditions, status.version, status.apiserver, (status.syncResources ?? []).map((g) => [
+    // lastError, not its time: an error that came and went between two writes is news; the same again is not.
+    g.group, (g.resources ?? []).map((r) => [r.name, (r.syncConditions ?? []).map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase, c.lastError])]),
+  ]), status.shardingName]);
+}
+
 export interface PediaCluster {
   apiVersion?: string;
   kind?: string;

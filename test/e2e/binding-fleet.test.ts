@@ -151,6 +151,28 @@ describe('kubectl through the bundle', () => {
   });
 });
 
+describe('kubectl get pediaclusters -w', () => {
+  it('prints the clusters once, then a row for a cluster whose health changes', async () => {
+    const k = new Kubectl(base);
+    const c = f.fleet.clusters[0]!;
+    const w = k.spawn(['get', 'pediaclusters', '-w']);
+    try {
+      await w.waitFor(new RegExp(`${f.fleet.clusters[1]!.name}\\s+True`));
+      // The watch starts from the list's resourceVersion: nothing is printed twice while nothing changes.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const quiet = w.out().trim().split('\n');
+      expect(quiet).toHaveLength(1 + f.fleet.clusters.length);
+      await c.faults.down();
+      await w.waitFor(new RegExp(`^${c.name}\\s+False`, 'm'), 20_000);
+    } finally {
+      await c.faults.up();
+      w.child.kill();
+      k.dispose();
+    }
+    await waitConverged(base, f.fleet);
+  });
+});
+
 describe('client-node informer across a restart of clusterpedia', () => {
   it('ends with every member pod, changes made while clusterpedia was down included', async () => {
     const kc = new k8s.KubeConfig();

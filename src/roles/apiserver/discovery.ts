@@ -90,7 +90,7 @@ export function rootDiscovery(path: string): object {
       // Read-only and not watchable here (a watch answers 405): informers must not be invited to try.
       return {
         kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'cluster.clusterpedia.io/v1alpha2',
-        resources: [{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list'] }],
+        resources: [{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list', 'watch'] }],
       };
     default:
       throw notFound();

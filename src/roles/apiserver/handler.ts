@@ -10,9 +10,12 @@ import type { MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
-import { includeObjectPolicy, negotiate } from './negotiate.js';
+import type { IncludeObject } from '../../kube/printers/index.js';
+import { invalidParam, parseKubeListOptions } from './list-options-kube.js';
+import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
-import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable } from './pediaclusters.js';
+import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable, type PediaClusterFilter } from './pediaclusters.js';
+import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
@@ -71,17 +74,52 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       case 'collection':
         return serveCollection(req, res, ctx, url, target, d);
       case 'pediacluster': {
-        if (target.verb === 'watch') throw methodNotSupported('watch', 'pediaclusters.cluster.clusterpedia.io');
         const neg = negotiate(req.headers.accept, ['none', 'Table']);
+        const includeObject = includeObjectPolicy(url);
+        const filter = pediaClusterFilter(url.searchParams);
+        if (target.verb === 'watch') return watchPediaClusters(res, ctx, url, target.name, neg, includeObject, filter, d);
         const statuses = await d.storage.clusterStatuses();
-        const body = target.name === undefined ? pediaClusterList(statuses, pediaClusterFilter(url.searchParams)) : pediaClusterGet(statuses, target.name);
-        const table = neg.transform === 'Table' ? inMeta(pediaClusterTable(body, includeObjectPolicy(url)), neg.meta) : undefined;
+        const body = target.name === undefined ? pediaClusterList(statuses, filter) : pediaClusterGet(statuses, target.name);
+        const table = neg.transform === 'Table' ? inMeta(pediaClusterTable(body, includeObject), neg.meta) : undefined;
         return sendObject(res, 200, table ?? body, neg.wire, neg.contentType);
       }
       case 'notFound':
         throw notFound();
     }
   };
+}
+
+/** How often a watch of pediaclusters reads the stored statuses again (each cluster's is written at most once a second). */
+const PEDIACLUSTER_POLL_MS = 1_000;
+
+async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url: URL, name: string | undefined, neg: Negotiated,
+  includeObject: IncludeObject, filter: PediaClusterFilter, d: HandlerDeps): Promise<void> {
+  const kube = parseKubeListOptions(url.searchParams);
+  const rv = kube.resourceVersion;
+  if (rv !== undefined && !/^\d+$/.test(rv)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
+  const { maxTimeoutSeconds } = d.options.watch;
+  // As resource watches: without timeoutSeconds, a random time in [max/2, max] so clients spread out.
+  const timeoutSeconds = kube.timeoutSeconds ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
+  d.metrics.inflight.inc({ kind: 'watch' });
+  try {
+    await servePediaClusterWatch(res, ctx.signal, {
+      statuses: () => d.storage.clusterStatuses(),
+      filter,
+      ...(name !== undefined ? { name } : {}),
+      ...(rv !== undefined ? { resourceVersion: rv } : {}),
+      timeoutMs: Math.min(timeoutSeconds, maxTimeoutSeconds) * 1000,
+      pollMs: PEDIACLUSTER_POLL_MS,
+      contentType: neg.contentType,
+      encode: (type, object, first) => {
+        if (neg.transform !== 'Table') return JSON.stringify({ type, object });
+        const table = inMeta(pediaClusterTable(object as Record<string, unknown>, includeObject), neg.meta);
+        // kube sends the column definitions with the first event only (kubectl prints the header once).
+        return JSON.stringify({ type, object: { ...table, metadata: { resourceVersion: object.metadata?.resourceVersion ?? '' }, columnDefinitions: first ? table.columnDefinitions : null } });
+      },
+    });
+  } finally {
+    d.metrics.inflight.dec({ kind: 'watch' });
+  }
 }
 
 function verbOf(method: string | undefined): string {

@@ -48,11 +48,22 @@ export function pediaClusterFilter(query: URLSearchParams): PediaClusterFilter {
   };
 }
 
-export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>, filter: PediaClusterFilter = { labels: [], fields: [] }): Record<string, unknown> {
+/** The PediaClusters `filter` selects, by name. */
+export function pediaClusterObjects(statuses: Map<string, ClusterStatusRecord>, filter: PediaClusterFilter): KubeObject[] {
   const names = [...statuses.keys()].sort();
-  const items = names.map((n) => pediaClusterObject(n, statuses.get(n) as ClusterStatusRecord))
+  return names.map((n) => pediaClusterObject(n, statuses.get(n) as ClusterStatusRecord))
     .filter((o) => matchesLabels(o.metadata?.labels, filter.labels) && matchesFields(o, filter.fields));
-  return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaClusterList', metadata: { resourceVersion: '' }, items };
+}
+
+/**
+ * The list's resourceVersion is its newest record's (an object's is its record's write time in milliseconds), so
+ * `kubectl get -w` watches from it and is sent only what was written after the list.
+ */
+export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>, filter: PediaClusterFilter = { labels: [], fields: [] }): Record<string, unknown> {
+  const items = pediaClusterObjects(statuses, filter);
+  let newest = 0;
+  for (const o of items) newest = Math.max(newest, Number(o.metadata?.resourceVersion ?? 0) || 0);
+  return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaClusterList', metadata: { resourceVersion: String(newest) }, items };
 }
 
 function isStringMap(v: unknown): v is Record<string, string> {
@@ -85,5 +96,7 @@ export function pediaClusterTable(body: Record<string, unknown>, includeObject: 
   const now = new Date();
   // kubectl --sort-by and -o custom-columns ask for includeObject=Object and read the rows' objects.
   const printer = { columns: p.columns, row: (obj: KubeObject) => ({ cells: p.cells(obj, now), object: rowObject(obj, includeObject) }) };
-  return buildTable(printer, items, { resourceVersion: '' }, { now });
+  // The list's resourceVersion: kubectl get -w watches from it (with none, every cluster would be printed twice).
+  const meta = body.metadata as { resourceVersion?: string } | undefined;
+  return buildTable(printer, items, { resourceVersion: meta?.resourceVersion ?? '' }, { now });
 }

@@ -7,7 +7,7 @@ import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeApiError, type KubeClient } from '../../kube/client.js';
 import { runListWatch, type ListWatchHandler } from '../../kube/listwatch.js';
 import {
-  CLUSTER_API_GROUP_VERSION, pediaClusterLabels, SYNCHRO_FINALIZER,
+  CLUSTER_API_GROUP_VERSION, pediaClusterLabels, significantStatus, STATUS_REFRESH_MS, SYNCHRO_FINALIZER,
   type ClusterSyncResources, type PediaCluster, type PediaClusterStatus, type SecretKeyRef,
 } from '../../kube/pediacluster.js';
 import type { KubeObject } from '../../kube/types.js';
@@ -16,8 +16,6 @@ import type { SecretReader } from './credentials.js';
 
 const CLUSTERS_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/pediaclusters`;
 const SYNC_RESOURCES_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/clustersyncresources`;
-/** Longest a host PediaCluster's status lags behind counts and event times, milliseconds. */
-const HOST_STATUS_REFRESH_MS = 30_000;
 
 export interface HostClusterSourceOptions {
   client: KubeClient;
@@ -263,13 +261,10 @@ export class HostClusterSource implements Runnable {
    * second, so a status whose conditions and per-resource states are unchanged is written at most every 30 s.
    */
   private async writeStatus(name: string, status: PediaClusterStatus): Promise<void> {
-    const significant = JSON.stringify([status.conditions, status.version, status.apiserver, (status.syncResources ?? []).map((g) => [
-      // lastError, not its time: an error that came and went between two writes is news; the same again is not.
-      g.group, g.resources.map((r) => [r.name, r.syncConditions.map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase, c.lastError])]),
-    ])]);
+    const significant = significantStatus(status);
     const last = this.lastStatus.get(name);
     const now = this.clock.now();
-    if (last && last.significant === significant && now - last.at < HOST_STATUS_REFRESH_MS) return;
+    if (last && last.significant === significant && now - last.at < STATUS_REFRESH_MS) return;
     await this.putStatus(name, status);
     this.lastStatus.set(name, { significant, at: now });
   }

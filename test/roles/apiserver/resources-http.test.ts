@@ -391,15 +391,71 @@ describe('watch', () => {
 
 describe('pediaclusters (clusters from a file)', () => {
   const PC = '/apis/cluster.clusterpedia.io/v1alpha2';
-  it('are read-only: discovery offers get and list, and a watch of the list or of one is a 405 Status', async () => {
+  it('are read-only: discovery offers get, list and watch', async () => {
     const disc = await get(PC);
-    expect(disc.body.resources).toEqual([{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list'] }]);
-    for (const path of [`${PC}/pediaclusters?watch=true`, `${PC}/pediaclusters/c1?watch=true`]) {
-      const r = await get(path);
-      expect(r.status, path).toBe(405);
-      expect(r.body).toMatchObject({ kind: 'Status', code: 405, reason: 'MethodNotAllowed' });
-    }
+    expect(disc.body.resources).toEqual([{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list', 'watch'] }]);
     expect((await get(`${PC}/pediaclusters/c1`)).body).toMatchObject({ kind: 'PediaCluster', metadata: { name: 'c1' } });
+    const post = await fetch(`${api.base}${PC}/pediaclusters`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+  });
+
+  it('watch: the current state, then what storage writes after it; from a list\'s resourceVersion only what is newer', async () => {
+    const list = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string }; items: { metadata: { resourceVersion: string } }[] };
+    expect(list.metadata.resourceVersion).toBe(String(Math.max(...list.items.map((i) => Number(i.metadata.resourceVersion)))));
+    const events: { type: string; object: { metadata: { name: string }; status?: { version?: string } } }[] = [];
+    const watch = async (query: string, until: () => boolean): Promise<void> => {
+      events.length = 0;
+      const ac = new AbortController();
+      const res = await fetch(`${api.base}${PC}/pediaclusters?watch=true&${query}`, { signal: ac.signal });
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      let text = '';
+      const deadline = Date.now() + 8_000;
+      try {
+        while (!until() && Date.now() < deadline) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += Buffer.from(value).toString();
+          const lines = text.split('\n');
+          text = lines.pop() ?? '';
+          for (const l of lines) if (l) events.push(JSON.parse(l) as (typeof events)[number]);
+        }
+      } finally {
+        ac.abort();
+      }
+    };
+    // No resourceVersion: every cluster as ADDED; a selector narrows it.
+    await watch('timeoutSeconds=1', () => events.length >= 2);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED c1', 'ADDED c2']);
+    await watch('timeoutSeconds=1&fieldSelector=metadata.name%3Dc2', () => false);
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED c2']);
+    // From the list's resourceVersion: nothing at first, then the status storage writes afterwards.
+    const before = (await storage.clusterStatuses()).get('c2')!;
+    setTimeout(() => void storage.putClusterStatus('c2', { ...before, status: { ...before.status, version: 'v9.9.9' }, updatedAt: new Date(Date.now() + 1000).toISOString() }), 300);
+    try {
+      await watch(`resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=5`, () => events.length >= 1);
+      expect(events.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.status?.version}`)).toEqual(['MODIFIED c2 v9.9.9']);
+    } finally {
+      await storage.putClusterStatus('c2', before);
+    }
+    // A rewrite that moves only counts and event times is not news (it is sent at most every 30 s); a condition is.
+    const [c1, c2] = [(await storage.clusterStatuses()).get('c1')!, (await storage.clusterStatuses()).get('c2')!];
+    const later = (ms: number): string => new Date(Date.now() + ms).toISOString();
+    const counted = (count: number): Record<string, unknown> => ({ ...c2.status, syncResources: [{ group: '', resources: [{ name: 'pods', syncConditions: [{ version: 'v1', status: 'Syncing', count, lastEventTime: later(0) }] }] }] });
+    await storage.putClusterStatus('c2', { ...c2, status: counted(6), updatedAt: later(1000) });
+    const now = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string } };
+    setTimeout(() => void storage.putClusterStatus('c2', { ...c2, status: counted(7), updatedAt: later(2000) }), 200);
+    setTimeout(() => void storage.putClusterStatus('c1', { ...c1, status: { ...c1.status, conditions: [{ type: 'Ready', status: 'False', reason: 'Unhealthy' }] }, updatedAt: later(3000) }), 1_600);
+    try {
+      await watch(`resourceVersion=${now.metadata.resourceVersion}&timeoutSeconds=4`, () => events.length >= 2);
+      expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['MODIFIED c1']);
+    } finally {
+      await storage.putClusterStatus('c1', c1);
+      await storage.putClusterStatus('c2', c2);
+    }
+    const bad = await get(`${PC}/pediaclusters?watch=true&resourceVersion=abc`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe('resourceVersion: Invalid value: "abc": must be a non-negative integer');
   });
 
   it('print the CRD columns, ShardingName among the wide ones', async () => {
