@@ -438,7 +438,7 @@ function rawCase(rng: Rng): RawCase {
 
 /** The next request of the stream. */
 export function generate(rng: Rng, pool: TokenPool): FuzzCase {
-  const kind = rng.weighted<string>([[62, 'resource'], [7, 'collection'], [9, 'path'], [6, 'method'], [3, 'headers'], [5, 'raw'], [2, 'slow'], [6, 'token']]);
+  const kind = rng.weighted<string>([[62, 'resource'], [7, 'collection'], [3, 'pediaclusters'], [9, 'path'], [6, 'method'], [3, 'headers'], [5, 'raw'], [2, 'slow'], [6, 'token']]);
   switch (kind) {
     case 'resource': {
       const r = resourcePath(rng);
@@ -460,6 +460,16 @@ export function generate(rng: Rng, pool: TokenPool): FuzzCase {
       params.push(...resourceQuery(rng, pool, false, false).params.filter((p) => p.key !== 'watch'));
       if (!params.some((p) => p.key === 'limit') && rng.chance(0.8)) params.push({ key: 'limit', value: String(rng.range(1, 50)) });
       return { kind: 'http', label: 'collection', method: 'GET', path: sendable(`${C}/${enc(rng, name)}${queryString(rng, params)}`), headers: headers(rng) };
+    }
+    case 'pediaclusters': {
+      // The read API of the registered clusters: selectors, includeObject, watch and resourceVersion as on resources.
+      const name = rng.chance(0.2) ? `/${enc(rng, rng.pick(['member-1', 'nope', rng.pick(INJECTIONS)]))}` : '';
+      const q = resourceQuery(rng, pool, false, false);
+      const params = [...q.params];
+      if (rng.chance(0.2)) params.push({ key: 'includeObject', value: rng.pick(['Object', 'None', 'Metadata', '', scalarValue(rng)]) });
+      const c: HttpCase = { kind: 'http', label: q.watch ? 'pediaclusters:watch' : 'pediaclusters', method: 'GET', path: sendable(`/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters${name}${queryString(rng, params)}`), headers: headers(rng) };
+      if (q.watch) c.watchMs = rng.range(20, 400);
+      return c;
     }
     case 'path':
       return { kind: 'http', label: 'path', method: 'GET', path: sendable(randomPath(rng)), headers: headers(rng) };
