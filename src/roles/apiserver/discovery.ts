@@ -87,7 +87,7 @@ export function rootDiscovery(path: string): object {
         ],
       };
     case '/apis/cluster.clusterpedia.io/v1alpha2':
-      // Read-only and not watchable here (a watch answers 405): informers must not be invited to try.
+      // Read-only: get, list and a watch that reads the stored statuses every second (pediaclusters-watch.ts).
       return {
         kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'cluster.clusterpedia.io/v1alpha2',
         resources: [{ name: 'pediaclusters', singularName: 'pediacluster', namespaced: false, kind: 'PediaCluster', verbs: ['get', 'list', 'watch'] }],
