@@ -403,11 +403,12 @@ describe('pediaclusters (clusters from a file)', () => {
     const list = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string }; items: { metadata: { resourceVersion: string } }[] };
     expect(list.metadata.resourceVersion).toBe(String(Math.max(...list.items.map((i) => Number(i.metadata.resourceVersion)))));
     const events: { type: string; object: { metadata: { name: string }; status?: { version?: string } } }[] = [];
-    const watch = async (query: string, until: () => boolean): Promise<void> => {
+    const watch = async (query: string, until: () => boolean, started?: () => void): Promise<void> => {
       events.length = 0;
       const ac = new AbortController();
       const res = await fetch(`${api.base}${PC}/pediaclusters?watch=true&${query}`, { signal: ac.signal });
       expect(res.status).toBe(200);
+      started?.(); // the headers come after the watch's first read
       const reader = res.body!.getReader();
       let text = '';
       const deadline = Date.now() + 8_000;
@@ -444,10 +445,12 @@ describe('pediaclusters (clusters from a file)', () => {
     const counted = (count: number): Record<string, unknown> => ({ ...c2.status, syncResources: [{ group: '', resources: [{ name: 'pods', syncConditions: [{ version: 'v1', status: 'Syncing', count, lastEventTime: later(0) }] }] }] });
     await storage.putClusterStatus('c2', { ...c2, status: counted(6), updatedAt: later(1000) });
     const now = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string } };
-    setTimeout(() => void storage.putClusterStatus('c2', { ...c2, status: counted(7), updatedAt: later(2000) }), 200);
-    setTimeout(() => void storage.putClusterStatus('c1', { ...c1, status: { ...c1.status, conditions: [{ type: 'Ready', status: 'False', reason: 'Unhealthy' }] }, updatedAt: later(3000) }), 1_600);
+    const writes = (): void => {
+      setTimeout(() => void storage.putClusterStatus('c2', { ...c2, status: counted(7), updatedAt: later(2000) }), 200);
+      setTimeout(() => void storage.putClusterStatus('c1', { ...c1, status: { ...c1.status, conditions: [{ type: 'Ready', status: 'False', reason: 'Unhealthy' }] }, updatedAt: later(3000) }), 1_600);
+    };
     try {
-      await watch(`resourceVersion=${now.metadata.resourceVersion}&timeoutSeconds=4`, () => events.length >= 2);
+      await watch(`resourceVersion=${now.metadata.resourceVersion}&timeoutSeconds=4`, () => events.length >= 2, writes);
       expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['MODIFIED c1']);
     } finally {
       await storage.putClusterStatus('c1', c1);
