@@ -42,11 +42,19 @@ export interface ClusterReport {
   bytes: number;
   lastEventTime?: string;
   updatedAt?: string;
+  /** The PediaCluster's metadata.labels. */
+  labels?: Record<string, unknown>;
   /** The redacted spec summary (never credentials). */
   spec: Record<string, unknown>;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The stored summary keeps the PediaCluster's labels beside its spec (cluster-manager.ts specSummary); shown apart. */
+function splitLabels(summary: Record<string, unknown>): { labels?: Record<string, unknown>; spec: Record<string, unknown> } {
+  const { labels, ...spec } = summary;
+  return typeof labels === 'object' && labels !== null && !Array.isArray(labels) ? { labels: labels as Record<string, unknown>, spec } : { spec };
+}
 
 function conditions(status: Record<string, unknown>): ClusterReport['conditions'] {
   const c = status.conditions;
@@ -105,7 +113,7 @@ export async function loadReports(storage: StorageReader): Promise<ClusterReport
       bytes: resources.reduce((n, r) => n + r.bytes, 0),
       ...(last ? { lastEventTime: last } : {}),
       ...(rec ? { updatedAt: rec.updatedAt } : {}),
-      spec: rec?.spec ?? {},
+      ...splitLabels(rec?.spec ?? {}),
     });
   }
   return reports;

@@ -1,6 +1,7 @@
 // The synchro integration suite, written once and run per storage backend: convergence and recovery.
 import { afterEach, describe, expect, it } from 'vitest';
 import { pediaClusterFor } from '../../../src/sim/index.js';
+import { loadReports } from '../../../src/cmd/show-model.js';
 import { Harness, SYNC, waitFor, type Backend } from './harness.js';
 
 const PODS = '/api/v1/pods';
@@ -118,6 +119,10 @@ export function syncSuite(backend: Backend): void {
       let seen: unknown;
       await waitFor(async () => JSON.stringify(seen = await labels()) === '{"env":"staging","tier":"gold"}', 10_000, () => `stored labels: ${JSON.stringify(seen)}`);
       expect(h.lists(c!, PODS, since)).toBe(0);
+      // show clusters prints them as the cluster's labels, not inside its spec.
+      const [report] = await loadReports(h.storage);
+      expect(report).toMatchObject({ name: c!.name, labels: { env: 'staging', tier: 'gold' } });
+      expect(report!.spec).not.toHaveProperty('labels');
     });
 
     it('410 Expired relists and deletes what vanished while disconnected', async () => {
