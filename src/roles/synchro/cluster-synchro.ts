@@ -15,7 +15,7 @@ import { probeHealth, serverVersion } from './health.js';
 import type { SynchroMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import type { SynchroOptions } from './options.js';
-import { ResourceSynchro, type SyncedResource } from './resource-synchro.js';
+import { ResourceSynchro, type ResumePoint, type SyncedResource } from './resource-synchro.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface ClusterSynchroDeps {
@@ -47,14 +47,6 @@ export interface ClusterSynchroSnapshot {
 }
 
 /** A resource no longer synced whose rows are being removed, or whose removal storage refused (reference §4.3). */
-/** What a resource synchro takes over from the status of a previous run (or of the synchro it replaces). */
-export interface ResumePoint {
-  /** The committed member RV to resume watching from. */
-  resourceVersion?: string;
-  lastError?: string;
-  lastErrorTime?: string;
-}
-
 interface Removing {
   type: ResourceType;
   kind: string;
@@ -360,8 +352,7 @@ export class ClusterSynchro {
       random: this.random,
       changed: this.d.changed,
       freshened: this.d.freshened,
-      resumeResourceVersion: this.d.resume?.get(gvr)?.resourceVersion,
-      previousError: this.d.resume?.get(gvr),
+      resume: this.d.resume?.get(gvr),
       listFirst: o.listFirst === true,
     });
   }

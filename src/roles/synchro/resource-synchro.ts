@@ -44,6 +44,14 @@ export interface ResourceSyncState {
   resourceVersion?: string;
 }
 
+/** What a resource synchro takes over from the status of a previous run (or of the synchro it replaces). */
+export interface ResumePoint {
+  /** The committed member RV to resume watching from. */
+  resourceVersion?: string;
+  lastError?: string;
+  lastErrorTime?: string;
+}
+
 export interface ResourceSynchroDeps {
   cluster: string;
   resource: SyncedResource;
@@ -63,10 +71,11 @@ export interface ResourceSynchroDeps {
   changed: () => void;
   /** Called when only the count and the last event time moved (written within a few seconds). */
   freshened: () => void;
-  /** The committed RV reported in the last status, if any: where the first run resumes (without it, it lists). */
-  resumeResourceVersion?: string;
-  /** The last error reported in the last status, if any: kept until a newer one. */
-  previousError?: { lastError?: string; lastErrorTime?: string };
+  /**
+   * From the last status, if any: the committed RV the first run resumes from (without it, it lists), and the last
+   * error, kept until a newer one.
+   */
+  resume?: ResumePoint;
   /** List before watching even when stored rows could be resumed from (what is wanted of the member changed). */
   listFirst?: boolean;
 }
@@ -111,7 +120,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.clock = d.clock ?? systemClock;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
     this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: this.nowIso(), count: 0 };
-    const before = d.previousError;
+    const before = d.resume;
     if (before?.lastError) {
       this.state.lastError = before.lastError;
       if (before.lastErrorTime) this.state.lastErrorTime = before.lastErrorTime;
@@ -196,7 +205,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored
         // rows: a list cut short (a restart during the initial sync) stored only its first pages, in key order, and
         // a watch from the newest of them would never bring the objects of the pages not read.
-        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : this.d.resumeResourceVersion;
+        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : this.d.resume?.resourceVersion;
         this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;
