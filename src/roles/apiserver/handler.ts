@@ -6,7 +6,7 @@ import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
 import type { Catalog } from './catalog.js';
 import type { ChangeFeed } from './change-feed.js';
-import type { MemberBudget } from './watch.js';
+import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import type { ApiserverMetrics } from './metrics.js';
@@ -98,8 +98,7 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
   const rv = kube.resourceVersion;
   if (rv !== undefined && !/^\d+$/.test(rv)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
   const { maxTimeoutSeconds } = d.options.watch;
-  // As resource watches: without timeoutSeconds, a random time in [max/2, max] so clients spread out.
-  const timeoutSeconds = kube.timeoutSeconds ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
+  const timeoutSeconds = watchTimeoutSeconds(kube.timeoutSeconds, maxTimeoutSeconds);
   d.metrics.inflight.inc({ kind: 'watch' });
   try {
     await servePediaClusterWatch(res, ctx.signal, {

@@ -18,7 +18,7 @@ import type { RequestContext } from './server.js';
 import { ClientGoneError, primed, responseGone, StreamWriter, whenGone } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
-import { MAX_WATCH_MEMBERS, rowKey, serveWatch } from './watch.js';
+import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import type { TypeInfo } from './catalog.js';
 
@@ -198,9 +198,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
   // Narrowed once per watch: the initial list, the catch-up from the change log and live events all use `filter`.
   const clusters = await scopedClusters(ctx.access, filter.clusters);
   if (clusters) filter.clusters = clusters;
-  const { maxTimeoutSeconds } = d.options.watch;
-  // kube-apiserver ends watches without timeoutSeconds after a random time in [min, 2·min] so clients spread out.
-  const timeoutSeconds = w.timeoutSeconds ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
+  const timeoutSeconds = watchTimeoutSeconds(w.timeoutSeconds, d.options.watch.maxTimeoutSeconds);
   const initialQuery: ListQuery = { ...parsed.query, ...filter, limit: 0 };
   delete initialQuery.continue;
   d.metrics.inflight.inc({ kind: 'watch' });

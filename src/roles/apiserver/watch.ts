@@ -95,6 +95,14 @@ export class MemberBudget {
 }
 
 /** The identity of a row within a watch (which may span several resource types). */
+/**
+ * A watch's length in seconds: what the client asked for, else, as kube-apiserver does, a random time in
+ * [max/2, max] so that clients spread out.
+ */
+export function watchTimeoutSeconds(requested: number | undefined, maxTimeoutSeconds: number): number {
+  return requested ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
+}
+
 export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
 
 /**
