@@ -64,6 +64,19 @@ export function testOptions(clustersPath: string | undefined, url: string): Sync
   };
 }
 
+/** One resource's sync condition as the stored status has it. */
+export interface StoredSyncCondition {
+  status: string;
+  reason: string;
+  message: string;
+  initialListPhase: boolean;
+  count: number;
+  lastEventTime?: string;
+  resourceVersion?: string;
+  lastError?: string;
+  lastErrorTime?: string;
+}
+
 export class Harness {
   private run: { ac: AbortController; done: Promise<void> } | undefined;
   parts: SynchroParts | undefined;
@@ -145,6 +158,12 @@ export class Harness {
     return (await this.storage.clusterStatuses()).get(cluster);
   }
 
+  /** The stored sync condition of one resource of a cluster (its first version's), pods by default. */
+  async syncCondition(cluster: string, group = '', resource = 'pods'): Promise<StoredSyncCondition | undefined> {
+    const groups = ((await this.status(cluster))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: StoredSyncCondition[] }[] }[];
+    return groups.find((g) => g.group === group)?.resources.find((r) => r.name === resource)?.syncConditions[0];
+  }
+
   async condition(cluster: string, type: string): Promise<{ status: string; reason: string; message: string } | undefined> {
     const rec = await this.status(cluster);
     const conds = (rec?.status.conditions ?? []) as { type: string; status: string; reason: string; message: string }[];
@@ -215,11 +234,7 @@ export class Harness {
   /** After a storage outage: the first cluster's pods sync again and keep the outage as their last error. */
   async expectOutageRemembered(): Promise<void> {
     const [c1] = this.clusters;
-    type Cond = { status?: string; lastError?: string };
-    const pods = async (): Promise<Cond | undefined> => {
-      const groups = ((await this.status(c1!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: Cond[] }[] }[];
-      return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
-    };
+    const pods = (): Promise<StoredSyncCondition | undefined> => this.syncCondition(c1!.name);
     // The status stored before the outage said Syncing too (none could be stored during it): wait for a newer one.
     await waitFor(async () => {
       const p = await pods();

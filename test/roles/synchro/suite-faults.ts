@@ -11,16 +11,11 @@ import { loadReports } from '../../../src/cmd/show-model.js';
 import { renderClusters, renderResources } from '../../../src/cmd/show.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
-import { Harness, SYNC, testOptions, waitFor, type Backend } from './harness.js';
+import { Harness, SYNC, testOptions, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const PEDIACLUSTERS = 'pediaclusters.cluster.clusterpedia.io';
 
-type SyncCondition = { status: string; reason: string; message: string; lastError?: string; lastErrorTime?: string };
-async function podCondition(h: Harness, cluster: string): Promise<SyncCondition | undefined> {
-  const groups = ((await h.status(cluster))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: SyncCondition[] }[] }[];
-  return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
-}
 
 export function faultsSuite(backend: Backend): void {
   describe(`synchro over ${backend.name}: faults, CRDs, metrics, host mode`, () => {
@@ -69,8 +64,8 @@ export function faultsSuite(backend: Backend): void {
       await c!.faults.down();
       await waitFor(async () => (await h!.condition(c!.name, 'ClusterHealthy'))?.status === 'False', 10_000);
       expect(await h.condition(c!.name, 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable' });
-      await waitFor(async () => (await podCondition(h!, c!.name))?.reason === 'Pause', 10_000, () => 'pods not paused');
-      expect((await podCondition(h, c!.name))?.status).toBe('Stop');
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.reason === 'Pause', 10_000, () => 'pods not paused');
+      expect((await h.syncCondition(c!.name))?.status).toBe('Stop');
       expect((await h.storage.counts()).reduce((n, x) => n + x.count, 0)).toBe(rows);
       c!.churn.step(10);
       const since = Date.now();
@@ -79,7 +74,7 @@ export function faultsSuite(backend: Backend): void {
       await h.converged();
       // Ready follows cluster health; the per-resource state reaches the stored status with the next status write
       // (about a second later), so wait for it as for the pause above.
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not resume syncing');
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods did not resume syncing');
       expect(h.lists(c!, '/api/v1/pods', since)).toBe(0);
     });
 
@@ -88,21 +83,21 @@ export function faultsSuite(backend: Backend): void {
       await h.startSynchro();
       await h.converged();
       const [c] = h.clusters;
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
-      expect((await podCondition(h, c!.name))?.lastError).toBeUndefined();
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
+      expect((await h.syncCondition(c!.name))?.lastError).toBeUndefined();
       const before = Date.now();
       // Every pods request fails (lists and watches alike); other paths, discovery and health, still answer.
       c!.faults.failNext(1_000, 500, undefined, '/api/v1/pods');
       c!.faults.dropWatches();
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
-      const failing = await podCondition(h, c!.name);
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
+      const failing = await h.syncCondition(c!.name);
       expect(failing).toMatchObject({ reason: 'ResourceWatchFailed', lastError: expect.stringMatching(/^ResourceWatchFailed: .*500/) });
       expect(Date.parse(failing!.lastErrorTime!)).toBeGreaterThanOrEqual(before - 1_000);
       c!.faults.clear();
       c!.churn.step(3);
       await h.converged();
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
-      const recovered = await podCondition(h, c!.name);
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
+      const recovered = await h.syncCondition(c!.name);
       expect(recovered).toMatchObject({ reason: '', lastError: failing!.lastError });
       expect(Date.parse(recovered!.lastErrorTime!)).toBeGreaterThanOrEqual(Date.parse(failing!.lastErrorTime!));
 
@@ -112,9 +107,9 @@ export function faultsSuite(backend: Backend): void {
       await h.startSynchro();
       await waitFor(async () => {
         const st = await h!.status(c!.name);
-        return st !== undefined && Date.parse(st.updatedAt) >= since && (await podCondition(h!, c!.name))?.status === 'Syncing';
+        return st !== undefined && Date.parse(st.updatedAt) >= since && (await h!.syncCondition(c!.name))?.status === 'Syncing';
       }, 10_000, () => 'no status after the restart');
-      expect(await podCondition(h, c!.name)).toMatchObject({ lastError: recovered!.lastError, lastErrorTime: recovered!.lastErrorTime });
+      expect(await h.syncCondition(c!.name)).toMatchObject({ lastError: recovered!.lastError, lastErrorTime: recovered!.lastErrorTime });
 
       // `show resources` prints it beside the current state.
       const reports = await loadReports(h.storage);
@@ -152,7 +147,7 @@ export function faultsSuite(backend: Backend): void {
       // It grows back once pages are far below the bound (the 10 small pods after the big ones).
       expect(Math.max(...limits.slice(3))).toBeLessThanOrEqual(50);
       // (The status reaches storage with the next status write, up to a second after the rows.)
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods not syncing');
 
       // One object past the bound cannot be listed at any page size: the resource reports it, and keeps its rows.
       // (Created while the synchro is down, and the history compacted: the restart's watch gets 410 and relists.)
@@ -160,14 +155,14 @@ export function faultsSuite(backend: Backend): void {
       c!.store.create('pods', bigPod('huge', 100_000));
       c!.faults.compact();
       await h.startSynchro({ maxListPageBytes: 64 * 1024 });
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
-      expect(await podCondition(h, c!.name)).toMatchObject({
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Error', 10_000, () => 'pods not in error');
+      expect(await h.syncCondition(c!.name)).toMatchObject({
         reason: 'ResourceWatchFailed', message: expect.stringMatching(/list \/api\/v1\/pods: one object is larger than 65536 bytes/),
       });
       expect((await h.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).size).toBe(40);
       c!.store.delete('pods', 'default', 'huge');
       await h.converged();
-      await waitFor(async () => (await podCondition(h!, c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
     });
 
     it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
@@ -276,10 +271,7 @@ export function faultsSuite(backend: Backend): void {
         refused++;
         return Promise.reject(new Error('storage is down'));
       };
-      const crontabsCondition = async (): Promise<SyncCondition | undefined> => {
-        const groups = ((await h!.status(c!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: SyncCondition[] }[] }[];
-        return groups.find((g) => g.group === 'stable.example.com')?.resources.find((r) => r.name === 'crontabs')?.syncConditions[0];
-      };
+      const crontabsCondition = (): Promise<StoredSyncCondition | undefined> => h!.syncCondition(c!.name, 'stable.example.com', 'crontabs');
       try {
         h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
         await waitFor(() => refused > 0, 10_000, () => 'no deletion attempted');
@@ -294,7 +286,7 @@ export function faultsSuite(backend: Backend): void {
       }
       await waitFor(async () => (await h!.stored(c!.name, crontabs)).size === 0, 10_000, () => 'rows of the dropped resource left');
       await waitFor(async () => (await crontabsCondition()) === undefined, 10_000, () => 'the removed resource is still in the status');
-      expect((await podCondition(h, c!.name))?.status).toBe('Syncing');
+      expect((await h.syncCondition(c!.name))?.status).toBe('Syncing');
     });
 
     it('a dropped resource is shown as Stop/SynchroRemoved while its rows are deleted', async () => {
@@ -316,7 +308,7 @@ export function faultsSuite(backend: Backend): void {
         ?.find((g) => g.group === 'stable.example.com')?.resources.find((r) => r.name === 'crontabs')?.syncConditions[0];
       try {
         h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
-        await waitFor(() => crontabsIn() !== undefined && (crontabsIn() as SyncCondition).reason === 'SynchroRemoved', 10_000, () => 'removal not shown');
+        await waitFor(() => crontabsIn() !== undefined && (crontabsIn() as StoredSyncCondition).reason === 'SynchroRemoved', 10_000, () => 'removal not shown');
         expect(crontabsIn()).toMatchObject({ version: 'v1', status: 'Stop', reason: 'SynchroRemoved', initialListPhase: false });
       } finally {
         release();

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pediaClusterFor } from '../../../src/sim/index.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
-import { Harness, SYNC, waitFor, type Backend } from './harness.js';
+import { Harness, SYNC, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 
 const PODS = '/api/v1/pods';
 
@@ -57,10 +57,7 @@ export function syncSuite(backend: Backend): void {
       await h.converged();
       const [c] = h.clusters;
       await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 10_000, () => 'not Ready');
-      const pods = async () => {
-        const groups = (await h!.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { count: number; lastEventTime?: string }[] }[] }[];
-        return groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!.syncConditions[0]!;
-      };
+      const pods = async (): Promise<StoredSyncCondition> => (await h!.syncCondition(c!.name))!;
       const since = Date.now();
       c!.churn.start(100);
       await new Promise((r) => setTimeout(r, 500));
@@ -82,10 +79,7 @@ export function syncSuite(backend: Backend): void {
       h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }])]);
       c!.faults.slow(100);
       await h.startSynchro({ pageSize: 10 });
-      const pods = async () => {
-        const groups = ((await h!.status(c!.name))?.status.syncResources ?? []) as { group: string; resources: { name: string; syncConditions: { count: number; initialListPhase: boolean }[] }[] }[];
-        return groups.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
-      };
+      const pods = (): Promise<StoredSyncCondition | undefined> => h!.syncCondition(c!.name);
       // 20 pages of 100 ms: the list's start and end are state changes; the counts between them are not.
       // A status written before the list starts (the resource Pending) is not its end.
       const counts = new Set<number>();
