@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
 import { deployment, namespace, pod } from '../../support/fixtures.js';
+import { openWatch, type WatchEvent, type WatchStream } from '../../support/watch-stream.js';
 
 let served: ServedStore;
 let storage: Storage;
@@ -402,40 +403,23 @@ describe('pediaclusters (clusters from a file)', () => {
   it('watch: the current state, then what storage writes after it; from a list\'s resourceVersion only what is newer', async () => {
     const list = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string }; items: { metadata: { resourceVersion: string } }[] };
     expect(list.metadata.resourceVersion).toBe(String(Math.max(...list.items.map((i) => Number(i.metadata.resourceVersion)))));
-    const events: { type: string; object: { metadata: { name: string }; status?: { version?: string } } }[] = [];
-    const watch = async (query: string, until: () => boolean, started?: () => void): Promise<void> => {
-      events.length = 0;
-      const ac = new AbortController();
-      const res = await fetch(`${api.base}${PC}/pediaclusters?watch=true&${query}`, { signal: ac.signal });
-      expect(res.status).toBe(200);
-      started?.(); // the headers come after the watch's first read
-      const reader = res.body!.getReader();
-      let text = '';
-      const deadline = Date.now() + 8_000;
-      try {
-        while (!until() && Date.now() < deadline) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          text += Buffer.from(value).toString();
-          const lines = text.split('\n');
-          text = lines.pop() ?? '';
-          for (const l of lines) if (l) events.push(JSON.parse(l) as (typeof events)[number]);
-        }
-      } finally {
-        ac.abort();
-      }
-    };
-    // No resourceVersion: every cluster as ADDED; a selector narrows it.
-    await watch('timeoutSeconds=1', () => events.length >= 2);
-    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED c1', 'ADDED c2']);
-    await watch('timeoutSeconds=1&fieldSelector=metadata.name%3Dc2', () => false);
-    expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED c2']);
+    const watch = (query: string): Promise<WatchStream> => openWatch(`${api.base}${PC}/pediaclusters?watch=true&${query}`);
+    const shown = (e: WatchEvent): string => `${e.type} ${e.object.metadata.name}`;
+    // No resourceVersion: every cluster as ADDED; a selector narrows it (and nothing else comes before the end).
+    let w = await watch('timeoutSeconds=1');
+    expect([shown(await w.next()), shown(await w.next())]).toEqual(['ADDED c1', 'ADDED c2']);
+    w.close();
+    w = await watch('timeoutSeconds=1&fieldSelector=metadata.name%3Dc2');
+    expect(shown(await w.next())).toBe('ADDED c2');
+    await expect(w.next(5_000)).rejects.toThrow('watch ended');
     // From the list's resourceVersion: nothing at first, then the status storage writes afterwards.
     const before = (await storage.clusterStatuses()).get('c2')!;
     setTimeout(() => void storage.putClusterStatus('c2', { ...before, status: { ...before.status, version: 'v9.9.9' }, updatedAt: new Date(Date.now() + 1000).toISOString() }), 300);
     try {
-      await watch(`resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=5`, () => events.length >= 1);
-      expect(events.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.status?.version}`)).toEqual(['MODIFIED c2 v9.9.9']);
+      w = await watch(`resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=5`);
+      const e = await w.next(8_000);
+      expect(`${shown(e)} ${(e.object as { status?: { version?: string } }).status?.version}`).toBe('MODIFIED c2 v9.9.9');
+      w.close();
     } finally {
       await storage.putClusterStatus('c2', before);
     }
@@ -445,13 +429,13 @@ describe('pediaclusters (clusters from a file)', () => {
     const counted = (count: number): Record<string, unknown> => ({ ...c2.status, syncResources: [{ group: '', resources: [{ name: 'pods', syncConditions: [{ version: 'v1', status: 'Syncing', count, lastEventTime: later(0) }] }] }] });
     await storage.putClusterStatus('c2', { ...c2, status: counted(6), updatedAt: later(1000) });
     const now = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string } };
-    const writes = (): void => {
+    try {
+      // Written once the watch has answered (its headers come after its first read).
+      w = await watch(`resourceVersion=${now.metadata.resourceVersion}&timeoutSeconds=4`);
       setTimeout(() => void storage.putClusterStatus('c2', { ...c2, status: counted(7), updatedAt: later(2000) }), 200);
       setTimeout(() => void storage.putClusterStatus('c1', { ...c1, status: { ...c1.status, conditions: [{ type: 'Ready', status: 'False', reason: 'Unhealthy' }] }, updatedAt: later(3000) }), 1_600);
-    };
-    try {
-      await watch(`resourceVersion=${now.metadata.resourceVersion}&timeoutSeconds=4`, () => events.length >= 2, writes);
-      expect(events.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['MODIFIED c1']);
+      expect(shown(await w.next(8_000))).toBe('MODIFIED c1');
+      await expect(w.next(8_000)).rejects.toThrow('watch ended');
     } finally {
       await storage.putClusterStatus('c1', c1);
       await storage.putClusterStatus('c2', c2);
