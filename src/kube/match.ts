@@ -106,7 +106,7 @@ export function matchesFields(obj: unknown, reqs: readonly FieldRequirement[]): 
   return reqs.every((r) => matchesField(obj, r));
 }
 
-function matchesSet(value: string, filter: SetFilter | undefined): boolean {
+export function matchesSet(value: string, filter: SetFilter | undefined): boolean {
   if (!filter) return true;
   const hit = filter.values.includes(value);
   return filter.op === 'in' ? hit : !hit;

@@ -23,10 +23,20 @@ export interface ClusterInfo {
   types: Map<string, TypeInfo>;
 }
 
+/** Where the clusters a list or watch reads stand for its type (see Catalog.coverage). */
+export interface TypeCoverage {
+  /** Clusters that store the group/resource only at other versions (most preferred first): their rows are left out. */
+  elsewhere: { cluster: string; versions: string[] }[];
+  /** Clusters whose rows are in the answer while their ClusterHealthy condition is not True. */
+  notReady: { cluster: string; reason: string }[];
+}
+
 interface Snapshot {
   clusters: Map<string, ClusterInfo>;
   /** Union over clusters. */
   all: Map<string, TypeInfo>;
+  /** group/resource → cluster → the versions it stores or syncs. */
+  versions: Map<string, Map<string, string[]>>;
   /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
   crdColumns: Map<string, PrinterColumn[]>;
   /** group/resource → names from stored CRDs (short names, singular, categories). */
@@ -95,6 +105,27 @@ export class Catalog {
     return m ? [...m.values()] : [];
   }
 
+  /**
+   * How the clusters `inScope` admits cover one type, for the warnings of a list or watch over several clusters: a
+   * fleet whose members serve a resource at different versions (a Gateway API or Istio CRD promoted from v1beta1 to
+   * v1, a beta built-in on an older member) keeps each member's rows at its own version, and a list at one version
+   * would leave the others out without a word.
+   */
+  async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean): Promise<TypeCoverage> {
+    const s = await this.get();
+    const out: TypeCoverage = { elsewhere: [], notReady: [] };
+    for (const [cluster, versions] of s.versions.get(`${group}/${resource}`) ?? []) {
+      if (!inScope(cluster)) continue;
+      if (!versions.includes(version)) {
+        out.elsewhere.push({ cluster, versions: sortVersions(versions) });
+        continue;
+      }
+      const healthy = s.clusters.get(cluster)?.healthy;
+      if (healthy?.status !== 'True') out.notReady.push({ cluster, reason: healthy?.reason ?? '' });
+    }
+    return out;
+  }
+
   async crdColumns(group: string, version: string, resource: string): Promise<PrinterColumn[] | undefined> {
     return (await this.get()).crdColumns.get(typeKey(group, version, resource));
   }
@@ -106,6 +137,7 @@ export class Catalog {
     const crd = await this.loadCrds();
     const clusters = new Map<string, ClusterInfo>();
     const all = new Map<string, TypeInfo>();
+    const versions = new Map<string, Map<string, string[]>>();
     const ensure = (name: string): ClusterInfo => {
       let c = clusters.get(name);
       if (!c) {
@@ -119,6 +151,12 @@ export class Catalog {
       const k = typeKey(t.group, t.version, t.resource);
       ensure(cluster).types.set(k, info);
       if (!all.has(k)) all.set(k, info);
+      const gr = `${t.group}/${t.resource}`;
+      let byCluster = versions.get(gr);
+      if (!byCluster) versions.set(gr, (byCluster = new Map()));
+      const held = byCluster.get(cluster);
+      if (!held) byCluster.set(cluster, [t.version]);
+      else if (!held.includes(t.version)) held.push(t.version);
     };
     for (const t of stored) add(t.cluster, t);
     for (const [name, rec] of statuses) {
@@ -127,7 +165,7 @@ export class Catalog {
       if (healthy) c.healthy = healthy;
       for (const t of syncedTypes(rec.status)) add(name, t);
     }
-    return { clusters, all, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
+    return { clusters, all, versions, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
   }
 
   /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */

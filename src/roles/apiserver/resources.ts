@@ -4,8 +4,8 @@ import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';
 import { groupVersionString } from '../../kube/types.js';
-import { matchesQuery } from '../../kube/match.js';
-import type { JoinedPage, ListPage, ListQuery, WatchFilter } from '../../storage/types.js';
+import { matchesQuery, matchesSet } from '../../kube/match.js';
+import type { JoinedPage, ListPage, ListQuery, SetFilter, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
@@ -21,6 +21,7 @@ import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import type { TypeInfo } from './catalog.js';
+import { addWarnings, coverageWarnings, notReadyText } from './warnings.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
 
@@ -28,14 +29,12 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   if (t.cluster !== undefined) {
     const c = await d.catalog.cluster(t.cluster);
     if (!c) throw badRequest('the server could not find the requested cluster');
-    if (c.healthy?.status !== 'True') {
-      // Reference §1.3 step 9: stale data is still served, with a warning kubectl prints.
-      const reason = c.healthy?.reason ? `, reason: ${c.healthy.reason}` : '';
-      res.setHeader('warning', `299 - "${t.cluster} is not ready and the resources obtained may be inaccurate${reason}."`);
-    }
+    // Reference §1.3 step 9: stale data is still served, with a warning kubectl prints.
+    if (c.healthy?.status !== 'True') addWarnings(res, [notReadyText(t.cluster, c.healthy?.reason ?? '')]);
   }
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
-  if (!type || t.subresource !== undefined) throw notFound();
+  if (!type) throw await typeNotFound(t, d);
+  if (t.subresource !== undefined) throw notFound();
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   const neg = negotiate(req.headers.accept, TRANSFORMS);
   const rc: RenderContext = {
@@ -64,6 +63,24 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (t.verb !== 'watch') end();
     d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
   }
+}
+
+/**
+ * 404 for a type the cluster (or no cluster) has; when the one cluster addressed keeps the resource at another version,
+ * the message says which, as kubectl pointed at one member asks for the version the fleet's discovery prefers.
+ */
+async function typeNotFound(t: ResourceRequest, d: HandlerDeps): Promise<Error> {
+  if (t.cluster === undefined) return notFound();
+  const [other] = (await d.catalog.coverage(t.group, t.version, t.resource, (c) => c === t.cluster)).elsewhere;
+  if (!other) return notFound();
+  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  return notFound(`the server could not find the requested resource: cluster ${t.cluster} keeps ${gr} as ${other.versions.map((v) => groupVersionString(t.group, v)).join(', ')}`);
+}
+
+/** Warnings for a list or watch over several clusters (warnings.ts); one cluster's path warned already. */
+async function warnCoverage(res: ServerResponse, t: ResourceRequest, clusters: SetFilter | undefined, d: HandlerDeps): Promise<void> {
+  if (t.cluster !== undefined) return;
+  addWarnings(res, coverageWarnings(t, await d.catalog.coverage(t.group, t.version, t.resource, (c) => matchesSet(c, clusters))));
 }
 
 async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {
@@ -106,6 +123,7 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, query.clusters);
   if (clusters) query.clusters = clusters;
+  await warnCoverage(res, t, query.clusters, d);
   // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
   const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) query.limit = d.options.limits.maxPageSize;
@@ -198,6 +216,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
   // Narrowed once per watch: the initial list, the catch-up from the change log and live events all use `filter`.
   const clusters = await scopedClusters(ctx.access, filter.clusters);
   if (clusters) filter.clusters = clusters;
+  await warnCoverage(res, t, filter.clusters, d);
   const timeoutSeconds = watchTimeoutSeconds(w.timeoutSeconds, d.options.watch.maxTimeoutSeconds);
   const initialQuery: ListQuery = { ...parsed.query, ...filter, limit: 0 };
   delete initialQuery.continue;

@@ -1,0 +1,59 @@
+// Warning headers (RFC 7234 `299 - "text"`, as kube-apiserver sends them; kubectl prints each as "Warning: text"):
+// what a client should know about an answer that is served all the same.
+import type { ServerResponse } from 'node:http';
+import { groupVersionString } from '../../kube/types.js';
+import type { TypeCoverage } from './catalog.js';
+
+/** Cluster names a warning spells out; the rest are counted. */
+const MAX_NAMED = 10;
+
+/** One header value. The text is a quoted-string: quotes and backslashes escaped, control characters dropped. */
+export function warningValue(text: string): string {
+  return `299 - "${text.replace(/[\u0000-\u001f\u007f]/g, '').replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** Adds warnings to those the response already carries. */
+export function addWarnings(res: ServerResponse, texts: readonly string[]): void {
+  if (texts.length === 0) return;
+  const had = res.getHeader('warning');
+  const before = had === undefined ? [] : Array.isArray(had) ? had : [String(had)];
+  res.setHeader('warning', [...before, ...texts.map(warningValue)]);
+}
+
+/** Reference §1.3 step 9, for one cluster. */
+export function notReadyText(cluster: string, reason: string): string {
+  return `${cluster} is not ready and the resources obtained may be inaccurate${reason ? `, reason: ${reason}` : ''}.`;
+}
+
+function named(clusters: readonly string[]): string {
+  const shown = clusters.slice(0, MAX_NAMED).join(', ');
+  return clusters.length > MAX_NAMED ? `${shown} and ${clusters.length - MAX_NAMED} more` : shown;
+}
+
+const plural = (n: number): string => (n === 1 ? '1 cluster' : `${n} clusters`);
+
+/**
+ * The warnings of a list or watch over several clusters: members left out because they keep the resource at
+ * another version (with the kubectl resource form that reads theirs), and members in the answer that are not ready.
+ */
+export function coverageWarnings(t: { group: string; version: string; resource: string }, c: TypeCoverage): string[] {
+  const out: string[] = [];
+  const byVersion = new Map<string, string[]>();
+  for (const e of c.elsewhere) {
+    const v = e.versions[0]!;
+    byVersion.set(v, [...(byVersion.get(v) ?? []), e.cluster]);
+  }
+  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  for (const [v, clusters] of byVersion) {
+    const ask = t.group ? `${t.resource}.${v}.${t.group}` : t.resource;
+    const one = clusters.length === 1;
+    out.push(`${gr}: ${plural(clusters.length)} ${one ? 'keeps' : 'keep'} it as ${groupVersionString(t.group, v)}, not ${groupVersionString(t.group, t.version)}, `
+      + `and ${one ? 'is' : 'are'} left out of this answer (ask for ${ask}): ${named(clusters)}`);
+  }
+  if (c.notReady.length === 1) out.push(notReadyText(c.notReady[0]!.cluster, c.notReady[0]!.reason));
+  else if (c.notReady.length > 1) {
+    const list = c.notReady.map((n) => (n.reason ? `${n.cluster} (${n.reason})` : n.cluster));
+    out.push(`${plural(c.notReady.length)} are not ready and the resources obtained from them may be inaccurate: ${named(list)}`);
+  }
+  return out;
+}

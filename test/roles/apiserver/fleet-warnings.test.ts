@@ -1,0 +1,120 @@
+// Warnings on answers over several clusters: members that keep a resource at another version than the one listed
+// (their rows are left out), and members in the answer that are not ready. Checked over HTTP and with real kubectl.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UpsertObject } from '../../../src/storage/types.js';
+import { CLUSTER_ANNOTATION } from '../../../src/kube/types.js';
+import { coverageWarnings, warningValue } from '../../../src/roles/apiserver/warnings.js';
+import { serveStore, type ServedStore } from '../../support/apiserver.js';
+import { pod } from '../../support/fixtures.js';
+import { Kubectl, oldestKubectl } from '../../support/kubectl.js';
+
+const G = 'gateway.networking.k8s.io';
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+function route(cluster: string, version: string, name: string): UpsertObject {
+  return {
+    cluster, group: G, version, resource: 'httproutes', kind: 'HTTPRoute',
+    object: {
+      apiVersion: `${G}/${version}`, kind: 'HTTPRoute',
+      metadata: { name, namespace: 'default', uid: `uid-${cluster}-${name}`, resourceVersion: '7', creationTimestamp: '2024-01-01T00:00:00Z', annotations: { [CLUSTER_ANNOTATION]: cluster } },
+      spec: { hostnames: [`${name}.example`] },
+    },
+  };
+}
+
+let served: ServedStore;
+
+beforeAll(async () => {
+  // old: an older Gateway API install (v1beta1 only); down: not reachable; new: v1, healthy.
+  served = await serveStore(
+    [route('old', 'v1beta1', 'a'), route('down', 'v1', 'b'), route('new', 'v1', 'c'), pod('old', 'default', 'p-1'), pod('down', 'default', 'p-2'), pod('new', 'default', 'p-3')],
+    { old: true, down: false, new: true },
+  );
+});
+
+afterAll(() => served?.stop());
+
+async function get(path: string): Promise<{ status: number; body: Record<string, unknown>; warnings: string[] }> {
+  const r = await fetch(`${served.api.base}${path}`, { headers: { accept: 'application/json' } });
+  const body = JSON.parse(await r.text()) as Record<string, unknown>;
+  const w = r.headers.get('warning');
+  // fetch joins repeated headers with ", "; each value starts with the 299 code.
+  return { status: r.status, body, warnings: w === null ? [] : w.split(/, (?=299 )/) };
+}
+
+const names = (body: Record<string, unknown>): string[] => (body.items as { metadata: { name: string } }[]).map((i) => i.metadata.name).sort();
+
+const LEFT_OUT = `299 - "httproutes.${G}: 1 cluster keeps it as ${G}/v1beta1, not ${G}/v1, and is left out of this answer (ask for httproutes.v1beta1.${G}): old"`;
+const DOWN = '299 - "down is not ready and the resources obtained may be inaccurate, reason: NotReachable."';
+
+describe('a list over several clusters', () => {
+  it('names the members it left out because they keep the resource at another version, and the members not ready', async () => {
+    const r = await get(`${P}/apis/${G}/v1/httproutes`);
+    expect(r.status).toBe(200);
+    expect(names(r.body)).toEqual(['b', 'c']);
+    expect(r.warnings).toEqual([LEFT_OUT, DOWN]);
+  });
+
+  it('says the same the other way round: the v1 members are left out of a v1beta1 list', async () => {
+    const r = await get(`${P}/apis/${G}/v1beta1/httproutes`);
+    expect(names(r.body)).toEqual(['a']);
+    expect(r.warnings).toEqual([`299 - "httproutes.${G}: 2 clusters keep it as ${G}/v1, not ${G}/v1beta1, and are left out of this answer (ask for httproutes.v1.${G}): down, new"`]);
+  });
+
+  it('warns only about the clusters the list reads', async () => {
+    expect((await get(`${P}/apis/${G}/v1/httproutes?clusters=new`)).warnings).toEqual([]);
+    expect((await get(`${P}/apis/${G}/v1/httproutes?clusters=new,old`)).warnings).toEqual([LEFT_OUT]);
+    const notOld = encodeURIComponent('search.clusterpedia.io/clusters notin (old)');
+    expect((await get(`${P}/apis/${G}/v1/httproutes?labelSelector=${notOld}`)).warnings).toEqual([DOWN]);
+    // Pods are kept at v1 everywhere: only the member that is not ready is named.
+    expect((await get(`${P}/api/v1/pods`)).warnings).toEqual([DOWN]);
+    // Through one cluster's path the warning is the one reference §1.3 step 9 gives, once.
+    expect((await get(`${P}/clusters/down/api/v1/pods`)).warnings).toEqual([DOWN]);
+  });
+
+  it('warns a watch the same way', async () => {
+    const r = await fetch(`${served.api.base}${P}/apis/${G}/v1/httproutes?watch=true&timeoutSeconds=1`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('warning')).toBe(`${LEFT_OUT}, ${DOWN}`);
+    await r.text();
+  });
+
+  it('answers one cluster at a version it does not keep with a 404 that names the version it keeps', async () => {
+    const r = await get(`${P}/clusters/old/apis/${G}/v1/httproutes`);
+    expect(r.status).toBe(404);
+    expect(r.body).toMatchObject({ kind: 'Status', reason: 'NotFound', message: `the server could not find the requested resource: cluster old keeps httproutes.${G} as ${G}/v1beta1` });
+    expect((await get(`${P}/clusters/old/apis/${G}/v1beta1/httproutes`)).status).toBe(200);
+    expect((await get(`${P}/clusters/old/apis/${G}/v1/httproutes/a`)).status).toBe(404);
+  });
+});
+
+describe('warning texts', () => {
+  it('are quoted strings: quotes and backslashes escaped, control characters dropped', () => {
+    expect(warningValue('a "b" c\\d\ne')).toBe('299 - "a \\"b\\" c\\\\de"');
+  });
+
+  it('count the members past the tenth, and give the reasons of several members not ready', () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ cluster: `m${i}`, versions: ['v1beta1', 'v1alpha1'] }));
+    const [left, down] = coverageWarnings({ group: 'x.io', version: 'v1', resource: 'things' },
+      { elsewhere: many, notReady: [{ cluster: 'a', reason: 'NotReachable' }, { cluster: 'b', reason: '' }] });
+    expect(left).toBe('things.x.io: 12 clusters keep it as x.io/v1beta1, not x.io/v1, and are left out of this answer (ask for things.v1beta1.x.io): m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more');
+    expect(down).toBe('2 clusters are not ready and the resources obtained from them may be inaccurate: a (NotReachable), b');
+  });
+});
+
+describe('kubectl', () => {
+  it('prints the warnings on stderr and the rows it got on stdout (the dispatcher and kubectl 1.27)', async () => {
+    for (const binary of [undefined, oldestKubectl()]) {
+      const k = new Kubectl(served.api.resources, binary);
+      try {
+        const r = await k.run(['get', `httproutes.v1.${G}`, '-A', '-o', 'name']);
+        expect(r.code).toBe(0);
+        expect(r.stdout.trim().split('\n').sort()).toEqual([`httproute.${G}/b`, `httproute.${G}/c`]);
+        expect(r.stderr).toContain(`Warning: httproutes.${G}: 1 cluster keeps it as ${G}/v1beta1, not ${G}/v1, and is left out of this answer (ask for httproutes.v1beta1.${G}): old`);
+        expect(r.stderr).toContain('Warning: down is not ready and the resources obtained may be inaccurate, reason: NotReachable.');
+      } finally {
+        k.dispose();
+      }
+    }
+  });
+});
