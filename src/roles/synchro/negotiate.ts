@@ -5,7 +5,8 @@ import type { SyncedResource } from './resource-synchro.js';
 
 /**
  * Versions Kubernetes' scheme knows per built-in group (reference §5.2 "known to the scheme"). Built-in resources
- * sync exactly one version: the first the member serves, in its priority order, that is known here.
+ * sync exactly one version: the first the member serves, in its priority order, that is known here; a member newer
+ * than this table that serves none of them syncs its preferred one (see negotiateVersions).
  */
 const BUILTIN_VERSIONS: Readonly<Record<string, readonly string[]>> = {
   '': ['v1'],
@@ -27,8 +28,8 @@ const BUILTIN_VERSIONS: Readonly<Record<string, readonly string[]>> = {
   'apiextensions.k8s.io': ['v1', 'v1beta1'],
   'apiregistration.k8s.io': ['v1', 'v1beta1'],
   'flowcontrol.apiserver.k8s.io': ['v1', 'v1beta3', 'v1beta2', 'v1beta1'],
-  'resource.k8s.io': ['v1beta1', 'v1beta2', 'v1alpha3'],
-  'storagemigration.k8s.io': ['v1alpha1'],
+  'resource.k8s.io': ['v1', 'v1beta2', 'v1beta1', 'v1alpha3'],
+  'storagemigration.k8s.io': ['v1beta1', 'v1alpha1'],
   'internal.apiserver.k8s.io': ['v1alpha1'],
 };
 
@@ -39,14 +40,17 @@ function hasKnownVersions(group: string): boolean {
 
 /**
  * Picks the versions to sync of one resource (reference §9.4 V1–V13, adapted):
- * built-in → requested versions ignored, the first served version the scheme knows, none → [];
+ * built-in → requested versions ignored, the first served version the scheme knows; none known → the preferred
+ * served one (Clusterpedia refuses it, having no conversion to its storage version; rows here keep the version they
+ * were served at, and a member newer than this table — resource.k8s.io at a GA version the table lacks, once the
+ * betas are gone — would otherwise lose the resource);
  * other kinds → no request: the preferred (first served) version only — one copy of each object, where Clusterpedia
  * stored up to three; `*` → every served version; a list → served ∩ requested, in served order.
  */
 export function negotiateVersions(group: string, builtin: boolean, want: readonly string[] | undefined, served: readonly string[]): string[] {
   if (builtin) {
     const known = BUILTIN_VERSIONS[group] ?? [];
-    const v = served.find((s) => known.includes(s));
+    const v = served.find((s) => known.includes(s)) ?? served[0];
     return v === undefined ? [] : [v];
   }
   if (!want || want.length === 0) return served.length > 0 ? [served[0]!] : [];

@@ -10,8 +10,13 @@ describe('negotiateVersions: built-in kinds (requested versions ignored, first s
   it('V3 want [v1alpha1], served [v1beta2,v1beta1] → [v1beta2]', () => expect(negotiateVersions('apps', true, ['v1alpha1'], ['v1beta2', 'v1beta1'])).toEqual(['v1beta2']));
   it('V4 want [], served [v2,v1,v1beta2] → [v1]', () => expect(negotiateVersions('apps', true, [], ['v2', 'v1', 'v1beta2'])).toEqual(['v1']));
   it('V5 served [v2,v1beta2] → [v1beta2]', () => expect(negotiateVersions('apps', true, [], ['v2', 'v1beta2'])).toEqual(['v1beta2']));
-  it('V6 served [v2] → nothing (skipped)', () => expect(negotiateVersions('apps', true, [], ['v2'])).toEqual([]));
-  it('V7 served [v2,v1alpha2] → nothing (skipped)', () => expect(negotiateVersions('apps', true, [], ['v2', 'v1alpha2'])).toEqual([]));
+  it('V6 served [v2] → [v2] (adapted: Clusterpedia refused a version it could not convert)', () => expect(negotiateVersions('apps', true, [], ['v2'])).toEqual(['v2']));
+  it('V7 served [v2,v1alpha2] → [v2], the preferred (adapted, as V6)', () => expect(negotiateVersions('apps', true, [], ['v2', 'v1alpha2'])).toEqual(['v2']));
+  it('a 1.34 member\'s resource.k8s.io: [v1,v1beta2,v1beta1] → [v1]; without the betas still [v1]', () => {
+    expect(negotiateVersions('resource.k8s.io', true, [], ['v1', 'v1beta2', 'v1beta1'])).toEqual(['v1']);
+    expect(negotiateVersions('resource.k8s.io', true, [], ['v1'])).toEqual(['v1']);
+  });
+  it('a built-in the member serves no version of → nothing', () => expect(negotiateVersions('apps', true, [], [])).toEqual([]));
 });
 
 describe('negotiateVersions: custom resources', () => {
