@@ -1,5 +1,6 @@
 // What `show` reports, computed from storage: cluster status records (written by the synchro) and row counts.
 import type { ClusterStatusRecord, StorageReader } from '../storage/types.js';
+import { stringMap } from '../kube/pediacluster.js';
 
 export interface SyncCondition {
   version?: string;
@@ -43,7 +44,7 @@ export interface ClusterReport {
   lastEventTime?: string;
   updatedAt?: string;
   /** The PediaCluster's metadata.labels. */
-  labels?: Record<string, unknown>;
+  labels?: Record<string, string>;
   /** The redacted spec summary (never credentials). */
   spec: Record<string, unknown>;
 }
@@ -51,9 +52,10 @@ export interface ClusterReport {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** The stored summary keeps the PediaCluster's labels beside its spec (cluster-manager.ts specSummary); shown apart. */
-function splitLabels(summary: Record<string, unknown>): { labels?: Record<string, unknown>; spec: Record<string, unknown> } {
+function splitLabels(summary: Record<string, unknown>): { labels?: Record<string, string>; spec: Record<string, unknown> } {
   const { labels, ...spec } = summary;
-  return typeof labels === 'object' && labels !== null && !Array.isArray(labels) ? { labels: labels as Record<string, unknown>, spec } : { spec };
+  const shown = stringMap(labels);
+  return shown ? { labels: shown, spec } : { spec };
 }
 
 function conditions(status: Record<string, unknown>): ClusterReport['conditions'] {

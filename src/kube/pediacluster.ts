@@ -125,13 +125,17 @@ export interface PediaCluster {
   status?: PediaClusterStatus;
 }
 
-/** metadata.labels as a label selector sees them: string values only (a file is not checked against a schema). */
-export function pediaClusterLabels(pc: Pick<PediaCluster, 'metadata'>): Record<string, string> {
+/** A label map as a label selector sees it: the string values of a plain object; undefined for anything else. */
+export function stringMap(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const out: Record<string, string> = {};
-  const labels: unknown = pc.metadata.labels;
-  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return out;
-  for (const [k, v] of Object.entries(labels)) if (typeof v === 'string') out[k] = v;
+  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
   return out;
+}
+
+/** metadata.labels as a label selector sees them (a file is not checked against a schema). */
+export function pediaClusterLabels(pc: Pick<PediaCluster, 'metadata'>): Record<string, string> {
+  return stringMap(pc.metadata.labels) ?? {};
 }
 
 export interface ClusterSyncResources {

@@ -75,7 +75,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         return serveCollection(req, res, ctx, url, target, d);
       case 'pediacluster': {
         const neg = negotiate(req.headers.accept, ['none', 'Table']);
-        const includeObject = includeObjectPolicy(url);
+        // As for resources and collections: includeObject is a Table option, not read for JSON (kube ignores it there).
+        const includeObject = neg.transform === 'Table' ? includeObjectPolicy(url) : 'Metadata';
         const filter = pediaClusterFilter(url.searchParams);
         if (target.verb === 'watch') return watchPediaClusters(res, ctx, url, target.name, neg, includeObject, filter, d);
         const statuses = await d.storage.clusterStatuses();

@@ -3,6 +3,7 @@ import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
 import { buildTable, customResourcePrinter, rowObject, type IncludeObject, type PrinterColumn, type Table } from '../../kube/printers/index.js';
 import type { KubeObject } from '../../kube/types.js';
+import { stringMap } from '../../kube/pediacluster.js';
 import { parseFieldSelector } from '../../kube/field-selector.js';
 import { parseLabelSelector } from '../../kube/label-selector.js';
 import { matchesFields, matchesLabels } from '../../kube/match.js';
@@ -30,7 +31,8 @@ export function pediaClusterObject(name: string, rec: ClusterStatusRecord): Kube
   const { labels, ...spec } = rec.spec;
   for (const f of SECRET_SPEC_FIELDS) delete spec[f];
   const metadata: KubeObject['metadata'] = { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) };
-  if (isStringMap(labels) && Object.keys(labels).length > 0) metadata.labels = labels;
+  const shown = stringMap(labels);
+  if (shown && Object.keys(shown).length > 0) metadata.labels = shown;
   return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaCluster', metadata, spec, status: rec.status };
 }
 
@@ -64,10 +66,6 @@ export function pediaClusterList(statuses: Map<string, ClusterStatusRecord>, fil
   let newest = 0;
   for (const o of items) newest = Math.max(newest, Number(o.metadata?.resourceVersion ?? 0) || 0);
   return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaClusterList', metadata: { resourceVersion: String(newest) }, items };
-}
-
-function isStringMap(v: unknown): v is Record<string, string> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
 }
 
 export function pediaClusterGet(statuses: Map<string, ClusterStatusRecord>, name: string): Record<string, unknown> {
