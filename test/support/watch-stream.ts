@@ -20,9 +20,9 @@ export interface WatchStream {
   close(): void;
 }
 
-export async function openWatch(url: string): Promise<WatchStream> {
+export async function openWatch(url: string, headers: Record<string, string> = {}): Promise<WatchStream> {
   const ac = new AbortController();
-  const res = await fetch(url, { signal: ac.signal });
+  const res = await fetch(url, { signal: ac.signal, headers });
   expect(res.status).toBe(200);
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

@@ -16,7 +16,7 @@ import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js'
 import type { ApiserverOptions } from './options.js';
 import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable, type PediaClusterFilter } from './pediaclusters.js';
 import { servePediaClusterWatch } from './pediaclusters-watch.js';
-import { inMeta } from './render.js';
+import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
@@ -100,6 +100,7 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
   if (rv !== undefined && !/^\d+$/.test(rv)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
   const { maxTimeoutSeconds } = d.options.watch;
   const timeoutSeconds = watchTimeoutSeconds(kube.timeoutSeconds, maxTimeoutSeconds);
+  const tables = watchTables(neg.meta);
   d.metrics.inflight.inc({ kind: 'watch' });
   try {
     await servePediaClusterWatch(res, ctx.signal, {
@@ -110,11 +111,10 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
       timeoutMs: Math.min(timeoutSeconds, maxTimeoutSeconds) * 1000,
       pollMs: PEDIACLUSTER_POLL_MS,
       contentType: neg.contentType,
-      encode: (type, object, first) => {
+      encode: (type, object) => {
         if (neg.transform !== 'Table') return JSON.stringify({ type, object });
-        const table = inMeta(pediaClusterTable(object as Record<string, unknown>, includeObject), neg.meta);
-        // kube sends the column definitions with the first event only (kubectl prints the header once).
-        return JSON.stringify({ type, object: { ...table, metadata: { resourceVersion: object.metadata?.resourceVersion ?? '' }, columnDefinitions: first ? table.columnDefinitions : null } });
+        const t = inMeta(pediaClusterTable(object as Record<string, unknown>, includeObject), neg.meta);
+        return `{"type":"${type}","object":${tables(object.metadata?.resourceVersion ?? '', t.columnDefinitions, t.rows)}}`;
       },
     });
   } finally {

@@ -21,8 +21,8 @@ export interface PediaClusterWatchParams {
   resourceVersion?: string;
   timeoutMs: number;
   pollMs: number;
-  /** One event's JSON (a Table for kubectl; column definitions only with the first). */
-  encode: (type: PediaClusterEvent, object: KubeObject, first: boolean) => string;
+  /** One event's JSON (a Table for kubectl: render.ts watchTables). */
+  encode: (type: PediaClusterEvent, object: KubeObject) => string;
   contentType: string;
 }
 
@@ -58,10 +58,8 @@ export async function servePediaClusterWatch(res: ServerResponse, signal: AbortS
   res.flushHeaders();
   const out = new StreamWriter(res, 16 * 1024);
   const cut = setTimeout(() => res.destroy(), p.timeoutMs + END_GRACE_MS).unref();
-  let first = true;
   const send = async (type: PediaClusterEvent, o: KubeObject): Promise<void> => {
-    await out.write(`${p.encode(type, o, first)}\n`);
-    first = false;
+    await out.write(`${p.encode(type, o)}\n`);
   };
   try {
     // kube semantics: without a resourceVersion (or "0") the current state comes first as ADDED events; from a

@@ -137,8 +137,21 @@ function objectAt(row: StoredRow, type: EventType, revision: string): string {
   return JSON.stringify(o);
 }
 
-export function eventEncoder(c: RenderContext): EventEncoder {
+/**
+ * The Tables of one watch's events: kube sends the column definitions with the first event only (kubectl prints the
+ * header once). Rows are given in `meta` already.
+ */
+export function watchTables(meta: MetaGroupVersion | undefined): (resourceVersion: string, columns: unknown, rows: unknown[]) => string {
   let headersSent = false;
+  return (resourceVersion, columns, rows) => {
+    const columnDefinitions = headersSent ? null : columns;
+    headersSent = true;
+    return JSON.stringify({ kind: 'Table', apiVersion: meta ?? V1, metadata: { resourceVersion }, columnDefinitions, rows });
+  };
+}
+
+export function eventEncoder(c: RenderContext): EventEncoder {
+  const table = watchTables(c.meta);
   const bookmarkObject = (revision: string, annotations?: Record<string, string>): string => {
     const metadata: Record<string, unknown> = { resourceVersion: revision };
     if (annotations) metadata.annotations = annotations;
@@ -158,13 +171,7 @@ export function eventEncoder(c: RenderContext): EventEncoder {
         case 'Table': {
           const p = c.printer;
           if (!p) throw new Error('Table rendering needs a printer');
-          // kube sends the column definitions with the first event only (kubectl prints the header once).
-          const cols = headersSent ? null : p.columns;
-          headersSent = true;
-          object = JSON.stringify({
-            kind: 'Table', apiVersion: c.meta ?? V1, metadata: { resourceVersion: revision },
-            columnDefinitions: cols, rows: [rowIn(p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject), c.meta)],
-          });
+          object = table(revision, p.columns, [rowIn(p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject), c.meta)]);
           break;
         }
         case 'PartialObjectMetadata':

@@ -447,6 +447,23 @@ describe('pediaclusters (clusters from a file)', () => {
     expect(bad.body.message).toBe('resourceVersion: Invalid value: "abc": must be a non-negative integer');
   });
 
+  it('watch as kubectl asks for it: Tables, the column definitions with the first event only (for pods too)', async () => {
+    const T = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    type TableEvent = { type: string; object: { kind: string; columnDefinitions: { name: string }[] | null; rows: { cells: unknown[] }[] } };
+    for (const [path, first] of [[`${PC}/pediaclusters`, 'Name'], [`${P}/api/v1/pods`, 'Cluster']] as const) {
+      const w = await openWatch(`${api.base}${path}?watch=true&timeoutSeconds=1`, T);
+      try {
+        const [a, b] = [(await w.next()) as unknown as TableEvent, (await w.next()) as unknown as TableEvent];
+        expect([a.object.kind, b.object.kind], path).toEqual(['Table', 'Table']);
+        expect(a.object.columnDefinitions?.[0]?.name, path).toBe(first);
+        expect(b.object.columnDefinitions, path).toBeNull();
+        expect([a.object.rows.length, b.object.rows.length], path).toEqual([1, 1]);
+      } finally {
+        w.close();
+      }
+    }
+  });
+
   it('print the CRD columns, ShardingName among the wide ones', async () => {
     const t = await get(`${PC}/pediaclusters`, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
     const cols = t.body.columnDefinitions as { name: string; priority: number }[];
