@@ -126,6 +126,15 @@ export class Catalog {
     return out;
   }
 
+  /** The clusters `inScope` admits whose ClusterHealthy condition is not True (a collection reads every type). */
+  async notReady(inScope: (cluster: string) => boolean): Promise<TypeCoverage['notReady']> {
+    const out: TypeCoverage['notReady'] = [];
+    for (const [cluster, c] of (await this.get()).clusters) {
+      if (inScope(cluster) && c.healthy?.status !== 'True') out.push({ cluster, reason: c.healthy?.reason ?? '' });
+    }
+    return out;
+  }
+
   async crdColumns(group: string, version: string, resource: string): Promise<PrinterColumn[] | undefined> {
     return (await this.get()).crdColumns.get(typeKey(group, version, resource));
   }

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { builtinGroups } from '../../kube/builtin-resources.js';
 import { COLLECTION_COLUMNS, collectionListTable, collectionTable, type IncludeObject } from '../../kube/printers/index.js';
+import { matchesSet } from '../../kube/match.js';
 import { notFound } from '../../kube/status.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { StoredRow, TypeFilter } from '../../storage/types.js';
@@ -15,6 +16,7 @@ import type { RequestContext } from './server.js';
 import { inMeta, pageMeta, type ListRenderer } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import { primed, StreamWriter } from './stream-writer.js';
+import { addWarnings, notReadyWarnings } from './warnings.js';
 
 const API_VERSION = 'clusterpedia.io/v1beta1';
 
@@ -66,6 +68,7 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, parsed.query.clusters);
   if (clusters) parsed.query.clusters = clusters;
+  addWarnings(res, notReadyWarnings(await d.catalog.notReady((c) => matchesSet(c, parsed.query.clusters))));
   // --max-page-size applies to collections as to any list; a page the server cut always carries its token.
   const capped = (parsed.query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;

@@ -50,10 +50,13 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
     out.push(`${gr}: ${plural(clusters.length)} ${one ? 'keeps' : 'keep'} it as ${groupVersionString(t.group, v)}, not ${groupVersionString(t.group, t.version)}, `
       + `and ${one ? 'is' : 'are'} left out of this answer (ask for ${ask}): ${named(clusters)}`);
   }
-  if (c.notReady.length === 1) out.push(notReadyText(c.notReady[0]!.cluster, c.notReady[0]!.reason));
-  else if (c.notReady.length > 1) {
-    const list = c.notReady.map((n) => (n.reason ? `${n.cluster} (${n.reason})` : n.cluster));
-    out.push(`${plural(c.notReady.length)} are not ready and the resources obtained from them may be inaccurate: ${named(list)}`);
-  }
-  return out;
+  return [...out, ...notReadyWarnings(c.notReady)];
+}
+
+/** The members in an answer that are not ready: one warning, in reference §1.3's words for a single one. */
+export function notReadyWarnings(notReady: TypeCoverage['notReady']): string[] {
+  if (notReady.length === 0) return [];
+  if (notReady.length === 1) return [notReadyText(notReady[0]!.cluster, notReady[0]!.reason)];
+  const list = notReady.map((n) => (n.reason ? `${n.cluster} (${n.reason})` : n.cluster));
+  return [`${plural(notReady.length)} are not ready and the resources obtained from them may be inaccurate: ${named(list)}`];
 }

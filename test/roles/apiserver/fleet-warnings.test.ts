@@ -79,6 +79,15 @@ describe('a list over several clusters', () => {
     await r.text();
   });
 
+  it('names the members not ready in a collection too', async () => {
+    const C = '/apis/clusterpedia.io/v1beta1/collectionresources';
+    const all = await get(`${C}/any?resources=${G}/httproutes`);
+    // A collection reads every version of what it is asked for: nobody is left out.
+    expect(names(all.body)).toEqual(['a', 'b', 'c']);
+    expect(all.warnings).toEqual([DOWN]);
+    expect((await get(`${C}/workloads?clusters=old,new`)).warnings).toEqual([]);
+  });
+
   it('answers one cluster at a version it does not keep with a 404 that names the version it keeps', async () => {
     const r = await get(`${P}/clusters/old/apis/${G}/v1/httproutes`);
     expect(r.status).toBe(404);
