@@ -39,7 +39,18 @@ export interface KubeClientOptions {
    * (the health probe included) behind them.
    */
   connections?: number;
+  /** Clock of the credential cache (tests). */
+  now?: () => number;
 }
+
+/**
+ * How long the headers of a credential plugin (`exec`, `auth-provider`) are reused before client-node is asked again.
+ * client-node runs an exec plugin again for every request unless its ExecCredential carries an expirationTimestamp
+ * (client-go keeps such a credential until the server answers 401), and each run is a process (`aws eks get-token`
+ * takes most of a second): per list page, watch and health probe of every member. Reused this long, a credential may
+ * outlive its expiry by as much; the server's 401 then gets fresh headers and the request is sent once more.
+ */
+export const PLUGIN_CREDENTIAL_TTL_MS = 10_000;
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -93,13 +104,22 @@ interface TlsMaterial {
 }
 
 export class KubeClient {
+  /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read; concurrent reads share one. */
+  private credential: { headers: Record<string, string>; at: number } | undefined;
+  private reading: Promise<Record<string, string>> | undefined;
+
   private constructor(
     private readonly kc: KubeConfig,
     /** Base URL without trailing slash; may carry a path prefix (e.g. a proxy's /k8s/clusters/x). */
     readonly server: string,
     private readonly agent: Agent,
-    private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs'>>,
-  ) {}
+    private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now'>>,
+    /** The user's credential comes from a plugin (exec, auth-provider): its headers are cached here. */
+    private readonly plugin: boolean,
+    first: Record<string, string>,
+  ) {
+    if (plugin) this.credential = { headers: first, at: opts.now() };
+  }
 
   /** Builds a client for the current context of `kc`. Throws on an unusable config (no cluster, bad server URL). */
   static async create(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
@@ -112,7 +132,11 @@ export class KubeClient {
       throw new Error(`kubeconfig server is not a URL: ${JSON.stringify(cluster.server)}`);
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported server URL scheme ${url.protocol}`);
-    const tls = await tlsMaterial(kc);
+    // One read gives the TLS material and the first headers (a credential plugin runs once here, not twice).
+    const applied: https.RequestOptions = {};
+    await kc.applyToHTTPSOptions(applied);
+    const tls = tlsMaterial(applied);
+    const user = kc.getCurrentUser();
     const agent = new Agent({
       connections: opts.connections ?? null,
       keepAliveTimeout: 30_000,
@@ -121,17 +145,32 @@ export class KubeClient {
     return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), agent, {
       userAgent: opts.userAgent ?? 'clusterpedia',
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
-    });
+      now: opts.now ?? Date.now,
+    }, Boolean(user?.exec ?? user?.authProvider), headersOf(applied));
   }
 
-  /** Current auth headers; exec/OIDC authenticators in client-node cache and refresh tokens themselves. */
-  private async authHeaders(): Promise<Record<string, string>> {
+  /**
+   * Current auth headers. Static credentials are read each time (cheap); a plugin's are reused for
+   * PLUGIN_CREDENTIAL_TTL_MS, or read again now (`fresh`, after a 401), one read at a time.
+   */
+  private async authHeaders(fresh = false): Promise<Record<string, string>> {
+    if (!this.plugin) return this.readHeaders();
+    const c = this.credential;
+    if (!fresh && c && this.opts.now() - c.at < PLUGIN_CREDENTIAL_TTL_MS) return c.headers;
+    this.reading ??= this.readHeaders().then((headers) => {
+      this.credential = { headers, at: this.opts.now() };
+      return headers;
+    }).finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  /** Asks client-node (exec and OIDC authenticators cache and refresh their tokens by their expiry). */
+  private async readHeaders(): Promise<Record<string, string>> {
     const o: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(o);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
-    if (typeof o.auth === 'string' && o.auth !== '') headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
-    return headers;
+    return headersOf(o);
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -141,10 +180,24 @@ export class KubeClient {
     return `${this.server}${path}${q ? `?${q}` : ''}`;
   }
 
-  /** Sends a request; the caller consumes or discards the body. Network failures become KubeApiError (retryable). */
+  /**
+   * Sends a request; the caller consumes or discards the body. Network failures become KubeApiError (retryable).
+   * A 401 to a credential plugin's headers is sent once more with fresh ones, if they differ (a token past its expiry).
+   */
   async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
+    const auth = await this.authHeaders();
+    const res = await this.send(path, o, auth);
+    if (res.statusCode !== 401 || !this.plugin) return res;
+    const fresh = await this.authHeaders(true);
+    if (sameHeaders(fresh, auth)) return res;
+    // Read off (a Status of a few hundred bytes), not destroyed: destroying errors the stream with nobody listening.
+    await res.body.dump();
+    return this.send(path, o, fresh);
+  }
+
+  private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
-      ...(await this.authHeaders()),
+      ...auth,
       'user-agent': this.opts.userAgent,
       accept: o.accept ?? 'application/json',
     };
@@ -230,9 +283,19 @@ export class KubeClient {
   }
 }
 
-async function tlsMaterial(kc: KubeConfig): Promise<TlsMaterial> {
-  const o: https.RequestOptions = {};
-  await kc.applyToHTTPSOptions(o);
+function headersOf(o: https.RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(o.headers ?? {})) if (typeof v === 'string') headers[k] = v;
+  if (typeof o.auth === 'string' && o.auth !== '') headers.Authorization = `Basic ${Buffer.from(o.auth).toString('base64')}`;
+  return headers;
+}
+
+function sameHeaders(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+function tlsMaterial(o: https.RequestOptions): TlsMaterial {
   const tls: TlsMaterial = {};
   if (o.ca) tls.ca = o.ca;
   if (o.cert) tls.cert = o.cert;
