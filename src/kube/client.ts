@@ -2,7 +2,7 @@
 // undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
 import type https from 'node:https';
 import { LineTooLongError, nonBlankLines } from './lines.js';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, request, Socks5ProxyAgent, type Dispatcher } from 'undici';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
@@ -112,7 +112,7 @@ export class KubeClient {
     private readonly kc: KubeConfig,
     /** Base URL without trailing slash; may carry a path prefix (e.g. a proxy's /k8s/clusters/x). */
     readonly server: string,
-    private readonly agent: Agent,
+    private readonly agent: Dispatcher,
     private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now'>>,
     /** The user's credential comes from a plugin (exec, auth-provider): its headers are cached here. */
     private readonly plugin: boolean,
@@ -132,16 +132,14 @@ export class KubeClient {
       throw new Error(`kubeconfig server is not a URL: ${JSON.stringify(cluster.server)}`);
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported server URL scheme ${url.protocol}`);
+    // Before client-node reads the config: it builds a proxy agent of its own, and its error would carry the URL.
+    const proxy = proxyUrlOf(cluster.proxyUrl);
     // One read gives the TLS material and the first headers (a credential plugin runs once here, not twice).
     const applied: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(applied);
     const tls = tlsMaterial(applied);
     const user = kc.getCurrentUser();
-    const agent = new Agent({
-      connections: opts.connections ?? null,
-      keepAliveTimeout: 30_000,
-      connect: { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) },
-    });
+    const agent = dispatcherFor(proxy, { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) }, opts.connections);
     return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), agent, {
       userAgent: opts.userAgent ?? 'clusterpedia',
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
@@ -281,6 +279,39 @@ export class KubeClient {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** undici's SOCKS5 agent reads requestTls (the TLS of the tunnelled connection), which its typings leave out. */
+interface Socks5Options extends Socks5ProxyAgent.Options {
+  requestTls?: TlsMaterial & { servername?: string };
+}
+
+/**
+ * The connection pool to the server: direct, or through the kubeconfig cluster's `proxy-url` as client-go goes
+ * (http and https proxies by CONNECT, credentials in the URL as Basic auth; socks5). The URL is never quoted in an
+ * error: it may carry a password.
+ */
+function dispatcherFor(proxy: URL | undefined, tls: TlsMaterial & { servername?: string }, connections: number | undefined): Dispatcher {
+  const pool = { connections: connections ?? null, keepAliveTimeout: 30_000 };
+  if (!proxy) return new Agent({ ...pool, connect: tls });
+  if (proxy.protocol === 'socks5:') {
+    const options: Socks5Options = { ...pool, requestTls: tls };
+    return new Socks5ProxyAgent(proxy, options);
+  }
+  return new ProxyAgent({ ...pool, uri: proxy.href, requestTls: tls });
+}
+
+/** A kubeconfig proxy-url, checked: http, https or socks5. */
+function proxyUrlOf(proxyUrl: string | undefined): URL | undefined {
+  if (proxyUrl === undefined || proxyUrl === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(proxyUrl);
+  } catch {
+    throw new Error('kubeconfig proxy-url is not a URL');
+  }
+  if (!['http:', 'https:', 'socks5:'].includes(url.protocol)) throw new Error(`kubeconfig proxy-url scheme ${url.protocol} is not supported (http, https, socks5)`);
+  return url;
 }
 
 function headersOf(o: https.RequestOptions): Record<string, string> {
