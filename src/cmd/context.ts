@@ -7,11 +7,22 @@ export interface GlobalOptions {
   logFormat?: LogFormat;
 }
 
-/** The root logger for a command, from the global --log-level/--log-format flags. */
+let warningsLogged = false;
+
+/**
+ * The root logger for a command, from the global --log-level/--log-format flags. Node's process warnings (a
+ * deprecation, undici's note that SOCKS5 is experimental) go to it as well: bin/clusterpedia runs node with
+ * --no-warnings, so they are log lines like any other rather than plain text on stderr.
+ */
 export function loggerFor(cmd: Command): Logger {
   const g = cmd.optsWithGlobals<GlobalOptions>();
   const format: LogFormat = g.logFormat ?? (process.stdout.isTTY ? 'pretty' : 'json');
-  return createLogger({ level: g.logLevel ?? 'info', format });
+  const logger = createLogger({ level: g.logLevel ?? 'info', format });
+  if (!warningsLogged) {
+    warningsLogged = true;
+    process.on('warning', (w) => logger.warn({ warning: { name: w.name, message: w.message } }, 'node process warning'));
+  }
+  return logger;
 }
 
 /** An AbortSignal that aborts on SIGTERM or SIGINT (a second signal exits at once). */
