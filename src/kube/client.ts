@@ -6,6 +6,7 @@ import { Agent, ProxyAgent, request, Socks5ProxyAgent, type Dispatcher } from 'u
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
+import { envProxyFor } from './env-proxy.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -41,6 +42,8 @@ export interface KubeClientOptions {
   connections?: number;
   /** Clock of the credential cache (tests). */
   now?: () => number;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (tests); the process's by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -133,7 +136,10 @@ export class KubeClient {
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`unsupported server URL scheme ${url.protocol}`);
     // Before client-node reads the config: it builds a proxy agent of its own, and its error would carry the URL.
-    const proxy = proxyUrlOf(cluster.proxyUrl);
+    // The kubeconfig's proxy-url wins over the environment's, as in client-go.
+    const proxy = cluster.proxyUrl
+      ? proxyUrlOf(cluster.proxyUrl, 'kubeconfig proxy-url')
+      : proxyUrlOf(envProxyFor(url, opts.env), url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY');
     // One read gives the TLS material and the first headers (a credential plugin runs once here, not twice).
     const applied: https.RequestOptions = {};
     await kc.applyToHTTPSOptions(applied);
@@ -287,9 +293,10 @@ interface Socks5Options extends Socks5ProxyAgent.Options {
 }
 
 /**
- * The connection pool to the server: direct, or through the kubeconfig cluster's `proxy-url` as client-go goes
- * (http and https proxies by CONNECT, credentials in the URL as Basic auth; socks5). The URL is never quoted in an
- * error: it may carry a password.
+ * The connection pool to the server: direct, or through a proxy as client-go goes — the kubeconfig cluster's
+ * `proxy-url`, else HTTPS_PROXY / HTTP_PROXY unless NO_PROXY exempts the server (env-proxy.ts): http and https
+ * proxies by CONNECT (credentials in the URL as Basic auth), socks5. The URL is never quoted in an error: it may carry
+ * a password.
  */
 function dispatcherFor(proxy: URL | undefined, tls: TlsMaterial & { servername?: string }, connections: number | undefined): Dispatcher {
   const pool = { connections: connections ?? null, keepAliveTimeout: 30_000 };
@@ -301,16 +308,16 @@ function dispatcherFor(proxy: URL | undefined, tls: TlsMaterial & { servername?:
   return new ProxyAgent({ ...pool, uri: proxy.href, requestTls: tls });
 }
 
-/** A kubeconfig proxy-url, checked: http, https or socks5. */
-function proxyUrlOf(proxyUrl: string | undefined): URL | undefined {
+/** A proxy URL, checked: http, https or socks5. */
+function proxyUrlOf(proxyUrl: string | undefined, source: string): URL | undefined {
   if (proxyUrl === undefined || proxyUrl === '') return undefined;
   let url: URL;
   try {
     url = new URL(proxyUrl);
   } catch {
-    throw new Error('kubeconfig proxy-url is not a URL');
+    throw new Error(`${source} is not a URL`);
   }
-  if (!['http:', 'https:', 'socks5:'].includes(url.protocol)) throw new Error(`kubeconfig proxy-url scheme ${url.protocol} is not supported (http, https, socks5)`);
+  if (!['http:', 'https:', 'socks5:'].includes(url.protocol)) throw new Error(`${source} scheme ${url.protocol} is not supported (http, https, socks5)`);
   return url;
 }
 

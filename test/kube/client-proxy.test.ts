@@ -36,7 +36,8 @@ async function httpProxy(seen: Seen): Promise<{ url: (auth?: string) => string; 
     seen.targets.push(req.url ?? '');
     seen.auth.push(req.headers['proxy-authorization']);
     const [host, port] = (req.url ?? '').split(':');
-    tunnel(client, host!, Number(port), () => client.write('HTTP/1.1 200 Connection Established\r\n\r\n'));
+    // member.test: a name for the simulator that is not loopback to the client (the environment's proxy skips those).
+    tunnel(client, host === 'member.test' ? '127.0.0.1' : host!, Number(port), () => client.write('HTTP/1.1 200 Connection Established\r\n\r\n'));
   });
   const port = await listen(server);
   return { url: (auth) => `http://${auth ? `${auth}@` : ''}127.0.0.1:${port}`, close: () => server.close() };
@@ -120,6 +121,46 @@ describe('proxy-url', () => {
       expect(seen.targets).toContain(target());
     } finally {
       await c.close();
+      proxy.close();
+    }
+  });
+
+  it('from the environment: HTTPS_PROXY for an https member unless NO_PROXY exempts it; the kubeconfig\'s proxy-url wins', async () => {
+    const seen: Seen = { targets: [], auth: [] };
+    const proxy = await httpProxy(seen);
+    const member = `https://member.test:${sim.port}`;
+    const kc = (proxyUrl?: string): KubeConfig => {
+      const k = new KubeConfig();
+      k.loadFromOptions({
+        clusters: [{ name: 'm', server: member, caData: Buffer.from(sim.caData!).toString('base64'), tlsServerName: '127.0.0.1', ...(proxyUrl ? { proxyUrl } : {}) }],
+        users: [{ name: 'u', token: sim.token }],
+        contexts: [{ name: 'm', cluster: 'm', user: 'u' }],
+        currentContext: 'm',
+      });
+      return k;
+    };
+    const listed = async (k: KubeConfig, env: NodeJS.ProcessEnv): Promise<number> => {
+      const c = await KubeClient.create(k, { env, requestTimeoutMs: 3_000 });
+      try {
+        return (await c.json<{ items: unknown[] }>('/api/v1/namespaces')).items.length;
+      } finally {
+        await c.close();
+      }
+    };
+    try {
+      expect(await listed(kc(), { HTTPS_PROXY: proxy.url() })).toBeGreaterThan(0);
+      expect(seen.targets).toEqual([`member.test:${sim.port}`]);
+      // Exempt: the client goes direct, where member.test does not resolve.
+      await expect(listed(kc(), { HTTPS_PROXY: proxy.url(), NO_PROXY: 'localhost,.test' })).rejects.toThrow();
+      expect(seen.targets.length).toBe(1);
+      // HTTP_PROXY is for http members only.
+      await expect(listed(kc(), { HTTP_PROXY: proxy.url() })).rejects.toThrow();
+      expect(seen.targets.length).toBe(1);
+      // A kubeconfig proxy-url wins over an exemption in the environment.
+      expect(await listed(kc(proxy.url()), { NO_PROXY: '*' })).toBeGreaterThan(0);
+      expect(seen.targets.length).toBe(2);
+      await expect(KubeClient.create(kc(), { env: { HTTPS_PROXY: 'ftp://ops:s3cret@p:21' } })).rejects.toThrow(/^HTTPS_PROXY scheme ftp: is not supported/);
+    } finally {
       proxy.close();
     }
   });
