@@ -77,9 +77,14 @@ class PostgresStorage implements Storage {
     }
   }
 
-  private async rows(what: string, q: ReturnType<typeof sql>): Promise<unknown[][]> {
+  /**
+   * Runs a statement. Unprepared by default: list filters vary, and postgres.js would keep every shape prepared on
+   * every connection. But postgres.js describes an unprepared statement with parameters before it binds it, a round
+   * trip of its own: a statement of one fixed shape (`prepare`) is described once per connection instead.
+   */
+  private async rows(what: string, q: ReturnType<typeof sql>, prepare = false): Promise<unknown[][]> {
     const r = postgresQuery.render(q);
-    return this.run(what, async () => (await this.pool.unsafe(r.sql, r.params as Param[], { prepare: false }).values()) as unknown[][]);
+    return this.run(what, async () => (await this.pool.unsafe(r.sql, r.params as Param[], { prepare }).values()) as unknown[][]);
   }
 
   async migrate(o?: { dryRun?: boolean }): Promise<MigrationPlan> {
@@ -176,6 +181,7 @@ class PostgresStorage implements Storage {
       'get',
       sql`SELECT ${rowColumns(postgresQuery, { ...c, uid: sql.raw('r.uid'), revision: sql.raw('r.revision') })} FROM resources r
         WHERE r."group" = ${key.group} AND r.version = ${key.version} AND r.resource = ${key.resource} AND r.cluster = ${key.cluster} AND r.namespace = ${key.namespace} AND r.name = ${key.name}`,
+      true,
     );
     return rows[0] ? toStoredRow(rows[0]) : undefined;
   }
