@@ -44,7 +44,17 @@ export interface KubeClientOptions {
   now?: () => number;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (tests); the process's by default. */
   env?: NodeJS.ProcessEnv;
+  /** How long a request waits for credentials (CREDENTIAL_TIMEOUT_MS by default; tests). */
+  credentialTimeoutMs?: number;
 }
+
+/**
+ * How long a request (and create()) waits for the kubeconfig's credentials before it fails with a retryable
+ * CredentialTimeout: an exec plugin that waits for input no one gives (an interactive login in a server process) or
+ * hangs would otherwise hold the member's synchro, health probe included, for good. The plugin's run itself goes on;
+ * while it does, no second one is started for the same kubeconfig.
+ */
+export const CREDENTIAL_TIMEOUT_MS = 30_000;
 
 /**
  * How long the headers of a credential plugin (`exec`, `auth-provider`) are reused before client-node is asked again.
@@ -107,16 +117,15 @@ interface TlsMaterial {
 }
 
 export class KubeClient {
-  /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read; concurrent reads share one. */
+  /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read. */
   private credential: { headers: Record<string, string>; at: number } | undefined;
-  private reading: Promise<Record<string, string>> | undefined;
 
   private constructor(
     private readonly kc: KubeConfig,
     /** Base URL without trailing slash; may carry a path prefix (e.g. a proxy's /k8s/clusters/x). */
     readonly server: string,
     private readonly agent: Dispatcher,
-    private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now'>>,
+    private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now' | 'credentialTimeoutMs'>>,
     /** The user's credential comes from a plugin (exec, auth-provider): its headers are cached here. */
     private readonly plugin: boolean,
     first: Record<string, string>,
@@ -141,8 +150,8 @@ export class KubeClient {
       ? proxyUrlOf(cluster.proxyUrl, 'kubeconfig proxy-url')
       : proxyUrlOf(envProxyFor(url, opts.env), url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY');
     // One read gives the TLS material and the first headers (a credential plugin runs once here, not twice).
-    const applied: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(applied);
+    const credentialTimeoutMs = opts.credentialTimeoutMs ?? CREDENTIAL_TIMEOUT_MS;
+    const applied = await readCredentials(kc, credentialTimeoutMs);
     const tls = tlsMaterial(applied);
     const user = kc.getCurrentUser();
     const agent = dispatcherFor(proxy, { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) }, opts.connections);
@@ -150,31 +159,21 @@ export class KubeClient {
       userAgent: opts.userAgent ?? 'clusterpedia',
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
       now: opts.now ?? Date.now,
+      credentialTimeoutMs,
     }, Boolean(user?.exec ?? user?.authProvider), headersOf(applied));
   }
 
   /**
    * Current auth headers. Static credentials are read each time (cheap); a plugin's are reused for
-   * PLUGIN_CREDENTIAL_TTL_MS, or read again now (`fresh`, after a 401), one read at a time.
+   * PLUGIN_CREDENTIAL_TTL_MS, or read again now (`fresh`, after a 401). Reads are shared (readCredentials).
    */
-  private async authHeaders(fresh = false): Promise<Record<string, string>> {
-    if (!this.plugin) return this.readHeaders();
+  private async authHeaders(signal: AbortSignal | undefined, fresh = false): Promise<Record<string, string>> {
     const c = this.credential;
-    if (!fresh && c && this.opts.now() - c.at < PLUGIN_CREDENTIAL_TTL_MS) return c.headers;
-    this.reading ??= this.readHeaders().then((headers) => {
-      this.credential = { headers, at: this.opts.now() };
-      return headers;
-    }).finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
-  }
-
-  /** Asks client-node (exec and OIDC authenticators cache and refresh their tokens by their expiry). */
-  private async readHeaders(): Promise<Record<string, string>> {
-    const o: https.RequestOptions = {};
-    await this.kc.applyToHTTPSOptions(o);
-    return headersOf(o);
+    if (this.plugin && !fresh && c && this.opts.now() - c.at < PLUGIN_CREDENTIAL_TTL_MS) return c.headers;
+    // Asks client-node: its exec and OIDC authenticators cache and refresh their tokens by their expiry.
+    const headers = headersOf(await readCredentials(this.kc, this.opts.credentialTimeoutMs, signal));
+    if (this.plugin) this.credential = { headers, at: this.opts.now() };
+    return headers;
   }
 
   url(path: string, query?: RequestOptions['query']): string {
@@ -189,10 +188,10 @@ export class KubeClient {
    * A 401 to a credential plugin's headers is sent once more with fresh ones, if they differ (a token past its expiry).
    */
   async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
-    const auth = await this.authHeaders();
+    const auth = await this.authHeaders(o.signal);
     const res = await this.send(path, o, auth);
     if (res.statusCode !== 401 || !this.plugin) return res;
-    const fresh = await this.authHeaders(true);
+    const fresh = await this.authHeaders(o.signal, true);
     if (sameHeaders(fresh, auth)) return res;
     // Read off (a Status of a few hundred bytes), not destroyed: destroying errors the stream with nobody listening.
     await res.body.dump();
@@ -319,6 +318,46 @@ function proxyUrlOf(proxyUrl: string | undefined, source: string): URL | undefin
   }
   if (!['http:', 'https:', 'socks5:'].includes(url.protocol)) throw new Error(`${source} scheme ${url.protocol} is not supported (http, https, socks5)`);
   return url;
+}
+
+/** The read of each kubeconfig's credentials in progress: whoever asks meanwhile waits for the same one. */
+const credentialReads = new WeakMap<KubeConfig, Promise<https.RequestOptions>>();
+
+/**
+ * The kubeconfig's TLS material and auth headers as client-node applies them (running an exec plugin if its
+ * credential is due), waited for at most `timeoutMs` and not past `signal`.
+ */
+function readCredentials(kc: KubeConfig, timeoutMs: number, signal?: AbortSignal): Promise<https.RequestOptions> {
+  let read = credentialReads.get(kc);
+  if (!read) {
+    const o: https.RequestOptions = {};
+    read = kc.applyToHTTPSOptions(o).then(() => o).finally(() => credentialReads.delete(kc));
+    credentialReads.set(kc, read);
+  }
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const pending = read;
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = (): void => {
+      settle();
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      settle();
+      reject(new KubeApiError(`no credentials within ${timeoutMs / 1000} s: the kubeconfig's credential plugin has not answered`, 0, 'CredentialTimeout', true));
+    }, timeoutMs).unref();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    pending.then((o) => {
+      settle();
+      resolve(o);
+    }, (e: unknown) => {
+      settle();
+      reject(e);
+    });
+  });
 }
 
 function headersOf(o: https.RequestOptions): Record<string, string> {

@@ -7,6 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { KubeClient, PLUGIN_CREDENTIAL_TTL_MS } from '../../src/kube/client.js';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/cluster.js';
+import { probeHealth } from '../../src/roles/synchro/health.js';
 
 const TOKEN = 'member-token-1';
 let sim: SimCluster;
@@ -29,7 +30,10 @@ beforeEach(() => {
   writeFileSync(runs, '');
 });
 
-/** A plugin that records each run and prints the tokens given, one per run (the last one after that). */
+/**
+ * A plugin that records each run and prints the tokens given, one per run (the last one after that). HANG: that run
+ * answers only after 3 s (a plugin waiting for input).
+ */
 function plugin(tokens: string[], expiration?: string): string {
   const path = join(dir, `plugin-${Math.random().toString(36).slice(2)}.sh`);
   const cases = tokens.map((t, i) => `${i + 1}) T=${t} ;;`).join(' ');
@@ -39,6 +43,7 @@ function plugin(tokens: string[], expiration?: string): string {
     `echo run >> ${runs}`,
     `N=$(wc -l < ${runs})`,
     `case $N in ${cases} *) T=${tokens.at(-1)} ;; esac`,
+    'if [ "$T" = HANG ]; then sleep 3; fi',
     `printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s"${exp}}}' "$T"`,
     '',
   ].join('\n'));
@@ -48,7 +53,7 @@ function plugin(tokens: string[], expiration?: string): string {
 
 const pluginRuns = (): number => readFileSync(runs, 'utf8').split('\n').filter(Boolean).length;
 
-async function client(command: string, now?: () => number): Promise<KubeClient> {
+function kubeConfig(command: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'm', server: sim.url, skipTLSVerify: true }],
@@ -56,7 +61,11 @@ async function client(command: string, now?: () => number): Promise<KubeClient> 
     contexts: [{ name: 'm', cluster: 'm', user: 'u' }],
     currentContext: 'm',
   });
-  return KubeClient.create(kc, now ? { now } : {});
+  return kc;
+}
+
+async function client(command: string, now?: () => number): Promise<KubeClient> {
+  return KubeClient.create(kubeConfig(command), now ? { now } : {});
 }
 
 describe('an exec credential plugin', () => {
@@ -110,6 +119,32 @@ describe('an exec credential plugin', () => {
       await events.return(undefined);
     } finally {
       await w.close();
+    }
+  });
+
+  it('that does not answer fails create() after the credential timeout, and runs no second time meanwhile', async () => {
+    const kc = kubeConfig(plugin(['HANG']));
+    const started = Date.now();
+    await expect(KubeClient.create(kc, { credentialTimeoutMs: 300 })).rejects.toMatchObject({ reason: 'CredentialTimeout', message: "no credentials within 0.3 s: the kubeconfig's credential plugin has not answered" });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    // The synchro tries again: it waits for the same run instead of starting another.
+    await expect(KubeClient.create(kc, { credentialTimeoutMs: 300 })).rejects.toMatchObject({ reason: 'CredentialTimeout' });
+    expect(pluginRuns()).toBe(1);
+  });
+
+  it('that stops answering later fails the request (its health probe included) instead of holding it, and honours its signal', async () => {
+    let now = 1_000_000;
+    const c = await KubeClient.create(kubeConfig(plugin([TOKEN, 'HANG'])), { now: () => now, credentialTimeoutMs: 300 });
+    try {
+      now += PLUGIN_CREDENTIAL_TTL_MS;
+      await expect(c.json('/api/v1/namespaces')).rejects.toMatchObject({ reason: 'CredentialTimeout', status: 0 });
+      expect(await probeHealth(c, 5_000)).toMatchObject({ status: 'False', reason: 'NotReachable', message: "no credentials within 0.3 s: the kubeconfig's credential plugin has not answered" });
+      const ac = new AbortController();
+      ac.abort(new Error('stopping'));
+      await expect(c.json('/api/v1/namespaces', { signal: ac.signal })).rejects.toThrow('stopping');
+      expect(pluginRuns()).toBe(2);
+    } finally {
+      await c.close();
     }
   });
 
