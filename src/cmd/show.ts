@@ -1,4 +1,5 @@
-// `clusterpedia show clusters|resources`: what the synchro reports and what storage holds, for troubleshooting.
+// `clusterpedia show clusters|resources`: what the synchro reports and what storage holds, for troubleshooting;
+// `show kubeconfig`: contexts for the fleet and each member (show-kubeconfig.ts).
 import { Command } from 'commander';
 import { toYaml } from '../kube/yaml.js';
 import { openStorage } from '../storage/open.js';
@@ -6,6 +7,7 @@ import { sleep } from '../lib/lifecycle.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { option, parseDuration, storageOptions } from './flags.js';
 import { loadReports, type ClusterReport } from './show-model.js';
+import { fleetKubeconfig, type KubeconfigOptions } from './show-kubeconfig.js';
 import { humanBytes, renderTable, shortAge, type Cell } from './show-table.js';
 
 type Output = 'table' | 'json' | 'yaml';
@@ -19,10 +21,46 @@ interface ShowFlags {
 }
 
 export function newShowCommand(): Command {
-  const show = new Command('show').description('diagnostics read from storage: clusters and resources');
+  const show = new Command('show').description('read from storage: clusters and resources (diagnostics), a kubeconfig for the fleet');
   show.addCommand(subcommand('clusters', 'per cluster: health, sync progress, object counts, last event, errors', renderClusters));
   show.addCommand(subcommand('resources', 'per cluster and resource type: sync status, object count, storage size', renderResources));
+  show.addCommand(kubeconfigCommand());
   return show;
+}
+
+interface KubeconfigFlags {
+  storage: string;
+  storageConfig?: string;
+  server: string;
+  user?: string;
+  certificateAuthority?: string;
+  insecureSkipTlsVerify?: boolean;
+  fleetName: string;
+}
+
+function kubeconfigCommand(): Command {
+  const cmd = new Command('kubeconfig').description('a kubeconfig with a context for the fleet and one per registered cluster (YAML on stdout)');
+  for (const o of storageOptions()) cmd.addOption(o);
+  cmd
+    .addOption(option('--server <url>', "clusterpedia's address (https://host:8443), or the host cluster's when installed as an aggregated API").makeOptionMandatory())
+    .addOption(option('--user <name>', 'the user every context names, as defined in your own kubeconfig (merge the two with KUBECONFIG=a:b)'))
+    .addOption(option('--certificate-authority <file>', "PEM of the serving certificate's CA, embedded in the kubeconfig"))
+    .addOption(option('--insecure-skip-tls-verify', 'do not verify the serving certificate'))
+    .addOption(option('--fleet-name <name>', 'name of the context (and cluster) that searches every member').default('clusterpedia'));
+  cmd.action(async (_f: unknown, self: Command) => {
+    const f = self.opts<KubeconfigFlags>();
+    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger: loggerFor(self) });
+    try {
+      const names = (await loadReports(storage)).map((r) => r.name);
+      const o: KubeconfigOptions = { server: f.server, fleetName: f.fleetName, insecureSkipTlsVerify: f.insecureSkipTlsVerify === true };
+      if (f.user) o.user = f.user;
+      if (f.certificateAuthority) o.certificateAuthority = f.certificateAuthority;
+      process.stdout.write(toYaml(fleetKubeconfig(names, o)));
+    } finally {
+      await storage.close();
+    }
+  });
+  return cmd;
 }
 
 function subcommand(name: string, description: string, render: (r: ClusterReport[], colour: boolean, now: number) => string): Command {

@@ -1,12 +1,13 @@
 // End to end: README's first command — `binding --demo` from the bundle, with nothing else — works with kubectl.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
-import { Kubectl } from '../support/kubectl.js';
+import { Kubectl, kubectlPath } from '../support/kubectl.js';
 
 let dir: string;
 let proc: BundleProcess;
@@ -84,6 +85,22 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
   } finally {
     k.dispose();
   }
+});
+
+it('show kubeconfig writes contexts for the fleet and each member that kubectl uses as they are, as the hints say', async () => {
+  const { runBundle } = await import('../support/bundle.js');
+  expect(proc.raw.join('\n')).toContain(`show kubeconfig --server=${base} > fleet.yaml`);
+  const r = await runBundle(['show', 'kubeconfig', '--server', base, '--storage', `sqlite:${join(dir, 'clusterpedia.db')}`, '--log-level', 'warn']);
+  expect(r.code).toBe(0);
+  const file = join(dir, 'fleet.yaml');
+  writeFileSync(file, r.stdout);
+  const kubectl = (args: string[]): string => execFileSync(kubectlPath(), args, { env: { ...process.env, KUBECONFIG: file }, encoding: 'utf8' });
+  expect(kubectl(['config', 'get-contexts', '-o', 'name']).trim().split('\n')).toEqual(['clusterpedia', 'demo-1', 'demo-2', 'demo-3']);
+  const clustersOf = (out: string): string[] => [...new Set(out.trim().split('\n').map((l) => l.split(/\s+/)[1]!))].sort();
+  // The current context searches the fleet; a member's context and --cluster read that member only.
+  expect(clustersOf(kubectl(['get', 'pods', '-A', '--no-headers']))).toEqual(['demo-1', 'demo-2', 'demo-3']);
+  expect(clustersOf(kubectl(['--context', 'demo-2', 'get', 'pods', '-A', '--no-headers']))).toEqual(['demo-2']);
+  expect(clustersOf(kubectl(['--cluster', 'demo-3', 'get', 'pods', '-A', '--no-headers']))).toEqual(['demo-3']);
 });
 
 it('show clusters reports the demo fleet from the same storage', async () => {

@@ -55,6 +55,11 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${server} get pods -A -w`,
         `  kubectl --server=${server.replace('/apis/clusterpedia.io/v1beta1/resources', '')} get pediaclusters`,
         '',
+        'A kubeconfig with a context for the fleet and one per cluster:',
+        '',
+        `  bin/clusterpedia show kubeconfig --server=${server.replace('/apis/clusterpedia.io/v1beta1/resources', '')} > fleet.yaml`,
+        `  KUBECONFIG=fleet.yaml kubectl --context ${first} get pods -A`,
+        '',
         'Stop with Ctrl-C.',
         '',
       ].join('\n');
