@@ -29,6 +29,8 @@ export interface TypeCoverage {
   elsewhere: { cluster: string; versions: string[] }[];
   /** Clusters whose rows are in the answer while their ClusterHealthy condition is not True. */
   notReady: { cluster: string; reason: string }[];
+  /** Clusters whose rows are in the answer while the resource's first list there has not ended: some are missing. */
+  firstListing: string[];
 }
 
 interface Snapshot {
@@ -37,6 +39,8 @@ interface Snapshot {
   all: Map<string, TypeInfo>;
   /** group/resource → cluster → the versions it stores or syncs. */
   versions: Map<string, Map<string, string[]>>;
+  /** group/resource → the clusters where its first list is running (sync condition Pending, initialListPhase). */
+  firstListing: Map<string, Set<string>>;
   /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
   crdColumns: Map<string, PrinterColumn[]>;
   /** group/resource → names from stored CRDs (short names, singular, categories). */
@@ -113,8 +117,10 @@ export class Catalog {
    */
   async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean): Promise<TypeCoverage> {
     const s = await this.get();
-    const out: TypeCoverage = { elsewhere: [], notReady: [] };
-    for (const [cluster, versions] of s.versions.get(`${group}/${resource}`) ?? []) {
+    const out: TypeCoverage = { elsewhere: [], notReady: [], firstListing: [] };
+    const gr = `${group}/${resource}`;
+    const listing = s.firstListing.get(gr);
+    for (const [cluster, versions] of s.versions.get(gr) ?? []) {
       if (!inScope(cluster)) continue;
       if (!versions.includes(version)) {
         out.elsewhere.push({ cluster, versions: sortVersions(versions) });
@@ -122,6 +128,7 @@ export class Catalog {
       }
       const healthy = s.clusters.get(cluster)?.healthy;
       if (healthy?.status !== 'True') out.notReady.push({ cluster, reason: healthy?.reason ?? '' });
+      if (listing?.has(cluster)) out.firstListing.push(cluster);
     }
     return out;
   }
@@ -168,13 +175,21 @@ export class Catalog {
       else if (!held.includes(t.version)) held.push(t.version);
     };
     for (const t of stored) add(t.cluster, t);
+    const firstListing = new Map<string, Set<string>>();
     for (const [name, rec] of statuses) {
       const c = ensure(name);
       const healthy = conditionOf(rec.status, 'ClusterHealthy');
       if (healthy) c.healthy = healthy;
-      for (const t of syncedTypes(rec.status)) add(name, t);
+      for (const t of syncedTypes(rec.status)) {
+        add(name, t);
+        if (!t.firstList) continue;
+        const gr = `${t.group}/${t.resource}`;
+        let set = firstListing.get(gr);
+        if (!set) firstListing.set(gr, (set = new Set()));
+        set.add(name);
+      }
     }
-    return { clusters, all, versions, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
+    return { clusters, all, versions, firstListing, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
   }
 
   /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */
@@ -235,9 +250,19 @@ function conditionOf(status: Record<string, unknown>, type: string): { status: s
   return undefined;
 }
 
+interface SyncedType {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** Its first list is running: the status is still Pending (it turns Syncing when the list ends) in initialListPhase. */
+  firstList: boolean;
+}
+
 /** Types the synchro reported in PediaCluster.status.syncResources (so empty synced types are discoverable). */
-function syncedTypes(status: Record<string, unknown>): { group: string; version: string; resource: string; kind: string; namespaced: boolean }[] {
-  const out: { group: string; version: string; resource: string; kind: string; namespaced: boolean }[] = [];
+function syncedTypes(status: Record<string, unknown>): SyncedType[] {
+  const out: SyncedType[] = [];
   const groups = status.syncResources;
   if (!Array.isArray(groups)) return out;
   for (const g of groups as { group?: unknown; resources?: unknown }[]) {
@@ -245,10 +270,13 @@ function syncedTypes(status: Record<string, unknown>): { group: string; version:
     if (!Array.isArray(g?.resources)) continue;
     for (const r of g.resources as { name?: unknown; kind?: unknown; namespaced?: unknown; syncConditions?: unknown }[]) {
       if (typeof r?.name !== 'string' || !Array.isArray(r.syncConditions)) continue;
-      for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown }[]) {
+      for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown; status?: unknown; initialListPhase?: unknown }[]) {
         const version = typeof c?.storageVersion === 'string' && c.storageVersion ? c.storageVersion : c?.version;
         if (typeof version !== 'string' || !version) continue;
-        out.push({ group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true });
+        out.push({
+          group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true,
+          firstList: c.initialListPhase === true && c.status === 'Pending',
+        });
       }
     }
   }

@@ -77,10 +77,12 @@ async function typeNotFound(t: ResourceRequest, d: HandlerDeps): Promise<Error> 
   return notFound(`the server could not find the requested resource: cluster ${t.cluster} keeps ${gr} as ${other.versions.map((v) => groupVersionString(t.group, v)).join(', ')}`);
 }
 
-/** Warnings for a list or watch over several clusters (warnings.ts); one cluster's path warned already. */
+/** Warnings for a list or watch (warnings.ts): over the clusters it reads, or the one of its path. */
 async function warnCoverage(res: ServerResponse, t: ResourceRequest, clusters: SetFilter | undefined, d: HandlerDeps): Promise<void> {
-  if (t.cluster !== undefined) return;
-  addWarnings(res, coverageWarnings(t, await d.catalog.coverage(t.group, t.version, t.resource, (c) => matchesSet(c, clusters))));
+  const one = t.cluster;
+  const c = await d.catalog.coverage(t.group, t.version, t.resource, one !== undefined ? (x) => x === one : (x) => matchesSet(x, clusters));
+  // One cluster's path has said already whether that cluster is ready (reference §1.3 step 9).
+  addWarnings(res, coverageWarnings(t, one !== undefined ? { ...c, notReady: [] } : c));
 }
 
 async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter> {

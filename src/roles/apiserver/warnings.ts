@@ -34,7 +34,8 @@ const plural = (n: number): string => (n === 1 ? '1 cluster' : `${n} clusters`);
 
 /**
  * The warnings of a list or watch over several clusters: members left out because they keep the resource at
- * another version (with the kubectl resource form that reads theirs), and members in the answer that are not ready.
+ * another version (with the kubectl resource form that reads theirs), members still in their first list of it, and
+ * members in the answer that are not ready.
  */
 export function coverageWarnings(t: { group: string; version: string; resource: string }, c: TypeCoverage): string[] {
   const out: string[] = [];
@@ -49,6 +50,10 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
     const one = clusters.length === 1;
     out.push(`${gr}: ${plural(clusters.length)} ${one ? 'keeps' : 'keep'} it as ${groupVersionString(t.group, v)}, not ${groupVersionString(t.group, t.version)}, `
       + `and ${one ? 'is' : 'are'} left out of this answer (ask for ${ask}): ${named(clusters)}`);
+  }
+  if (c.firstListing.length > 0) {
+    out.push(`${gr}: ${plural(c.firstListing.length)} ${c.firstListing.length === 1 ? 'is' : 'are'} still in ${c.firstListing.length === 1 ? 'its' : 'their'} first list of it, `
+      + `and some of ${c.firstListing.length === 1 ? 'its' : 'their'} objects are not in this answer yet: ${named(c.firstListing)}`);
   }
   return [...out, ...notReadyWarnings(c.notReady)];
 }

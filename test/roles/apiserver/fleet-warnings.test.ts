@@ -88,6 +88,35 @@ describe('a list over several clusters', () => {
     expect((await get(`${C}/workloads?clusters=old,new`)).warnings).toEqual([]);
   });
 
+  it('names the members whose first list of the resource is still running: their objects are not all there', async () => {
+    const before = (await served.storage.clusterStatuses()).get('new')!;
+    const listing = (status: string, initialListPhase: boolean): Record<string, unknown> => ({
+      ...before.status,
+      syncResources: [{ group: '', resources: [{ name: 'pods', kind: 'Pod', namespaced: true, syncConditions: [{ version: 'v1', status, initialListPhase }] }] }],
+    });
+    const FIRST = '299 - "pods: 1 cluster is still in its first list of it, and some of its objects are not in this answer yet: new"';
+    const until = async (path: string, want: string[]): Promise<string[]> => {
+      let w: string[] = [];
+      // The catalog reads statuses again within its 2 s TTL.
+      for (let i = 0; i < 40 && JSON.stringify(w) !== JSON.stringify(want); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        w = (await get(path)).warnings;
+      }
+      return w;
+    };
+    try {
+      await served.storage.putClusterStatus('new', { ...before, status: listing('Pending', true), updatedAt: new Date().toISOString() });
+      expect(await until(`${P}/api/v1/pods`, [FIRST, DOWN])).toEqual([FIRST, DOWN]);
+      // Through the member's own path too.
+      expect((await get(`${P}/clusters/new/api/v1/pods`)).warnings).toEqual([FIRST]);
+      // A relist (initialListPhase while Syncing) keeps the rows it had: no warning.
+      await served.storage.putClusterStatus('new', { ...before, status: listing('Syncing', true), updatedAt: new Date().toISOString() });
+      expect(await until(`${P}/api/v1/pods`, [DOWN])).toEqual([DOWN]);
+    } finally {
+      await served.storage.putClusterStatus('new', before);
+    }
+  });
+
   it('answers one cluster at a version it does not keep with a 404 that names the version it keeps', async () => {
     const r = await get(`${P}/clusters/old/apis/${G}/v1/httproutes`);
     expect(r.status).toBe(404);
@@ -105,7 +134,7 @@ describe('warning texts', () => {
   it('count the members past the tenth, and give the reasons of several members not ready', () => {
     const many = Array.from({ length: 12 }, (_, i) => ({ cluster: `m${i}`, versions: ['v1beta1', 'v1alpha1'] }));
     const [left, down] = coverageWarnings({ group: 'x.io', version: 'v1', resource: 'things' },
-      { elsewhere: many, notReady: [{ cluster: 'a', reason: 'NotReachable' }, { cluster: 'b', reason: '' }] });
+      { elsewhere: many, notReady: [{ cluster: 'a', reason: 'NotReachable' }, { cluster: 'b', reason: '' }], firstListing: [] });
     expect(left).toBe('things.x.io: 12 clusters keep it as x.io/v1beta1, not x.io/v1, and are left out of this answer (ask for things.v1beta1.x.io): m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more');
     expect(down).toBe('2 clusters are not ready and the resources obtained from them may be inaccurate: a (NotReachable), b');
   });
