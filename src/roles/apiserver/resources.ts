@@ -53,7 +53,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   try {
     switch (t.verb) {
       case 'get':
-        return await get(res, t, type, neg, rc, d);
+        return await get(res, ctx, t, type, neg, rc, d);
       case 'list':
         return await list(res, ctx, url, t, neg, rc, d);
       case 'watch':
@@ -90,10 +90,10 @@ async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter>
   return tableFor({ group: type.group, resource: type.resource }, crd);
 }
 
-async function get(res: ServerResponse, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
-  if (t.cluster === undefined) throw badRequest('please specify the cluster name when using the resource name to get a specific resource.');
+async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
   const name = t.name ?? '';
   const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  if (t.cluster === undefined) throw badRequest(`please specify the cluster name when using the resource name to get a specific resource.${await holders(ctx, t, gr, name, d)}`);
   const missing = (): Error => notFound(`${gr} "${name}" not found`, { name, group: t.group, kind: t.resource });
   // A namespaced object addressed without its namespace does not exist (kube answers 404 too).
   if (type.namespaced && t.namespace === undefined) throw missing();
@@ -102,6 +102,26 @@ async function get(res: ServerResponse, t: ResourceRequest, type: TypeInfo, neg:
   // A JSON object as stored goes out as it is: parsing and serialising it again cost ~50 µs of a ~0.5 ms get.
   if (neg.transform === 'none' && neg.wire === 'json') sendText(res, 200, row.object, neg.wire, neg.contentType);
   else sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
+}
+
+/** Clusters named in a hint (a get without one): past this many, the count. */
+const MAX_HOLDERS = 10;
+
+/**
+ * For a get through the fleet's path (which needs a cluster, reference §1.3): the clusters that hold the object, among
+ * those the caller may read, so the answer says where to ask. Empty when none does.
+ */
+async function holders(ctx: RequestContext, t: ResourceRequest, gr: string, name: string, d: HandlerDeps): Promise<string> {
+  const query: ListQuery = { types: { kind: 'one', group: t.group, version: t.version, resource: t.resource }, names: { op: 'in', values: [name] }, keysOnly: true, limit: 1000 };
+  if (t.namespace !== undefined) query.namespaces = { op: 'in', values: [t.namespace] };
+  const clusters = await scopedClusters(ctx.access, undefined);
+  if (clusters) query.clusters = clusters;
+  const found = new Set<string>();
+  for await (const row of (await d.storage.list(query, ctx.signal)).rows) found.add(row.cluster);
+  if (found.size === 0) return '';
+  const list = [...found].sort();
+  const shown = list.length > MAX_HOLDERS ? `${list.slice(0, MAX_HOLDERS).join(', ')} and ${list.length - MAX_HOLDERS} more` : list.join(', ');
+  return ` ${gr} "${name}" is in cluster${list.length === 1 ? '' : 's'} ${shown}: ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).`;
 }
 
 function parse(url: URL, t: ResourceRequest, neg: Negotiated, d: HandlerDeps): ReturnType<typeof parseListOptions> {

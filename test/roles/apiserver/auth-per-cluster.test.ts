@@ -103,6 +103,12 @@ describe('lists', () => {
     expect(r.json?.items).toEqual([]);
   });
 
+  it('narrow the clusters a get without one names as holding the object', async () => {
+    const where = async (who: keyof typeof tokens): Promise<unknown> => (await as(who)(`${P}/api/v1/namespaces/default/pods/web-1`)).json?.message;
+    expect(await where('alice')).toMatch(/ pods "web-1" is in clusters c1, c3: /);
+    expect(await where('nobody')).toBe('please specify the cluster name when using the resource name to get a specific resource.');
+  });
+
   it('narrow collections too', async () => {
     const r = await as('alice')('/apis/clusterpedia.io/v1beta1/collectionresources/workloads');
     expect(r.status).toBe(200);

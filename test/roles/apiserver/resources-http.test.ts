@@ -152,7 +152,14 @@ describe('list and get', () => {
     expect(a.body.message).toBe('the server could not find the requested cluster');
     const b = await get(`${P}/api/v1/namespaces/default/pods/web-1`);
     expect(b.status).toBe(400);
-    expect(b.body.message).toMatch(/please specify the cluster name/);
+    // Reference §1.3's words, then where the object is, so the user knows which cluster to ask.
+    expect(b.body.message).toBe('please specify the cluster name when using the resource name to get a specific resource. '
+      + 'pods "web-1" is in clusters c1, c2: ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).');
+    expect((await get(`${P}/apis/apps/v1/namespaces/default/deployments/web`)).body.message).toMatch(/deployments\.apps "web" is in clusters c1, c2:/);
+    expect((await get(`${P}/api/v1/namespaces/kube-system/pods/api-1`)).body.message).toMatch(/"api-1" is in cluster c2:/);
+    const none = await get(`${P}/api/v1/namespaces/default/pods/nobody-has-it`);
+    expect(none.status).toBe(400);
+    expect(none.body.message).toBe('please specify the cluster name when using the resource name to get a specific resource.');
   });
 
   it('gets one object, and 404s a missing one with a Status', async () => {
