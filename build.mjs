@@ -1,7 +1,8 @@
 // Bundles the whole CLI into one ESM file, dist/clusterpedia.mjs (better-sqlite3 stays external: it is a native addon).
 // The SQLite writer thread's code is bundled first, on its own, and carried inside it as a string.
 import { build } from 'esbuild';
-import { readFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The SQLite writer thread's code (src/storage/sqlite/writer-worker.ts) as one CommonJS script. */
@@ -22,9 +23,10 @@ export async function bundleSqliteWriter() {
 
 async function main() {
   const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-  await build({
+  const r = await build({
     entryPoints: ['src/main.ts'],
     outfile: 'dist/clusterpedia.mjs',
+    write: false,
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -42,6 +44,15 @@ async function main() {
       js: "import { createRequire as __cpCreateRequire } from 'node:module'; const require = __cpCreateRequire(import.meta.url);",
     },
   });
+  // Each file is written beside its place and renamed over it: a process started meanwhile (a test rebuilding the
+  // bundle while another restarts it) loads the old bundle or the new one, never a file cut short — which node runs
+  // as an empty module and leaves with exit code 0.
+  for (const f of r.outputFiles) {
+    mkdirSync(dirname(f.path), { recursive: true });
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
 }
 
 // Run as a script (node build.mjs), not when imported for bundleSqliteWriter; import.meta.url has symlinks resolved.
