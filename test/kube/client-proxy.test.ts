@@ -70,10 +70,14 @@ async function socksProxy(seen: Seen): Promise<{ url: string; close: () => void 
   return { url: `socks5://127.0.0.1:${port}`, close: () => server.close() };
 }
 
-function kubeConfig(proxyUrl: string): KubeConfig {
+/** The simulator as a kubeconfig cluster: at its URL, or at another name (with the certificate's name given). */
+function kubeConfig(proxyUrl: string | undefined, server = sim.url): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'm', server: sim.url, caData: Buffer.from(sim.caData!).toString('base64'), proxyUrl }],
+    clusters: [{
+      name: 'm', server, caData: Buffer.from(sim.caData!).toString('base64'),
+      ...(server === sim.url ? {} : { tlsServerName: '127.0.0.1' }), ...(proxyUrl ? { proxyUrl } : {}),
+    }],
     users: [{ name: 'u', token: sim.token }],
     contexts: [{ name: 'm', cluster: 'm', user: 'u' }],
     currentContext: 'm',
@@ -128,17 +132,7 @@ describe('proxy-url', () => {
   it('from the environment: HTTPS_PROXY for an https member unless NO_PROXY exempts it; the kubeconfig\'s proxy-url wins', async () => {
     const seen: Seen = { targets: [], auth: [] };
     const proxy = await httpProxy(seen);
-    const member = `https://member.test:${sim.port}`;
-    const kc = (proxyUrl?: string): KubeConfig => {
-      const k = new KubeConfig();
-      k.loadFromOptions({
-        clusters: [{ name: 'm', server: member, caData: Buffer.from(sim.caData!).toString('base64'), tlsServerName: '127.0.0.1', ...(proxyUrl ? { proxyUrl } : {}) }],
-        users: [{ name: 'u', token: sim.token }],
-        contexts: [{ name: 'm', cluster: 'm', user: 'u' }],
-        currentContext: 'm',
-      });
-      return k;
-    };
+    const kc = (proxyUrl?: string): KubeConfig => kubeConfig(proxyUrl, `https://member.test:${sim.port}`);
     const listed = async (k: KubeConfig, env: NodeJS.ProcessEnv): Promise<number> => {
       const c = await KubeClient.create(k, { env, requestTimeoutMs: 3_000 });
       try {
