@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, notFound } from '../../kube/status.js';
-import { groupVersionString } from '../../kube/types.js';
+import { groupResourceString, groupVersionString } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
 import type { JoinedPage, ListPage, ListQuery, SetFilter, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
@@ -21,7 +21,7 @@ import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import type { TypeInfo } from './catalog.js';
-import { addWarnings, coverageWarnings, notReadyText } from './warnings.js';
+import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
 
@@ -73,8 +73,7 @@ async function typeNotFound(t: ResourceRequest, d: HandlerDeps): Promise<Error> 
   if (t.cluster === undefined) return notFound();
   const [other] = (await d.catalog.coverage(t.group, t.version, t.resource, (c) => c === t.cluster)).elsewhere;
   if (!other) return notFound();
-  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
-  return notFound(`the server could not find the requested resource: cluster ${t.cluster} keeps ${gr} as ${other.versions.map((v) => groupVersionString(t.group, v)).join(', ')}`);
+  return notFound(`the server could not find the requested resource: cluster ${t.cluster} keeps ${groupResourceString(t)} as ${other.versions.map((v) => groupVersionString(t.group, v)).join(', ')}`);
 }
 
 /** Warnings for a list or watch (warnings.ts): over the clusters it reads, or the one of its path. */
@@ -92,7 +91,7 @@ async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter>
 
 async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
   const name = t.name ?? '';
-  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  const gr = groupResourceString(t);
   if (t.cluster === undefined) throw badRequest(`please specify the cluster name when using the resource name to get a specific resource.${await holders(ctx, t, gr, name, d)}`);
   const missing = (): Error => notFound(`${gr} "${name}" not found`, { name, group: t.group, kind: t.resource });
   // A namespaced object addressed without its namespace does not exist (kube answers 404 too).
@@ -103,9 +102,6 @@ async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest,
   if (neg.transform === 'none' && neg.wire === 'json') sendText(res, 200, row.object, neg.wire, neg.contentType);
   else sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
 }
-
-/** Clusters named in a hint (a get without one): past this many, the count. */
-const MAX_HOLDERS = 10;
 
 /**
  * For a get through the fleet's path (which needs a cluster, reference §1.3): the clusters that hold the object, among
@@ -119,9 +115,7 @@ async function holders(ctx: RequestContext, t: ResourceRequest, gr: string, name
   const found = new Set<string>();
   for await (const row of (await d.storage.list(query, ctx.signal)).rows) found.add(row.cluster);
   if (found.size === 0) return '';
-  const list = [...found].sort();
-  const shown = list.length > MAX_HOLDERS ? `${list.slice(0, MAX_HOLDERS).join(', ')} and ${list.length - MAX_HOLDERS} more` : list.join(', ');
-  return ` ${gr} "${name}" is in cluster${list.length === 1 ? '' : 's'} ${shown}: ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).`;
+  return ` ${gr} "${name}" is in cluster${found.size === 1 ? '' : 's'} ${named([...found].sort())}: ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).`;
 }
 
 function parse(url: URL, t: ResourceRequest, neg: Negotiated, d: HandlerDeps): ReturnType<typeof parseListOptions> {

@@ -1,10 +1,10 @@
 // Warning headers (RFC 7234 `299 - "text"`, as kube-apiserver sends them; kubectl prints each as "Warning: text"):
 // what a client should know about an answer that is served all the same.
 import type { ServerResponse } from 'node:http';
-import { groupVersionString } from '../../kube/types.js';
+import { groupResourceString, groupVersionString } from '../../kube/types.js';
 import type { TypeCoverage } from './catalog.js';
 
-/** Cluster names a warning spells out; the rest are counted. */
+/** Cluster names a message spells out; the rest are counted. */
 const MAX_NAMED = 10;
 
 /** One header value. The text is a quoted-string: quotes and backslashes escaped, control characters dropped. */
@@ -25,7 +25,8 @@ export function notReadyText(cluster: string, reason: string): string {
   return `${cluster} is not ready and the resources obtained may be inaccurate${reason ? `, reason: ${reason}` : ''}.`;
 }
 
-function named(clusters: readonly string[]): string {
+/** "a, b, c", or the first MAX_NAMED and "and N more". */
+export function named(clusters: readonly string[]): string {
   const shown = clusters.slice(0, MAX_NAMED).join(', ');
   return clusters.length > MAX_NAMED ? `${shown} and ${clusters.length - MAX_NAMED} more` : shown;
 }
@@ -44,7 +45,7 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
     const v = e.versions[0]!;
     byVersion.set(v, [...(byVersion.get(v) ?? []), e.cluster]);
   }
-  const gr = t.group ? `${t.resource}.${t.group}` : t.resource;
+  const gr = groupResourceString(t);
   for (const [v, clusters] of byVersion) {
     const ask = t.group ? `${t.resource}.${v}.${t.group}` : t.resource;
     const one = clusters.length === 1;
