@@ -53,8 +53,9 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
       + `and ${one ? 'is' : 'are'} left out of this answer (ask for ${ask}): ${named(clusters)}`);
   }
   if (c.firstListing.length > 0) {
-    out.push(`${gr}: ${plural(c.firstListing.length)} ${c.firstListing.length === 1 ? 'is' : 'are'} still in ${c.firstListing.length === 1 ? 'its' : 'their'} first list of it, `
-      + `and some of ${c.firstListing.length === 1 ? 'its' : 'their'} objects are not in this answer yet: ${named(c.firstListing)}`);
+    const [verb, their] = c.firstListing.length === 1 ? ['is', 'its'] : ['are', 'their'];
+    out.push(`${gr}: ${plural(c.firstListing.length)} ${verb} still in ${their} first list of it, and some of ${their} objects are not in this answer yet: `
+      + named(c.firstListing));
   }
   return [...out, ...notReadyWarnings(c.notReady)];
 }
