@@ -110,10 +110,10 @@ export class Catalog {
   }
 
   /**
-   * How the clusters `inScope` admits cover one type, for the warnings of a list or watch over several clusters: a
-   * fleet whose members serve a resource at different versions (a Gateway API or Istio CRD promoted from v1beta1 to
-   * v1, a beta built-in on an older member) keeps each member's rows at its own version, and a list at one version
-   * would leave the others out without a word.
+   * How the clusters `inScope` admits cover one type, for the warnings of a list or watch (warnings.ts): those left
+   * out because they keep it at another version (a fleet whose members serve a Gateway API or Istio CRD at v1beta1
+   * and v1, a beta built-in on an older member, keeps each member's rows at its own version), and of those in the
+   * answer, the ones not ready and the ones whose first list of it has not ended.
    */
   async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean): Promise<TypeCoverage> {
     const s = await this.get();
