@@ -34,7 +34,11 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   }
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
   if (!type) throw await typeNotFound(t, d);
-  if (t.subresource !== undefined) throw notFound();
+  // kubectl logs, exec, port-forward, get --subresource: nothing stored answers them, and nothing is forwarded.
+  if (t.subresource !== undefined) {
+    throw notFound(`the server could not find the requested resource: ${groupResourceString(t)}/${t.subresource} is not served here (clusterpedia serves `
+      + `the objects it stores, not their subresources: ask the member cluster)`);
+  }
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   const neg = negotiate(req.headers.accept, TRANSFORMS);
   const rc: RenderContext = {

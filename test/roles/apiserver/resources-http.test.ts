@@ -162,6 +162,16 @@ describe('list and get', () => {
     expect(none.body.message).toBe('please specify the cluster name when using the resource name to get a specific resource.');
   });
 
+  it('answers a subresource (kubectl logs, exec, get --subresource) with a 404 that says subresources are not served', async () => {
+    const cases: [string, string][] = [[`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/log`, 'pods/log'], [`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web/scale`, 'deployments.apps/scale']];
+    for (const [path, gr] of cases) {
+      const r = await get(path);
+      expect(r.status, path).toBe(404);
+      expect(r.body, path).toMatchObject({ kind: 'Status', reason: 'NotFound',
+        message: `the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores, not their subresources: ask the member cluster)` });
+    }
+  });
+
   it('gets one object, and 404s a missing one with a Status', async () => {
     const ok = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`);
     expect(ok.status).toBe(200);
