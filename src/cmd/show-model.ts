@@ -1,6 +1,6 @@
 // What `show` reports, computed from storage: cluster status records (written by the synchro) and row counts.
 import type { ClusterStatusRecord, StorageReader } from '../storage/types.js';
-import { stringMap } from '../kube/pediacluster.js';
+import { isObject, stringMap } from '../kube/printers/fields.js';
 
 export interface SyncCondition {
   version?: string;
@@ -54,8 +54,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** The stored summary keeps the PediaCluster's labels beside its spec (cluster-manager.ts specSummary); shown apart. */
 function splitLabels(summary: Record<string, unknown>): { labels?: Record<string, string>; spec: Record<string, unknown> } {
   const { labels, ...spec } = summary;
-  const shown = stringMap(labels);
-  return shown ? { labels: shown, spec } : { spec };
+  return isObject(labels) ? { labels: stringMap(labels), spec } : { spec };
 }
 
 function conditions(status: Record<string, unknown>): ClusterReport['conditions'] {

@@ -1,4 +1,5 @@
 // PediaCluster and ClusterSyncResources (cluster.clusterpedia.io/v1alpha2) as narrow structural types.
+import { stringMap } from './printers/fields.js';
 
 export const CLUSTER_API_GROUP = 'cluster.clusterpedia.io';
 export const CLUSTER_API_VERSION = 'v1alpha2';
@@ -125,17 +126,9 @@ export interface PediaCluster {
   status?: PediaClusterStatus;
 }
 
-/** A label map as a label selector sees it: the string values of a plain object; undefined for anything else. */
-export function stringMap(v: unknown): Record<string, string> | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
-  return out;
-}
-
-/** metadata.labels as a label selector sees them (a file is not checked against a schema). */
+/** metadata.labels as a label selector sees them: string values only (a file is not checked against a schema). */
 export function pediaClusterLabels(pc: Pick<PediaCluster, 'metadata'>): Record<string, string> {
-  return stringMap(pc.metadata.labels) ?? {};
+  return stringMap(pc.metadata.labels);
 }
 
 export interface ClusterSyncResources {

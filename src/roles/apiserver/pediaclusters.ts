@@ -3,7 +3,7 @@ import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
 import { buildTable, customResourcePrinter, rowObject, type IncludeObject, type PrinterColumn, type Table } from '../../kube/printers/index.js';
 import type { KubeObject } from '../../kube/types.js';
-import { stringMap } from '../../kube/pediacluster.js';
+import { stringMap } from '../../kube/printers/fields.js';
 import { parseFieldSelector } from '../../kube/field-selector.js';
 import { parseLabelSelector } from '../../kube/label-selector.js';
 import { matchesFields, matchesLabels } from '../../kube/match.js';
@@ -32,7 +32,7 @@ export function pediaClusterObject(name: string, rec: ClusterStatusRecord): Kube
   for (const f of SECRET_SPEC_FIELDS) delete spec[f];
   const metadata: KubeObject['metadata'] = { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) };
   const shown = stringMap(labels);
-  if (shown && Object.keys(shown).length > 0) metadata.labels = shown;
+  if (Object.keys(shown).length > 0) metadata.labels = shown;
   return { apiVersion: PEDIACLUSTER_API_VERSION, kind: 'PediaCluster', metadata, spec, status: rec.status };
 }
 
