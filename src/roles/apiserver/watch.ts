@@ -94,7 +94,6 @@ export class MemberBudget {
   constructor(readonly limit = MAX_MEMBERS_ALL_WATCHES) {}
 }
 
-/** The identity of a row within a watch (which may span several resource types). */
 /**
  * A watch's length in seconds: what the client asked for, else, as kube-apiserver does, a random time in
  * [max/2, max] so that clients spread out.
@@ -103,6 +102,7 @@ export function watchTimeoutSeconds(requested: number | undefined, maxTimeoutSec
   return requested ?? Math.round(maxTimeoutSeconds / 2 + Math.random() * (maxTimeoutSeconds / 2));
 }
 
+/** The identity of a row within a watch (which may span several resource types). */
 export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
 
 /**

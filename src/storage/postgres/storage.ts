@@ -25,6 +25,7 @@ import { migrations } from './embedded-migrations.js';
 import { mapPostgresError } from './errors.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
+import { HEAD_REVISION } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
 import { inTransaction } from './transaction.js';
 import { applyBatch, cleanRows, lockAndReadRevision, setMeta } from './write.js';
@@ -233,7 +234,7 @@ class PostgresStorage implements Storage {
   }
 
   async currentRevision(): Promise<string> {
-    const r = await this.rows('currentRevision', sql`SELECT value FROM meta WHERE key = 'revision'`);
+    const r = await this.rows('currentRevision', HEAD_REVISION);
     return String(r[0]?.[0] ?? '0');
   }
 
