@@ -3,10 +3,11 @@
 import type https from 'node:https';
 import { LineTooLongError, nonBlankLines } from './lines.js';
 import { Agent, ProxyAgent, request, Socks5ProxyAgent, type Dispatcher } from 'undici';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type Cluster } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
+import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -50,18 +51,18 @@ export interface KubeClientOptions {
 
 /**
  * How long a request (and create()) waits for the kubeconfig's credentials before it fails with a retryable
- * CredentialTimeout: an exec plugin that waits for input no one gives (an interactive login in a server process) or
- * hangs would otherwise hold the member's synchro, health probe included, for good. The plugin's run itself goes on;
- * while it does, no second one is started for the same kubeconfig.
+ * CredentialTimeout: a credential plugin that waits for input no one gives (an interactive login in a server process)
+ * or hangs would otherwise hold the member's synchro, health probe included, for good. An exec plugin is killed then
+ * (with what it started); an auth-provider's read goes on, and while it does no second one is started.
  */
 export const CREDENTIAL_TIMEOUT_MS = 30_000;
 
 /**
- * How long the headers of a credential plugin (`exec`, `auth-provider`) are reused before client-node is asked again.
- * client-node runs an exec plugin again for every request unless its ExecCredential carries an expirationTimestamp
- * (client-go keeps such a credential until the server answers 401), and each run is a process (`aws eks get-token`
- * takes most of a second): per list page, watch and health probe of every member. Reused this long, a credential may
- * outlive its expiry by as much; the server's 401 then gets fresh headers and the request is sent once more.
+ * How long an auth-provider's headers (`auth-provider`: OIDC, the cloud providers of old kubeconfigs) are reused
+ * before client-node is asked again, instead of for every request. Reused this long, a credential may outlive its
+ * expiry by as much; the server's 401 then gets fresh headers and the request is sent once more. An exec plugin's
+ * credential is kept until the expiry it states, or until a 401 when it states none, as client-go keeps it
+ * (exec-credential.ts).
  */
 export const PLUGIN_CREDENTIAL_TTL_MS = 10_000;
 
@@ -124,16 +125,15 @@ export class KubeClient {
     private readonly kc: KubeConfig,
     /** Base URL without trailing slash; may carry a path prefix (e.g. a proxy's /k8s/clusters/x). */
     readonly server: string,
-    private readonly agent: Dispatcher,
+    /** The connection pool; replaced when an exec plugin hands out another client certificate. */
+    private agent: Dispatcher,
     private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now' | 'credentialTimeoutMs'>>,
-    /** The user's credential comes from a plugin (exec, auth-provider): its headers are cached here. */
-    private readonly plugin: boolean,
+    private readonly auth: ClientAuth,
     first: Record<string, string>,
   ) {
-    if (plugin) this.credential = { headers: first, at: opts.now() };
+    if (auth.kind === 'provider') this.credential = { headers: first, at: opts.now() };
   }
 
-  /** Builds a client for the current context of `kc`. Throws on an unusable config (no cluster, bad server URL). */
   static async create(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
@@ -149,30 +149,61 @@ export class KubeClient {
     const proxy = cluster.proxyUrl
       ? proxyUrlOf(cluster.proxyUrl, 'kubeconfig proxy-url')
       : proxyUrlOf(envProxyFor(url, opts.env), url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY');
-    // One read gives the TLS material and the first headers (a credential plugin runs once here, not twice).
     const credentialTimeoutMs = opts.credentialTimeoutMs ?? CREDENTIAL_TIMEOUT_MS;
-    const applied = await readCredentials(kc, credentialTimeoutMs);
-    const tls = tlsMaterial(applied);
+    const now = opts.now ?? Date.now;
     const user = kc.getCurrentUser();
-    const agent = dispatcherFor(proxy, { ...tls, ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) }, opts.connections);
-    return new KubeClient(kc, cluster.server.replace(/\/+$/, ''), agent, {
+    const exec = user?.exec && !user.authProvider ? execSourceFor(kc, user.exec as ExecConfig, cluster, credentialTimeoutMs, now) : undefined;
+    // What client-node reads: an exec user's credential is ours to get (exec-credential.ts), so without its exec; a
+    // plain http server (kubectl proxy) as insecure, or client-node refuses it for want of TLS verification.
+    const plain = url.protocol === 'http:' && !cluster.skipTLSVerify;
+    const view = exec || plain ? clientNodeView(kc, { withoutExec: Boolean(exec), plain }) : kc;
+    // One read gives the TLS material and the first headers (an auth-provider's plugin runs once here, not twice).
+    const applied = await readCredentials(view, credentialTimeoutMs);
+    const tls = { ...tlsMaterial(applied), ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) };
+    const headers = headersOf(applied);
+    const connect = (cert?: ExecCredential): Dispatcher => dispatcherFor(proxy, cert?.cert ? { ...tls, cert: cert.cert, key: cert.key } : tls, opts.connections);
+    let auth: ClientAuth = user?.exec ?? user?.authProvider ? { kind: 'provider' } : { kind: 'static' };
+    let agent: Dispatcher;
+    if (exec) {
+      const credential = await awaitCredential(exec.get(), execBackstopMs(credentialTimeoutMs));
+      auth = { kind: 'exec', source: exec, headers, connect, used: credential };
+      agent = connect(credential);
+    } else agent = connect();
+    return new KubeClient(view, cluster.server.replace(/\/+$/, ''), agent, {
       userAgent: opts.userAgent ?? 'clusterpedia',
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
-      now: opts.now ?? Date.now,
+      now,
       credentialTimeoutMs,
-    }, Boolean(user?.exec ?? user?.authProvider), headersOf(applied));
+    }, auth, headers);
   }
 
   /**
-   * Current auth headers. Static credentials are read each time (cheap); a plugin's are reused for
-   * PLUGIN_CREDENTIAL_TTL_MS, or read again now (`fresh`, after a 401). Reads are shared (readCredentials).
+   * Current auth headers. An exec plugin's credential is kept by its source until its expiry or a 401 (`refused`);
+   * when it brings another client certificate, new connections carry it (the old pool closes once its requests end,
+   * as client-go rotates an exec certificate). Static credentials are read each time (cheap); an auth-provider's are
+   * reused for PLUGIN_CREDENTIAL_TTL_MS, or read again now (`fresh`, after a 401). Reads are shared (readCredentials).
    */
   private async authHeaders(signal: AbortSignal | undefined, fresh = false): Promise<Record<string, string>> {
+    const a = this.auth;
+    if (a.kind === 'exec') {
+      // A request already given up starts no plugin run.
+      signal?.throwIfAborted();
+      const c = await awaitCredential(a.source.get(fresh ? a.used : undefined), execBackstopMs(this.opts.credentialTimeoutMs), signal);
+      if (c !== a.used) {
+        if (c.cert !== a.used.cert || c.key !== a.used.key) {
+          const old = this.agent;
+          this.agent = a.connect(c);
+          old.close().catch(() => undefined);
+        }
+        a.used = c;
+      }
+      return c.token ? { ...a.headers, Authorization: `Bearer ${c.token}` } : a.headers;
+    }
     const c = this.credential;
-    if (this.plugin && !fresh && c && this.opts.now() - c.at < PLUGIN_CREDENTIAL_TTL_MS) return c.headers;
-    // Asks client-node: its exec and OIDC authenticators cache and refresh their tokens by their expiry.
+    if (a.kind === 'provider' && !fresh && c && this.opts.now() - c.at < PLUGIN_CREDENTIAL_TTL_MS) return c.headers;
+    // Asks client-node: its OIDC and cloud authenticators cache and refresh their tokens by their expiry.
     const headers = headersOf(await readCredentials(this.kc, this.opts.credentialTimeoutMs, signal));
-    if (this.plugin) this.credential = { headers, at: this.opts.now() };
+    if (a.kind === 'provider') this.credential = { headers, at: this.opts.now() };
     return headers;
   }
 
@@ -185,14 +216,16 @@ export class KubeClient {
 
   /**
    * Sends a request; the caller consumes or discards the body. Network failures become KubeApiError (retryable).
-   * A 401 to a credential plugin's headers is sent once more with fresh ones, if they differ (a token past its expiry).
+   * A 401 to a credential plugin's credential is sent once more with a fresh one, if it differs (a token past its
+   * expiry, another client certificate).
    */
   async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
     const auth = await this.authHeaders(o.signal);
+    const agent = this.agent;
     const res = await this.send(path, o, auth);
-    if (res.statusCode !== 401 || !this.plugin) return res;
+    if (res.statusCode !== 401 || this.auth.kind === 'static') return res;
     const fresh = await this.authHeaders(o.signal, true);
-    if (sameHeaders(fresh, auth)) return res;
+    if (sameHeaders(fresh, auth) && this.agent === agent) return res;
     // Read off (a Status of a few hundred bytes), not destroyed: destroying errors the stream with nobody listening.
     await res.body.dump();
     return this.send(path, o, fresh);
@@ -324,7 +357,7 @@ function proxyUrlOf(proxyUrl: string | undefined, source: string): URL | undefin
 const credentialReads = new WeakMap<KubeConfig, Promise<https.RequestOptions>>();
 
 /**
- * The kubeconfig's TLS material and auth headers as client-node applies them (running an exec plugin if its
+ * The kubeconfig's TLS material and auth headers as client-node applies them (running an auth-provider if its
  * credential is due), waited for at most `timeoutMs` and not past `signal`.
  */
 function readCredentials(kc: KubeConfig, timeoutMs: number, signal?: AbortSignal): Promise<https.RequestOptions> {
@@ -334,8 +367,12 @@ function readCredentials(kc: KubeConfig, timeoutMs: number, signal?: AbortSignal
     read = kc.applyToHTTPSOptions(o).then(() => o).finally(() => credentialReads.delete(kc));
     credentialReads.set(kc, read);
   }
+  return awaitCredential(read, timeoutMs, signal);
+}
+
+/** Waits for a credential read at most `timeoutMs` (then CredentialTimeout, retryable) and not past `signal`. */
+function awaitCredential<T>(pending: Promise<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const pending = read;
   return new Promise((resolve, reject) => {
     const settle = (): void => {
       clearTimeout(timer);
@@ -358,6 +395,52 @@ function readCredentials(kc: KubeConfig, timeoutMs: number, signal?: AbortSignal
       reject(e);
     });
   });
+}
+
+/**
+ * How a client authenticates: static material read from the kubeconfig each time; a client-node auth-provider
+ * (OIDC, cloud) whose headers are cached here; or an exec plugin run by us, with the credential last used.
+ */
+type ClientAuth =
+  | { kind: 'static' }
+  | { kind: 'provider' }
+  | { kind: 'exec'; source: ExecCredentialSource; headers: Record<string, string>; connect: (c: ExecCredential) => Dispatcher; used: ExecCredential };
+
+/**
+ * How long a request waits on an exec plugin's run: the run is stopped at the credential timeout and says so itself;
+ * this only bounds a wait on a plugin that its kill did not end.
+ */
+function execBackstopMs(timeoutMs: number): number {
+  return timeoutMs + 5_000;
+}
+
+/** Each kubeconfig's exec credential, shared by every client made from it (a synchro restarting keeps it). */
+const execSources = new WeakMap<KubeConfig, ExecCredentialSource>();
+
+function execSourceFor(kc: KubeConfig, exec: ExecConfig, cluster: Cluster, timeoutMs: number, now: () => number): ExecCredentialSource {
+  let source = execSources.get(kc);
+  if (!source) {
+    source = new ExecCredentialSource(exec, cluster, timeoutMs, now);
+    execSources.set(kc, source);
+  }
+  return source;
+}
+
+/**
+ * The same kubeconfig for client-node to read TLS material and headers from: without the current user's exec stanza
+ * (`withoutExec`), and with the current cluster marked insecure (`plain`: an http server, where TLS does not apply).
+ */
+function clientNodeView(kc: KubeConfig, o: { withoutExec: boolean; plain: boolean }): KubeConfig {
+  const copy = new KubeConfig();
+  const user = kc.getCurrentUser()?.name;
+  const cluster = kc.getCurrentCluster()?.name;
+  copy.loadFromOptions({
+    clusters: kc.getClusters().map((c) => (o.plain && c.name === cluster ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.getUsers().map((u) => (o.withoutExec && u.name === user ? { ...u, exec: undefined } : u)),
+    contexts: kc.getContexts(),
+    currentContext: kc.getCurrentContext(),
+  });
+  return copy;
 }
 
 function headersOf(o: https.RequestOptions): Record<string, string> {

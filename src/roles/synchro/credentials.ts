@@ -1,6 +1,7 @@
 // Credential resolution of a PediaCluster (reference §4.2), into a client-node KubeConfig. Never echoes a secret.
 import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
+import { checkExecConfig, type ExecConfig } from '../../kube/exec-credential.js';
 import type { PediaClusterSpec, SecretKeyRef } from '../../kube/pediacluster.js';
 
 /** Reads one key of a Secret in the clusterpedia namespace; undefined when the Secret or key is missing. */
@@ -81,6 +82,15 @@ function fromKubeconfig(text: string, prefix: string): ClusterConnection {
   const cluster = kc.getCurrentCluster();
   if (!cluster || !cluster.server) throw new CredentialError(`${prefix}kubeconfig has no current cluster with a server`);
   checkUrl(cluster.server, prefix);
+  // An exec stanza no run could honour (no command, an unknown apiVersion, an interactive login) is a config error.
+  const exec = kc.getCurrentUser()?.exec as ExecConfig | null | undefined;
+  if (exec) {
+    try {
+      checkExecConfig(exec);
+    } catch (e: unknown) {
+      throw new CredentialError(`${prefix}${(e as Error).message}`);
+    }
+  }
   return { kubeConfig: kc, apiserver: cluster.server, fingerprint: digest(['kubeconfig', text]) };
 }
 

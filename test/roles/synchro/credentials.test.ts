@@ -66,6 +66,16 @@ describe('inline credentials', () => {
     expect(await message({ kubeconfig: b64(`{{{ ${TOKEN}`) })).toBe('kubeconfig cannot be parsed');
   });
 
+  it('a kubeconfig whose exec plugin no run could honour is a config error, found before any run', async () => {
+    const withExec = (exec: string): string => b64(KUBECONFIG.replace(`{token: ${TOKEN}}`, `{exec: ${exec}}`));
+    expect(await message({ kubeconfig: withExec('{apiVersion: client.authentication.k8s.io/v1, command: kubelogin, interactiveMode: Always}') }))
+      .toBe('kubeconfig exec plugin kubelogin needs an interactive terminal (interactiveMode: Always), which a server process does not have; use a plugin or mode that logs in without one');
+    expect(await message({ kubeconfig: withExec('{apiVersion: client.authentication.k8s.io/v1alpha1, command: aws, interactiveMode: Never}') }))
+      .toBe('kubeconfig exec plugin apiVersion "client.authentication.k8s.io/v1alpha1" is not supported (client.authentication.k8s.io/v1, client.authentication.k8s.io/v1beta1)');
+    const ok = await resolveCredentials({ kubeconfig: withExec('{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, args: [eks, get-token]}') }, undefined);
+    expect(ok.kubeConfig.getCurrentUser()?.exec).toMatchObject({ command: 'aws' });
+  });
+
   it('a bad URL is reported; URLs with userinfo are refused', async () => {
     expect(await message({ apiserver: 'not a url', tokenData: b64(TOKEN) })).toMatch(/is not a URL/);
     expect(await message({ apiserver: `https://user:${TOKEN}@m:6443`, tokenData: b64(TOKEN) })).toBe('apiserver URL must not carry credentials');
