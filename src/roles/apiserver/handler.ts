@@ -108,7 +108,7 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
       filter,
       ...(name !== undefined ? { name } : {}),
       ...(rv !== undefined ? { resourceVersion: rv } : {}),
-      timeoutMs: Math.min(timeoutSeconds, maxTimeoutSeconds) * 1000,
+      timeoutMs: timeoutSeconds * 1000,
       pollMs: PEDIACLUSTER_POLL_MS,
       contentType: neg.contentType,
       encode: (type, object) => {

@@ -59,7 +59,10 @@ export interface WatchOptions {
   pollIntervalMs: number;
   /** Interval of BOOKMARK events when the client allows them, milliseconds. */
   bookmarkIntervalMs: number;
-  /** Upper bound on timeoutSeconds; watches without one end after a random time in [max/2, max]. */
+  /**
+   * Watches without timeoutSeconds end after a random time in [max/2, max] (kube-apiserver's --min-request-timeout
+   * doubled); one that asks for a length gets it, as from kube-apiserver.
+   */
   maxTimeoutSeconds: number;
 }
 
