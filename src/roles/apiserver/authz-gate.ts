@@ -5,6 +5,7 @@ import type { AuthnContext, Authenticator, UserInfo } from './authn.js';
 import { attributesFor, clusterAttributes, clusterOf, isPublicPath, requestVerb } from './authz-attributes.js';
 import { clusterScope, type ClusterScope } from './authz-clusters.js';
 import { authorize, MASTERS_GROUP, type Authorizer } from './authz.js';
+import type { ReviewAuthority } from './self-review.js';
 import type { RequestTarget } from './request-info.js';
 
 /** What the handlers learn about the caller. */
@@ -26,6 +27,11 @@ export interface AccessGateDeps {
 export class AccessGate {
   constructor(private readonly d: AccessGateDeps) {}
 
+  /** What a SelfSubjectAccessReview is answered with: the same authorizer and cluster list as requests. */
+  get authority(): ReviewAuthority {
+    return { authz: this.d.authz, perCluster: this.d.perCluster, clusters: this.d.clusters };
+  }
+
   /**
    * Admits the request or throws a Status: 401 (not authenticated), 403 (denied), 503 (the host cannot
    * review). Returns undefined for public paths, which are served to anyone without looking at credentials.
@@ -36,6 +42,9 @@ export class AccessGate {
     if (isPublicPath(pathname)) return undefined;
     const user = await this.d.authn.authenticate(req, ctx);
     if (!ctx.secure) return { user };
+    // Any authenticated user may ask about itself, as kube's system:basic-user role allows; the review's answer is
+    // where authorization happens (self-review.ts).
+    if (target.kind === 'selfReview') return { user };
     const verb = requestVerb(req.method, target);
     await authorize(this.d.authz, user, attributesFor(target, pathname, verb));
     if (!this.d.perCluster || user.groups.includes(MASTERS_GROUP)) return { user };

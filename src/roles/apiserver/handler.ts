@@ -21,6 +21,7 @@ import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
 import { serveResource } from './resources.js';
+import { answerSelfReview } from './self-review.js';
 import type { RequestContext } from './server.js';
 
 export interface HandlerDeps {
@@ -45,10 +46,14 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     const target = parseRequestTarget(url.pathname, watch);
     // Before anything else, as kube-apiserver: an anonymous POST is 401, a denied one 403, only then 405.
     ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
+    if (target.kind === 'selfReview') {
+      // Reviews are created, never read: kube answers 405 to any other verb.
+      if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), target.review === 'access' ? 'selfsubjectaccessreviews' : 'selfsubjectreviews');
+      return sendObject(res, 201, await answerSelfReview(req, target, ctx.access!.user, ctx.secure, d.gate.authority));
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
-      // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method
-      // (`kubectl auth can-i` posts a SelfSubjectAccessReview no member API is synced for).
+      // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
       if (target.kind === 'notFound') throw notFound();
       if (target.kind === 'resource' && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
       // Everything served here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.

@@ -32,9 +32,35 @@ export interface DiscoveryRequest {
   version?: string;
 }
 
+/**
+ * A review the caller posts about itself (`kubectl auth can-i`, `kubectl auth whoami`): a SelfSubjectAccessReview
+ * (authorization.k8s.io/v1) or a SelfSubjectReview (authentication.k8s.io/v1, v1beta1, v1alpha1), at the server's
+ * root or under the resources prefix (self-review.ts).
+ */
+export interface SelfReviewTarget {
+  kind: 'selfReview';
+  /** `access`: SelfSubjectAccessReview; `subject`: SelfSubjectReview. */
+  review: 'access' | 'subject';
+  version: string;
+  /** Posted under the resources prefix (about member resources), not at the server's root. */
+  fleet: boolean;
+  /** The member cluster of a `…/resources/clusters/<c>` path. */
+  cluster?: string;
+}
+
+/** The review a kube path names (`/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, …), if any. */
+function selfReviewOf(parts: string[]): Pick<SelfReviewTarget, 'review' | 'version'> | undefined {
+  if (parts.length !== 4 || parts[0] !== 'apis') return undefined;
+  const [, group, version, resource] = parts as [string, string, string, string];
+  if (group === 'authorization.k8s.io' && version === 'v1' && resource === 'selfsubjectaccessreviews') return { review: 'access', version };
+  if (group === 'authentication.k8s.io' && ['v1', 'v1beta1', 'v1alpha1'].includes(version) && resource === 'selfsubjectreviews') return { review: 'subject', version };
+  return undefined;
+}
+
 export type RequestTarget =
   | ResourceRequest
   | DiscoveryRequest
+  | SelfReviewTarget
   | { kind: 'version'; cluster?: string }
   | { kind: 'health'; check: 'healthz' | 'readyz' | 'livez'; rest: string }
   | { kind: 'metrics' }
@@ -67,6 +93,8 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
   const health = /^\/(healthz|readyz|livez)(\/.*)?$/.exec(path);
   if (health) return { kind: 'health', check: health[1] as 'healthz' | 'readyz' | 'livez', rest: health[2] ?? '' };
 
+  const review = selfReviewOf(segments(path));
+  if (review) return { kind: 'selfReview', ...review, fleet: false };
   if (path === RESOURCES_PREFIX || path.startsWith(`${RESOURCES_PREFIX}/`)) {
     return parseResourcesPath(path.slice(RESOURCES_PREFIX.length), watch);
   }
@@ -103,6 +131,8 @@ function parseResourcesPath(rest: string, watch: boolean): RequestTarget {
 export function parseKubePath(inner: string, cluster: string | undefined, watch: boolean): RequestTarget {
   const parts = segments(inner);
   const withCluster = <T extends object>(t: T): T & { cluster?: string } => (cluster === undefined ? t : { ...t, cluster });
+  const review = selfReviewOf(parts);
+  if (review) return withCluster({ kind: 'selfReview' as const, ...review, fleet: true });
   if (parts.length === 1 && parts[0] === 'version') return withCluster({ kind: 'version' as const });
   let group = '';
   let version: string | undefined;

@@ -380,6 +380,33 @@ function body(rng: Rng): Buffer | undefined {
   ])();
 }
 
+/** A SelfSubjectAccessReview as kubectl 1.33 posts it (protobuf, captured): mutated below. */
+const SSAR_PROTOBUF = Buffer.from('6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a656374416363657373526576696577124b0a100a0012001a0022002a00320038004200122d0a2b0a046d796e7312046c6973741a0022002a09706f64732e6170707332067374617475733a067374617475731a08080012001a0020001a002200', 'hex');
+
+/**
+ * `kubectl auth can-i` / `whoami` reviews posted at the root, the fleet and a cluster's path: JSON with hostile
+ * attribute values or shapes, kubectl's protobuf cut or with bytes flipped, odd content types.
+ */
+function reviewCase(rng: Rng): HttpCase {
+  const prefix = rng.pick(['', P, `${P}/clusters/${rng.pick(['member-1', 'nope', rng.pick(INJECTIONS)])}`]);
+  const access = rng.chance(0.8);
+  const path = `${prefix}${access ? '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' : `/apis/authentication.k8s.io/${rng.pick(['v1', 'v1beta1', 'v1alpha1', 'v2'])}/selfsubjectreviews`}`;
+  const value = (): unknown => rng.pick<unknown>([rng.pick(INJECTIONS), scalarValue(rng), 'list', 'get', '*', '', 7, null, ['x'], { a: 1 }]);
+  const protobuf = (): Buffer => {
+    const b = Buffer.from(SSAR_PROTOBUF);
+    if (rng.chance(0.5)) return b.subarray(0, rng.range(0, b.length));
+    for (let i = rng.range(1, 6); i > 0; i--) b[rng.range(0, b.length - 1)] = rng.range(0, 255);
+    return b;
+  };
+  const [contentType, payload] = rng.weighted<() => [string, Buffer]>([
+    [4, () => ['application/json', Buffer.from(JSON.stringify({ kind: rng.pick(['SelfSubjectAccessReview', 'SelfSubjectReview', 'Pod', '']), apiVersion: rng.pick(['authorization.k8s.io/v1', 'authentication.k8s.io/v1', 'v1', '']),
+      spec: rng.chance(0.8) ? { resourceAttributes: { verb: value(), resource: value(), group: value(), namespace: value(), name: value(), subresource: rng.chance(0.2) ? value() : '' } } : { nonResourceAttributes: { path: value(), verb: value() } } }))]],
+    [3, () => ['application/vnd.kubernetes.protobuf', protobuf()]],
+    [1, () => [rng.pick(['application/yaml', 'text/plain', '', 'application/json; charset=utf-8', '*/*']), body(rng) ?? Buffer.from('{}')]],
+  ])();
+  return { kind: 'http', label: `review:${access ? 'access' : 'subject'}`, method: 'POST', path: sendable(path), headers: { ...(contentType ? { 'content-type': contentType } : {}) }, body: payload };
+}
+
 /** Malformed, smuggling-shaped or slow requests written on a raw socket. */
 function rawCase(rng: Rng): RawCase {
   const ok = `GET ${P}/api/v1/namespaces?limit=1 HTTP/1.1\r\nHost: x\r\n`;
@@ -438,8 +465,10 @@ function rawCase(rng: Rng): RawCase {
 
 /** The next request of the stream. */
 export function generate(rng: Rng, pool: TokenPool): FuzzCase {
-  const kind = rng.weighted<string>([[62, 'resource'], [7, 'collection'], [3, 'pediaclusters'], [9, 'path'], [6, 'method'], [3, 'headers'], [5, 'raw'], [2, 'slow'], [6, 'token']]);
+  const kind = rng.weighted<string>([[62, 'resource'], [7, 'collection'], [3, 'pediaclusters'], [9, 'path'], [6, 'method'], [3, 'headers'], [5, 'raw'], [2, 'slow'], [6, 'token'], [3, 'review']]);
   switch (kind) {
+    case 'review':
+      return reviewCase(rng);
     case 'resource': {
       const r = resourcePath(rng);
       const q = resourceQuery(rng, pool, r.cluster, r.namespace);

@@ -1,0 +1,169 @@
+// `kubectl auth can-i` and `kubectl auth whoami` against the search API: SelfSubjectAccessReview answers whether the
+// caller may read what it names through the path it was posted to (at the resources prefix: any member resource, on
+// the fleet or one cluster's path; at the root: clusterpedia's own resources), with the clusters a fleet answer is
+// narrowed to; SelfSubjectReview answers who the server takes the caller for. Bodies come as JSON or, from kubectl
+// ≥ 1.32, as protobuf; answers go out as JSON (kubectl accepts it).
+import type { IncomingMessage } from 'node:http';
+import { badRequest, StatusError, status } from '../../kube/status.js';
+import { decodeKubeProtobuf, field, ProtobufError, readFields, stringField } from '../../kube/protobuf.js';
+import type { UserInfo } from './authn.js';
+import { clusterAttributes, isPublicPath } from './authz-attributes.js';
+import { MASTERS_GROUP, type Attributes, type Authorizer } from './authz.js';
+import { allowedClusters } from './authz-clusters.js';
+import type { SelfReviewTarget } from './request-info.js';
+import { named } from './warnings.js';
+
+/** A review is a few hundred bytes; past this the body is refused (413), as kube-apiserver refuses oversized ones. */
+const MAX_REVIEW_BYTES = 64 * 1024;
+
+const READ_VERBS = ['get', 'list', 'watch'];
+
+/** What answers a review: the authorizer the gate uses, and the member clusters for per-cluster authorization. */
+export interface ReviewAuthority {
+  authz: Authorizer;
+  perCluster: boolean;
+  clusters: () => Promise<Iterable<string>>;
+}
+
+interface ResourceAttrs {
+  namespace: string;
+  verb: string;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+interface ReviewSpec {
+  resourceAttributes?: ResourceAttrs;
+  nonResourceAttributes?: { path: string; verb: string };
+}
+
+interface AccessStatus {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+}
+
+/** Reads the body whole, at most MAX_REVIEW_BYTES. */
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REVIEW_BYTES) throw new StatusError(status(413, 'RequestEntityTooLarge', `the request body is larger than ${MAX_REVIEW_BYTES / 1024} KiB`));
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The review's kind, apiVersion and spec, from JSON or protobuf; a Status error for anything else. */
+export function parseReview(body: Buffer, contentType: string | undefined, t: SelfReviewTarget): { spec: ReviewSpec } {
+  const kind = t.review === 'access' ? 'SelfSubjectAccessReview' : 'SelfSubjectReview';
+  const apiVersion = `${t.review === 'access' ? 'authorization.k8s.io' : 'authentication.k8s.io'}/${t.version}`;
+  const media = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  const check = (gotKind: string, gotVersion: string): void => {
+    // An empty kind/apiVersion is taken from the path, as kube-apiserver defaults them.
+    if ((gotKind && gotKind !== kind) || (gotVersion && gotVersion !== apiVersion)) {
+      throw badRequest(`the body is a ${gotVersion || '?'} ${gotKind || '?'}, not the ${apiVersion} ${kind} this path takes`);
+    }
+  };
+  if (media === 'application/vnd.kubernetes.protobuf') {
+    try {
+      const o = decodeKubeProtobuf(body);
+      check(o.kind, o.apiVersion);
+      if (t.review === 'subject') return { spec: {} };
+      const spec = readFields(field(readFields(o.message), 2) ?? new Uint8Array());
+      const ra = field(spec, 1);
+      const nra = field(spec, 2);
+      if (ra) {
+        const f = readFields(ra);
+        return { spec: { resourceAttributes: { namespace: stringField(f, 1), verb: stringField(f, 2), group: stringField(f, 3), version: stringField(f, 4), resource: stringField(f, 5), subresource: stringField(f, 6), name: stringField(f, 7) } } };
+      }
+      if (nra) {
+        const f = readFields(nra);
+        return { spec: { nonResourceAttributes: { path: stringField(f, 1), verb: stringField(f, 2) } } };
+      }
+      return { spec: {} };
+    } catch (e: unknown) {
+      if (e instanceof ProtobufError) throw badRequest(`the body is not a protobuf-encoded ${kind}: ${e.message}`);
+      throw e;
+    }
+  }
+  if (media !== 'application/json' && media !== '*/*') {
+    throw new StatusError(status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf`));
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest(`the body is not JSON: a ${kind} was expected`);
+  }
+  if (!isObject(doc)) throw badRequest(`the body is not a ${kind} object`);
+  check(str(doc, 'kind'), str(doc, 'apiVersion'));
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  if (isObject(spec.resourceAttributes)) {
+    const r = spec.resourceAttributes;
+    return { spec: { resourceAttributes: { namespace: str(r, 'namespace'), verb: str(r, 'verb'), group: str(r, 'group'), version: str(r, 'version'), resource: str(r, 'resource'), subresource: str(r, 'subresource'), name: str(r, 'name') } } };
+  }
+  if (isObject(spec.nonResourceAttributes)) {
+    const n = spec.nonResourceAttributes;
+    return { spec: { nonResourceAttributes: { path: str(n, 'path'), verb: str(n, 'verb') } } };
+  }
+  return { spec };
+}
+
+/** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
+export async function answerSelfReview(req: IncomingMessage, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority): Promise<Record<string, unknown>> {
+  const { spec } = parseReview(await readBody(req), req.headers['content-type'], t);
+  const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  if (t.review === 'subject') {
+    const userInfo: Record<string, unknown> = { username: user.name, groups: user.groups };
+    if (user.uid) userInfo.uid = user.uid;
+    if (Object.keys(user.extra).length > 0) userInfo.extra = user.extra;
+    return { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${t.version}`, metadata, status: { userInfo } };
+  }
+  if (!spec.resourceAttributes && !spec.nonResourceAttributes) throw invalidSpec('exactly one of nonResourceAttributes or resourceAttributes must be specified');
+  const answer = await decideReview(spec, t, user, secure, authority);
+  return { kind: 'SelfSubjectAccessReview', apiVersion: `authorization.k8s.io/${t.version}`, metadata, spec, status: answer };
+}
+
+function invalidSpec(message: string): StatusError {
+  return new StatusError(status(422, 'Invalid', `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec: Invalid value: ${message}`));
+}
+
+async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInfo, secure: boolean, a: ReviewAuthority): Promise<AccessStatus> {
+  const insecure: AccessStatus = { allowed: true, reason: 'the insecure port serves every reader without authorization' };
+  const decide = async (attrs: Attributes): Promise<AccessStatus> => {
+    const d = await a.authz.decide(user, attrs);
+    return d.allowed ? { allowed: true, ...(d.reason ? { reason: d.reason } : {}) } : { allowed: false, ...(d.reason ? { reason: d.reason } : {}) };
+  };
+  const n = spec.nonResourceAttributes;
+  if (n) {
+    if (isPublicPath(n.path) && n.verb === 'get') return { allowed: true, reason: `${n.path} is served to anyone` };
+    if (!secure) return insecure;
+    return decide({ nonResource: { path: n.path, verb: n.verb } });
+  }
+  const r = spec.resourceAttributes!;
+  if (!READ_VERBS.includes(r.verb)) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
+  if (!t.fleet) {
+    // At the root: clusterpedia's own resources (resources, collectionresources, pediaclusters), asked as they are.
+    if (!secure) return insecure;
+    return decide({ resource: { group: r.group, version: r.version, resource: r.resource, verb: r.verb, ...(r.name ? { name: r.name } : {}), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.subresource ? { subresource: r.subresource } : {}) } });
+  }
+  if (r.subresource) return { allowed: false, reason: `subresources (${r.subresource}) are not served` };
+  if (!secure) return insecure;
+  // Every member resource is read through clusterpedia.io's `resources`, as the gate authorizes a request to it.
+  const fleet = await decide({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: r.verb } });
+  if (!fleet.allowed || !a.perCluster || user.groups.includes(MASTERS_GROUP)) return fleet;
+  if (t.cluster !== undefined) return decide(clusterAttributes(t.cluster, r.verb));
+  const all = [...await a.clusters()].sort();
+  const allowed = [...await allowedClusters(a.authz, user, r.verb, all)].sort();
+  if (allowed.length === 0 && all.length > 0) return { allowed: false, reason: `no member cluster may be read (clusters in clusterpedia.io, per cluster): answers would be empty` };
+  if (allowed.length < all.length) return { allowed: true, reason: `answers hold only the member clusters you may read: ${named(allowed)}` };
+  return fleet;
+}
