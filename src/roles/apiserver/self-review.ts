@@ -3,7 +3,7 @@
 // the fleet or one cluster's path; at the root: clusterpedia's own resources), with the clusters a fleet answer is
 // narrowed to; SelfSubjectReview answers who the server takes the caller for. Bodies come as JSON or, from kubectl
 // ≥ 1.32, as protobuf; answers go out as JSON (kubectl accepts it).
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, StatusError, status } from '../../kube/status.js';
 import { decodeKubeProtobuf, field, ProtobufError, readFields, stringField } from '../../kube/protobuf.js';
 import type { UserInfo } from './authn.js';
@@ -46,16 +46,38 @@ interface AccessStatus {
   reason?: string;
 }
 
-/** Reads the body whole, at most MAX_REVIEW_BYTES. */
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REVIEW_BYTES) throw new StatusError(status(413, 'RequestEntityTooLarge', `the request body is larger than ${MAX_REVIEW_BYTES / 1024} KiB`));
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/** Past this a body too large is no longer read to its end: the 413 goes out and the connection closes. */
+const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads the body whole, at most MAX_REVIEW_BYTES of it. A larger one is read off to its end and refused (413), so the
+ * connection stays usable for the client's next request; one past MAX_DRAINED_BYTES is refused at once and its
+ * connection closed after the answer. (Leaving a body half read, as a for-await loop left on a throw does, stalled
+ * the client's next request on that connection.)
+ */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const tooLarge = (): StatusError => new StatusError(status(413, 'RequestEntityTooLarge', `the request body is larger than ${MAX_REVIEW_BYTES / 1024} KiB`));
+    const settle = (f: () => void): void => {
+      if (settled) return;
+      settled = true;
+      f();
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REVIEW_BYTES) chunks.push(chunk);
+      else if (size > MAX_DRAINED_BYTES && !settled) {
+        res.shouldKeepAlive = false;
+        settle(() => reject(tooLarge()));
+      }
+    });
+    req.on('end', () => settle(() => (size > MAX_REVIEW_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks)))));
+    req.on('error', (e) => settle(() => reject(e)));
+    req.on('close', () => settle(() => reject(new Error('the client closed the request before its body ended'))));
+  });
 }
 
 const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
@@ -118,8 +140,8 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 }
 
 /** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
-export async function answerSelfReview(req: IncomingMessage, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority): Promise<Record<string, unknown>> {
-  const { spec } = parseReview(await readBody(req), req.headers['content-type'], t);
+export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority): Promise<Record<string, unknown>> {
+  const { spec } = parseReview(await readBody(req, res), req.headers['content-type'], t);
   const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
   if (t.review === 'subject') {
     const userInfo: Record<string, unknown> = { username: user.name, groups: user.groups };

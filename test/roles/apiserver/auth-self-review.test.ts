@@ -169,6 +169,26 @@ describe('SelfSubjectAccessReview over HTTP', () => {
     expect(await bad(JSON.stringify({ kind: 'SelfSubjectAccessReview', pad: 'x'.repeat(70_000) }))).toEqual([413, 'the request body is larger than 64 KiB']);
   });
 
+  it('refuses an oversized body without stalling the next request on the same connection (the fuzzer found it hanging)', async () => {
+    const plain = await startTestApiserver(storage);
+    const one = new Agent({ connections: 1 });
+    try {
+      const origin = plain.base;
+      for (const [size, contentType] of [[1 << 20, 'text/plain'], [1 << 20, 'application/json'], [8 << 20, 'application/vnd.kubernetes.protobuf'], [1 << 20, 'text/plain'], [20 << 20, 'application/json'], [1 << 20, 'application/json']] as const) {
+        const signal = AbortSignal.timeout(10_000);
+        const r = await one.request({ origin, path: `${P}${SSR}`, method: 'POST', headers: { 'content-type': contentType }, body: Buffer.alloc(size, 0x61), signal });
+        expect([size, r.statusCode]).toEqual([size, 413]);
+        expect(((await r.body.json()) as { message: string }).message).toBe('the request body is larger than 64 KiB');
+        const next = await one.request({ origin, path: `${P}/api/v1/pods?limit=1`, method: 'GET', signal });
+        expect(next.statusCode).toBe(200);
+        await next.body.dump();
+      }
+    } finally {
+      await one.close();
+      await plain.stop();
+    }
+  });
+
   it('is allowed for any read on the insecure port, where nothing is authorized', async () => {
     const plain = await startTestApiserver(storage);
     try {
