@@ -4,7 +4,7 @@ import type { SetFilter, TypeFilter, WatchFilter } from '../storage/types.js';
 import { parseInt64 } from './selector-syntax.js';
 
 /** `gt`/`lt`: both sides must be int64 integers (kube's strconv.ParseInt); anything else never matches. */
-function compareInt(actual: string, operator: 'gt' | 'lt', wanted: string | undefined): boolean {
+export function compareInt(actual: string, operator: 'gt' | 'lt', wanted: string | undefined): boolean {
   const a = parseInt64(actual);
   const w = wanted === undefined ? undefined : parseInt64(wanted);
   if (a === undefined || w === undefined) return false;
@@ -75,7 +75,8 @@ export function fieldValueText(v: unknown): string | undefined {
 function somePositive(values: readonly unknown[], req: FieldRequirement): boolean {
   switch (req.operator) {
     case 'exists': case '!':
-      return values.length > 0;
+      // A JSON null is no value, as storage reads it (json_type 'null' is not present).
+      return values.some((v) => v !== null);
     case '=': case '==': case '!=': case 'in': case 'notin':
       return values.some((v) => {
         const t = fieldValueText(v);
@@ -96,7 +97,10 @@ function somePositive(values: readonly unknown[], req: FieldRequirement): boolea
  * `exists`, so over a `[]` list "some element equals" becomes "no element equals".
  */
 export function matchesField(obj: unknown, req: FieldRequirement): boolean {
-  const positive = somePositive(resolveFieldPath(obj, req.path), req);
+  const reached = resolveFieldPath(obj, req.path);
+  // A Kubernetes field label reads an absent (or null) field as kube renders it (field-labels.ts).
+  const absent = req.absentAs !== undefined && req.operator !== 'exists' && req.operator !== '!' && reached.every((v) => v === null);
+  const positive = somePositive(absent ? [req.absentAs] : reached, req);
   const negated = req.operator === '!=' || req.operator === 'notin' || req.operator === '!';
   return negated ? !positive : positive;
 }

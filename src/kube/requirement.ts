@@ -32,4 +32,9 @@ export interface FieldRequirement {
   path: FieldPathSegment[];
   operator: SelectorOperator;
   values: string[];
+  /**
+   * The value an absent field has, for a Kubernetes field label (field-labels.ts: kube renders a missing string as
+   * "", a missing bool as "false"); undefined for a JSON path, where absent is absent.
+   */
+  absentAs?: string;
 }

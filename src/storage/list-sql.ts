@@ -1,5 +1,6 @@
 // The WHERE of list() and changesSince(), built once for both dialects from the parsed query (never from SQL text).
 import { sql, type SQL } from 'drizzle-orm';
+import { compareInt } from '../kube/match.js';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
 import type { ListQuery, OwnerFilter, SetFilter, SqlParam, TypeFilter, WhereSql } from './types.js';
@@ -143,16 +144,20 @@ function labelJsonCondition(d: QueryDialect, r: LabelRequirement, c: ColumnRefs)
 export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): SQL {
   // The text of an object or array starts with { or [: a test for other values may read objects as text (loose).
   const loose = r.values.every((v) => !/^[{[]/.test(v));
+  // A Kubernetes field label's absent value (field-labels.ts): when the test holds for it, an absent field matches.
+  const orAbsent = (positive: SQL, holdsForAbsent: boolean): SQL =>
+    r.absentAs !== undefined && holdsForAbsent ? sql`(${positive} OR NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true, false)}))` : positive;
+  const absent = r.absentAs;
   switch (r.operator) {
     case '=':
     case '==':
-      return positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose);
+      return orAbsent(positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose), absent === r.values[0]);
     case '!=':
-      return sql`NOT (${positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose)})`;
+      return sql`NOT (${orAbsent(positiveField(d, doc, r.path, (v) => sql`${v} = ${r.values[0] ?? ''}`, false, loose), absent === r.values[0])})`;
     case 'in':
-      return r.values.length === 0 ? sql`FALSE` : positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose);
+      return r.values.length === 0 ? sql`FALSE` : orAbsent(positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose), absent !== undefined && r.values.includes(absent));
     case 'notin':
-      return r.values.length === 0 ? sql`TRUE` : sql`NOT (${positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose)})`;
+      return r.values.length === 0 ? sql`TRUE` : sql`NOT (${orAbsent(positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose), absent !== undefined && r.values.includes(absent))})`;
     case 'exists':
       return positiveField(d, doc, r.path, () => sql`TRUE`, true, false);
     case '!':
@@ -161,7 +166,7 @@ export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): 
     case 'lt': {
       const op = r.operator;
       // integerOf passes only -?[0-9]+: never an object's text.
-      return positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false, true);
+      return orAbsent(positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false, true), absent !== undefined && compareInt(absent, op, r.values[0]));
     }
   }
 }

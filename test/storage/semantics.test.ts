@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement, SelectorOperator } from '../../src/kube/requirement.js';
+import { matchesFields } from '../../src/kube/match.js';
 import type { Storage, UpsertObject } from '../../src/storage/types.js';
 import { drain, id, pod, PODS, type Harness } from './fixtures.js';
 import { postgresHarness } from './harness-postgres.js';
@@ -73,7 +74,9 @@ function some(v: unknown, path: FieldPathSegment[], op: SelectorOperator, values
 }
 
 function matches(o: Record<string, unknown>, r: FieldRequirement): boolean {
-  const p = some(o, r.path, r.operator, r.values);
+  let p = some(o, r.path, r.operator, r.values);
+  // A Kubernetes field label: an absent (or null) field has the value kube renders for it.
+  if (r.absentAs !== undefined && r.operator !== 'exists' && r.operator !== '!' && !some(o, r.path, 'exists', [])) p = positive(r.absentAs, r.operator, r.values);
   return r.operator === '!=' || r.operator === 'notin' || r.operator === '!' ? !p : p;
 }
 
@@ -92,7 +95,12 @@ const fieldPath: fc.Arbitrary<FieldPathSegment[]> = fc.constantFrom<FieldPathSeg
   [{ name: 'spec' }, { name: 'list', index: 0 }, { name: 'k' }], [{ name: 'spec' }, { name: 'list', index: 1 }, { name: 'j' }],
   [{ name: 'metadata' }, { name: 'labels' }, { name: 'b.io/x' }], [{ name: 'spec' }],
 );
-const field: fc.Arbitrary<FieldRequirement> = fc.tuple(fieldPath, op).chain(([p, operator]) => valuesFor(operator).map((values) => ({ path: p, operator, values })));
+const field: fc.Arbitrary<FieldRequirement> = fc.tuple(fieldPath, op, fc.option(fc.constantFrom('', 'false', '0', 'x', '3'), { nil: undefined, freq: 2 }))
+  .chain(([p, operator, absentAs]) => valuesFor(operator).map((values) => ({
+    path: p, operator, values,
+    // Field labels (kube's, field-labels.ts) are plain paths: only those carry an absent value.
+    ...(absentAs !== undefined && p.every((s) => !s.list && s.index === undefined) ? { absentAs } : {}),
+  })));
 
 describe('selector semantics: SQLite = PostgreSQL = reference model', () => {
   const data = dataset(42);
@@ -124,6 +132,16 @@ describe('selector semantics: SQLite = PostgreSQL = reference model', () => {
         for (const s of stores) expect((await drain(await s.list({ types: PODS, labels, fields }))).map(id)).toEqual(want);
       }),
       { numRuns: 120, seed: 20240601 },
+    );
+  });
+
+  it("the in-memory matcher (a watch's filter) selects what storage selects", () => {
+    fc.assert(
+      fc.property(fc.array(field, { maxLength: 2 }), (fields) => {
+        const got = data.filter((u) => matchesFields(u.object, fields)).map((u) => `${u.cluster}/ns/${u.object.metadata.name}`).sort();
+        expect(got).toEqual([...expected([], fields)].sort());
+      }),
+      { numRuns: 400, seed: 11 },
     );
   });
 

@@ -4,6 +4,7 @@ import { badRequest } from '../../kube/status.js';
 import { isSelectorError, parseInt64 } from '../../kube/selector-syntax.js';
 import { parseLabelSelector } from '../../kube/label-selector.js';
 import { parseFieldSelector } from '../../kube/field-selector.js';
+import { withFieldLabels } from '../../kube/field-labels.js';
 import { isSearchTimeError, parseSearchTime } from '../../kube/search-time.js';
 import type { ListQuery, OwnerFilter, SetFilter, TypeFilter, WatchFilter } from '../../storage/types.js';
 import { firstParam, invalidParam, parseBool, parseKubeListOptions, type ResourceVersionMatch } from './list-options-kube.js';
@@ -190,7 +191,8 @@ export function parseListOptions(input: ListOptionsInput): ParsedListOptions {
     if (input.pathNamespace !== undefined) q.namespaces = { op: 'in', values: [input.pathNamespace] };
   }
   if (labels.labels.length) q.labels = labels.labels;
-  if (fields.length) q.fields = fields;
+  // Kubernetes' field labels of the one resource asked for keep kube's meaning (field-labels.ts).
+  if (fields.length) q.fields = input.mode === 'resources' ? withFieldLabels(input.group, input.resource, fields) : fields;
 
   const since = parseTime('Since', pick(query, 'since', labels.scalars.since));
   const before = parseTime('Before', pick(query, 'before', labels.scalars.before));

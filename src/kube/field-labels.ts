@@ -1,0 +1,60 @@
+// Kubernetes' own field selectors, on top of the enhanced JSON-path ones (reference §2.4). kube-apiserver does not
+// read the object for `--field-selector`: each resource offers a few field labels, rendered from the typed object,
+// where a missing value is the zero value of its type ("" for a string, "false", "0"). So on a member
+// `kubectl get nodes --field-selector spec.unschedulable=false` lists every schedulable node (the field is absent on
+// them), and `kubectl get jobs --field-selector status.successful=1` reads `status.succeeded`. Read as JSON paths,
+// both answered nothing. For a request about one resource, its labels keep kube's meaning; any other path is a
+// JSON path as before. Labels from pkg/registry/*/strategy.go (ToSelectableFields / field label conversions).
+import type { FieldPathSegment, FieldRequirement } from './requirement.js';
+
+interface FieldLabel {
+  /** The JSON path it reads, when not the label itself. */
+  path?: string;
+  /** What kube renders when the field is absent. */
+  absentAs: string;
+}
+
+const str: FieldLabel = { absentAs: '' };
+
+/** group/resource → label → what it reads. */
+const LABELS: Record<string, Record<string, FieldLabel>> = {
+  '/pods': {
+    'spec.nodeName': str, 'spec.restartPolicy': str, 'spec.schedulerName': str, 'spec.serviceAccountName': str,
+    'spec.hostNetwork': { absentAs: 'false' }, 'status.phase': str, 'status.podIP': str, 'status.nominatedNodeName': str,
+  },
+  '/nodes': { 'spec.unschedulable': { absentAs: 'false' } },
+  '/namespaces': { 'status.phase': str },
+  '/secrets': { type: str },
+  '/replicationcontrollers': { 'status.replicas': { absentAs: '0' } },
+  '/events': {
+    'involvedObject.kind': str, 'involvedObject.namespace': str, 'involvedObject.name': str, 'involvedObject.uid': str,
+    'involvedObject.apiVersion': str, 'involvedObject.resourceVersion': str, 'involvedObject.fieldPath': str,
+    reason: str, type: str, reportingComponent: { path: 'reportingController', absentAs: '' }, source: { path: 'source.component', absentAs: '' },
+  },
+  'apps/replicasets': { 'status.replicas': { absentAs: '0' } },
+  'batch/jobs': { 'status.successful': { path: 'status.succeeded', absentAs: '0' } },
+  'certificates.k8s.io/certificatesigningrequests': { 'spec.signerName': str },
+};
+
+/** Every resource's: a cluster-scoped object's namespace is "". */
+const COMMON: Record<string, FieldLabel> = { 'metadata.namespace': str };
+
+/** The path as a plain dotted name, when it is one (no list, no index). */
+function dotted(path: readonly FieldPathSegment[]): string | undefined {
+  if (path.some((s) => s.list || s.index !== undefined)) return undefined;
+  return path.map((s) => s.name).join('.');
+}
+
+/**
+ * The requirements with kube's field labels of `group/resource` read as kube reads them: renamed to the path they
+ * read, and told the value an absent field has. Other requirements are returned as they are.
+ */
+export function withFieldLabels(group: string, resource: string, reqs: FieldRequirement[]): FieldRequirement[] {
+  const own = LABELS[`${group}/${resource}`];
+  return reqs.map((r) => {
+    const name = dotted(r.path);
+    const label = name === undefined ? undefined : own && Object.hasOwn(own, name) ? own[name] : Object.hasOwn(COMMON, name) ? COMMON[name] : undefined;
+    if (!label) return r;
+    return { ...r, ...(label.path ? { path: label.path.split('.').map((n) => ({ name: n })) } : {}), absentAs: label.absentAs };
+  });
+}
