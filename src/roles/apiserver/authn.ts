@@ -19,6 +19,8 @@ export interface UserInfo {
   extra: Record<string, string[]>;
   /** Which authenticator vouched for the user (logs, tests). */
   via: 'requestheader' | 'x509' | 'token' | 'anonymous';
+  /** Set when the request acts as this user through impersonation: who asked (impersonate.ts). */
+  impersonatedBy?: string;
 }
 
 export interface AuthenticatorConfig {

@@ -6,6 +6,7 @@ import { attributesFor, clusterAttributes, clusterOf, isPublicPath, requestVerb 
 import { clusterScope, type ClusterScope } from './authz-clusters.js';
 import { authorize, MASTERS_GROUP, type Authorizer } from './authz.js';
 import type { ReviewAuthority } from './self-review.js';
+import { actingUser } from './impersonate.js';
 import type { RequestTarget } from './request-info.js';
 
 /** What the handlers learn about the caller. */
@@ -40,7 +41,9 @@ export class AccessGate {
    */
   async admit(req: IncomingMessage, ctx: AuthnContext, pathname: string, target: RequestTarget): Promise<RequestAccess | undefined> {
     if (isPublicPath(pathname)) return undefined;
-    const user = await this.d.authn.authenticate(req, ctx);
+    const caller = await this.d.authn.authenticate(req, ctx);
+    // kubectl --as: from here on the request acts as whom it impersonates, once the caller may (impersonate.ts).
+    const user = await actingUser(req, caller, ctx.secure ? this.d.authz : undefined);
     if (!ctx.secure) return { user };
     // Any authenticated user may ask about itself, as kube's system:basic-user role allows; the review's answer is
     // where authorization happens (self-review.ts).

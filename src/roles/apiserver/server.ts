@@ -202,13 +202,13 @@ export class ApiHttpServer implements Runnable {
         this.inflight--;
         this.d.inflightGauge?.dec({ kind: 'request' });
       }
-      this.logRequest(req, url, res.statusCode, started, ctx.access?.user.name);
+      this.logRequest(req, url, res.statusCode, started, ctx.access?.user.name, ctx.access?.user.impersonatedBy);
     }
   }
 
-  private logRequest(req: IncomingMessage, url: URL, code: number, started: bigint, user?: string): void {
+  private logRequest(req: IncomingMessage, url: URL, code: number, started: bigint, user?: string, impersonatedBy?: string): void {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    const fields = { method: req.method, path: url.pathname, query: url.search || undefined, code, ms: Math.round(ms * 10) / 10, ua: req.headers['user-agent'], user };
+    const fields = { method: req.method, path: url.pathname, query: url.search || undefined, code, ms: Math.round(ms * 10) / 10, ua: req.headers['user-agent'], user, impersonatedBy };
     if (QUIET.test(url.pathname)) this.d.logger.debug(fields, 'request');
     else this.d.logger.info(fields, 'request');
   }

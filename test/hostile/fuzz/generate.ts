@@ -356,7 +356,11 @@ function headers(rng: Rng): Record<string, string> {
   if (rng.chance(0.5)) h.accept = rng.chance(0.7) ? rng.pick(ACCEPTS.slice(0, 8)) : rng.pick(ACCEPTS);
   if (rng.chance(0.1)) h['user-agent'] = rng.pick(['kubectl/v1.32.0', scalarValue(rng).replace(/[^\x20-\x7e]/g, ''), 'x'.repeat(rng.range(1, 8000))]);
   if (rng.chance(0.05)) h.authorization = rng.pick(['Bearer x', `Bearer ${rng.pick(INJECTIONS).replace(/[^\x20-\x7e]/g, '')}`, 'Basic YWRtaW46YWRtaW4=', 'Bearer', '']);
-  if (rng.chance(0.04)) h['impersonate-user'] = 'system:admin';
+  if (rng.chance(0.04)) h['impersonate-user'] = rng.pick(['system:admin', 'system:serviceaccount:kube-system:x', 'system:serviceaccount:', '', rng.pick(INJECTIONS).replace(/[^\x20-\x7e]/g, '')]);
+  // kubectl --as-group, --as-uid, --as-user-extra: with or without a user, keys badly percent-encoded.
+  if (rng.chance(0.02)) h['impersonate-group'] = rng.pick(['system:masters', 'dev', '']);
+  if (rng.chance(0.01)) h['impersonate-uid'] = 'u-1';
+  if (rng.chance(0.01)) h[rng.pick(['impersonate-extra-scopes', 'impersonate-extra-%zz', 'impersonate-extra-a%2Fb'])] = 'x';
   if (rng.chance(0.04)) {
     h['x-remote-user'] = 'system:admin';
     h['x-remote-group'] = 'system:masters';
