@@ -1,6 +1,7 @@
 // The apiserver's client of the host cluster (TokenReview, SubjectAccessReview): --kubeconfig, else in-cluster config.
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../kube/client.js';
+import { kubeConfigFromFile } from '../../kube/kubeconfig.js';
 import { serviceUnavailable } from '../../kube/status.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
@@ -12,10 +13,13 @@ export interface ReviewPoster {
 
 /** Loads the host cluster's credentials; a missing or broken config is a configuration error (exit 2). */
 export async function newHostClient(kubeconfig: string | undefined, why: string): Promise<KubeClient> {
-  const kc = new KubeConfig();
   try {
-    if (kubeconfig) kc.loadFromFile(kubeconfig);
-    else kc.loadFromCluster();
+    let kc: KubeConfig;
+    if (kubeconfig) kc = kubeConfigFromFile(kubeconfig);
+    else {
+      kc = new KubeConfig();
+      kc.loadFromCluster();
+    }
     return await KubeClient.create(kc, { userAgent: 'clusterpedia-apiserver', requestTimeoutMs: 10_000 });
   } catch (e: unknown) {
     const where = kubeconfig ? `--kubeconfig ${kubeconfig}` : 'the in-cluster config (no --kubeconfig given)';

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { checkExecConfig, type ExecConfig } from '../../kube/exec-credential.js';
+import { kubeConfigFromString } from '../../kube/kubeconfig.js';
 import type { PediaClusterSpec, SecretKeyRef } from '../../kube/pediacluster.js';
 
 /** Reads one key of a Secret in the clusterpedia namespace; undefined when the Secret or key is missing. */
@@ -72,9 +73,9 @@ async function fromSecrets(spec: PediaClusterSpec, secrets: SecretReader): Promi
 }
 
 function fromKubeconfig(text: string, prefix: string): ClusterConnection {
-  const kc = new KubeConfig();
+  let kc: KubeConfig;
   try {
-    kc.loadFromString(text);
+    kc = kubeConfigFromString(text);
   } catch {
     // The parser's message may quote the document, and the document holds credentials: say only what failed.
     throw new CredentialError(`${prefix}kubeconfig cannot be parsed`);

@@ -9,6 +9,7 @@ import { runLeaderElection, type LeaseLock } from '../../lib/leader-election.js'
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
+import { kubeConfigFromFile } from '../../kube/kubeconfig.js';
 import { openStorage } from '../../storage/open.js';
 import type { Storage, StorageWriter } from '../../storage/types.js';
 import type { TurnQueue } from '../../lib/turns.js';
@@ -77,9 +78,12 @@ export async function synchroRunnables(
   if (options.host) {
     let client: KubeClient;
     try {
-      const kc = new KubeConfig();
-      if ('kubeconfig' in options.host) kc.loadFromFile(options.host.kubeconfig);
-      else kc.loadFromCluster();
+      let kc: KubeConfig;
+      if ('kubeconfig' in options.host) kc = kubeConfigFromFile(options.host.kubeconfig);
+      else {
+        kc = new KubeConfig();
+        kc.loadFromCluster();
+      }
       client = await KubeClient.create(kc, { userAgent: 'clusterpedia-synchro' });
     } catch (e: unknown) {
       // Only the first line: YAML parser messages quote the offending lines, and a kubeconfig holds credentials.

@@ -1,0 +1,53 @@
+// Loading a kubeconfig as client-go reads it, where client-node differs: a user's `token-file` is read again as it
+// changes (client-go re-reads it every minute: projected service-account tokens rotate hourly), not once at load;
+// and a token file missing at load is a request error then, not a config that cannot be parsed.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The kubeconfig text with each `token-file` user turned into client-node's file token provider (read again every
+ * 60 s), its path made absolute against `dir` as client-go resolves it. The text is returned as it is when it has
+ * none, or does not parse (client-node then reports it).
+ */
+export function withTokenFiles(text: string, dir: string | undefined): string {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return text;
+  }
+  if (!isObject(doc) || !Array.isArray(doc.users)) return text;
+  let changed = false;
+  for (const entry of doc.users as unknown[]) {
+    const user = isObject(entry) ? entry.user : undefined;
+    if (!isObject(user)) continue;
+    const file = user['token-file'];
+    // A token beside it wins, as in client-go; an exec or auth-provider user keeps its own.
+    if (typeof file !== 'string' || file === '' || user.token || user.exec || user['auth-provider']) continue;
+    user['auth-provider'] = { name: 'tokenFile', config: { tokenFile: dir && !isAbsolute(file) ? join(dir, file) : file } };
+    delete user['token-file'];
+    changed = true;
+  }
+  // JSON is YAML: client-node reads it back as it read the text.
+  return changed ? JSON.stringify(doc) : text;
+}
+
+/** A kubeconfig from text (a PediaCluster's `kubeconfig`): relative paths resolve against the working directory. */
+export function kubeConfigFromString(text: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(withTokenFiles(text, undefined));
+  return kc;
+}
+
+/** A kubeconfig file (`--kubeconfig`): relative paths resolve against its directory, as kubectl resolves them. */
+export function kubeConfigFromFile(path: string): KubeConfig {
+  const dir = dirname(path);
+  const kc = new KubeConfig();
+  kc.loadFromString(withTokenFiles(readFileSync(path, 'utf8'), dir));
+  kc.makePathsAbsolute(dir);
+  return kc;
+}

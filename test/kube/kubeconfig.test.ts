@@ -1,0 +1,73 @@
+// A kubeconfig user's token-file is read as client-go reads it: again as it rotates (a projected service-account
+// token), relative to the kubeconfig's directory, and a file missing at load fails requests, not the load.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KubeClient } from '../../src/kube/client.js';
+import { kubeConfigFromFile, kubeConfigFromString, withTokenFiles } from '../../src/kube/kubeconfig.js';
+import { startSimulatedCluster, type SimCluster } from '../../src/sim/cluster.js';
+
+const TOKEN = 'rotated-token-2';
+let sim: SimCluster;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulatedCluster({ token: TOKEN, pods: 1 });
+  dir = mkdtempSync(join(tmpdir(), 'cp-kubeconfig-'));
+});
+afterAll(async () => {
+  await sim?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const config = (server: string, user: string): string => `apiVersion: v1
+kind: Config
+clusters: [{name: m, cluster: {server: '${server}'}}]
+users: [{name: u, user: ${user}}]
+contexts: [{name: c, context: {cluster: m, user: u}}]
+current-context: c
+`;
+
+describe('withTokenFiles', () => {
+  it('turns a token-file user into a file token that is read again, resolving a relative path against the directory', () => {
+    const out = JSON.parse(withTokenFiles(config('https://x', '{token-file: sa/token}'), '/etc/kube')) as { users: { user: unknown }[] };
+    expect(out.users[0]?.user).toEqual({ 'auth-provider': { name: 'tokenFile', config: { tokenFile: '/etc/kube/sa/token' } } });
+  });
+
+  it('leaves the rest alone: a token beside it, an absolute path kept, no token file, text that does not parse', () => {
+    const both = config('https://x', '{token: t, token-file: /f}');
+    expect(withTokenFiles(both, '/d')).toBe(both);
+    expect(JSON.parse(withTokenFiles(config('https://x', '{token-file: /run/token}'), '/d')).users[0].user['auth-provider'].config.tokenFile).toBe('/run/token');
+    const plain = config('https://x', '{token: t}');
+    expect(withTokenFiles(plain, '/d')).toBe(plain);
+    expect(withTokenFiles('{{{', '/d')).toBe('{{{');
+  });
+
+  it('a token file missing at load fails the request that needs it, not the load', async () => {
+    const kc = kubeConfigFromString(config(sim.url, `{token-file: ${join(dir, 'absent')}}`));
+    await expect(KubeClient.create(kc)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('a rotated token file', () => {
+  it('is read again within a minute, as client-go does (client-node read it once at load)', async () => {
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 'old-token');
+    const path = join(dir, 'kubeconfig');
+    writeFileSync(path, config(sim.url, '{token-file: token}'));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const c = await KubeClient.create(kubeConfigFromFile(path));
+    try {
+      await expect(c.json('/api/v1/namespaces')).rejects.toMatchObject({ status: 401 });
+      writeFileSync(tokenFile, TOKEN);
+      vi.setSystemTime(Date.now() + 61_000);
+      await expect(c.json('/api/v1/namespaces')).resolves.toMatchObject({ kind: 'NamespaceList' });
+    } finally {
+      await c.close();
+    }
+  });
+});
