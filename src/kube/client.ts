@@ -134,6 +134,7 @@ export class KubeClient {
     if (auth.kind === 'provider') this.credential = { headers: first, at: opts.now() };
   }
 
+  /** Builds a client for the current context of `kc`. Throws on an unusable config (no cluster, bad server URL). */
   static async create(kc: KubeConfig, opts: KubeClientOptions = {}): Promise<KubeClient> {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');

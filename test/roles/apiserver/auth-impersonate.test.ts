@@ -1,27 +1,16 @@
 // kubectl --as through the search API, over real HTTPS with delegated and per-cluster authorization: the caller must
 // be allowed `impersonate` on each thing it asks to be, and the request then runs as that user (its clusters only).
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
-import { kubeconfigFor, startSimulatedCluster, type SimCluster, type SubjectAccessReviewSpec } from '../../../src/sim/index.js';
-import { openStorage } from '../../../src/storage/open.js';
-import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { freeLoopbackPort, makeTestPki, tlsGet, usePki, type TestPki } from '../../support/certs.js';
-import { healthyStatus, pod } from '../../support/fixtures.js';
+import { startTestApiserver } from '../../support/apiserver.js';
+import { readerPolicy, startDelegated, type Delegated } from '../../support/delegated.js';
+import { pod } from '../../support/fixtures.js';
 import { Kubectl } from '../../support/kubectl.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 const BOT = 'system:serviceaccount:team-a:bot';
 
-let pki: TestPki;
-let host: SimCluster;
-let storage: Storage;
-let api: TestApiserver;
-let secure: string;
-let sars: SubjectAccessReviewSpec[] = [];
+let d: Delegated;
 const kubectls: Kubectl[] = [];
 
 const tokens = { admin: 'token-admin', bob: 'token-bob', root: 'token-root' } as const;
@@ -31,60 +20,39 @@ const readable: Record<string, string[]> = { admin: ['c1', 'c2', 'c3'], alice: [
 const mayImpersonate = new Set(['users/alice', 'serviceaccounts/team-a/bot', 'groups/dev']);
 
 beforeAll(async () => {
-  pki = await makeTestPki();
-  host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
-  host.reviews.setTokenTable({
-    [tokens.admin]: { username: 'admin', groups: ['ops'] },
-    [tokens.bob]: { username: 'bob' },
-    [tokens.root]: { username: 'root', groups: ['system:masters'] },
-  });
-  host.reviews.subjectAccessReview = (spec) => {
-    sars.push(spec);
-    const ra = spec.resourceAttributes;
-    if (ra?.verb === 'impersonate') {
+  d = await startDelegated({
+    tokens: {
+      [tokens.admin]: { username: 'admin', groups: ['ops'] },
+      [tokens.bob]: { username: 'bob' },
+      [tokens.root]: { username: 'root', groups: ['system:masters'] },
+    },
+    decide: (spec) => {
+      const ra = spec.resourceAttributes;
+      if (ra?.verb !== 'impersonate') return readerPolicy(readable, spec);
       const key = [ra.resource, ra.namespace, ra.name].filter(Boolean).join('/');
       return spec.user === 'admin' && mayImpersonate.has(key) ? { allowed: true } : { allowed: false, reason: 'no impersonation grant' };
-    }
-    if (ra?.group !== 'clusterpedia.io') return { allowed: false };
-    if (ra.resource === 'clusters') return (readable[spec.user ?? ''] ?? []).includes(ra.name ?? '') ? { allowed: true } : { allowed: false, reason: 'cluster not granted' };
-    return { allowed: ['resources', 'collectionresources'].includes(ra.resource ?? '') };
-  };
-  const kubeconfig = join(pki.dir, 'host.kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigFor(host));
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
-  for (const c of ['c1', 'c2', 'c3']) await storage.putClusterStatus(c, healthyStatus(c));
-  await storage.write({ upserts: ['c1', 'c2', 'c3'].map((c) => pod(c, 'default', `web-${c}`)), deletes: [] });
-  const port = await freeLoopbackPort();
-  secure = `https://127.0.0.1:${port}`;
-  api = await startTestApiserver(storage, (o) => {
-    usePki(o, pki, port);
-    o.kubeconfig = kubeconfig;
-    o.authentication.tokenReview = true;
-    o.authorization.mode = 'Delegated';
-    o.authorization.perCluster = true;
-    o.authorization.cacheTtlMs = 0;
+    },
+    clusters: ['c1', 'c2', 'c3'],
+    objects: ['c1', 'c2', 'c3'].map((c) => pod(c, 'default', `web-${c}`)),
+    perCluster: true,
+    cacheTtlMs: 0,
   });
 });
 
 afterAll(async () => {
   for (const k of kubectls) k.dispose();
-  await api?.stop();
-  await storage?.close();
-  await host?.stop();
-  if (pki) rmSync(pki.dir, { recursive: true, force: true });
+  await d?.stop();
 });
 
 beforeEach(() => {
-  sars = [];
+  d.sars.length = 0;
 });
 
-const list = (who: keyof typeof tokens, headers: Record<string, string | string[]>) =>
-  tlsGet(`${secure}${P}/api/v1/pods`, { ca: pki.servingCa.cert, headers: { authorization: `Bearer ${tokens[who]}`, ...headers } });
+const list = (who: keyof typeof tokens, headers: Record<string, string | string[]>) => d.get(`${P}/api/v1/pods`, tokens[who], headers);
 const names = (body: Record<string, unknown> | undefined): string[] => ((body?.items ?? []) as { metadata: { name: string } }[]).map((i) => i.metadata.name);
 
 function kubectl(who: keyof typeof tokens, extra: string[]): Kubectl {
-  const k = new Kubectl(`${secure}${P}`, undefined, [`--token=${tokens[who]}`, ...extra]);
+  const k = new Kubectl(`${d.secure}${P}`, undefined, [`--token=${tokens[who]}`, ...extra]);
   kubectls.push(k);
   return k;
 }
@@ -114,20 +82,20 @@ describe('impersonation headers', () => {
     const r = await list('admin', { 'impersonate-user': 'alice', 'impersonate-group': 'dev' });
     expect(r.status).toBe(200);
     expect(names(r.json)).toEqual(['web-c1', 'web-c3']);
-    const checks = sars.filter((s) => s.resourceAttributes?.verb === 'impersonate').map((s) => [s.user, s.resourceAttributes]);
+    const checks = d.sars.filter((s) => s.resourceAttributes?.verb === 'impersonate').map((s) => [s.user, s.resourceAttributes]);
     expect(checks).toEqual([
       ['admin', { group: '', version: '', resource: 'users', name: 'alice', verb: 'impersonate' }],
       ['admin', { group: '', version: '', resource: 'groups', name: 'dev', verb: 'impersonate' }],
     ]);
     // The rest of the request was authorized as alice.
-    expect(sars.filter((s) => s.resourceAttributes?.verb === 'list').every((s) => s.user === 'alice')).toBe(true);
+    expect(d.sars.filter((s) => s.resourceAttributes?.verb === 'list').every((s) => s.user === 'alice')).toBe(true);
   });
 
   it('a service account: checked on serviceaccounts in its namespace, and given its groups', async () => {
     const r = await list('admin', { 'impersonate-user': BOT });
     expect(names(r.json)).toEqual(['web-c2']);
-    expect(sars.find((s) => s.resourceAttributes?.verb === 'impersonate')?.resourceAttributes).toEqual({ group: '', version: '', resource: 'serviceaccounts', namespace: 'team-a', name: 'bot', verb: 'impersonate' });
-    const list2 = sars.find((s) => s.resourceAttributes?.verb === 'list');
+    expect(d.sars.find((s) => s.resourceAttributes?.verb === 'impersonate')?.resourceAttributes).toEqual({ group: '', version: '', resource: 'serviceaccounts', namespace: 'team-a', name: 'bot', verb: 'impersonate' });
+    const list2 = d.sars.find((s) => s.resourceAttributes?.verb === 'list');
     expect(list2?.groups).toEqual(['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated']);
   });
 
@@ -146,7 +114,7 @@ describe('impersonation headers', () => {
   });
 
   it('on the insecure port, where nothing is authorized, act as asked without a check', async () => {
-    const plain = await startTestApiserver(storage);
+    const plain = await startTestApiserver(d.storage);
     try {
       const r = await request(`${plain.base}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { method: 'POST', headers: { 'content-type': 'application/json', 'impersonate-user': 'alice' }, body: '{}' });
       expect(((await r.body.json()) as { status: { userInfo: unknown } }).status.userInfo).toEqual({ username: 'alice', groups: ['system:authenticated'] });

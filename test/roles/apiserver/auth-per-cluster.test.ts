@@ -1,83 +1,43 @@
 // Per-cluster authorization over real HTTPS: rows of forbidden clusters leave lists, watches and collections; their paths are 403.
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
-import { kubeconfigFor, startSimulatedCluster, type SimCluster, type SubjectAccessReviewSpec } from '../../../src/sim/index.js';
-import { openStorage } from '../../../src/storage/open.js';
-import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { freeLoopbackPort, makeTestPki, tlsGet, usePki, type TestPki } from '../../support/certs.js';
-import { deployment, healthyStatus, pod } from '../../support/fixtures.js';
+import { readerPolicy, startDelegated, type Delegated } from '../../support/delegated.js';
+import { deployment, pod } from '../../support/fixtures.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
-let pki: TestPki;
-let host: SimCluster;
-let storage: Storage;
-let api: TestApiserver;
-let secure: string;
-let sars: SubjectAccessReviewSpec[] = [];
+let d: Delegated;
 
 const tokens = { alice: 'token-alice', nobody: 'token-nobody', root: 'token-root' } as const;
 /** Clusters each user may read (RBAC on resource "clusters" with resourceNames). */
 const readable: Record<string, string[]> = { alice: ['c1', 'c3'], nobody: [] };
 
-const as = (who: keyof typeof tokens) => (path: string) =>
-  tlsGet(`${secure}${path}`, { ca: pki.servingCa.cert, headers: { authorization: `Bearer ${tokens[who]}` } });
+const as = (who: keyof typeof tokens) => (path: string) => d.get(path, tokens[who]);
 const itemsOf = (body: Record<string, unknown> | undefined): string[] =>
   ((body?.items ?? []) as { metadata: { name: string; annotations: Record<string, string> } }[])
     .map((i) => `${i.metadata.annotations['shadow.clusterpedia.io/cluster-name']}/${i.metadata.name}`);
 
 beforeAll(async () => {
-  pki = await makeTestPki();
-  host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
-  host.reviews.setTokenTable({
-    [tokens.alice]: { username: 'alice' },
-    [tokens.nobody]: { username: 'nobody' },
-    [tokens.root]: { username: 'root', groups: ['system:masters'] },
-  });
-  host.reviews.subjectAccessReview = (spec) => {
-    sars.push(spec);
-    const ra = spec.resourceAttributes;
-    if (ra?.group !== 'clusterpedia.io') return { allowed: false };
-    if (ra.resource === 'clusters') {
-      return (readable[spec.user ?? ''] ?? []).includes(ra.name ?? '') ? { allowed: true } : { allowed: false, reason: 'cluster not granted' };
-    }
-    return { allowed: ['resources', 'collectionresources'].includes(ra.resource ?? '') };
-  };
-  const kubeconfig = join(pki.dir, 'host.kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigFor(host));
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
-  const upserts = [];
-  for (const c of ['c1', 'c2', 'c3']) {
-    upserts.push(pod(c, 'default', 'web-1'), deployment(c, 'default', 'web'));
-    await storage.putClusterStatus(c, healthyStatus(c));
-  }
-  await storage.write({ upserts, deletes: [] });
-  const port = await freeLoopbackPort();
-  secure = `https://127.0.0.1:${port}`;
-  api = await startTestApiserver(storage, (o) => {
-    usePki(o, pki, port);
-    o.kubeconfig = kubeconfig;
-    o.authentication.tokenReview = true;
-    o.authorization.mode = 'Delegated';
-    o.authorization.perCluster = true;
-    o.authorization.cacheTtlMs = 60_000;
+  d = await startDelegated({
+    tokens: {
+      [tokens.alice]: { username: 'alice' },
+      [tokens.nobody]: { username: 'nobody' },
+      [tokens.root]: { username: 'root', groups: ['system:masters'] },
+    },
+    decide: (spec) => readerPolicy(readable, spec),
+    clusters: ['c1', 'c2', 'c3'],
+    objects: ['c1', 'c2', 'c3'].flatMap((c) => [pod(c, 'default', 'web-1'), deployment(c, 'default', 'web')]),
+    perCluster: true,
+    cacheTtlMs: 60_000,
   });
 });
 
 afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
-  await host?.stop();
-  if (pki) rmSync(pki.dir, { recursive: true, force: true });
+  await d?.stop();
 });
 
 beforeEach(() => {
-  sars = [];
+  d.sars.length = 0;
 });
 
 describe('lists', () => {
@@ -85,7 +45,7 @@ describe('lists', () => {
     const r = await as('alice')(`${P}/api/v1/pods`);
     expect(r.status).toBe(200);
     expect(itemsOf(r.json)).toEqual(['c1/web-1', 'c3/web-1']);
-    const perCluster = sars.map((x) => x.resourceAttributes).filter((a) => a?.resource === 'clusters');
+    const perCluster = d.sars.map((x) => x.resourceAttributes).filter((a) => a?.resource === 'clusters');
     expect(perCluster.sort((a, b) => String(a?.name).localeCompare(String(b?.name)))).toEqual(['c1', 'c2', 'c3'].map((name) => (
       { group: 'clusterpedia.io', version: 'v1beta1', resource: 'clusters', name, verb: 'list' })));
   });
@@ -120,13 +80,13 @@ describe('lists', () => {
   });
 
   it('ask the host once per user and cluster within the TTL', async () => {
-    const before = host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
+    const before = d.host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
     await as('alice')(`${P}/apis/apps/v1/deployments`);
     await as('alice')(`${P}/apis/apps/v1/deployments`);
-    const after = host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
+    const after = d.host.requestLog.entries((e) => e.path.endsWith('/subjectaccessreviews')).length;
     // Earlier tests already cached alice's list decisions; nothing new is asked.
     expect(after - before).toBe(0);
-    expect(sars).toEqual([]);
+    expect(d.sars).toEqual([]);
   });
 });
 
@@ -150,10 +110,10 @@ describe('paths naming a cluster', () => {
 describe('watches', () => {
   /** Opens a watch and collects "TYPE cluster/name" lines until `done` says so. */
   async function watch(who: keyof typeof tokens, path: string, done: (events: string[]) => boolean, act?: () => Promise<void>): Promise<{ status: number; events: string[] }> {
-    const agent = new Agent({ connect: { ca: pki.servingCa.cert } });
+    const agent = new Agent({ connect: { ca: d.pki.servingCa.cert } });
     const ac = new AbortController();
     try {
-      const r = await request(`${secure}${path}`, { dispatcher: agent, signal: ac.signal, headers: { authorization: `Bearer ${tokens[who]}` } });
+      const r = await request(`${d.secure}${path}`, { dispatcher: agent, signal: ac.signal, headers: { authorization: `Bearer ${tokens[who]}` } });
       if (r.statusCode !== 200) {
         await r.body.text();
         return { status: r.statusCode, events: [] };
@@ -187,8 +147,8 @@ describe('watches', () => {
     expect(initial.events).toEqual(['ADDED c1/web-1', 'ADDED c3/web-1']);
     // Live: changes in c2 (forbidden) and c3 (allowed); only c3's reach alice.
     const live = await watch('alice', `${P}/api/v1/pods?watch=true&resourceVersion=${rv}&timeoutSeconds=10`, (e) => e.includes('ADDED c3/late'), async () => {
-      await storage.write({ upserts: [pod('c2', 'default', 'late')], deletes: [] });
-      await storage.write({ upserts: [pod('c3', 'default', 'late')], deletes: [] });
+      await d.storage.write({ upserts: [pod('c2', 'default', 'late')], deletes: [] });
+      await d.storage.write({ upserts: [pod('c3', 'default', 'late')], deletes: [] });
     });
     expect(live.events).toEqual(['ADDED c3/late']);
   });

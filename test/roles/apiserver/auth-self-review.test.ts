@@ -1,19 +1,13 @@
 // `kubectl auth can-i` and `kubectl auth whoami` through the search API, over real HTTPS with delegated and
 // per-cluster authorization: SelfSubjectAccessReview answered for the path it was posted to, SelfSubjectReview with
 // the identity the server took; bodies as JSON (kubectl 1.27) and protobuf (kubectl ≥ 1.32); bad bodies as Statuses.
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
 import { decodeKubeProtobuf, readFields } from '../../../src/kube/protobuf.js';
 import { parseReview } from '../../../src/roles/apiserver/self-review.js';
-import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../../src/sim/index.js';
-import { openStorage } from '../../../src/storage/open.js';
-import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { freeLoopbackPort, makeTestPki, usePki, type TestPki } from '../../support/certs.js';
-import { healthyStatus, pod } from '../../support/fixtures.js';
+import { startTestApiserver } from '../../support/apiserver.js';
+import { readerPolicy, startDelegated, type Delegated } from '../../support/delegated.js';
+import { pod } from '../../support/fixtures.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
@@ -25,66 +19,42 @@ const KUBECTL_133_SSAR = '6b3873000a320a17617574686f72697a6174696f6e2e6b38732e69
 /** … and for `auth can-i get /healthz`. */
 const KUBECTL_133_NONRESOURCE = '6b3873000a320a17617574686f72697a6174696f6e2e6b38732e696f2f7631121753656c665375626a656374416363657373526576696577122f0a100a0012001a0022002a003200380042001211120f0a082f6865616c74687a12036765741a08080012001a0020001a002200';
 
-let pki: TestPki;
-let host: SimCluster;
-let storage: Storage;
-let api: TestApiserver;
-let secure: string;
+let d: Delegated;
 const tokens = { alice: 'token-alice', nobody: 'token-nobody', root: 'token-root' } as const;
 /** Clusters each user may read (RBAC on resource "clusters" with resourceNames). */
 const readable: Record<string, string[]> = { alice: ['c1', 'c3'], nobody: [] };
 const kubectls: Kubectl[] = [];
 
 beforeAll(async () => {
-  pki = await makeTestPki();
-  host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
-  host.reviews.setTokenTable({
-    [tokens.alice]: { username: 'alice', groups: ['dev'] },
-    [tokens.nobody]: { username: 'nobody' },
-    [tokens.root]: { username: 'root', groups: ['system:masters'] },
-  });
-  host.reviews.subjectAccessReview = (spec) => {
-    const ra = spec.resourceAttributes;
-    if (ra?.group !== 'clusterpedia.io') return { allowed: false, reason: 'no RBAC policy matched' };
-    if (ra.resource === 'clusters') return (readable[spec.user ?? ''] ?? []).includes(ra.name ?? '') ? { allowed: true } : { allowed: false, reason: 'cluster not granted' };
-    return { allowed: ['resources', 'collectionresources'].includes(ra.resource ?? '') };
-  };
-  const kubeconfig = join(pki.dir, 'host.kubeconfig');
-  writeFileSync(kubeconfig, kubeconfigFor(host));
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
-  for (const c of ['c1', 'c2', 'c3']) await storage.putClusterStatus(c, healthyStatus(c));
-  await storage.write({ upserts: ['c1', 'c2', 'c3'].map((c) => pod(c, 'default', 'web-1')), deletes: [] });
-  const port = await freeLoopbackPort();
-  secure = `https://127.0.0.1:${port}`;
-  api = await startTestApiserver(storage, (o) => {
-    usePki(o, pki, port);
-    o.kubeconfig = kubeconfig;
-    o.authentication.tokenReview = true;
-    o.authorization.mode = 'Delegated';
-    o.authorization.perCluster = true;
-    o.authorization.cacheTtlMs = 60_000;
+  d = await startDelegated({
+    tokens: {
+      [tokens.alice]: { username: 'alice', groups: ['dev'] },
+      [tokens.nobody]: { username: 'nobody' },
+      [tokens.root]: { username: 'root', groups: ['system:masters'] },
+    },
+    decide: (spec) => readerPolicy(readable, spec),
+    clusters: ['c1', 'c2', 'c3'],
+    objects: ['c1', 'c2', 'c3'].map((c) => pod(c, 'default', 'web-1')),
+    perCluster: true,
+    cacheTtlMs: 60_000,
   });
 });
 
 afterAll(async () => {
   for (const k of kubectls) k.dispose();
-  await api?.stop();
-  await storage?.close();
-  await host?.stop();
-  if (pki) rmSync(pki.dir, { recursive: true, force: true });
+  await d?.stop();
 });
 
 function kubectl(who: keyof typeof tokens, path = P, binary = kubectlPath()): Kubectl {
-  const k = new Kubectl(`${secure}${path}`, binary, [`--token=${tokens[who]}`]);
+  const k = new Kubectl(`${d.secure}${path}`, binary, [`--token=${tokens[who]}`]);
   kubectls.push(k);
   return k;
 }
 
 async function post(path: string, body: string | Buffer, o: { who?: keyof typeof tokens; contentType?: string; method?: 'POST' | 'GET'; base?: string } = {}): Promise<{ status: number; json: Record<string, unknown> }> {
-  const agent = new Agent({ connect: { ca: pki.servingCa.cert } });
+  const agent = new Agent({ connect: { ca: d.pki.servingCa.cert } });
   try {
-    const r = await request(`${o.base ?? secure}${path}`, {
+    const r = await request(`${o.base ?? d.secure}${path}`, {
       method: o.method ?? 'POST', dispatcher: agent,
       headers: { 'content-type': o.contentType ?? 'application/json', accept: 'application/json', ...(o.who ? { authorization: `Bearer ${tokens[o.who]}` } : {}) },
       ...(o.method === 'GET' ? {} : { body }),
@@ -170,7 +140,7 @@ describe('SelfSubjectAccessReview over HTTP', () => {
   });
 
   it('refuses an oversized body without stalling the next request on the same connection (the fuzzer found it hanging)', async () => {
-    const plain = await startTestApiserver(storage);
+    const plain = await startTestApiserver(d.storage);
     const one = new Agent({ connections: 1 });
     try {
       const origin = plain.base;
@@ -190,7 +160,7 @@ describe('SelfSubjectAccessReview over HTTP', () => {
   });
 
   it('is allowed for any read on the insecure port, where nothing is authorized', async () => {
-    const plain = await startTestApiserver(storage);
+    const plain = await startTestApiserver(d.storage);
     try {
       const r = await request(`${plain.base}${P}${SSAR}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ssar({ verb: 'list', resource: 'pods' }) });
       expect(r.statusCode).toBe(201);
