@@ -1,6 +1,7 @@
 // Loading a kubeconfig as client-go reads it, where client-node differs: a user's `token-file` is read again as it
 // changes (client-go re-reads it every minute: projected service-account tokens rotate hourly), not once at load;
-// and a token file missing at load is a request error then, not a config that cannot be parsed.
+// a token file missing at load is a request error then, not a config that cannot be parsed; and an exec plugin's
+// relative command path resolves against the kubeconfig's directory.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -43,11 +44,19 @@ export function kubeConfigFromString(text: string): KubeConfig {
   return kc;
 }
 
-/** A kubeconfig file (`--kubeconfig`): relative paths resolve against its directory, as kubectl resolves them. */
+/**
+ * A kubeconfig file (`--kubeconfig`): relative paths resolve against its directory, as kubectl resolves them — files
+ * (client-node does those), token files, and an exec plugin's command when it names a path (`./bin/get-token`;
+ * a bare name is looked up on PATH).
+ */
 export function kubeConfigFromFile(path: string): KubeConfig {
   const dir = dirname(path);
   const kc = new KubeConfig();
   kc.loadFromString(withTokenFiles(readFileSync(path, 'utf8'), dir));
   kc.makePathsAbsolute(dir);
+  for (const user of kc.getUsers()) {
+    const exec: unknown = user.exec;
+    if (isObject(exec) && typeof exec.command === 'string' && exec.command.includes('/') && !isAbsolute(exec.command)) exec.command = join(dir, exec.command);
+  }
   return kc;
 }

@@ -53,6 +53,19 @@ describe('withTokenFiles', () => {
   });
 });
 
+describe('a kubeconfig file', () => {
+  it("resolves an exec plugin's relative command against its directory, and leaves a bare name to PATH", () => {
+    const path = join(dir, 'exec.kubeconfig');
+    const exec = (command: string): string => `{exec: {apiVersion: client.authentication.k8s.io/v1, command: '${command}', interactiveMode: Never}}`;
+    writeFileSync(path, config('https://x', exec('./bin/get-token')));
+    expect(kubeConfigFromFile(path).getCurrentUser()?.exec.command).toBe(join(dir, 'bin/get-token'));
+    writeFileSync(path, config('https://x', exec('aws')));
+    expect(kubeConfigFromFile(path).getCurrentUser()?.exec.command).toBe('aws');
+    writeFileSync(path, config('https://x', exec('/usr/local/bin/aws')));
+    expect(kubeConfigFromFile(path).getCurrentUser()?.exec.command).toBe('/usr/local/bin/aws');
+  });
+});
+
 describe('a rotated token file', () => {
   it('is read again within a minute, as client-go does (client-node read it once at load)', async () => {
     const tokenFile = join(dir, 'token');
