@@ -21,7 +21,7 @@ import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
 import { serveResource } from './resources.js';
-import { answerSelfReview } from './self-review.js';
+import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
 import type { RequestContext } from './server.js';
 
 export interface HandlerDeps {
@@ -48,7 +48,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
-      if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), target.review === 'access' ? 'selfsubjectaccessreviews' : 'selfsubjectreviews');
+      if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
       return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

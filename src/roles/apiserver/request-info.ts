@@ -33,14 +33,14 @@ export interface DiscoveryRequest {
 }
 
 /**
- * A review the caller posts about itself (`kubectl auth can-i`, `kubectl auth whoami`): a SelfSubjectAccessReview
- * (authorization.k8s.io/v1) or a SelfSubjectReview (authentication.k8s.io/v1, v1beta1, v1alpha1), at the server's
- * root or under the resources prefix (self-review.ts).
+ * A review the caller posts about itself (`kubectl auth can-i [--list]`, `kubectl auth whoami`): a
+ * SelfSubjectAccessReview or SelfSubjectRulesReview (authorization.k8s.io/v1) or a SelfSubjectReview
+ * (authentication.k8s.io/v1, v1beta1, v1alpha1), at the server's root or under the resources prefix (self-review.ts).
  */
 export interface SelfReviewTarget {
   kind: 'selfReview';
-  /** `access`: SelfSubjectAccessReview; `subject`: SelfSubjectReview. */
-  review: 'access' | 'subject';
+  /** `access`: SelfSubjectAccessReview; `rules`: SelfSubjectRulesReview; `subject`: SelfSubjectReview. */
+  review: 'access' | 'rules' | 'subject';
   version: string;
   /** Posted under the resources prefix (about member resources), not at the server's root. */
   fleet: boolean;
@@ -53,6 +53,7 @@ function selfReviewOf(parts: string[]): Pick<SelfReviewTarget, 'review' | 'versi
   if (parts.length !== 4 || parts[0] !== 'apis') return undefined;
   const [, group, version, resource] = parts as [string, string, string, string];
   if (group === 'authorization.k8s.io' && version === 'v1' && resource === 'selfsubjectaccessreviews') return { review: 'access', version };
+  if (group === 'authorization.k8s.io' && version === 'v1' && resource === 'selfsubjectrulesreviews') return { review: 'rules', version };
   if (group === 'authentication.k8s.io' && ['v1', 'v1beta1', 'v1alpha1'].includes(version) && resource === 'selfsubjectreviews') return { review: 'subject', version };
   return undefined;
 }

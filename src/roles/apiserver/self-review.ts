@@ -38,6 +38,8 @@ interface ResourceAttrs {
 interface ReviewSpec {
   resourceAttributes?: ResourceAttrs;
   nonResourceAttributes?: { path: string; verb: string };
+  /** A SelfSubjectRulesReview's. */
+  namespace?: string;
 }
 
 interface AccessStatus {
@@ -83,10 +85,14 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
 const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const REVIEW_KINDS = { access: 'SelfSubjectAccessReview', rules: 'SelfSubjectRulesReview', subject: 'SelfSubjectReview' } as const;
+export const REVIEW_RESOURCES = { access: 'selfsubjectaccessreviews', rules: 'selfsubjectrulesreviews', subject: 'selfsubjectreviews' } as const;
+const apiVersionOf = (t: SelfReviewTarget): string => `${t.review === 'subject' ? 'authentication.k8s.io' : 'authorization.k8s.io'}/${t.version}`;
+
 /** The review's kind, apiVersion and spec, from JSON or protobuf; a Status error for anything else. */
 export function parseReview(body: Buffer, contentType: string | undefined, t: SelfReviewTarget): { spec: ReviewSpec } {
-  const kind = t.review === 'access' ? 'SelfSubjectAccessReview' : 'SelfSubjectReview';
-  const apiVersion = `${t.review === 'access' ? 'authorization.k8s.io' : 'authentication.k8s.io'}/${t.version}`;
+  const kind = REVIEW_KINDS[t.review];
+  const apiVersion = apiVersionOf(t);
   const media = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
   const check = (gotKind: string, gotVersion: string): void => {
     // An empty kind/apiVersion is taken from the path, as kube-apiserver defaults them.
@@ -100,6 +106,7 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
       check(o.kind, o.apiVersion);
       if (t.review === 'subject') return { spec: {} };
       const spec = readFields(field(readFields(o.message), 2) ?? new Uint8Array());
+      if (t.review === 'rules') return { spec: { namespace: stringField(spec, 1) } };
       const ra = field(spec, 1);
       const nra = field(spec, 2);
       if (ra) {
@@ -128,6 +135,7 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
   if (!isObject(doc)) throw badRequest(`the body is not a ${kind} object`);
   check(str(doc, 'kind'), str(doc, 'apiVersion'));
   const spec = isObject(doc.spec) ? doc.spec : {};
+  if (t.review === 'rules') return { spec: { namespace: str(spec, 'namespace') } };
   if (isObject(spec.resourceAttributes)) {
     const r = spec.resourceAttributes;
     return { spec: { resourceAttributes: { namespace: str(r, 'namespace'), verb: str(r, 'verb'), group: str(r, 'group'), version: str(r, 'version'), resource: str(r, 'resource'), subresource: str(r, 'subresource'), name: str(r, 'name') } } };
@@ -149,6 +157,7 @@ export async function answerSelfReview(req: IncomingMessage, res: ServerResponse
     if (Object.keys(user.extra).length > 0) userInfo.extra = user.extra;
     return { kind: 'SelfSubjectReview', apiVersion: `authentication.k8s.io/${t.version}`, metadata, status: { userInfo } };
   }
+  if (t.review === 'rules') return { kind: 'SelfSubjectRulesReview', apiVersion: apiVersionOf(t), metadata, spec: { namespace: spec.namespace ?? '' }, status: await rulesOf(t, user, secure, authority) };
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) throw invalidSpec('exactly one of nonResourceAttributes or resourceAttributes must be specified');
   const answer = await decideReview(spec, t, user, secure, authority);
   return { kind: 'SelfSubjectAccessReview', apiVersion: `authorization.k8s.io/${t.version}`, metadata, spec, status: answer };
@@ -188,4 +197,48 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   if (allowed.length === 0 && all.length > 0) return { allowed: false, reason: `no member cluster may be read (clusters in clusterpedia.io, per cluster): answers would be empty` };
   if (allowed.length < all.length) return { allowed: true, reason: `answers hold only the member clusters you may read: ${named(allowed)}` };
   return fleet;
+}
+
+/** The paths anyone may read. */
+const PUBLIC_RULE = { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'] };
+
+/**
+ * `kubectl auth can-i --list`: what the caller may do through the path it asked at, as rules. Under the resources
+ * prefix every member resource reads through clusterpedia.io `resources`, so the rule is `*.*` with the verbs it is
+ * allowed there (and, for a cluster's path, in that cluster); with per-cluster authorization on the fleet path the
+ * list is marked incomplete and says which clusters answers are narrowed to. At the root: clusterpedia's own resources.
+ */
+async function rulesOf(t: SelfReviewTarget, user: UserInfo, secure: boolean, a: ReviewAuthority): Promise<Record<string, unknown>> {
+  const allowedVerbs = async (attrs: (verb: string) => Attributes[]): Promise<string[]> => {
+    if (!secure) return READ_VERBS;
+    const out: string[] = [];
+    for (const verb of READ_VERBS) {
+      let ok = true;
+      for (const at of attrs(verb)) if (!(await a.authz.decide(user, at)).allowed) ok = false;
+      if (ok) out.push(verb);
+    }
+    return out;
+  };
+  const resource = (group: string, version: string, name: string) => (verb: string): Attributes => ({ resource: { group, version, resource: name, verb } });
+  const resourceRules: Record<string, unknown>[] = [];
+  let evaluationError: string | undefined;
+  if (t.fleet) {
+    const perCluster = a.perCluster && secure && !user.groups.includes(MASTERS_GROUP);
+    const verbs = await allowedVerbs((verb) => [
+      resource('clusterpedia.io', 'v1beta1', 'resources')(verb),
+      ...(perCluster && t.cluster !== undefined ? [clusterAttributes(t.cluster, verb)] : []),
+    ]);
+    if (verbs.length > 0) resourceRules.push({ verbs, apiGroups: ['*'], resources: ['*'] });
+    if (perCluster && t.cluster === undefined && verbs.length > 0) {
+      const all = [...await a.clusters()].sort();
+      const readable = [...await allowedClusters(a.authz, user, 'list', all)].sort();
+      if (readable.length < all.length) evaluationError = readable.length === 0 ? 'no member cluster may be read: answers would be empty' : `answers hold only the member clusters you may read: ${named(readable)}`;
+    }
+  } else {
+    for (const [group, version, name] of [['clusterpedia.io', 'v1beta1', 'resources'], ['clusterpedia.io', 'v1beta1', 'collectionresources'], ['cluster.clusterpedia.io', 'v1alpha2', 'pediaclusters']] as const) {
+      const verbs = await allowedVerbs((verb) => [resource(group, version, name)(verb)]);
+      if (verbs.length > 0) resourceRules.push({ verbs, apiGroups: [group], resources: [name] });
+    }
+  }
+  return { resourceRules, nonResourceRules: [PUBLIC_RULE], incomplete: evaluationError !== undefined, ...(evaluationError ? { evaluationError } : {}) };
 }

@@ -394,7 +394,8 @@ const SSAR_PROTOBUF = Buffer.from('6b3873000a320a17617574686f72697a6174696f6e2e6
 function reviewCase(rng: Rng): HttpCase {
   const prefix = rng.pick(['', P, `${P}/clusters/${rng.pick(['member-1', 'nope', rng.pick(INJECTIONS)])}`]);
   const access = rng.chance(0.8);
-  const path = `${prefix}${access ? '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' : `/apis/authentication.k8s.io/${rng.pick(['v1', 'v1beta1', 'v1alpha1', 'v2'])}/selfsubjectreviews`}`;
+  const rules = access && rng.chance(0.2);
+  const path = `${prefix}${rules ? '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews' : access ? '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' : `/apis/authentication.k8s.io/${rng.pick(['v1', 'v1beta1', 'v1alpha1', 'v2'])}/selfsubjectreviews`}`;
   const value = (): unknown => rng.pick<unknown>([rng.pick(INJECTIONS), scalarValue(rng), 'list', 'get', '*', '', 7, null, ['x'], { a: 1 }]);
   const protobuf = (): Buffer => {
     const b = Buffer.from(SSAR_PROTOBUF);
@@ -403,12 +404,12 @@ function reviewCase(rng: Rng): HttpCase {
     return b;
   };
   const [contentType, payload] = rng.weighted<() => [string, Buffer]>([
-    [4, () => ['application/json', Buffer.from(JSON.stringify({ kind: rng.pick(['SelfSubjectAccessReview', 'SelfSubjectReview', 'Pod', '']), apiVersion: rng.pick(['authorization.k8s.io/v1', 'authentication.k8s.io/v1', 'v1', '']),
+    [4, () => ['application/json', Buffer.from(JSON.stringify({ kind: rng.pick(['SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SelfSubjectReview', 'Pod', '']), apiVersion: rng.pick(['authorization.k8s.io/v1', 'authentication.k8s.io/v1', 'v1', '']),
       spec: rng.chance(0.8) ? { resourceAttributes: { verb: value(), resource: value(), group: value(), namespace: value(), name: value(), subresource: rng.chance(0.2) ? value() : '' } } : { nonResourceAttributes: { path: value(), verb: value() } } }))]],
     [3, () => ['application/vnd.kubernetes.protobuf', protobuf()]],
     [1, () => [rng.pick(['application/yaml', 'text/plain', '', 'application/json; charset=utf-8', '*/*']), body(rng) ?? Buffer.from('{}')]],
   ])();
-  return { kind: 'http', label: `review:${access ? 'access' : 'subject'}`, method: 'POST', path: sendable(path), headers: { ...(contentType ? { 'content-type': contentType } : {}) }, body: payload };
+  return { kind: 'http', label: `review:${rules ? 'rules' : access ? 'access' : 'subject'}`, method: 'POST', path: sendable(path), headers: { ...(contentType ? { 'content-type': contentType } : {}) }, body: payload };
 }
 
 /** Malformed, smuggling-shaped or slow requests written on a raw socket. */

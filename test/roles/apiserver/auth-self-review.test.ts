@@ -94,6 +94,35 @@ describe('kubectl auth can-i', () => {
   });
 });
 
+describe('kubectl auth can-i --list', () => {
+  it('lists the reads allowed through the path, and says which clusters a fleet answer is narrowed to', async () => {
+    for (const binary of [kubectlPath(), oldestKubectl()]) {
+      const fleet = await kubectl('alice', P, binary).run(['auth', 'can-i', '--list']);
+      expect(fleet.code, binary).toBe(0);
+      expect(fleet.stdout, binary).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+      expect(fleet.stdout, binary).toMatch(/^\s+\[\/healthz\]\s+\[\]\s+\[get\]$/m);
+      expect(fleet.stderr, binary).toBe('Warning: the list may be incomplete: answers hold only the member clusters you may read: c1, c3\n');
+    }
+    const denied = await kubectl('alice', `${P}/clusters/c2`).run(['auth', 'can-i', '--list']);
+    expect(denied.stdout).not.toMatch(/\*\.\*/);
+  });
+
+  it('answers the rules as JSON with incomplete and the narrowing as evaluationError', async () => {
+    const body = JSON.stringify({ kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', spec: { namespace: 'default' } });
+    const r = await post(`${P}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`, body, { who: 'alice' });
+    expect(r).toMatchObject({ status: 201, json: { kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' }, status: {
+      resourceRules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }], incomplete: true, evaluationError: 'answers hold only the member clusters you may read: c1, c3',
+    } } });
+    const root = await post('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', body, { who: 'alice' });
+    expect((root.json.status as { resourceRules: unknown[] }).resourceRules).toEqual([
+      { verbs: ['get', 'list', 'watch'], apiGroups: ['clusterpedia.io'], resources: ['resources'] },
+      { verbs: ['get', 'list', 'watch'], apiGroups: ['clusterpedia.io'], resources: ['collectionresources'] },
+    ]);
+    const none = await post(`${P}/apis/authorization.k8s.io/v1/selfsubjectrulesreviews`, body, { who: 'nobody' });
+    expect(none.json.status).toMatchObject({ resourceRules: [{ verbs: ['get', 'list', 'watch'] }], incomplete: true, evaluationError: 'no member cluster may be read: answers would be empty' });
+  });
+});
+
 describe('kubectl auth whoami', () => {
   it('prints the user and groups the server took the caller for (kubectl 1.27 and the newest)', async () => {
     for (const binary of [kubectlPath(), oldestKubectl()]) {
