@@ -49,7 +49,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
       if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
-      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority));
+      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');

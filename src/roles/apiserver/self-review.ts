@@ -57,7 +57,7 @@ const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
  * connection closed after the answer. (Leaving a body half read, as a for-await loop left on a throw does, stalled
  * the client's next request on that connection.)
  */
-function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+function readBody(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -79,6 +79,14 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
     req.on('end', () => settle(() => (size > MAX_REVIEW_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks)))));
     req.on('error', (e) => settle(() => reject(e)));
     req.on('close', () => settle(() => reject(new Error('the client closed the request before its body ended'))));
+    // The request's deadline (504) or the server's shutdown: a body still trickling in does not keep the slot.
+    const onAbort = (): void => {
+      res.shouldKeepAlive = false;
+      settle(() => reject(signal.reason));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    req.once('end', () => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -148,8 +156,8 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 }
 
 /** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
-export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority): Promise<Record<string, unknown>> {
-  const { spec } = parseReview(await readBody(req, res), req.headers['content-type'], t);
+export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const { spec } = parseReview(await readBody(req, res, signal), req.headers['content-type'], t);
   const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
   if (t.review === 'subject') {
     const userInfo: Record<string, unknown> = { username: user.name, groups: user.groups };

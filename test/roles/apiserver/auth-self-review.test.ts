@@ -1,6 +1,7 @@
 // `kubectl auth can-i` and `kubectl auth whoami` through the search API, over real HTTPS with delegated and
 // per-cluster authorization: SelfSubjectAccessReview answered for the path it was posted to, SelfSubjectReview with
 // the identity the server took; bodies as JSON (kubectl 1.27) and protobuf (kubectl ≥ 1.32); bad bodies as Statuses.
+import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeKubeProtobuf, readFields } from '../../../src/kube/protobuf.js';
@@ -184,6 +185,29 @@ describe('SelfSubjectAccessReview over HTTP', () => {
       }
     } finally {
       await one.close();
+      await plain.stop();
+    }
+  });
+
+  it('gives back its slot at the request deadline when the body stops coming (504, not a slot held for ever)', async () => {
+    const plain = await startTestApiserver(d.storage, (o) => {
+      o.limits.requestTimeoutMs = 500;
+      o.limits.maxRequestsInflight = 1;
+    });
+    const socket = connect(Number(new URL(plain.base).port), '127.0.0.1');
+    try {
+      let answer = '';
+      socket.on('data', (b: Buffer) => (answer += b.toString('latin1')));
+      socket.write(`POST ${P}${SSR} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"kind":`);
+      const until = Date.now() + 5_000;
+      while (!answer.includes('\r\n\r\n') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(answer).toMatch(/^HTTP\/1\.1 504 /);
+      // The one request slot is free again: a list is served, not refused with 429.
+      const next = await request(`${plain.base}${P}/api/v1/pods?limit=1`);
+      expect(next.statusCode).toBe(200);
+      await next.body.dump();
+    } finally {
+      socket.destroy();
       await plain.stop();
     }
   });
