@@ -9,6 +9,7 @@ import { sleep } from '../../lib/lifecycle.js';
 import type { ClusterStatusRecord } from '../../storage/types.js';
 import { pediaClusterObjects, type PediaClusterFilter } from './pediaclusters.js';
 import { StreamWriter } from './stream-writer.js';
+import { cutAfterMs, END_GRACE_MS } from './watch.js';
 
 export type PediaClusterEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -25,9 +26,6 @@ export interface PediaClusterWatchParams {
   encode: (type: PediaClusterEvent, object: KubeObject) => string;
   contentType: string;
 }
-
-/** Past the deadline a client that stopped reading is cut, or its writes would hold the watch forever. */
-const END_GRACE_MS = 5_000;
 
 /** What a client has been shown of one PediaCluster. */
 interface Shown {
@@ -57,7 +55,8 @@ export async function servePediaClusterWatch(res: ServerResponse, signal: AbortS
   res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
   const out = new StreamWriter(res, 16 * 1024);
-  const cut = setTimeout(() => res.destroy(), p.timeoutMs + END_GRACE_MS).unref();
+  // No cut past setTimeout's range (a timeoutSeconds of years): it would fire at once and end the watch.
+  const cut = cutAfterMs(res, p.timeoutMs + END_GRACE_MS);
   const send = async (type: PediaClusterEvent, o: KubeObject): Promise<void> => {
     await out.write(`${p.encode(type, o)}\n`);
   };

@@ -187,7 +187,15 @@ export class Membership {
 /** Longest delay setTimeout honours; a longer one fires after 1 ms, which would spin the loop of a watch asked to last years. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Time past its deadline a watch has to flush its last bytes before a client that is not reading is cut. */
-const END_GRACE_MS = 5_000;
+export const END_GRACE_MS = 5_000;
+
+/**
+ * Destroys `res` after `ms` (unref'd: it only ever acts on an open connection, which keeps the process alive by
+ * itself). None past setTimeout's range: a watch asked to last years is not cut at once.
+ */
+export function cutAfterMs(res: ServerResponse, ms: number): NodeJS.Timeout | undefined {
+  return ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)).unref() : undefined;
+}
 
 export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
   // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
@@ -209,9 +217,8 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   let cut: NodeJS.Timeout | undefined;
   const cutAfter = (ms: number): void => {
     clearTimeout(cut);
-    // Unref'd: it only ever acts on an open connection, which keeps the process alive by itself; a watch left pending
-    // at shutdown (waiting for a storage connection that will not come) must not hold the exit for minutes.
-    cut = ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)).unref() : undefined;
+    // A watch left pending at shutdown (waiting for a storage connection that will not come) must not hold the exit.
+    cut = cutAfterMs(res, ms);
   };
   cutAfter(Math.min(p.initialTimeoutMs > 0 ? p.initialTimeoutMs : Infinity, p.timeoutMs + END_GRACE_MS));
   let members: Membership | undefined;

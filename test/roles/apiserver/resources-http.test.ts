@@ -459,6 +459,11 @@ describe('pediaclusters (clusters from a file)', () => {
       await storage.putClusterStatus('c1', c1);
       await storage.putClusterStatus('c2', c2);
     }
+    // A length past setTimeout's range (the fuzzer's 99999999999 s) is honoured, not turned into an immediate cut.
+    w = await watch('timeoutSeconds=99999999999');
+    expect([shown(await w.next()), shown(await w.next())]).toEqual(['ADDED c1', 'ADDED c2']);
+    await expect(w.next(1_500)).rejects.toThrow('no watch data within 1500 ms');
+    w.close();
     const bad = await get(`${PC}/pediaclusters?watch=true&resourceVersion=abc`);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe('resourceVersion: Invalid value: "abc": must be a non-negative integer');
