@@ -8,6 +8,7 @@ import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
 import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
+import { impersonationOf } from './kubeconfig.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -130,6 +131,8 @@ export class KubeClient {
     private readonly opts: Required<Pick<KubeClientOptions, 'userAgent' | 'requestTimeoutMs' | 'now' | 'credentialTimeoutMs'>>,
     private readonly auth: ClientAuth,
     first: Record<string, string>,
+    /** The kubeconfig user's as-uid / as-groups / as-user-extra (kubeconfig.ts), sent with every request. */
+    private readonly impersonation: Record<string, string | string[]>,
   ) {
     if (auth.kind === 'provider') this.credential = { headers: first, at: opts.now() };
   }
@@ -175,7 +178,7 @@ export class KubeClient {
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
       now,
       credentialTimeoutMs,
-    }, auth, headers);
+    }, auth, headers, impersonationOf(kc));
   }
 
   /**
@@ -233,7 +236,8 @@ export class KubeClient {
   }
 
   private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | string[]> = {
+      ...this.impersonation,
       ...auth,
       'user-agent': this.opts.userAgent,
       accept: o.accept ?? 'application/json',

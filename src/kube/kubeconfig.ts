@@ -37,11 +37,60 @@ export function withTokenFiles(text: string, dir: string | undefined): string {
   return changed ? JSON.stringify(doc) : text;
 }
 
+/** Impersonation headers per loaded kubeconfig and user name (client-node sends a user's `as` only). */
+const impersonations = new WeakMap<KubeConfig, Map<string, Record<string, string | string[]>>>();
+
+/**
+ * The Impersonate-Uid / -Group / -Extra-* headers a kubeconfig user's `as-uid`, `as-groups` and `as-user-extra` ask
+ * for, as client-go sends them (client-node leaves them out, so a member kubeconfig meant to read as a narrower group
+ * read with the whole token's rights). `as` itself is client-node's (Impersonate-User).
+ */
+function impersonationHeaders(text: string): Map<string, Record<string, string | string[]>> {
+  const out = new Map<string, Record<string, string | string[]>>();
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return out;
+  }
+  if (!isObject(doc) || !Array.isArray(doc.users)) return out;
+  for (const entry of doc.users as unknown[]) {
+    if (!isObject(entry) || typeof entry.name !== 'string' || !isObject(entry.user)) continue;
+    const u = entry.user;
+    const h: Record<string, string | string[]> = {};
+    if (typeof u['as-uid'] === 'string' && u['as-uid'] !== '') h['Impersonate-Uid'] = u['as-uid'];
+    if (Array.isArray(u['as-groups'])) {
+      const groups = (u['as-groups'] as unknown[]).filter((g): g is string => typeof g === 'string');
+      if (groups.length > 0) h['Impersonate-Group'] = groups;
+    }
+    if (isObject(u['as-user-extra'])) {
+      for (const [key, values] of Object.entries(u['as-user-extra'])) {
+        const vs = (Array.isArray(values) ? values : [values]).filter((v): v is string => typeof v === 'string');
+        if (vs.length > 0) h[`Impersonate-Extra-${encodeURIComponent(key)}`] = vs;
+      }
+    }
+    if (Object.keys(h).length > 0) out.set(entry.name, h);
+  }
+  return out;
+}
+
+/** The impersonation headers (beyond `as`) of the kubeconfig's current user; {} when none. */
+export function impersonationOf(kc: KubeConfig): Record<string, string | string[]> {
+  const user = kc.getCurrentUser()?.name;
+  return (user !== undefined ? impersonations.get(kc)?.get(user) : undefined) ?? {};
+}
+
+function load(text: string, dir: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(withTokenFiles(text, dir));
+  const headers = impersonationHeaders(text);
+  if (headers.size > 0) impersonations.set(kc, headers);
+  return kc;
+}
+
 /** A kubeconfig from text (a PediaCluster's `kubeconfig`): relative paths resolve against the working directory. */
 export function kubeConfigFromString(text: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(withTokenFiles(text, undefined));
-  return kc;
+  return load(text, undefined);
 }
 
 /**
@@ -51,8 +100,7 @@ export function kubeConfigFromString(text: string): KubeConfig {
  */
 export function kubeConfigFromFile(path: string): KubeConfig {
   const dir = dirname(path);
-  const kc = new KubeConfig();
-  kc.loadFromString(withTokenFiles(readFileSync(path, 'utf8'), dir));
+  const kc = load(readFileSync(path, 'utf8'), dir);
   kc.makePathsAbsolute(dir);
   for (const user of kc.getUsers()) {
     const exec: unknown = user.exec;

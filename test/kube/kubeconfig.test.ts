@@ -1,6 +1,8 @@
 // A kubeconfig user's token-file is read as client-go reads it: again as it rotates (a projected service-account
 // token), relative to the kubeconfig's directory, and a file missing at load fails requests, not the load.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -63,6 +65,33 @@ describe('a kubeconfig file', () => {
     expect(kubeConfigFromFile(path).getCurrentUser()?.exec.command).toBe('aws');
     writeFileSync(path, config('https://x', exec('/usr/local/bin/aws')));
     expect(kubeConfigFromFile(path).getCurrentUser()?.exec.command).toBe('/usr/local/bin/aws');
+  });
+});
+
+describe("a user's impersonation fields", () => {
+  it('are all sent, as client-go sends them (client-node sent as only)', async () => {
+    const seen: Record<string, string[]>[] = [];
+    const server = createServer((req, res) => {
+      seen.push(Object.fromEntries(Object.entries(req.headersDistinct).filter(([k]) => k.startsWith('impersonate-')).map(([k, v]) => [k, v ?? []])));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"NamespaceList","apiVersion":"v1","metadata":{},"items":[]}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const c = await KubeClient.create(kubeConfigFromString(config(url, "{token: t, as: alice, as-uid: u-1, as-groups: [dev, ops], as-user-extra: {scopes: [a, b], 'x/y': [z]}}")));
+      try {
+        await c.json('/api/v1/namespaces');
+      } finally {
+        await c.close();
+      }
+      expect(seen).toEqual([{
+        'impersonate-user': ['alice'], 'impersonate-uid': ['u-1'], 'impersonate-group': ['dev', 'ops'],
+        'impersonate-extra-scopes': ['a', 'b'], 'impersonate-extra-x%2fy': ['z'],
+      }]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 
