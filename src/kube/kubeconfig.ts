@@ -9,21 +9,27 @@ import { parse } from 'yaml';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The kubeconfig document when it parses and has a users list; undefined otherwise (client-node reports it). */
+function parsed(text: string): (Record<string, unknown> & { users: unknown[] }) | undefined {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch {
+    return undefined;
+  }
+  return isObject(doc) && Array.isArray(doc.users) ? (doc as Record<string, unknown> & { users: unknown[] }) : undefined;
+}
+
 /**
  * The kubeconfig text with each `token-file` user turned into client-node's file token provider (read again every
  * 60 s), its path made absolute against `dir` as client-go resolves it. The text is returned as it is when it has
  * none, or does not parse (client-node then reports it).
  */
 export function withTokenFiles(text: string, dir: string | undefined): string {
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch {
-    return text;
-  }
-  if (!isObject(doc) || !Array.isArray(doc.users)) return text;
+  const doc = parsed(text);
+  if (!doc) return text;
   let changed = false;
-  for (const entry of doc.users as unknown[]) {
+  for (const entry of doc.users) {
     const user = isObject(entry) ? entry.user : undefined;
     if (!isObject(user)) continue;
     const file = user['token-file'];
@@ -47,14 +53,7 @@ const impersonations = new WeakMap<KubeConfig, Map<string, Record<string, string
  */
 function impersonationHeaders(text: string): Map<string, Record<string, string | string[]>> {
   const out = new Map<string, Record<string, string | string[]>>();
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch {
-    return out;
-  }
-  if (!isObject(doc) || !Array.isArray(doc.users)) return out;
-  for (const entry of doc.users as unknown[]) {
+  for (const entry of parsed(text)?.users ?? []) {
     if (!isObject(entry) || typeof entry.name !== 'string' || !isObject(entry.user)) continue;
     const u = entry.user;
     const h: Record<string, string | string[]> = {};
