@@ -8,7 +8,7 @@ import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
 import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
-import { impersonationOf } from './kubeconfig.js';
+import { execClusterConfigOf, impersonationOf } from './kubeconfig.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -425,7 +425,7 @@ const execSources = new WeakMap<KubeConfig, ExecCredentialSource>();
 function execSourceFor(kc: KubeConfig, exec: ExecConfig, cluster: Cluster, timeoutMs: number, now: () => number): ExecCredentialSource {
   let source = execSources.get(kc);
   if (!source) {
-    source = new ExecCredentialSource(exec, cluster, timeoutMs, now);
+    source = new ExecCredentialSource(exec, cluster, timeoutMs, now, execClusterConfigOf(kc));
     execSources.set(kc, source);
   }
   return source;

@@ -65,7 +65,7 @@ export function checkExecConfig(exec: ExecConfig): { command: string; apiVersion
  * KUBERNETES_EXEC_INFO, as client-go sets it: the ExecCredential the plugin is asked for, never interactive here, with
  * the cluster it is for when the stanza says provideClusterInfo.
  */
-export function execInfo(exec: ExecConfig, apiVersion: string, cluster: Cluster | null): string {
+export function execInfo(exec: ExecConfig, apiVersion: string, cluster: Cluster | null, clusterConfig?: unknown): string {
   const spec: Record<string, unknown> = { interactive: false };
   if (exec.provideClusterInfo && cluster) {
     const c: Record<string, unknown> = { server: cluster.server };
@@ -73,6 +73,8 @@ export function execInfo(exec: ExecConfig, apiVersion: string, cluster: Cluster 
     if (cluster.skipTLSVerify) c['insecure-skip-tls-verify'] = true;
     if (cluster.caData) c['certificate-authority-data'] = cluster.caData;
     if (cluster.proxyUrl) c['proxy-url'] = cluster.proxyUrl;
+    // The cluster's `client.authentication.k8s.io/exec` extension, for the plugin (kubeconfig.ts reads it).
+    if (clusterConfig !== undefined) c.config = clusterConfig;
     spec.cluster = c;
   }
   return JSON.stringify({ kind: 'ExecCredential', apiVersion, spec });
@@ -140,7 +142,7 @@ function stderrExcerpt(stderr: string): string {
  * in a process group of its own. Past `timeoutMs` the group is killed (the plugin and whatever it started) and the
  * run fails with CredentialTimeout; so is a group still running when this process exits.
  */
-export function runExecPlugin(exec: ExecConfig, cluster: Cluster | null, timeoutMs: number): Promise<ExecCredential> {
+export function runExecPlugin(exec: ExecConfig, cluster: Cluster | null, timeoutMs: number, clusterConfig?: unknown): Promise<ExecCredential> {
   let checked: { command: string; apiVersion: string };
   try {
     checked = checkExecConfig(exec);
@@ -151,7 +153,7 @@ export function runExecPlugin(exec: ExecConfig, cluster: Cluster | null, timeout
   const name = basename(command);
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const e of exec.env ?? []) if (e && typeof e.name === 'string') env[e.name] = String(e.value ?? '');
-  env.KUBERNETES_EXEC_INFO = execInfo(exec, apiVersion, cluster);
+  env.KUBERNETES_EXEC_INFO = execInfo(exec, apiVersion, cluster, clusterConfig);
   return new Promise((resolve, reject) => {
     const child = spawn(command, Array.isArray(exec.args) ? exec.args.map(String) : [], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
@@ -222,6 +224,8 @@ export class ExecCredentialSource {
     private readonly cluster: Cluster | null,
     private readonly timeoutMs: number,
     private readonly now: () => number,
+    /** The cluster's `client.authentication.k8s.io/exec` extension, given to the plugin with provideClusterInfo. */
+    private readonly clusterConfig?: unknown,
   ) {}
 
   /**
@@ -232,7 +236,7 @@ export class ExecCredentialSource {
     if (refused && this.current === refused) this.current = undefined;
     const c = this.current;
     if (c && (c.expiresAt === undefined || c.expiresAt > this.now())) return Promise.resolve(c);
-    this.running ??= runExecPlugin(this.exec, this.cluster, this.timeoutMs).then((fresh) => {
+    this.running ??= runExecPlugin(this.exec, this.cluster, this.timeoutMs, this.clusterConfig).then((fresh) => {
       this.current = fresh;
       return fresh;
     }).finally(() => {

@@ -10,14 +10,14 @@ import { parse } from 'yaml';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The kubeconfig document when it parses and has a users list; undefined otherwise (client-node reports it). */
-function parsed(text: string): (Record<string, unknown> & { users: unknown[] }) | undefined {
+function parsed(text: string): KubeconfigDoc | undefined {
   let doc: unknown;
   try {
     doc = parse(text);
   } catch {
     return undefined;
   }
-  return isObject(doc) && Array.isArray(doc.users) ? (doc as Record<string, unknown> & { users: unknown[] }) : undefined;
+  return isObject(doc) && Array.isArray(doc.users) ? (doc as KubeconfigDoc) : undefined;
 }
 
 /**
@@ -27,7 +27,14 @@ function parsed(text: string): (Record<string, unknown> & { users: unknown[] }) 
  */
 export function withTokenFiles(text: string, dir: string | undefined): string {
   const doc = parsed(text);
-  if (!doc) return text;
+  // JSON is YAML: client-node reads it back as it read the text.
+  return doc && rewriteTokenFiles(doc, dir) ? JSON.stringify(doc) : text;
+}
+
+type KubeconfigDoc = Record<string, unknown> & { users: unknown[] };
+
+/** Rewrites the document's token-file users in place (see withTokenFiles); true when it changed any. */
+function rewriteTokenFiles(doc: KubeconfigDoc, dir: string | undefined): boolean {
   let changed = false;
   for (const entry of doc.users) {
     const user = isObject(entry) ? entry.user : undefined;
@@ -39,8 +46,7 @@ export function withTokenFiles(text: string, dir: string | undefined): string {
     delete user['token-file'];
     changed = true;
   }
-  // JSON is YAML: client-node reads it back as it read the text.
-  return changed ? JSON.stringify(doc) : text;
+  return changed;
 }
 
 /** Impersonation headers per loaded kubeconfig and user name (client-node sends a user's `as` only). */
@@ -51,9 +57,9 @@ const impersonations = new WeakMap<KubeConfig, Map<string, Record<string, string
  * for, as client-go sends them (client-node leaves them out, so a member kubeconfig meant to read as a narrower group
  * read with the whole token's rights). `as` itself is client-node's (Impersonate-User).
  */
-function impersonationHeaders(text: string): Map<string, Record<string, string | string[]>> {
+function impersonationHeaders(doc: KubeconfigDoc): Map<string, Record<string, string | string[]>> {
   const out = new Map<string, Record<string, string | string[]>>();
-  for (const entry of parsed(text)?.users ?? []) {
+  for (const entry of doc.users) {
     if (!isObject(entry) || typeof entry.name !== 'string' || !isObject(entry.user)) continue;
     const u = entry.user;
     const h: Record<string, string | string[]> = {};
@@ -79,11 +85,44 @@ export function impersonationOf(kc: KubeConfig): Record<string, string | string[
   return (user !== undefined ? impersonations.get(kc)?.get(user) : undefined) ?? {};
 }
 
+/** Each loaded kubeconfig's clusters' `client.authentication.k8s.io/exec` extensions, by cluster name. */
+const execExtensions = new WeakMap<KubeConfig, Map<string, unknown>>();
+
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+
+/** The clusters' exec extensions (client-node drops kubeconfig extensions): what client-go gives a plugin as config. */
+function execClusterConfigs(doc: KubeconfigDoc): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  const clusters = Array.isArray(doc.clusters) ? (doc.clusters as unknown[]) : [];
+  for (const entry of clusters) {
+    if (!isObject(entry) || typeof entry.name !== 'string' || !isObject(entry.cluster)) continue;
+    const extensions = entry.cluster.extensions;
+    if (!Array.isArray(extensions)) continue;
+    const ext = (extensions as unknown[]).find((e) => isObject(e) && e.name === EXEC_EXTENSION);
+    if (isObject(ext) && ext.extension !== undefined) out.set(entry.name, ext.extension);
+  }
+  return out;
+}
+
+/** The current cluster's exec extension, if its kubeconfig has one. */
+export function execClusterConfigOf(kc: KubeConfig): unknown {
+  const cluster = kc.getCurrentCluster()?.name;
+  return cluster !== undefined ? execExtensions.get(kc)?.get(cluster) : undefined;
+}
+
 function load(text: string, dir: string | undefined): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromString(withTokenFiles(text, dir));
-  const headers = impersonationHeaders(text);
+  const doc = parsed(text);
+  if (!doc) {
+    kc.loadFromString(text);
+    return kc;
+  }
+  // Read before the token files are rewritten in the document (the rewrite touches users' token-file only).
+  const headers = impersonationHeaders(doc);
+  const extensions = execClusterConfigs(doc);
+  kc.loadFromString(rewriteTokenFiles(doc, dir) ? JSON.stringify(doc) : text);
   if (headers.size > 0) impersonations.set(kc, headers);
+  if (extensions.size > 0) execExtensions.set(kc, extensions);
   return kc;
 }
 

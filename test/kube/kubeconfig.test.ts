@@ -1,6 +1,6 @@
 // A kubeconfig user's token-file is read as client-go reads it: again as it rotates (a projected service-account
 // token), relative to the kubeconfig's directory, and a file missing at load fails requests, not the load.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,39 @@ describe("a user's impersonation fields", () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+});
+
+describe("a cluster's exec extension", () => {
+  it('reaches an exec plugin with provideClusterInfo as spec.cluster.config, as client-go gives it', async () => {
+    const seen = join(dir, 'exec-info.json');
+    const plugin = join(dir, 'info-plugin.sh');
+    writeFileSync(plugin, `#!/bin/sh\nprintf '%s' "$KUBERNETES_EXEC_INFO" > ${seen}\nprintf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"${TOKEN}"}}'\n`, { mode: 0o755 });
+    const text = `apiVersion: v1
+kind: Config
+clusters:
+- name: m
+  cluster:
+    server: '${sim.url}'
+    extensions:
+    - name: client.authentication.k8s.io/exec
+      extension: {audience: fleet, region: eu-1}
+    - name: other
+      extension: {x: 1}
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: '${plugin}', interactiveMode: Never, provideClusterInfo: true}}}]
+contexts: [{name: c, context: {cluster: m, user: u}}]
+current-context: c
+`;
+    const c = await KubeClient.create(kubeConfigFromString(text));
+    try {
+      await expect(c.json('/api/v1/namespaces')).resolves.toMatchObject({ kind: 'NamespaceList' });
+    } finally {
+      await c.close();
+    }
+    expect(JSON.parse(readFileSync(seen, 'utf8'))).toEqual({
+      kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1',
+      spec: { interactive: false, cluster: { server: sim.url, config: { audience: 'fleet', region: 'eu-1' } } },
+    });
   });
 });
 
