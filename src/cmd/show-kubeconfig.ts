@@ -2,8 +2,7 @@
 // Clusterpedia's hack/gen-clusterconfigs.sh writes for its users — with a hundred members, nobody writes it by hand.
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../lib/errors.js';
-
-export const RESOURCES_PATH = '/apis/clusterpedia.io/v1beta1/resources';
+import { RESOURCES_PREFIX } from '../roles/apiserver/request-info.js';
 
 export interface KubeconfigOptions {
   /** clusterpedia's address (https://host:8443), or the host cluster's when it is installed as an aggregated API. */
@@ -55,7 +54,7 @@ function resourcesUrl(server: string): string {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(`--server: the scheme must be https or http, not ${url.protocol}`);
   if (url.search || url.hash) throw new ConfigError('--server: a URL without query or fragment');
   const path = url.pathname.replace(/\/+$/, '');
-  const prefix = path.endsWith(RESOURCES_PATH) ? path : `${path}${RESOURCES_PATH}`;
+  const prefix = path.endsWith(RESOURCES_PREFIX) ? path : `${path}${RESOURCES_PREFIX}`;
   return `${url.origin}${prefix}`;
 }
 

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
 import { pediaClustersYaml, startSimulatedFleet, type SimFleet } from '../../sim/index.js';
+import { RESOURCES_PREFIX } from '../apiserver/request-info.js';
 import type { DemoOptions } from './options.js';
 
 export interface Demo {
@@ -39,9 +40,10 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
     fleet,
     runnable: { name: 'demo-fleet', start: async (signal) => { await aborted(signal); await stop(); } },
     hints: (addrs) => {
-      const server = addrs.insecure
-        ? `http://127.0.0.1:${addrs.insecure.port}/apis/clusterpedia.io/v1beta1/resources`
-        : `https://127.0.0.1:${addrs.secure?.port ?? 8443}/apis/clusterpedia.io/v1beta1/resources --insecure-skip-tls-verify`;
+      // The server's root (with kubectl's TLS flag when it is the self-signed secure port), and the resources API.
+      const root = addrs.insecure ? `http://127.0.0.1:${addrs.insecure.port}` : `https://127.0.0.1:${addrs.secure?.port ?? 8443}`;
+      const tls = addrs.insecure ? '' : ' --insecure-skip-tls-verify';
+      const server = `${root}${RESOURCES_PREFIX}${tls}`;
       const first = fleet.clusters[0]?.name ?? 'demo-1';
       return [
         '',
@@ -51,13 +53,13 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${server} get deployments -A -o wide`,
         `  kubectl --server=${server} get pods -A -l 'search.clusterpedia.io/clusters in (${first})'`,
         `  kubectl --server=${server} get pods -A --field-selector status.phase!=Running`,
-        `  kubectl --server=${server.replace('/resources', `/resources/clusters/${first}`)} get pods -n default`,
+        `  kubectl --server=${root}${RESOURCES_PREFIX}/clusters/${first}${tls} get pods -n default`,
         `  kubectl --server=${server} get pods -A -w`,
-        `  kubectl --server=${server.replace('/apis/clusterpedia.io/v1beta1/resources', '')} get pediaclusters`,
+        `  kubectl --server=${root}${tls} get pediaclusters`,
         '',
         'A kubeconfig with a context for the fleet and one per cluster:',
         '',
-        `  bin/clusterpedia show kubeconfig --server=${server.replace('/apis/clusterpedia.io/v1beta1/resources', '')} > fleet.yaml`,
+        `  bin/clusterpedia show kubeconfig --server=${root}${tls} > fleet.yaml`,
         `  KUBECONFIG=fleet.yaml kubectl --context ${first} get pods -A`,
         '',
         'Stop with Ctrl-C.',
