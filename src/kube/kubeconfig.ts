@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { isObject } from './printers/fields.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The kubeconfig document when it parses and has a users list; undefined otherwise (client-node reports it). */
 function parsed(text: string): KubeconfigDoc | undefined {

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, StatusError, status } from '../../kube/status.js';
 import { decodeKubeProtobuf, field, ProtobufError, readFields, stringField } from '../../kube/protobuf.js';
+import { isObject } from '../../kube/printers/fields.js';
 import type { UserInfo } from './authn.js';
 import { clusterAttributes, isPublicPath } from './authz-attributes.js';
 import { MASTERS_GROUP, type Attributes, type Authorizer } from './authz.js';
@@ -91,7 +92,6 @@ function readBody(req: IncomingMessage, res: ServerResponse, signal: AbortSignal
 }
 
 const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const REVIEW_KINDS = { access: 'SelfSubjectAccessReview', rules: 'SelfSubjectRulesReview', subject: 'SelfSubjectReview' } as const;
 export const REVIEW_RESOURCES = { access: 'selfsubjectaccessreviews', rules: 'selfsubjectrulesreviews', subject: 'selfsubjectreviews' } as const;

@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { messageOf } from '../../lib/errors.js';
 import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { pediaClusterLabels, type ClusterGroupResources, type ClusterSyncResources, type PediaCluster } from '../../kube/pediacluster.js';
+import { isObject } from '../../kube/printers/fields.js';
 import type { ClusterManager } from './cluster-manager.js';
 
 /** What the files declare, by name. */
@@ -45,10 +46,6 @@ function addObject(item: unknown, out: ClusterFileContents, file: string, log: L
   } else {
     log.warn({ file, kind: item.kind, name }, 'document of an unknown kind ignored');
   }
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export interface FileClusterSourceOptions {
