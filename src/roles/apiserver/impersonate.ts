@@ -21,21 +21,18 @@ interface Wanted {
   extra: Record<string, string[]>;
 }
 
-/** All values of a header, whether Node joined them or not (it joins unknown repeated headers with ", "). */
-function values(req: IncomingMessage, name: string): string[] {
-  const out: string[] = [];
-  const raw = req.headersDistinct?.[name];
-  if (raw) out.push(...raw);
-  return out;
-}
-
 /** What the request asks to act as, or undefined when it asks nothing; 400 for a group, uid or extra without a user. */
 export function impersonationOf(req: IncomingMessage): Wanted | undefined {
-  const users = values(req, USER);
-  const groups = values(req, GROUP);
-  const uids = values(req, UID);
+  // Every request passes here: one look at the header names, and the rest only for a request that impersonates.
+  const asked = Object.keys(req.headers).filter((name) => name.startsWith('impersonate-'));
+  if (asked.length === 0) return undefined;
+  // All values of a header, whether Node joined them or not (it joins unknown repeated headers with ", ").
+  const values = (name: string): string[] => req.headersDistinct[name] ?? [];
+  const users = values(USER);
+  const groups = values(GROUP);
+  const uids = values(UID);
   const extra: Record<string, string[]> = {};
-  for (const name of Object.keys(req.headers)) {
+  for (const name of asked) {
     if (!name.startsWith(EXTRA_PREFIX)) continue;
     let key: string;
     try {
@@ -43,7 +40,7 @@ export function impersonationOf(req: IncomingMessage): Wanted | undefined {
     } catch {
       throw badRequest(`${name}: the key is not a valid percent-encoded string`);
     }
-    extra[key] = values(req, name);
+    extra[key] = values(name);
   }
   if (users.length === 0) {
     if (groups.length > 0 || uids.length > 0 || Object.keys(extra).length > 0) {
