@@ -144,9 +144,10 @@ function labelJsonCondition(d: QueryDialect, r: LabelRequirement, c: ColumnRefs)
 export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): SQL {
   // The text of an object or array starts with { or [: a test for other values may read objects as text (loose).
   const loose = r.values.every((v) => !/^[{[]/.test(v));
+  const present = (): SQL => positiveField(d, doc, r.path, () => sql`TRUE`, true, false);
   // A Kubernetes field label's absent value (field-labels.ts): when the test holds for it, an absent field matches.
   const orAbsent = (positive: SQL, holdsForAbsent: boolean): SQL =>
-    r.absentAs !== undefined && holdsForAbsent ? sql`(${positive} OR NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true, false)}))` : positive;
+    r.absentAs !== undefined && holdsForAbsent ? sql`(${positive} OR NOT (${present()}))` : positive;
   const absent = r.absentAs;
   switch (r.operator) {
     case '=':
@@ -159,9 +160,9 @@ export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): 
     case 'notin':
       return r.values.length === 0 ? sql`TRUE` : sql`NOT (${orAbsent(positiveField(d, doc, r.path, (v) => d.inList(v, r.values), false, loose), absent !== undefined && r.values.includes(absent))})`;
     case 'exists':
-      return positiveField(d, doc, r.path, () => sql`TRUE`, true, false);
+      return present();
     case '!':
-      return sql`NOT (${positiveField(d, doc, r.path, () => sql`TRUE`, true, false)})`;
+      return sql`NOT (${present()})`;
     case 'gt':
     case 'lt': {
       const op = r.operator;
