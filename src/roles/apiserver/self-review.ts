@@ -179,7 +179,7 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   const insecure: AccessStatus = { allowed: true, reason: 'the insecure port serves every reader without authorization' };
   const decide = async (attrs: Attributes): Promise<AccessStatus> => {
     const d = await a.authz.decide(user, attrs);
-    return d.allowed ? { allowed: true, ...(d.reason ? { reason: d.reason } : {}) } : { allowed: false, ...(d.reason ? { reason: d.reason } : {}) };
+    return { allowed: d.allowed, ...(d.reason ? { reason: d.reason } : {}) };
   };
   const n = spec.nonResourceAttributes;
   if (n) {
@@ -200,12 +200,19 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   const fleet = await decide({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: r.verb } });
   if (!fleet.allowed || !a.perCluster || user.groups.includes(MASTERS_GROUP)) return fleet;
   if (t.cluster !== undefined) return decide(clusterAttributes(t.cluster, r.verb));
-  const all = [...await a.clusters()].sort();
-  const allowed = [...await allowedClusters(a.authz, user, r.verb, all)].sort();
-  if (allowed.length === 0 && all.length > 0) return { allowed: false, reason: `no member cluster may be read (clusters in clusterpedia.io, per cluster): answers would be empty` };
-  if (allowed.length < all.length) return { allowed: true, reason: `answers hold only the member clusters you may read: ${named(allowed)}` };
+  const { readable, total } = await readableClusters(a, user, r.verb);
+  if (readable.length === 0 && total > 0) return { allowed: false, reason: `no member cluster may be read (clusters in clusterpedia.io, per cluster): answers would be empty` };
+  if (readable.length < total) return { allowed: true, reason: narrowedTo(readable) };
   return fleet;
 }
+
+/** With per-cluster authorization: the member clusters `user` may read with `verb`, sorted, and how many there are. */
+async function readableClusters(a: ReviewAuthority, user: UserInfo, verb: string): Promise<{ readable: string[]; total: number }> {
+  const all = [...await a.clusters()];
+  return { readable: [...await allowedClusters(a.authz, user, verb, all)].sort(), total: all.length };
+}
+
+const narrowedTo = (readable: readonly string[]): string => `answers hold only the member clusters you may read: ${named(readable)}`;
 
 /** The paths anyone may read. */
 const PUBLIC_RULE = { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'] };
@@ -238,9 +245,8 @@ async function rulesOf(t: SelfReviewTarget, user: UserInfo, secure: boolean, a: 
     ]);
     if (verbs.length > 0) resourceRules.push({ verbs, apiGroups: ['*'], resources: ['*'] });
     if (perCluster && t.cluster === undefined && verbs.length > 0) {
-      const all = [...await a.clusters()].sort();
-      const readable = [...await allowedClusters(a.authz, user, 'list', all)].sort();
-      if (readable.length < all.length) evaluationError = readable.length === 0 ? 'no member cluster may be read: answers would be empty' : `answers hold only the member clusters you may read: ${named(readable)}`;
+      const { readable, total } = await readableClusters(a, user, 'list');
+      if (readable.length < total) evaluationError = readable.length === 0 ? 'no member cluster may be read: answers would be empty' : narrowedTo(readable);
     }
   } else {
     for (const [group, version, name] of [['clusterpedia.io', 'v1beta1', 'resources'], ['clusterpedia.io', 'v1beta1', 'collectionresources'], ['cluster.clusterpedia.io', 'v1alpha2', 'pediaclusters']] as const) {
