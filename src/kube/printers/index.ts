@@ -10,6 +10,7 @@ export {
 } from './table.js';
 export { resourcePrinterFor } from './registry.js';
 export { customResourcePrinter, defaultPrinter } from './custom-resource.js';
+export { scalePrinter } from './scaling.js';
 export {
   COLLECTION_COLUMNS, COLLECTION_LIST_COLUMNS, collectionListTable, collectionTable,
 } from './collections.js';

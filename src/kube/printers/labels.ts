@@ -26,7 +26,7 @@ interface Requirement {
  * Port of metav1.LabelSelectorAsSelector(...).String(). A nil selector (Nothing) and an empty one
  * (Everything) both print ''. Undefined where kube's conversion fails (a bad operator or value count).
  */
-function selectorString(selector: unknown): string | undefined {
+export function labelSelectorString(selector: unknown): string | undefined {
   if (!isObject(selector)) return '';
   const reqs: Requirement[] = [];
   const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : {};
@@ -68,12 +68,12 @@ function requirementString(r: Requirement): string {
 
 /** The Selector cell of printDeployment: the selector string, `<invalid>` if it cannot convert. */
 export function selectorOrInvalid(selector: unknown): string {
-  return selectorString(selector) ?? '<invalid>';
+  return labelSelectorString(selector) ?? '<invalid>';
 }
 
 /** Port of metav1.FormatLabelSelector: `<none>` when it selects by nothing, `<error>` if invalid. */
 export function formatLabelSelector(selector: unknown): string {
-  const s = selectorString(selector);
+  const s = labelSelectorString(selector);
   if (s === undefined) return '<error>';
   return s === '' ? '<none>' : s;
 }

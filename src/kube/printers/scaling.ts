@@ -140,3 +140,16 @@ export const podDisruptionBudgetPrinter: ResourcePrinter = {
     ];
   },
 };
+
+/** printScale: the autoscaling Scale a `scale` subresource answers (kube registers it beside every printer). */
+export const scalePrinter: ResourcePrinter = {
+  columns: [
+    NAME_COLUMN,
+    column('Desired', 'integer', 'replicas is the desired number of instances for the scaled object.'),
+    column('Available', 'integer', 'replicas is the actual number of observed instances of the scaled object.'),
+    AGE_COLUMN,
+  ],
+  cells(o, now) {
+    return [nameOf(o), int(at(o, 'spec', 'replicas')), int(at(o, 'status', 'replicas')), ageOf(o, now)];
+  },
+};

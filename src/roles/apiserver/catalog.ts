@@ -1,9 +1,10 @@
 // What the apiserver knows exists: clusters, their resource types (stored or being synced), CRD printer columns.
 // Rebuilt from storage at most every `ttlMs`, so discovery and routing never scan the resources table.
-import { builtinResource, singularOf } from '../../kube/builtin-resources.js';
+import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-resources.js';
 import type { PrinterColumn } from '../../kube/printers/index.js';
 import type { StorageReader } from '../../storage/types.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
+import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
 
 export interface TypeInfo {
   group: string;
@@ -43,6 +44,8 @@ interface Snapshot {
   firstListing: Map<string, Set<string>>;
   /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
   crdColumns: Map<string, PrinterColumn[]>;
+  /** group/resource/version → the status and scale subresources a stored CRD declares. */
+  crdSubresources: Map<string, Subresources>;
   /** group/resource → names from stored CRDs (short names, singular, categories). */
   crdNames: Map<string, { singular?: string; shortNames?: string[]; categories?: string[] }>;
   at: number;
@@ -146,6 +149,12 @@ export class Catalog {
     return (await this.get()).crdColumns.get(typeKey(group, version, resource));
   }
 
+  /** The `status` and `scale` subresources of a type: kube's for built-ins, the stored CRD's for custom resources. */
+  async subresources(group: string, version: string, resource: string): Promise<Subresources> {
+    if (isBuiltinGroup(group)) return builtinSubresources(group, resource);
+    return (await this.get()).crdSubresources.get(typeKey(group, version, resource)) ?? { status: false };
+  }
+
   private async load(): Promise<Snapshot> {
     // Read first: whatever is written after it shows as a newer revision to a lookup that misses.
     const revision = await this.storage.currentRevision();
@@ -189,12 +198,13 @@ export class Catalog {
         set.add(name);
       }
     }
-    return { clusters, all, versions, firstListing, crdColumns: crd.columns, crdNames: crd.names, at: this.now(), revision };
+    return { clusters, all, versions, firstListing, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
   }
 
   /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */
-  private async loadCrds(): Promise<{ columns: Map<string, PrinterColumn[]>; names: Snapshot['crdNames'] }> {
+  private async loadCrds(): Promise<{ columns: Map<string, PrinterColumn[]>; subresources: Map<string, Subresources>; names: Snapshot['crdNames'] }> {
     const columns = new Map<string, PrinterColumn[]>();
+    const subresources = new Map<string, Subresources>();
     const names: Snapshot['crdNames'] = new Map();
     const page = await this.storage.list({ types: { kind: 'many', entries: [{ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' }] }, limit: 5000 });
     for await (const row of page.rows) {
@@ -208,9 +218,10 @@ export class Catalog {
         if (!v.name) continue;
         const cols = v.additionalPrinterColumns ?? crd.spec?.additionalPrinterColumns;
         if (cols) columns.set(typeKey(group, v.name, plural), cols);
+        subresources.set(typeKey(group, v.name, plural), crdSubresources(v.subresources ?? crd.spec?.subresources));
       }
     }
-    return { columns, names };
+    return { columns, subresources, names };
   }
 }
 
@@ -219,7 +230,8 @@ interface CrdObject {
     group?: string;
     names?: { plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; kind?: string };
     additionalPrinterColumns?: PrinterColumn[];
-    versions?: { name?: string; additionalPrinterColumns?: PrinterColumn[] }[];
+    subresources?: unknown;
+    versions?: { name?: string; additionalPrinterColumns?: PrinterColumn[]; subresources?: unknown }[];
   };
 }
 

@@ -2,6 +2,7 @@
 // Aggregated discovery is not offered: clients fall back to these (reference §1.4), which kubectl does.
 import { groupVersionString } from '../../kube/types.js';
 import { notFound } from '../../kube/status.js';
+import type { Subresources } from '../../kube/subresources.js';
 import { sortVersions, type TypeInfo } from './catalog.js';
 
 const VERBS = ['get', 'list', 'watch'];
@@ -46,11 +47,15 @@ export function apiGroup(types: TypeInfo[], group: string): object {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, versions) };
 }
 
-export function apiResourceList(types: TypeInfo[], group: string, version: string): object {
+/**
+ * The APIResourceList of a group version: each resource, followed by its `status` and `scale` subresources (`subresources`
+ * by resource name) as kube lists them, with the one verb we serve on them.
+ */
+export function apiResourceList(types: TypeInfo[], group: string, version: string, subresources: ReadonlyMap<string, Subresources> = new Map()): object {
   const resources = types
     .filter((t) => t.group === group && t.version === version)
     .sort((a, b) => (a.resource < b.resource ? -1 : 1))
-    .map((t) => {
+    .flatMap((t) => {
       const r: Record<string, unknown> = {
         name: t.resource,
         singularName: t.singularName,
@@ -60,7 +65,11 @@ export function apiResourceList(types: TypeInfo[], group: string, version: strin
       };
       if (t.shortNames.length > 0) r.shortNames = t.shortNames;
       if (t.categories.length > 0) r.categories = t.categories;
-      return r;
+      const sub = subresources.get(t.resource);
+      const out: Record<string, unknown>[] = [r];
+      if (sub?.scale) out.push({ name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get'] });
+      if (sub?.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get'] });
+      return out;
     });
   if (resources.length === 0) throw notFound();
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionString(group, version), resources };

@@ -1,6 +1,7 @@
 // The request router: turns a parsed target into a response. Every error ends as a JSON Status (respond.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import type { Subresources } from '../../kube/subresources.js';
 import { badRequest, methodNotSupported, notFound, serviceUnavailable } from '../../kube/status.js';
 import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
@@ -164,8 +165,13 @@ async function discovery(res: ServerResponse, t: DiscoveryRequest, d: HandlerDep
       return sendObject(res, 200, apiGroupList(types));
     case 'group':
       return sendObject(res, 200, apiGroup(types, t.group ?? ''));
-    case 'groupVersion':
-      if (!t.version) throw badRequest('missing version');
-      return sendObject(res, 200, apiResourceList(types, t.group ?? '', t.version));
+    case 'groupVersion': {
+      const group = t.group ?? '';
+      const version = t.version;
+      if (!version) throw badRequest('missing version');
+      const subresources = new Map<string, Subresources>();
+      for (const x of types) if (x.group === group && x.version === version) subresources.set(x.resource, await d.catalog.subresources(group, version, x.resource));
+      return sendObject(res, 200, apiResourceList(types, group, version, subresources));
+    }
   }
 }

@@ -164,7 +164,8 @@ export function parseKubePath(inner: string, cluster: string | undefined, watch:
     rest = rest.slice(1);
   }
   let namespace: string | undefined;
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // kube's RequestInfo: `namespaces/<ns>/status` and `…/finalize` are the namespace's own subresources.
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest[2] === 'status' || rest[2] === 'finalize')) {
     namespace = rest[1];
     rest = rest.slice(2);
   }

@@ -1,9 +1,10 @@
 // get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
-import { tableFor, type TablePrinter } from '../../kube/printers/index.js';
-import { badRequest, notFound } from '../../kube/status.js';
-import { groupResourceString, groupVersionString } from '../../kube/types.js';
+import { scalePrinter, tableFor, withClusterColumn, type TablePrinter } from '../../kube/printers/index.js';
+import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
+import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
+import { groupResourceString, groupVersionString, type KubeObject } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
 import type { JoinedPage, ListPage, ListQuery, SetFilter, WatchFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
@@ -34,11 +35,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   }
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
   if (!type) throw await typeNotFound(t, d);
-  // kubectl logs, exec, port-forward, get --subresource: nothing stored answers them, and nothing is forwarded.
-  if (t.subresource !== undefined) {
-    throw notFound(`the server could not find the requested resource: ${groupResourceString(t)}/${t.subresource} is not served here (clusterpedia serves `
-      + `the objects it stores, not their subresources: ask the member cluster)`);
-  }
+  const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   const neg = negotiate(req.headers.accept, TRANSFORMS);
   const rc: RenderContext = {
@@ -49,7 +46,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     now: () => new Date(),
   };
   if (neg.transform === 'Table') {
-    rc.printer = await printerFor(type, d);
+    rc.printer = scale ? withClusterColumn(scalePrinter) : await printerFor(type, d);
     rc.includeObject = includeObjectPolicy(url);
   }
   const metric = { verb: t.verb, resource: t.resource };
@@ -57,7 +54,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   try {
     switch (t.verb) {
       case 'get':
-        return await get(res, ctx, t, type, neg, rc, d);
+        return await get(res, ctx, t, type, neg, rc, d, scale);
       case 'list':
         return await list(res, ctx, url, t, neg, rc, d);
       case 'watch':
@@ -67,6 +64,23 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (t.verb !== 'watch') end();
     d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
   }
+}
+
+/**
+ * A subresource answered from the stored object: `status` (the object itself, as kube's status REST gets it) and
+ * `scale` (an autoscaling/v1 Scale made from it), on a GET of a resource that has them. The source of the Scale is
+ * returned for `scale`. kubectl logs, exec, port-forward and the rest would need the member itself: nothing is forwarded.
+ */
+async function storedSubresource(t: ResourceRequest, d: HandlerDeps): Promise<ScaleSource | undefined> {
+  const sub = await d.catalog.subresources(t.group, t.version, t.resource);
+  const gr = `${groupResourceString(t)}/${t.subresource ?? ''}`;
+  const served = t.subresource === 'status' ? sub.status : t.subresource === 'scale' ? sub.scale !== undefined : false;
+  if (!served) {
+    throw notFound(`the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores `
+      + `and their status and scale, not other subresources: ask the member cluster)`);
+  }
+  if (t.verb !== 'get') throw methodNotSupported(t.verb, gr);
+  return t.subresource === 'scale' ? sub.scale : undefined;
 }
 
 /**
@@ -93,15 +107,17 @@ async function printerFor(type: TypeInfo, d: HandlerDeps): Promise<TablePrinter>
   return tableFor({ group: type.group, resource: type.resource }, crd);
 }
 
-async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
+async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest, type: TypeInfo, neg: Negotiated, rc: RenderContext, d: HandlerDeps,
+  scale?: ScaleSource): Promise<void> {
   const name = t.name ?? '';
   const gr = groupResourceString(t);
   if (t.cluster === undefined) throw badRequest(`please specify the cluster name when using the resource name to get a specific resource.${await holders(ctx, t, gr, name, d)}`);
   const missing = (): Error => notFound(`${gr} "${name}" not found`, { name, group: t.group, kind: t.resource });
   // A namespaced object addressed without its namespace does not exist (kube answers 404 too).
   if (type.namespaced && t.namespace === undefined) throw missing();
-  const row = await d.storage.get({ cluster: t.cluster, group: t.group, version: t.version, resource: t.resource, namespace: t.namespace ?? '', name });
-  if (!row) throw missing();
+  const stored = await d.storage.get({ cluster: t.cluster, group: t.group, version: t.version, resource: t.resource, namespace: t.namespace ?? '', name });
+  if (!stored) throw missing();
+  const row = scale ? { ...stored, object: JSON.stringify(scaleOf(JSON.parse(stored.object) as KubeObject, scale)) } : stored;
   // A JSON object as stored goes out as it is: parsing and serialising it again cost ~50 µs of a ~0.5 ms get.
   if (neg.transform === 'none' && neg.wire === 'json') sendText(res, 200, row.object, neg.wire, neg.contentType);
   else sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);

@@ -194,7 +194,10 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
     if (!secure) return insecure;
     return decide({ resource: { group: r.group, version: r.version, resource: r.resource, verb: r.verb, ...(r.name ? { name: r.name } : {}), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.subresource ? { subresource: r.subresource } : {}) } });
   }
-  if (r.subresource) return { allowed: false, reason: `subresources (${r.subresource}) are not served` };
+  // A stored object's status and scale are read with get (resources.ts); any other subresource needs the member.
+  if (r.subresource && !(r.verb === 'get' && (r.subresource === 'status' || r.subresource === 'scale'))) {
+    return { allowed: false, reason: `of subresources, only status and scale are served, with get (not ${r.verb} ${r.subresource})` };
+  }
   if (!secure) return insecure;
   // Every member resource is read through clusterpedia.io's `resources`, as the gate authorizes a request to it.
   const fleet = await decide({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: r.verb } });

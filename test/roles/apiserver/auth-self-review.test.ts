@@ -81,11 +81,15 @@ describe('kubectl auth can-i', () => {
     await expect(kubectl('alice', `${P}/clusters/c2`).run(['auth', 'can-i', 'get', 'pods'])).resolves.toMatchObject({ code: 1, stdout: 'no - cluster not granted\n' });
   });
 
-  it('says no to anything but a read, and to subresources', async () => {
+  it('says no to anything but a read, and to subresources but a get of status or scale', async () => {
     const del = await kubectl('root').run(['auth', 'can-i', 'delete', 'pods']);
     expect(del).toMatchObject({ code: 1, stdout: 'no - clusterpedia serves reads only (get, list, watch), not "delete"\n' });
     const logs = await kubectl('root').run(['auth', 'can-i', 'get', 'pods', '--subresource=log']);
-    expect(logs).toMatchObject({ code: 1, stdout: 'no - subresources (log) are not served\n' });
+    expect(logs).toMatchObject({ code: 1, stdout: 'no - of subresources, only status and scale are served, with get (not get log)\n' });
+    const watchStatus = await kubectl('root').run(['auth', 'can-i', 'watch', 'pods', '--subresource=status']);
+    expect(watchStatus).toMatchObject({ code: 1, stdout: 'no - of subresources, only status and scale are served, with get (not watch status)\n' });
+    await expect(kubectl('root').run(['auth', 'can-i', 'get', 'deployments', '--subresource=scale'])).resolves.toMatchObject({ code: 0, stdout: 'yes\n' });
+    await expect(kubectl('alice', `${P}/clusters/c2`).run(['auth', 'can-i', 'get', 'pods', '--subresource=status'])).resolves.toMatchObject({ code: 1, stdout: 'no - cluster not granted\n' });
   });
 
   it('works the same from kubectl 1.27, which posts JSON', async () => {

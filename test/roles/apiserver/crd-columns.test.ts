@@ -18,6 +18,7 @@ const crd: UpsertObject = {
       names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
       versions: [{
         name: 'v1', served: true, storage: true,
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
         additionalPrinterColumns: [
           { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
           { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
@@ -63,6 +64,24 @@ it('kubectl get ct prints the CRD columns after CLUSTER, the priority ones with 
     expect.stringMatching(/^default\s+c2\s+hourly\s+\*\/5 \* \* \* \*\s+3\s+\d+[dy]/),
   ]);
   expect(await k.ok(['get', 'ct', '-A', '-o', 'wide'])).toMatch(/IMAGE[\s\S]*busybox:1\.36/);
+});
+
+it("a custom resource's status and scale subresources follow its CRD; without the CRD it has none", async () => {
+  const c1 = new Kubectl(`${served.api.resources}/clusters/c1`, kubectlPath());
+  try {
+    const scale = JSON.parse(await c1.ok(['get', 'ct', 'nightly', '-n', 'default', '--subresource=scale', '-o', 'json'])) as Record<string, unknown>;
+    // No .status.replicas and no .status.selector on the object: 0 and no selector, as apiextensions-apiserver makes it.
+    expect(scale).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: { name: 'nightly', uid: 'c1-nightly' }, spec: { replicas: 3 }, status: { replicas: 0 } });
+    expect(scale.status).toEqual({ replicas: 0 });
+    expect(await c1.ok(['get', 'ct', 'nightly', '-n', 'default', '--subresource=status', '-o', 'name'])).toBe('crontab.stable.example.com/nightly\n');
+    const widget = await c1.run(['get', 'widgets.other.example.com', 'w1', '-n', 'default', '--subresource=status']);
+    expect(widget.code).not.toBe(0);
+    expect(widget.stderr).toMatch(/widgets\.other\.example\.com\/status is not served here/);
+  } finally {
+    c1.dispose();
+  }
+  const r = (await (await fetch(`${served.api.resources}/apis/stable.example.com/v1`)).json()) as { resources: { name: string }[] };
+  expect(r.resources.map((x) => x.name)).toEqual(['crontabs', 'crontabs/scale', 'crontabs/status']);
 });
 
 it('a custom resource whose CRD is not stored prints NAME and AGE', async () => {

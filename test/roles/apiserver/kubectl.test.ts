@@ -99,5 +99,24 @@ for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', o
         east.dispose();
       }
     });
+
+    it('get --subresource=scale and --subresource=status through a cluster\'s URL', async () => {
+      const west = new Kubectl(`${api.resources}/clusters/west`, binary);
+      try {
+        const scale = (await west.ok(['get', 'deploy', 'cart', '-n', 'shop', '--subresource=scale'])).trim().split('\n');
+        expect(scale[0]).toMatch(/^CLUSTER\s+NAME\s+DESIRED\s+AVAILABLE\s+AGE$/);
+        expect(scale[1]).toMatch(/^west\s+cart\s+2\s+2\s+\S+$/);
+        const json = JSON.parse(await west.ok(['get', 'deploy', 'cart', '-n', 'shop', '--subresource=scale', '-o', 'json'])) as Record<string, unknown>;
+        expect(json).toMatchObject({ kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 }, status: { replicas: 2, selector: 'app=cart' } });
+        const status = await west.ok(['get', 'deploy', 'cart', '-n', 'shop', '--subresource=status']);
+        expect(status).toMatch(/^CLUSTER\s+NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nwest\s+cart\s+2\/2\s+2\s+2\s/);
+        // A subresource that needs the member: kubectl shows the message.
+        const logs = await west.run(['logs', '-n', 'shop', 'web-0']);
+        expect(logs.code).not.toBe(0);
+        expect(logs.stderr).toMatch(/pods\/log is not served here/);
+      } finally {
+        west.dispose();
+      }
+    });
   });
 }

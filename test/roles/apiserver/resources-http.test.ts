@@ -58,6 +58,17 @@ describe('discovery', () => {
     expect(ns?.namespaced).toBe(false);
   });
 
+  it('lists the status and scale subresources after their resource, with get only', async () => {
+    const apps = await get(`${P}/apis/apps/v1`);
+    expect(apps.body.resources).toEqual([
+      expect.objectContaining({ name: 'deployments', kind: 'Deployment' }),
+      { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get'] },
+      { name: 'deployments/status', singularName: '', namespaced: true, kind: 'Deployment', verbs: ['get'] },
+    ]);
+    const core = await get(`${P}/api/v1`);
+    expect((core.body.resources as { name: string }[]).map((r) => r.name)).toEqual(['namespaces', 'namespaces/status', 'pods', 'pods/status']);
+  });
+
   it('answers /api for an unknown cluster but 404 for its /apis (reference A8)', async () => {
     expect((await get(`${P}/clusters/nope/api`)).status).toBe(200);
     const r = await get(`${P}/clusters/nope/apis`);
@@ -162,14 +173,62 @@ describe('list and get', () => {
     expect(none.body.message).toBe('please specify the cluster name when using the resource name to get a specific resource.');
   });
 
-  it('answers a subresource (kubectl logs, exec, get --subresource) with a 404 that says subresources are not served', async () => {
-    const cases: [string, string][] = [[`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/log`, 'pods/log'], [`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web/scale`, 'deployments.apps/scale']];
+  it('answers a subresource that needs the member (kubectl logs, exec, eviction) with a 404 that says what is served', async () => {
+    const cases: [string, string][] = [
+      [`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/log`, 'pods/log'],
+      [`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/exec`, 'pods/exec'],
+      // Namespaces have status but no finalize here (kube's request info reads both as the namespace's subresources).
+      [`${P}/clusters/c1/api/v1/namespaces/default/finalize`, 'namespaces/finalize'],
+      [`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web/rollback`, 'deployments.apps/rollback'],
+    ];
     for (const [path, gr] of cases) {
       const r = await get(path);
       expect(r.status, path).toBe(404);
       expect(r.body, path).toMatchObject({ kind: 'Status', reason: 'NotFound',
-        message: `the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores, not their subresources: ask the member cluster)` });
+        message: `the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores and their status and scale, not other subresources: ask the member cluster)` });
     }
+  });
+
+  it('answers the status subresource with the stored object, as kube-apiserver gets it', async () => {
+    const whole = await get(`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web`);
+    const status = await get(`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web/status`);
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual(whole.body);
+    const ns = await get(`${P}/clusters/c1/api/v1/namespaces/kube-system/status`);
+    expect(ns.status).toBe(200);
+    expect(ns.body).toMatchObject({ kind: 'Namespace', metadata: { name: 'kube-system' }, status: { phase: 'Active' } });
+    const missing = await get(`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/nope/status`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ reason: 'NotFound', message: 'deployments.apps "nope" not found' });
+    // A Table keeps the kind's own columns.
+    const table = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/status`, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    expect((table.body.columnDefinitions as { name: string }[]).map((c) => c.name).slice(0, 3)).toEqual(['Cluster', 'Name', 'Ready']);
+  });
+
+  it('answers the scale subresource with an autoscaling/v1 Scale made from the stored object', async () => {
+    const r = await get(`${P}/clusters/c2/apis/apps/v1/namespaces/default/deployments/web/scale`);
+    expect(r.status).toBe(200);
+    const whole = (await get(`${P}/clusters/c2/apis/apps/v1/namespaces/default/deployments/web`)).body as { metadata: { uid: string; resourceVersion: string } };
+    expect(r.body).toEqual({
+      kind: 'Scale', apiVersion: 'autoscaling/v1',
+      metadata: { name: 'web', namespace: 'default', uid: whole.metadata.uid, resourceVersion: whole.metadata.resourceVersion,
+        creationTimestamp: '2024-01-01T00:00:00Z', annotations: { 'shadow.clusterpedia.io/cluster-name': 'c2' } },
+      spec: { replicas: 2 }, status: { replicas: 2, selector: 'app=web' },
+    });
+    const table = await get(`${P}/clusters/c2/apis/apps/v1/namespaces/default/deployments/web/scale`, 'application/json;as=Table;v=v1;g=meta.k8s.io');
+    expect((table.body.columnDefinitions as { name: string }[]).map((c) => c.name)).toEqual(['Cluster', 'Name', 'Desired', 'Available', 'Age']);
+    expect((table.body.rows as { cells: unknown[] }[])[0]?.cells.slice(0, 4)).toEqual(['c2', 'web', 2, 2]);
+    const meta = await get(`${P}/clusters/c2/apis/apps/v1/namespaces/default/deployments/web/scale`, 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io');
+    expect(meta.body).toMatchObject({ kind: 'PartialObjectMetadata', metadata: { name: 'web', uid: whole.metadata.uid } });
+  });
+
+  it('refuses a watch of a subresource with 405, and a subresource through the fleet path as a get does', async () => {
+    const w = await get(`${P}/clusters/c1/apis/apps/v1/namespaces/default/deployments/web/status?watch=true`);
+    expect(w.status).toBe(405);
+    expect(w.body).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', message: 'watch is not supported on resources of kind "deployments.apps/status"' });
+    const fleet = await get(`${P}/apis/apps/v1/namespaces/default/deployments/web/scale`);
+    expect(fleet.status).toBe(400);
+    expect(fleet.body.message).toMatch(/^please specify the cluster name when using the resource name to get a specific resource\. deployments\.apps "web" is in clusters c1, c2:/);
   });
 
   it('gets one object, and 404s a missing one with a Status', async () => {
