@@ -1,9 +1,11 @@
-// Resource requests: get, list, watch, create, update (status subresource), patch, delete, deletecollection, reviews.
+// Resource requests: get, list, watch, create, update (status subresource), patch, delete, deletecollection, reviews,
+// pod logs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clone } from './deep-equal.js';
 import { managed } from './gen-meta.js';
 import { parseListOptions } from './list-options.js';
 import { listPage } from './list.js';
+import { servePodLog } from './logs.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { Route } from './request-path.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
@@ -52,8 +54,15 @@ function managerOf(req: IncomingMessage, url: URL): string {
 
 export async function handleResource(ctx: HandlerContext, route: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL, readBody: () => Promise<unknown>): Promise<void> {
   const { store } = ctx;
-  const { def, gr } = resolve(store, route);
   const method = req.method ?? 'GET';
+  if (route.group === '' && route.resource === 'pods' && route.subresource === 'log' && route.name !== undefined && route.namespace !== undefined) {
+    if (method !== 'GET') throw errors.methodNotAllowed();
+    const pod = store.get('pods', route.namespace, route.name);
+    if (!pod) throw errors.notFound('pods', route.name);
+    servePodLog(pod, url.searchParams, res);
+    return;
+  }
+  const { def, gr } = resolve(store, route);
   const show = (code: number, o: SimObject): void => {
     const as = transformOf(req.headers.accept, false);
     if (as === 'Table') sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now()));

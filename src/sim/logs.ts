@@ -1,0 +1,104 @@
+// GET …/pods/<name>/log as kube-apiserver answers it (the kubelet's stream behind it, simulated): the container rules
+// and their messages, tailLines / limitBytes / sinceSeconds / timestamps / previous, and follow, which writes a line
+// every `followIntervalMs` until the client goes or `followLines` more lines were written (the container "exits").
+import type { ServerResponse } from 'node:http';
+import { errors } from './status.js';
+import type { SimObject } from './types.js';
+
+/** Lines a container has logged when the request comes; line i was written i seconds after the pod's creation. */
+const INITIAL_LINES = 10;
+
+export interface LogOptions {
+  followIntervalMs: number;
+  followLines: number;
+  now: () => number;
+}
+
+const DEFAULTS: LogOptions = { followIntervalMs: 100, followLines: 600, now: Date.now };
+
+function names(list: unknown): string[] {
+  return Array.isArray(list) ? list.map((c) => (c as { name?: unknown })?.name).filter((n): n is string => typeof n === 'string') : [];
+}
+
+/** kube's validation of an integer log option: a non-negative (or positive) int64 in the query. */
+function intParam(q: URLSearchParams, key: string, min: number): number | undefined {
+  const v = q.get(key);
+  if (v === null) return undefined;
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`${key}: Invalid value: "${v}": must be an integer`);
+  const n = Number(v);
+  if (n < min) throw errors.badRequest(`${key}: Invalid value: ${n}: must be greater than ${min === 0 ? 'or equal to 0' : String(min - 1)}`);
+  return n;
+}
+
+function boolParam(q: URLSearchParams, key: string): boolean {
+  const v = q.get(key);
+  if (v === null || v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw errors.badRequest(`${key}: Invalid value: "${v}": must be a boolean`);
+}
+
+export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerResponse, o: Partial<LogOptions> = {}): void {
+  const opts = { ...DEFAULTS, ...o };
+  const name = pod.metadata.name ?? '';
+  const spec = (pod.spec ?? {}) as { containers?: unknown; initContainers?: unknown };
+  const containers = names(spec.containers);
+  const inits = names(spec.initContainers);
+  let container = query.get('container') ?? '';
+  if (container === '') {
+    if (containers.length !== 1) {
+      const init = inits.length > 0 ? ` or one of the init containers: [${inits.join(' ')}]` : '';
+      throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]${init}`);
+    }
+    container = containers[0] as string;
+  } else if (!containers.includes(container) && !inits.includes(container)) {
+    throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
+  }
+  const tail = intParam(query, 'tailLines', 0);
+  const limitBytes = intParam(query, 'limitBytes', 1);
+  const sinceSeconds = intParam(query, 'sinceSeconds', 1);
+  const timestamps = boolParam(query, 'timestamps');
+  const previous = boolParam(query, 'previous');
+  const follow = boolParam(query, 'follow');
+  const status = (pod.status ?? {}) as { phase?: unknown; containerStatuses?: unknown };
+  if (status.phase === 'Pending') throw errors.badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`);
+  const restarts = Array.isArray(status.containerStatuses)
+    ? Number((status.containerStatuses as { name?: unknown; restartCount?: unknown }[]).find((c) => c?.name === container)?.restartCount ?? 0)
+    : 0;
+  if (previous && !(restarts > 0)) throw errors.badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+
+  const born = Date.parse(String(pod.metadata.creationTimestamp ?? '')) || opts.now();
+  const ns = pod.metadata.namespace ?? '';
+  const line = (i: number): string => {
+    const text = `${previous ? 'previous ' : ''}${ns}/${name}/${container} line ${i + 1}\n`;
+    return timestamps ? `${new Date(born + i * 1000).toISOString()} ${text}` : text;
+  };
+  let first = 0;
+  if (sinceSeconds !== undefined) first = Math.max(0, Math.ceil((opts.now() - sinceSeconds * 1000 - born) / 1000));
+  if (tail !== undefined) first = Math.max(first, INITIAL_LINES - tail);
+  let budget = limitBytes ?? Infinity;
+  res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-cache, private' });
+  // Writes what fits in limitBytes; false once it is spent.
+  const write = (text: string): boolean => {
+    const b = Buffer.from(text);
+    if (b.length >= budget) {
+      res.write(b.subarray(0, budget));
+      budget = 0;
+      return false;
+    }
+    budget -= b.length;
+    res.write(b);
+    return true;
+  };
+  for (let i = first; i < INITIAL_LINES; i++) {
+    if (!write(line(i))) return void res.end();
+  }
+  if (!follow || previous) return void res.end();
+  let next = INITIAL_LINES;
+  const timer = setInterval(() => {
+    if (res.destroyed || next >= INITIAL_LINES + opts.followLines || !write(line(next++))) {
+      clearInterval(timer);
+      if (!res.destroyed) res.end();
+    }
+  }, opts.followIntervalMs);
+  res.on('close', () => clearInterval(timer));
+}
