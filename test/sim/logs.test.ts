@@ -21,10 +21,10 @@ function pod(name: string, containers: string[], status: Record<string, unknown>
 beforeAll(async () => {
   c = await startSimulatedCluster({ pods: 1, token: null });
   c.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'logs' } });
-  c.store.create('pods', pod('one', ['main']), 'logs');
-  c.store.create('pods', pod('two', ['app', 'sidecar'], { phase: 'Running' }, ['setup']), 'logs');
-  c.store.create('pods', pod('waiting', ['main'], { phase: 'Pending' }), 'logs');
-  c.store.create('pods', pod('restarted', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 2 }] }), 'logs');
+  c.store.create('pods', pod('one', ['main']));
+  c.store.create('pods', pod('two', ['app', 'sidecar'], { phase: 'Running' }, ['setup']));
+  c.store.create('pods', pod('waiting', ['main'], { phase: 'Pending' }));
+  c.store.create('pods', pod('restarted', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 2 }] }));
 });
 afterAll(() => c?.stop());
 
