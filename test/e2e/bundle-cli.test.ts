@@ -74,6 +74,11 @@ describe('dist/clusterpedia.mjs', () => {
       [['synchro'], /cluster source|--clusters/],
       [['synchro', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
       [['binding', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
+      // Clusterpedia's flag and messages; what it knows but this build does not forward is refused by name.
+      [['binding', '--allowed-proxy-subresources', 'pods/exec'], /--allowed-proxy-subresources.*pods\/exec is not forwarded by this build \(only pods\/log\)/],
+      [['binding', '--allowed-proxy-subresources', 'log,tail'], /--allowed-proxy-subresources.*unsupported subresources or invalid format "tail"/],
+      [['binding', '--allowed-proxy-subresources', 'a/b/c'], /--allowed-proxy-subresources.*invalid format "a\/b\/c"/],
+      [['apiserver', '--allowed-proxy-subresources', 'pods/log'], /unknown option '--allowed-proxy-subresources'/],
     ];
     for (const [args, flag] of cases) {
       const r = await runBundle(args);

@@ -20,14 +20,16 @@ function under(pathname: string, prefix: string): boolean {
  * The attributes a SubjectAccessReview is asked about. As in Clusterpedia, only the outer request is
  * authorized: everything under `…/resources/…` (objects, discovery, version, any cluster) is resource
  * `resources` of clusterpedia.io with the request's verb; the inner kube path is not authorized separately
- * (per-cluster checks are separate, authz-clusters.ts). Paths that are no resource of ours are non-resource
+ * (per-cluster checks are separate, authz-clusters.ts), but for subresources forwarded to members. Paths that are no resource of ours are non-resource
  * requests, as kube treats /apis discovery and /metrics.
  */
 export function attributesFor(target: RequestTarget, pathname: string, verb: string): Attributes {
   const r = (resource: string, extra: Partial<ResourceAttributes> = {}): Attributes => ({ resource: { group: GROUP, version: VERSION, resource, verb, ...extra } });
   switch (target.kind) {
     case 'resource':
-      return r('resources');
+      // What is forwarded to a member (a pod's log) needs its own grant, `resources/<subresource>`: reading the stored
+      // objects is not reading the member. A stored object's status and scale are read as the object.
+      return r('resources', target.subresource !== undefined && target.subresource !== 'status' && target.subresource !== 'scale' ? { subresource: target.subresource } : {});
     case 'collection':
       return r('collectionresources', target.name !== undefined ? { name: target.name } : {});
     case 'pediacluster':

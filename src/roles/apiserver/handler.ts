@@ -10,6 +10,7 @@ import type { ChangeFeed } from './change-feed.js';
 import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
+import type { MemberConnections } from './member-forward.js';
 import type { ApiserverMetrics } from './metrics.js';
 import type { IncludeObject } from '../../kube/printers/index.js';
 import { invalidParam, parseKubeListOptions } from './list-options-kube.js';
@@ -38,6 +39,8 @@ export interface HandlerDeps {
   gate: AccessGate;
   /** True once the server started draining: /readyz fails so load balancers stop sending. */
   draining: () => boolean;
+  /** The members' connections, to forward `options.proxySubresources` (binding only; member-forward.ts). */
+  members?: MemberConnections;
 }
 
 export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void> {
@@ -50,7 +53,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
       if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
-      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal));
+      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.members ? d.options.proxySubresources : []));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');

@@ -83,6 +83,11 @@ export interface ApiserverOptions {
   shutdownGraceMs: number;
   /** Honour whereSQLStatement (Clusterpedia's AllowParameterizedSQLQuery gate): any reader may then run SQL. */
   allowParameterizedSqlQuery: boolean;
+  /**
+   * Subresources forwarded to the member cluster (`pods/log`), Clusterpedia's --allowed-proxy-subresources: binding
+   * only, which holds the members' connections. Empty: every subresource but status and scale is a 404.
+   */
+  proxySubresources: string[];
 }
 
 export function defaultApiserverOptions(): ApiserverOptions {
@@ -104,5 +109,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
+    proxySubresources: [],
   };
 }

@@ -21,6 +21,7 @@ import { withInvolvedEvents } from './inject-events.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
+import { forwardToMember, isForwarded } from './member-forward.js';
 import type { TypeInfo } from './catalog.js';
 import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
@@ -35,8 +36,12 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   }
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
   if (!type) throw await typeNotFound(t, d);
-  const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
+  if (d.members && isForwarded(t, d.options.proxySubresources)) {
+    if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
+    return forwardToMember(res, ctx, url, t, d.members);
+  }
+  const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   const neg = negotiate(req.headers.accept, TRANSFORMS);
   const rc: RenderContext = {
     transform: neg.transform,

@@ -7,6 +7,7 @@ import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
 import { openStorage } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
+import type { MemberConnections } from './member-forward.js';
 import { Catalog } from './catalog.js';
 import { loadServingCert } from './certs.js';
 import { ChangeFeed } from './change-feed.js';
@@ -29,6 +30,8 @@ export interface ApiserverParts {
   onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
   /** The process's turn queue when another role shares the event loop (binding). */
   turns?: TurnQueue;
+  /** The synchro's connections to members (binding): needed to forward `options.proxySubresources`. */
+  members?: MemberConnections;
 }
 
 /** Runs the read path until `signal` aborts. */
@@ -49,6 +52,9 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
 /** The apiserver's runnables over a storage someone else opened (binding composes them with the synchro's). */
 export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
   const logger = p.logger;
+  if (options.proxySubresources.length > 0 && !p.members) {
+    throw new Error('forwarding subresources to members needs their connections, which only the binding role holds');
+  }
   const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
   const catalog = new Catalog(p.storage);
   const feed = new ChangeFeed(p.storage, { pollIntervalMs: options.watch.pollIntervalMs }, logger.child({ component: 'change-feed' }));
@@ -56,7 +62,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
   // Authentication and authorization (CA files, host client for reviews): a bad flag fails the start here.
   const access = await buildAccess(options, async () => (await catalog.get()).clusters.keys(), logger);
   let server: ApiHttpServer | undefined;
-  const handler = newHandler({ storage: p.storage, catalog, feed, watchMembers: new MemberBudget(), options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false });
+  const handler = newHandler({ storage: p.storage, catalog, feed, watchMembers: new MemberBudget(), options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false, ...(p.members ? { members: p.members } : {}) });
   server = new ApiHttpServer({
     serving: options.serving,
     limits: options.limits,

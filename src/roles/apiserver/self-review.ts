@@ -156,7 +156,8 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 }
 
 /** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
-export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority,
+  signal: AbortSignal, forwarded: readonly string[] = []): Promise<Record<string, unknown>> {
   const { spec } = parseReview(await readBody(req, res, signal), req.headers['content-type'], t);
   const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
   if (t.review === 'subject') {
@@ -167,7 +168,7 @@ export async function answerSelfReview(req: IncomingMessage, res: ServerResponse
   }
   if (t.review === 'rules') return { kind: 'SelfSubjectRulesReview', apiVersion: apiVersionOf(t), metadata, spec: { namespace: spec.namespace ?? '' }, status: await rulesOf(t, user, secure, authority) };
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) throw invalidSpec('exactly one of nonResourceAttributes or resourceAttributes must be specified');
-  const answer = await decideReview(spec, t, user, secure, authority);
+  const answer = await decideReview(spec, t, user, secure, authority, forwarded);
   return { kind: 'SelfSubjectAccessReview', apiVersion: `authorization.k8s.io/${t.version}`, metadata, spec, status: answer };
 }
 
@@ -175,7 +176,7 @@ function invalidSpec(message: string): StatusError {
   return new StatusError(status(422, 'Invalid', `SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec: Invalid value: ${message}`));
 }
 
-async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInfo, secure: boolean, a: ReviewAuthority): Promise<AccessStatus> {
+async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInfo, secure: boolean, a: ReviewAuthority, forwarded: readonly string[]): Promise<AccessStatus> {
   const insecure: AccessStatus = { allowed: true, reason: 'the insecure port serves every reader without authorization' };
   const decide = async (attrs: Attributes): Promise<AccessStatus> => {
     const d = await a.authz.decide(user, attrs);
@@ -194,13 +195,19 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
     if (!secure) return insecure;
     return decide({ resource: { group: r.group, version: r.version, resource: r.resource, verb: r.verb, ...(r.name ? { name: r.name } : {}), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.subresource ? { subresource: r.subresource } : {}) } });
   }
-  // A stored object's status and scale are read with get (resources.ts); any other subresource needs the member.
-  if (r.subresource && !(r.verb === 'get' && (r.subresource === 'status' || r.subresource === 'scale'))) {
-    return { allowed: false, reason: `of subresources, only status and scale are served, with get (not ${r.verb} ${r.subresource})` };
+  // A stored object's status and scale are read with get (resources.ts); one forwarded to the member (a pod's log,
+  // binding --allowed-proxy-subresources) with get through a cluster's path; any other needs the member itself.
+  const forwardedHere = r.subresource !== '' && r.group === '' && forwarded.includes(`${r.resource}/${r.subresource}`);
+  if (forwardedHere && (r.verb !== 'get' || t.cluster === undefined)) {
+    return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)` };
+  }
+  if (r.subresource && !forwardedHere && !(r.verb === 'get' && (r.subresource === 'status' || r.subresource === 'scale'))) {
+    return { allowed: false, reason: `of subresources, only status and scale are served${forwarded.length > 0 ? ` and ${forwarded.join(', ')} forwarded` : ''}, with get (not ${r.verb} ${r.subresource})` };
   }
   if (!secure) return insecure;
-  // Every member resource is read through clusterpedia.io's `resources`, as the gate authorizes a request to it.
-  const fleet = await decide({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: r.verb } });
+  // Every member resource is read through clusterpedia.io's `resources`, as the gate authorizes a request to it; what
+  // is forwarded, through `resources/<subresource>` (authz-attributes.ts).
+  const fleet = await decide({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: r.verb, ...(forwardedHere ? { subresource: r.subresource } : {}) } });
   if (!fleet.allowed || !a.perCluster || user.groups.includes(MASTERS_GROUP)) return fleet;
   if (t.cluster !== undefined) return decide(clusterAttributes(t.cluster, r.verb));
   const { readable, total } = await readableClusters(a, user, r.verb);

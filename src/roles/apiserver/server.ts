@@ -60,7 +60,8 @@ export interface ServerDeps {
 /** True for requests that stay open (watch): they have their own limit and no deadline. */
 export function isLongRunning(url: URL): boolean {
   const w = url.searchParams.get('watch');
-  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname);
+  // kube-apiserver's long-running check also counts a pod's `log` (followed for as long as the client stays).
+  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname) || /\/pods\/[^/]+\/log$/.test(url.pathname);
 }
 
 const QUIET = /^\/(healthz|readyz|livez|metrics)(\/|$)/;

@@ -42,6 +42,7 @@ export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<
     const synchro = await synchroRunnables({ ...o.synchro, clustersPath, metricsPort: 0 }, { storage, logger: deps.logger, registry, turns });
     const api = await apiserverRunnables(o.apiserver, {
       storage, logger: deps.logger.child({ role: 'apiserver' }), registry, turns,
+      members: { client: (cluster) => synchro.manager.memberClient(cluster) },
       onListening: (addrs) => {
         if (demo && deps.print) deps.print(demo.hints(addrs));
       },

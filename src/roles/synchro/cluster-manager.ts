@@ -1,4 +1,5 @@
 // The cluster manager: one ClusterSynchro per registered cluster, fed by the file and host sources alike.
+import type { KubeClient } from '../../kube/client.js';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
@@ -67,6 +68,11 @@ export class ClusterManager implements Runnable {
     this.listGate = new Semaphore(d.options.listConcurrency);
     this.status = new StatusWriter({ write: (name) => this.writeStatus(name), intervalMs: d.options.statusIntervalMs, logger: d.logger, clock: this.clock });
     d.metrics?.addObjectSource(() => this.objectCounts());
+  }
+
+  /** The running synchro's connection to a member cluster, if it has one now. */
+  memberClient(name: string): KubeClient | undefined {
+    return this.clusters.get(name)?.synchro?.connection;
   }
 
   /** Names of the clusters currently registered. */

@@ -206,8 +206,15 @@ export class ClusterSynchro {
       unsubscribe();
       await this.pauseAll('', '');
       this.setPhase({ phase: 'Shutdown' });
-      await this.client.close();
+      const client = this.client;
+      this.client = undefined;
+      await client.close();
     }
+  }
+
+  /** The connection to the member while the synchro runs (binding forwards `kubectl logs` through it). */
+  get connection(): KubeClient | undefined {
+    return this.client;
   }
 
   /** Discovery (when due or asked), negotiation, and making every negotiated resource's loop run. */

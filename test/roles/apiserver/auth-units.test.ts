@@ -79,6 +79,14 @@ describe('attributes', () => {
     expect(of('/metrics')).toEqual({ nonResource: { path: '/metrics', verb: 'get' } });
   });
 
+  it("a subresource forwarded to the member needs resources/<subresource>; a stored object's status and scale do not", () => {
+    const base = { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: 'get' };
+    expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/log`)).toEqual({ resource: { ...base, subresource: 'log' } });
+    expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/exec`, 'POST')).toEqual({ resource: { ...base, verb: 'create', subresource: 'exec' } });
+    expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/status`)).toEqual({ resource: base });
+    expect(of(`${P}/clusters/c1/apis/apps/v1/namespaces/ns/deployments/d/scale`)).toEqual({ resource: base });
+  });
+
   it('public paths are the probes and /version only', () => {
     for (const p of ['/healthz', '/readyz', '/livez', '/livez/ping', '/version', '/version/']) expect(isPublicPath(p), p).toBe(true);
     for (const p of ['/metrics', '/apis', `${P}/version`, '/versions', '/healthzz']) expect(isPublicPath(p), p).toBe(false);

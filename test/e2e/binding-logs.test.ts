@@ -1,0 +1,103 @@
+// End to end: `binding --allowed-proxy-subresources pods/log` forwards kubectl logs through a cluster's path to the
+// simulated member, with the synchro's connection (TLS + token), and streams a followed log back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import type { SimCluster, SimObject } from '../../src/sim/index.js';
+import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
+import type { BundleProcess } from '../support/bundle.js';
+import { startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
+
+let f: Fleet;
+let proc: BundleProcess;
+let base: string;
+let member: SimCluster;
+let target: SimObject;
+const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+beforeAll(async () => {
+  f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log']));
+  await waitConverged(base, f.fleet);
+  member = f.fleet.clusters[1] as SimCluster;
+  // A pod whose log the member serves without a container name: running, one container.
+  const pods = member.store.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running'
+    && ((p.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
+  target = pods[0] as SimObject;
+}, 120_000);
+
+afterAll(async () => {
+  await proc?.stop();
+  await f?.dispose();
+});
+
+const container = (p: SimObject): string => ((p.spec as { containers: { name: string }[] }).containers[0] as { name: string }).name;
+
+for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+  describe(`kubectl logs (${label}) through the bundle`, () => {
+    it("reads a pod's log from its member, with the synchro's connection", async () => {
+      const k = new Kubectl(`${base}${P}/clusters/${member.name}`, binary);
+      try {
+        const ns = target.metadata.namespace ?? '';
+        const name = target.metadata.name ?? '';
+        const before = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/log`)).length;
+        const out = await k.ok(['logs', '-n', ns, name, '--tail=2']);
+        expect(out).toBe(`${ns}/${name}/${container(target)} line 9\n${ns}/${name}/${container(target)} line 10\n`);
+        const sent = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/log`));
+        expect(sent.length).toBe(before + 1);
+        expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+        // The member's own answer comes back: a container it does not have.
+        const bad = await k.run(['logs', '-n', ns, name, '-c', 'nope']);
+        expect(bad.code).not.toBe(0);
+        expect(bad.stderr).toMatch(new RegExp(`container nope is not valid for pod ${name}`));
+      } finally {
+        k.dispose();
+      }
+    });
+  });
+}
+
+describe('forwarded logs', () => {
+  it('kubectl logs -f streams lines as the member writes them', async () => {
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const w = k.spawn(['logs', '-f', '-n', ns, name, '--tail=1']);
+    try {
+      await w.waitFor(new RegExp(`line 14\\n`), 30_000);
+      expect(w.out().split('\n').slice(0, 3)).toEqual([10, 11, 12].map((i) => `${ns}/${name}/${container(target)} line ${i}`));
+    } finally {
+      w.child.kill('SIGKILL');
+      k.dispose();
+    }
+  });
+
+  it('kubectl auth can-i says where a log can be read', async () => {
+    const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    const all = new Kubectl(`${base}${P}`, kubectlPath());
+    try {
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
+      expect(await all.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 1,
+        stdout: "no - pods/log is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)\n" });
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=exec'])).toMatchObject({ code: 1,
+        stdout: 'no - of subresources, only status and scale are served and pods/log forwarded, with get (not get exec)\n' });
+    } finally {
+      one.dispose();
+      all.dispose();
+    }
+  });
+
+  it('needs a cluster, and forwards only what was allowed', async () => {
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const fleet = await fetch(`${base}${P}/api/v1/namespaces/${ns}/pods/${name}/log`);
+    expect(fleet.status).toBe(400);
+    expect(await fleet.json()).toMatchObject({ kind: 'Status', message: 'please specify the cluster name when using proxy model.' });
+    const exec = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/exec`);
+    expect(exec.status).toBe(404);
+    expect(((await exec.json()) as { message: string }).message).toMatch(/pods\/exec is not served here/);
+    const unknown = await fetch(`${base}${P}/clusters/nowhere/api/v1/namespaces/${ns}/pods/${name}/log`);
+    expect(unknown.status).toBe(400);
+    const post = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+  });
+});
