@@ -1,8 +1,9 @@
 // `clusterpedia apiserver`: flags → ApiserverOptions → runApiserver (the read path).
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { defaultApiserverOptions, type ApiserverOptions } from '../roles/apiserver/options.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
+import { serviceAccountNamespace } from './synchro.js';
 import { heapGrowingPercentOption, option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
 
 function list(value: string): string[] {
@@ -39,7 +40,8 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--change-log-retention <revisions>', 'revisions kept in the change log for watch resume').argParser(parseNonNegativeInt).default(d.changeLog.revisions))
     .addOption(option('--change-log-max-age <duration>', 'age after which change-log entries are compacted').argParser(parseDuration).default(d.changeLog.maxAgeMs, '1h'))
     .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'))
-    .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'));
+    .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'))
+    .addOption(option('--allowed-proxy-subresources <list>', 'subresources forwarded to the member cluster through its path (pods/log): binding uses the synchro\'s connections, apiserver the PediaClusters\' credentials').argParser(parseProxySubresources));
 }
 
 export interface ApiserverFlags {
@@ -74,9 +76,35 @@ export interface ApiserverFlags {
   changeLogMaxAge: number;
   shutdownGracePeriod: number;
   allowParameterizedSqlQuery?: boolean;
+  allowedProxySubresources?: string[];
 }
 
 /** Maps parsed flags to the options tree. */
+// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log.
+const CLUSTERPEDIA_PROXY = new Map([['log', ['pods']], ['exec', ['pods']], ['attach', ['pods']], ['portforward', ['pods']], ['proxy', ['pods', 'nodes', 'services']]]);
+const FORWARDED = new Set(['pods/log']);
+
+/**
+ * --allowed-proxy-subresources as Clusterpedia reads it: `resource/subresource` or a bare subresource (every resource
+ * offering it), `portfowrd` taken for `portforward`. Those Clusterpedia knows but this build does not forward are
+ * refused by name.
+ */
+export function parseProxySubresources(value: string): string[] {
+  const out = new Set<string>();
+  for (const raw of value.split(',').map((t) => t.trim()).filter((t) => t !== '')) {
+    const parts = raw.replace('portfowrd', 'portforward').split('/');
+    if (parts.length > 2) throw new InvalidArgumentError(`invalid format "${raw}"`);
+    const sub = parts[parts.length - 1] ?? '';
+    const resources = CLUSTERPEDIA_PROXY.get(sub)?.filter((r) => parts.length === 1 || r === parts[0]) ?? [];
+    if (resources.length === 0) throw new InvalidArgumentError(`unsupported subresources or invalid format "${raw}"`);
+    for (const r of resources) {
+      if (!FORWARDED.has(`${r}/${sub}`)) throw new InvalidArgumentError(`${r}/${sub} is not forwarded by this build (only ${[...FORWARDED].join(', ')})`);
+      out.add(`${r}/${sub}`);
+    }
+  }
+  return [...out];
+}
+
 export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
   const d = defaultApiserverOptions();
   const o: ApiserverOptions = {
@@ -104,6 +132,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     changeLog: { revisions: f.changeLogRetention, maxAgeMs: f.changeLogMaxAge },
     shutdownGraceMs: f.shutdownGracePeriod,
     allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
+    forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [] },
   };
   if (f.tlsCertFile) o.serving.tlsCertFile = f.tlsCertFile;
   if (f.tlsPrivateKeyFile) o.serving.tlsPrivateKeyFile = f.tlsPrivateKeyFile;
@@ -118,14 +147,19 @@ export function newApiserverCommand(): Command {
   const cmd = new Command('apiserver').description('serve the clusterpedia.io/v1beta1 search API (the read path)');
   for (const o of storageOptions()) cmd.addOption(o);
   cmd.addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(true));
-  cmd.addOption(option('--kubeconfig <path>', 'host cluster kubeconfig (TokenReview, SubjectAccessReview); in-cluster config when present'));
+  cmd.addOption(option('--kubeconfig <path>', 'host cluster kubeconfig (TokenReview, SubjectAccessReview, forwarded members\' PediaClusters); in-cluster config when present'));
+  // Only where members are reached from here: binding forwards through the synchro, which has its own of both.
+  cmd.addOption(option('--clusters <file|dir>', 'with --allowed-proxy-subresources: PediaCluster files to take members\' credentials from, instead of the host cluster'));
+  cmd.addOption(option('--namespace <ns>', 'with --allowed-proxy-subresources: namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'));
   // Not in addApiserverFlags: binding has it once, through addSynchroFlags (one process, one heap).
   cmd.addOption(heapGrowingPercentOption());
   addApiserverFlags(cmd);
   cmd.action(async (_flags: unknown, self: Command) => {
-    const flags = self.opts<ApiserverFlags & { heapGrowingPercent: number }>();
+    const flags = self.opts<ApiserverFlags & { heapGrowingPercent: number; clusters?: string; namespace?: string }>();
     setHeapGrowingPercent(flags.heapGrowingPercent);
     const options = apiserverOptionsFrom(flags);
+    if (flags.clusters !== undefined) options.forward.clustersPath = flags.clusters;
+    options.forward.secretsNamespace = flags.namespace ?? process.env.CLUSTERPEDIA_NAMESPACE ?? serviceAccountNamespace() ?? options.forward.secretsNamespace;
     const { runApiserver } = await import('../roles/apiserver/run.js');
     await runApiserver(options, { logger: loggerFor(self), signal: shutdownSignal() });
   });

@@ -134,7 +134,8 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
   };
 }
 
-function serviceAccountNamespace(): string | undefined {
+/** The namespace of the in-cluster service account, if running in a Pod. */
+export function serviceAccountNamespace(): string | undefined {
   try {
     return readFileSync(`${SA_DIR}/namespace`, 'utf8').trim() || undefined;
   } catch {

@@ -39,7 +39,7 @@ export interface HandlerDeps {
   gate: AccessGate;
   /** True once the server started draining: /readyz fails so load balancers stop sending. */
   draining: () => boolean;
-  /** The members' connections, to forward `options.proxySubresources` (binding only; member-forward.ts). */
+  /** The members' connections, to forward `options.forward.subresources` (binding only; member-forward.ts). */
   members?: MemberConnections;
 }
 
@@ -53,7 +53,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
       if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
-      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.members ? d.options.proxySubresources : []));
+      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.members ? d.options.forward.subresources : []));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');

@@ -17,6 +17,7 @@ export async function newHostClient(kubeconfig: string | undefined, why: string)
     let kc: KubeConfig;
     if (kubeconfig) kc = kubeConfigFromFile(kubeconfig);
     else {
+      if (!process.env.KUBERNETES_SERVICE_HOST) throw new Error('this process does not run in a Pod (KUBERNETES_SERVICE_HOST is not set)');
       kc = new KubeConfig();
       kc.loadFromCluster();
     }

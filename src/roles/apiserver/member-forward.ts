@@ -1,6 +1,6 @@
 // Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`
-// through one cluster's path. Only the binding role offers it: it holds the synchro's connection to each member, and
-// the request goes out with the synchro's credentials, never the caller's.
+// through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
+// connection in binding, the PediaCluster's credentials in a standalone apiserver), never the caller's.
 import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { KubeClient } from '../../kube/client.js';
@@ -9,9 +9,13 @@ import { messageOf } from '../../lib/errors.js';
 import type { ResourceRequest } from './request-info.js';
 import type { RequestContext } from './server.js';
 
-/** The members' connections: the synchro's client while it runs, undefined while it has none. */
+/**
+ * The members' connections: the synchro's while it runs (binding), or made from the PediaCluster's credentials
+ * (member-connections.ts). A cluster that has none is a StatusError (503) saying why, without Retry-After: client-go
+ * would retry ten times on it, and kubectl logs would hang for most of a minute before showing the message.
+ */
 export interface MemberConnections {
-  client(cluster: string): KubeClient | undefined;
+  client(cluster: string): Promise<KubeClient>;
 }
 
 // PodLogOptions as the member reads them; anything else in the query stays here.
@@ -29,8 +33,7 @@ export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boo
 export async function forwardToMember(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, members: MemberConnections): Promise<void> {
   // Clusterpedia's words for a proxied request without a cluster.
   if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
-  const client = members.client(t.cluster);
-  if (!client) throw serviceUnavailable(`cluster ${t.cluster} has no connection yet: its synchro is not running`, 5);
+  const client = await members.client(t.cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query: Record<string, string> = {};
   for (const k of LOG_PARAMS) {
@@ -43,7 +46,7 @@ export async function forwardToMember(res: ServerResponse, ctx: RequestContext, 
     answer = await client.raw(path, { query, accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0 });
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
-    throw serviceUnavailable(`cluster ${t.cluster} could not be reached: ${messageOf(e)}`, 5);
+    throw serviceUnavailable(`cluster ${t.cluster} could not be reached: ${messageOf(e)}`);
   }
   const type = answer.headers['content-type'];
   res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'text/plain', 'cache-control': 'no-cache, private' });

@@ -83,11 +83,19 @@ export interface ApiserverOptions {
   shutdownGraceMs: number;
   /** Honour whereSQLStatement (Clusterpedia's AllowParameterizedSQLQuery gate): any reader may then run SQL. */
   allowParameterizedSqlQuery: boolean;
+  forward: ForwardOptions;
+}
+
+/** Subresources forwarded to member clusters (member-forward.ts). */
+export interface ForwardOptions {
+  /** `pods/log`: Clusterpedia's --allowed-proxy-subresources. Empty: every subresource but status and scale is a 404. */
+  subresources: string[];
   /**
-   * Subresources forwarded to the member cluster (`pods/log`), Clusterpedia's --allowed-proxy-subresources: binding
-   * only, which holds the members' connections. Empty: every subresource but status and scale is a 404.
+   * Where a standalone apiserver finds the members' credentials: PediaCluster files (--clusters), else the host
+   * cluster's PediaClusters and their Secrets in `secretsNamespace`. Binding uses the synchro's connections instead.
    */
-  proxySubresources: string[];
+  clustersPath?: string;
+  secretsNamespace: string;
 }
 
 export function defaultApiserverOptions(): ApiserverOptions {
@@ -109,6 +117,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
-    proxySubresources: [],
+    forward: { subresources: [], secretsNamespace: 'clusterpedia-system' },
   };
 }

@@ -37,7 +37,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
   if (!type) throw await typeNotFound(t, d);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
-  if (d.members && isForwarded(t, d.options.proxySubresources)) {
+  if (d.members && isForwarded(t, d.options.forward.subresources)) {
     if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
     return forwardToMember(res, ctx, url, t, d.members);
   }

@@ -8,6 +8,8 @@ import { openStorage } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
 import type { MemberConnections } from './member-forward.js';
+import { fileClusters, hostClusters, ResolvedMemberConnections } from './member-connections.js';
+import { newHostClient } from './host-client.js';
 import { Catalog } from './catalog.js';
 import { loadServingCert } from './certs.js';
 import { ChangeFeed } from './change-feed.js';
@@ -30,7 +32,7 @@ export interface ApiserverParts {
   onListening?: (addrs: { secure?: AddressInfo; insecure?: AddressInfo }) => void;
   /** The process's turn queue when another role shares the event loop (binding). */
   turns?: TurnQueue;
-  /** The synchro's connections to members (binding): needed to forward `options.proxySubresources`. */
+  /** The synchro's connections to members (binding): needed to forward `options.forward.subresources`. */
   members?: MemberConnections;
 }
 
@@ -52,9 +54,8 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
 /** The apiserver's runnables over a storage someone else opened (binding composes them with the synchro's). */
 export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
   const logger = p.logger;
-  if (options.proxySubresources.length > 0 && !p.members) {
-    throw new Error('forwarding subresources to members needs their connections, which only the binding role holds');
-  }
+  const own = p.members || options.forward.subresources.length === 0 ? undefined : await memberConnections(options, logger);
+  const members = p.members ?? own;
   const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
   const catalog = new Catalog(p.storage);
   const feed = new ChangeFeed(p.storage, { pollIntervalMs: options.watch.pollIntervalMs }, logger.child({ component: 'change-feed' }));
@@ -62,7 +63,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
   // Authentication and authorization (CA files, host client for reviews): a bad flag fails the start here.
   const access = await buildAccess(options, async () => (await catalog.get()).clusters.keys(), logger);
   let server: ApiHttpServer | undefined;
-  const handler = newHandler({ storage: p.storage, catalog, feed, watchMembers: new MemberBudget(), options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false, ...(p.members ? { members: p.members } : {}) });
+  const handler = newHandler({ storage: p.storage, catalog, feed, watchMembers: new MemberBudget(), options, metrics, registry: p.registry, gate: access.gate, draining: () => server?.isDraining ?? false, ...(members ? { members } : {}) });
   server = new ApiHttpServer({
     serving: options.serving,
     limits: options.limits,
@@ -75,8 +76,20 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     inflightGauge: metrics.inflight,
     ...(p.turns ? { turns: p.turns } : {}),
   });
-  const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); } };
+  const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); await own?.close(); } };
   return [server, feed, compactor(p.storage, logger), hostClient];
+}
+
+/**
+ * A standalone apiserver's way to the members it forwards to: --clusters files, else the host cluster's PediaClusters
+ * (a missing or broken host config is a configuration error, as for reviews).
+ */
+async function memberConnections(options: ApiserverOptions, logger: Logger): Promise<ResolvedMemberConnections> {
+  const ttlMs = 30_000;
+  const { clustersPath } = options.forward;
+  if (clustersPath !== undefined) return new ResolvedMemberConnections({ specs: fileClusters(clustersPath, logger.child({ component: 'member-connections' })), ttlMs });
+  const host = hostClusters(await newHostClient(options.kubeconfig, '--allowed-proxy-subresources'), options.forward.secretsNamespace);
+  return new ResolvedMemberConnections({ ...host, ttlMs });
 }
 
 /** Trims the change log to its retention window, every half minute. */

@@ -4,6 +4,7 @@ import type { Logger } from '../../lib/log.js';
 import { runAll, type Runnable } from '../../lib/lifecycle.js';
 import { TurnQueue } from '../../lib/turns.js';
 import { openStorage } from '../../storage/open.js';
+import { serviceUnavailable } from '../../kube/status.js';
 import { apiserverRunnables } from '../apiserver/run.js';
 import { synchroRunnables } from '../synchro/run.js';
 import type { BindingOptions } from './options.js';
@@ -42,7 +43,10 @@ export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<
     const synchro = await synchroRunnables({ ...o.synchro, clustersPath, metricsPort: 0 }, { storage, logger: deps.logger, registry, turns });
     const api = await apiserverRunnables(o.apiserver, {
       storage, logger: deps.logger.child({ role: 'apiserver' }), registry, turns,
-      members: { client: (cluster) => synchro.manager.memberClient(cluster) },
+      members: {
+        client: async (cluster) => synchro.manager.memberClient(cluster)
+          ?? Promise.reject(serviceUnavailable(`cluster ${cluster} has no connection yet: its synchro is not running`)),
+      },
       onListening: (addrs) => {
         if (demo && deps.print) deps.print(demo.hints(addrs));
       },

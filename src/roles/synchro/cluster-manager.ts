@@ -8,7 +8,7 @@ import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, Ped
 import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
-import { CredentialError, resolveCredentials, type SecretReader } from './credentials.js';
+import { CredentialError, resolveCredentials, type SecretReader } from '../../kube/credentials.js';
 import type { SynchroMetrics } from './metrics.js';
 import type { ResumePoint } from './resource-synchro.js';
 import type { SynchroOptions } from './options.js';

@@ -1,52 +1,13 @@
 // Clusters from a YAML file or directory (--clusters): re-read on change (fs.watch, debounced) and periodically.
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { parseAllDocuments } from 'yaml';
 import { messageOf } from '../../lib/errors.js';
 import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import { pediaClusterLabels, type ClusterGroupResources, type ClusterSyncResources, type PediaCluster } from '../../kube/pediacluster.js';
-import { isObject } from '../../kube/printers/fields.js';
+import { pediaClusterLabels, type ClusterGroupResources, type PediaCluster } from '../../kube/pediacluster.js';
+import { listClusterFiles, parseClusterDocuments, readTexts, type ClusterFileContents } from '../../kube/cluster-files.js';
 import type { ClusterManager } from './cluster-manager.js';
-
-/** What the files declare, by name. */
-export interface ClusterFileContents {
-  clusters: Map<string, PediaCluster>;
-  syncResources: Map<string, ClusterSyncResources>;
-}
-
-/** Parses one file's text. Throws on YAML syntax errors (the caller keeps that file's previous contents). */
-export function parseClusterDocuments(text: string, file: string, log: Logger): ClusterFileContents {
-  const out: ClusterFileContents = { clusters: new Map(), syncResources: new Map() };
-  const docs = parseAllDocuments(text);
-  for (const doc of docs) {
-    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]!.message}`);
-    const value: unknown = doc.toJS();
-    if (value === null || value === undefined) continue;
-    const items = isObject(value) && Array.isArray(value.items) && /List$/.test(String(value.kind)) ? value.items : [value];
-    for (const item of items) addObject(item, out, file, log);
-  }
-  return out;
-}
-
-function addObject(item: unknown, out: ClusterFileContents, file: string, log: Logger): void {
-  if (!isObject(item)) return;
-  const name = isObject(item.metadata) ? item.metadata.name : undefined;
-  if (typeof name !== 'string' || name === '') {
-    log.warn({ file, kind: item.kind }, 'document without metadata.name ignored');
-    return;
-  }
-  if (item.kind === 'PediaCluster') {
-    const spec = isObject(item.spec) ? item.spec : {};
-    out.clusters.set(name, { ...(item as object), metadata: { ...(item.metadata as object), name }, spec } as PediaCluster);
-  } else if (item.kind === 'ClusterSyncResources') {
-    const spec = isObject(item.spec) ? item.spec : {};
-    out.syncResources.set(name, { ...(item as object), metadata: { name }, spec } as ClusterSyncResources);
-  } else {
-    log.warn({ file, kind: item.kind, name }, 'document of an unknown kind ignored');
-  }
-}
 
 export interface FileClusterSourceOptions {
   path: string;
@@ -61,19 +22,6 @@ export interface FileClusterSourceOptions {
 
 /** Reads a debounce apart until two agree, at most this many times more. */
 const STABLE_READ_ATTEMPTS = 5;
-
-/** Each file's text; a file that cannot be read (gone between listing and reading) is left out. */
-async function readTexts(files: readonly string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const f of files) {
-    try {
-      out.set(f, await readFile(f, 'utf8'));
-    } catch {
-      // Judged by the caller: its previous contents stay.
-    }
-  }
-  return out;
-}
 
 /** Feeds the manager from the files: add, change, remove. */
 export class FileClusterSource implements Runnable {
@@ -129,7 +77,7 @@ export class FileClusterSource implements Runnable {
   async reread(path = resolve(this.o.path)): Promise<void> {
     let files: string[];
     try {
-      files = await listFiles(path);
+      files = await listClusterFiles(path);
     } catch (e: unknown) {
       // A missing path is "no clusters" only if it was deliberately removed; keep the last state on other errors.
       if ((e as { code?: string }).code !== 'ENOENT') {
@@ -201,14 +149,4 @@ export class FileClusterSource implements Runnable {
     const results = await Promise.allSettled(ops);
     for (const r of results) if (r.status === 'rejected') this.o.logger.error({ err: messageOf(r.reason) }, 'cluster change not applied');
   }
-}
-
-async function listFiles(path: string): Promise<string[]> {
-  const st = await stat(path);
-  if (!st.isDirectory()) return [path];
-  const names = await readdir(path);
-  return names
-    .filter((n) => !n.startsWith('.') && ['.yaml', '.yml', '.json'].includes(extname(n)))
-    .sort()
-    .map((n) => join(path, n));
 }

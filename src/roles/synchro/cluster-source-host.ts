@@ -12,7 +12,7 @@ import {
 } from '../../kube/pediacluster.js';
 import type { KubeObject } from '../../kube/types.js';
 import type { ClusterManager } from './cluster-manager.js';
-import type { SecretReader } from './credentials.js';
+import { readHostSecret, type SecretReader } from '../../kube/credentials.js';
 
 const CLUSTERS_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/pediaclusters`;
 const SYNC_RESOURCES_PATH = `/apis/${CLUSTER_API_GROUP_VERSION}/clustersyncresources`;
@@ -114,17 +114,7 @@ export class HostClusterSource implements Runnable {
   }
 
   /** Reads one Secret key from the clusterpedia namespace, base64-decoded. */
-  readonly readSecret: SecretReader = async (ref: SecretKeyRef) => {
-    try {
-      const secret = await this.o.client.json<{ data?: Record<string, string> }>(
-        `/api/v1/namespaces/${encodeURIComponent(this.o.namespace)}/secrets/${encodeURIComponent(ref.name)}`, { signal: this.signal });
-      const v = secret.data?.[ref.key];
-      return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
-    } catch (e: unknown) {
-      if (e instanceof KubeApiError && e.status === 404) return undefined;
-      throw e;
-    }
-  };
+  readonly readSecret: SecretReader = (ref: SecretKeyRef) => readHostSecret(this.o.client, this.o.namespace, ref, this.signal);
 
   private async resyncSecrets(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {

@@ -10,7 +10,7 @@ import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourc
 import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
 import { MESSAGES } from './conditions.js';
-import type { ClusterConnection } from './credentials.js';
+import type { ClusterConnection } from '../../kube/credentials.js';
 import { probeHealth, serverVersion } from './health.js';
 import type { SynchroMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';

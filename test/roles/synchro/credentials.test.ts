@@ -1,7 +1,7 @@
 // Credential rules and messages (reference §4.2); no secret in any message.
 import { describe, expect, it } from 'vitest';
 import type { PediaClusterSpec, SecretKeyRef } from '../../../src/kube/pediacluster.js';
-import { resolveCredentials, type SecretReader } from '../../../src/roles/synchro/credentials.js';
+import { resolveCredentials, type SecretReader } from '../../../src/kube/credentials.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const TOKEN = 'sEcReT-t0ken-value';

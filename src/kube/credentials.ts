@@ -1,12 +1,27 @@
 // Credential resolution of a PediaCluster (reference §4.2), into a client-node KubeConfig. Never echoes a secret.
 import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
-import { checkExecConfig, type ExecConfig } from '../../kube/exec-credential.js';
-import { kubeConfigFromString } from '../../kube/kubeconfig.js';
-import type { PediaClusterSpec, SecretKeyRef } from '../../kube/pediacluster.js';
+import type { KubeClient } from './client.js';
+import { KubeApiError } from './client-errors.js';
+import { checkExecConfig, type ExecConfig } from './exec-credential.js';
+import { kubeConfigFromString } from './kubeconfig.js';
+import type { PediaClusterSpec, SecretKeyRef } from './pediacluster.js';
 
 /** Reads one key of a Secret in the clusterpedia namespace; undefined when the Secret or key is missing. */
 export type SecretReader = (ref: SecretKeyRef) => Promise<string | undefined>;
+
+/** Reads one key of a Secret in `namespace` of the host cluster, base64-decoded; undefined when it is missing. */
+export async function readHostSecret(host: KubeClient, namespace: string, ref: SecretKeyRef, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const secret = await host.json<{ data?: Record<string, string> }>(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(ref.name)}`, signal ? { signal } : {});
+    const v = secret.data?.[ref.key];
+    return v === undefined ? undefined : Buffer.from(v, 'base64').toString('utf8');
+  } catch (e: unknown) {
+    if (e instanceof KubeApiError && e.status === 404) return undefined;
+    throw e;
+  }
+}
 
 /** A usable connection to a member cluster. */
 export interface ClusterConnection {

@@ -1,0 +1,134 @@
+// A standalone apiserver forwards a pod's log (--allowed-proxy-subresources pods/log) with the member credentials of
+// its PediaCluster: from the host cluster (the PediaCluster and its Secret, as Clusterpedia's apiserver reads them) or
+// from --clusters files. The members are simulated kube-apiservers over TLS with a token.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubeconfigFor, pediaClustersYaml, startSimulatedCluster, type SimCluster, type SimObject } from '../../../src/sim/index.js';
+import { openStorage } from '../../../src/storage/open.js';
+import type { Storage, StoredJsonObject, UpsertObject } from '../../../src/storage/types.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { healthyStatus } from '../../support/fixtures.js';
+import { Kubectl } from '../../support/kubectl.js';
+
+let dir: string;
+let host: SimCluster;
+let m1: SimCluster;
+let m2: SimCluster;
+let storage: Storage;
+let fromHost: TestApiserver;
+let fromFile: TestApiserver;
+let clustersFile: string;
+
+function podRow(cluster: string, p: SimObject): UpsertObject {
+  return { cluster, group: '', version: 'v1', resource: 'pods', kind: 'Pod',
+    // The member's object as JSON, as the synchro stores it.
+    object: JSON.parse(JSON.stringify({ ...p, apiVersion: 'v1', kind: 'Pod', metadata: { ...p.metadata, annotations: { 'shadow.clusterpedia.io/cluster-name': cluster } } })) as StoredJsonObject };
+}
+
+/** A running one-container pod of the member. */
+function runningPod(c: SimCluster): SimObject {
+  const p = c.store.list('pods').find((x) => (x.status as { phase?: string } | undefined)?.phase === 'Running'
+    && ((x.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
+  if (!p) throw new Error('no running one-container pod');
+  return p;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cp-forward-'));
+  host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+  m1 = await startSimulatedCluster({ name: 'm1', tls: true, pods: 6, seed: 3 });
+  m2 = await startSimulatedCluster({ name: 'm2', tls: true, pods: 6, seed: 4 });
+  // m1 by Secret reference (authenticationFrom), m2 inline: the two ways a PediaCluster carries credentials.
+  host.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm1-creds', namespace: 'clusterpedia-system' },
+    data: { token: Buffer.from(m1.token ?? '').toString('base64'), ca: Buffer.from(m1.caData ?? '').toString('base64') } });
+  host.store.create({ group: 'cluster.clusterpedia.io', resource: 'pediaclusters' }, { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name: 'm1' },
+    spec: { apiserver: m1.url, authenticationFrom: { token: { name: 'm1-creds', key: 'token' }, ca: { name: 'm1-creds', key: 'ca' } } } });
+  host.store.create({ group: 'cluster.clusterpedia.io', resource: 'pediaclusters' }, { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name: 'm2' },
+    spec: { apiserver: m2.url, tokenData: Buffer.from(m2.token ?? '').toString('base64'), caData: Buffer.from(m2.caData ?? '').toString('base64') } });
+  // m4 cannot be reached, m5 has no credential.
+  host.store.create({ group: 'cluster.clusterpedia.io', resource: 'pediaclusters' }, { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name: 'm4' },
+    spec: { apiserver: 'https://127.0.0.1:1', tokenData: Buffer.from('t0ken-m4').toString('base64'), caData: Buffer.from(m2.caData ?? '').toString('base64') } });
+  host.store.create({ group: 'cluster.clusterpedia.io', resource: 'pediaclusters' }, { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name: 'm5' },
+    spec: { apiserver: m2.url } });
+  const hostKubeconfig = join(dir, 'host.kubeconfig');
+  writeFileSync(hostKubeconfig, kubeconfigFor(host));
+  clustersFile = join(dir, 'clusters.yaml');
+  writeFileSync(clustersFile, pediaClustersYaml([m1]));
+
+  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  await storage.migrate();
+  for (const c of ['m1', 'm2', 'm3', 'm4', 'm5']) await storage.putClusterStatus(c, healthyStatus(c));
+  await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
+  fromHost = await startTestApiserver(storage, (o) => {
+    o.kubeconfig = hostKubeconfig;
+    o.forward = { subresources: ['pods/log'], secretsNamespace: 'clusterpedia-system' };
+  });
+  fromFile = await startTestApiserver(storage, (o) => {
+    o.forward = { subresources: ['pods/log'], secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fromHost?.stop();
+  await fromFile?.stop();
+  await storage?.close();
+  for (const c of [host, m1, m2]) await c?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function logs(api: TestApiserver, cluster: string, p: SimObject, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const k = new Kubectl(`${api.resources}/clusters/${cluster}`);
+  try {
+    return await k.run(['logs', '-n', p.metadata.namespace ?? '', p.metadata.name ?? '', ...args]);
+  } finally {
+    k.dispose();
+  }
+}
+
+const lastLine = (p: SimObject): string => `${p.metadata.namespace}/${p.metadata.name}/${(p.spec as { containers: { name: string }[] }).containers[0]?.name} line 10\n`;
+
+describe('from the host cluster', () => {
+  it("reads a log with a Secret-referenced token and with inline credentials, as clusterpedia-apiserver", async () => {
+    for (const c of [m1, m2]) {
+      const p = runningPod(c);
+      const before = c.requestLog.entries((r) => r.path.endsWith('/log')).length;
+      expect(await logs(fromHost, c.name, p, ['--tail=1'])).toMatchObject({ code: 0, stdout: lastLine(p) });
+      const sent = c.requestLog.entries((r) => r.path.endsWith('/log'));
+      expect(sent.length).toBe(before + 1);
+      expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-apiserver/);
+    }
+  });
+
+  it('a cluster without a PediaCluster, or with credentials that do not work, is a 503 that says so and names no secret', async () => {
+    const p = runningPod(m2);
+    const none = await fetch(`${fromHost.resources}/clusters/m3/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}/log`);
+    expect(none.status).toBe(503);
+    expect(await none.json()).toMatchObject({ kind: 'Status', message: 'cluster m3 has no PediaCluster to take its credentials from' });
+    const answers: string[] = [];
+    for (const [cluster, message] of [
+      ['m4', /^cluster m4 could not be reached: /],
+      ['m5', /^cluster m5's credentials are not usable: Cluster APIServer's Token or Cert is required$/],
+    ] as const) {
+      const r = await fetch(`${fromHost.resources}/clusters/${cluster}/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}/log`);
+      expect(r.status, cluster).toBe(503);
+      expect(r.headers.get('retry-after'), cluster).toBeNull();
+      const body = (await r.json()) as { message: string };
+      expect(body.message, cluster).toMatch(message);
+      answers.push(JSON.stringify(body));
+    }
+    for (const secret of [m1.token, m2.token, 't0ken-m4']) expect(answers.join('')).not.toContain(secret);
+  });
+});
+
+describe('from --clusters files', () => {
+  it('reads a log with the credentials of the file', async () => {
+    const p = runningPod(m1);
+    expect(await logs(fromFile, 'm1', p, ['--tail=1'])).toMatchObject({ code: 0, stdout: lastLine(p) });
+    const missing = await logs(fromFile, 'm2', runningPod(m2));
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/cluster m2 has no PediaCluster to take its credentials from/);
+  });
+});
