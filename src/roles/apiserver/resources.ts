@@ -74,15 +74,16 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
 /**
  * A subresource answered from the stored object: `status` (the object itself, as kube's status REST gets it) and
  * `scale` (an autoscaling/v1 Scale made from it), on a GET of a resource that has them. The source of the Scale is
- * returned for `scale`. kubectl logs, exec, port-forward and the rest would need the member itself: nothing is forwarded.
+ * returned for `scale`. Any other needs the member: a pod's log when forwarding is on (member-forward.ts), else 404.
  */
 async function storedSubresource(t: ResourceRequest, d: HandlerDeps): Promise<ScaleSource | undefined> {
   const sub = await d.catalog.subresources(t.group, t.version, t.resource);
   const gr = `${groupResourceString(t)}/${t.subresource ?? ''}`;
   const served = t.subresource === 'status' ? sub.status : t.subresource === 'scale' ? sub.scale !== undefined : false;
   if (!served) {
+    const hint = gr === 'pods/log' ? '; or start clusterpedia with --allowed-proxy-subresources pods/log' : '';
     throw notFound(`the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores `
-      + `and their status and scale, not other subresources: ask the member cluster)`);
+      + `and their status and scale, not other subresources: ask the member cluster${hint})`);
   }
   if (t.verb !== 'get') throw methodNotSupported(t.verb, gr);
   return t.subresource === 'scale' ? sub.scale : undefined;

@@ -184,8 +184,9 @@ describe('list and get', () => {
     for (const [path, gr] of cases) {
       const r = await get(path);
       expect(r.status, path).toBe(404);
+      const hint = gr === 'pods/log' ? '; or start clusterpedia with --allowed-proxy-subresources pods/log' : '';
       expect(r.body, path).toMatchObject({ kind: 'Status', reason: 'NotFound',
-        message: `the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores and their status and scale, not other subresources: ask the member cluster)` });
+        message: `the server could not find the requested resource: ${gr} is not served here (clusterpedia serves the objects it stores and their status and scale, not other subresources: ask the member cluster${hint})` });
     }
   });
 
