@@ -70,6 +70,16 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     }
     expect(deployments.stdout).toMatch(/deployment\.apps\//);
     one.dispose();
+    // The demo forwards its members' logs: the printed kubectl logs command works as printed.
+    const logs = /kubectl --server=(\S+) logs -n (\S+) (\S+) --tail=5/.exec(hints);
+    expect(logs).not.toBeNull();
+    const [, logServer, ns, pod] = logs as RegExpExecArray;
+    const byHint = new Kubectl(logServer ?? '');
+    try {
+      expect((await byHint.ok(['logs', '-n', ns ?? '', pod ?? '', '--tail=5'])).trim().split('\n')).toHaveLength(5);
+    } finally {
+      byHint.dispose();
+    }
     // Cluster status is written about once a second after it changes, so right after the sync it may not be there yet.
     const root = new Kubectl(base);
     let clusters = '';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
-import { pediaClustersYaml, startSimulatedFleet, type SimFleet } from '../../sim/index.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../sim/index.js';
 import { RESOURCES_PREFIX } from '../apiserver/request-info.js';
 import type { DemoOptions } from './options.js';
 
@@ -55,6 +55,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${server} get pods -A --field-selector status.phase!=Running`,
         `  kubectl --server=${root}${RESOURCES_PREFIX}/clusters/${first}${tls} get pods -n default`,
         `  kubectl --server=${server} get pods -A -w`,
+        ...logsHint(fleet.clusters[0], `${root}${RESOURCES_PREFIX}/clusters/${first}${tls}`),
         `  kubectl --server=${root}${tls} get pediaclusters`,
         '',
         'A kubeconfig with a context for the fleet and one per cluster:',
@@ -68,4 +69,11 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
     },
     stop,
   };
+}
+
+/** A `kubectl logs` of one running one-container pod of the first cluster (forwarded in the demo), if it has one. */
+function logsHint(c: SimCluster | undefined, server: string): string[] {
+  const pod = c?.store.list('pods').find((p) => (p.status as { phase?: unknown } | undefined)?.phase === 'Running'
+    && ((p.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
+  return pod ? [`  kubectl --server=${server} logs -n ${pod.metadata.namespace ?? ''} ${pod.metadata.name ?? ''} --tail=5`] : [];
 }
