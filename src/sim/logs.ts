@@ -14,6 +14,13 @@ export interface LogOptions {
   now: () => number;
 }
 
+interface ContainerStatus {
+  name?: unknown;
+  restartCount?: unknown;
+  state?: { running?: unknown; terminated?: unknown; waiting?: { reason?: string } };
+  lastState?: { terminated?: unknown };
+}
+
 const DEFAULTS: LogOptions = { followIntervalMs: 100, followLines: 600, now: Date.now };
 
 function names(list: unknown): string[] {
@@ -59,12 +66,17 @@ export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerR
   const timestamps = boolParam(query, 'timestamps');
   const previous = boolParam(query, 'previous');
   const follow = boolParam(query, 'follow');
-  const status = (pod.status ?? {}) as { phase?: unknown; containerStatuses?: unknown };
-  if (status.phase === 'Pending') throw errors.badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`);
-  const restarts = Array.isArray(status.containerStatuses)
-    ? Number((status.containerStatuses as { name?: unknown; restartCount?: unknown }[]).find((c) => c?.name === container)?.restartCount ?? 0)
-    : 0;
+  const status = (pod.status ?? {}) as { phase?: unknown; containerStatuses?: unknown; initContainerStatuses?: unknown };
+  const statuses = [status.containerStatuses, status.initContainerStatuses].flatMap((l) => (Array.isArray(l) ? l : [])) as ContainerStatus[];
+  const cs = statuses.find((c) => c?.name === container);
+  const restarts = Number(cs?.restartCount ?? 0);
   if (previous && !(restarts > 0)) throw errors.badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
+  // The kubelet's validateContainerLogStatus: a container that never ran has no log yet, said with its waiting reason.
+  const waiting = cs?.state?.waiting?.reason;
+  if (!previous && !cs?.state?.running && !cs?.state?.terminated && !cs?.lastState?.terminated && (waiting !== undefined || status.phase === 'Pending')) {
+    const why = waiting === 'ErrImagePull' ? "image can't be pulled" : waiting === 'ImagePullBackOff' ? 'trying and failing to pull image' : waiting ?? 'ContainerCreating';
+    throw errors.badRequest(`container "${container}" in pod "${name}" is waiting to start: ${why}`);
+  }
 
   const born = Date.parse(String(pod.metadata.creationTimestamp ?? '')) || opts.now();
   const ns = pod.metadata.namespace ?? '';

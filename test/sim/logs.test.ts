@@ -24,6 +24,8 @@ beforeAll(async () => {
   c.store.create('pods', pod('one', ['main']));
   c.store.create('pods', pod('two', ['app', 'sidecar'], { phase: 'Running' }, ['setup']));
   c.store.create('pods', pod('waiting', ['main'], { phase: 'Pending' }));
+  c.store.create('pods', pod('pulling', ['main'], { phase: 'Pending', containerStatuses: [{ name: 'main', restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } }] }));
+  c.store.create('pods', pod('crashing', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1 } } }] }));
   c.store.create('pods', pod('restarted', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 2 }] }));
 });
 afterAll(() => c?.stop());
@@ -56,6 +58,10 @@ describe('pod logs', () => {
     expect((await call(c, `${L}/two/log?container=nope`)).body).toMatchObject({ message: 'container nope is not valid for pod two' });
     expect((await text(`${L}/two/log?container=setup&tailLines=1`)).body).toBe('logs/two/setup line 10\n');
     expect((await call(c, `${L}/waiting/log`)).body).toMatchObject({ code: 400, message: 'container "main" in pod "waiting" is waiting to start: ContainerCreating' });
+    expect((await call(c, `${L}/pulling/log`)).body).toMatchObject({ code: 400, message: 'container "main" in pod "pulling" is waiting to start: trying and failing to pull image' });
+    // A crash-looping container has run: its log (and the previous one) is there.
+    expect((await text(`${L}/crashing/log?tailLines=1`)).body).toBe('logs/crashing/main line 10\n');
+    expect((await text(`${L}/crashing/log?tailLines=1&previous=true`)).body).toBe('previous logs/crashing/main line 10\n');
     expect((await call(c, `${L}/one/log?previous=true`)).body).toMatchObject({ code: 400, message: 'previous terminated container "main" in pod "one" not found' });
     expect((await text(`${L}/restarted/log?previous=true&tailLines=1`)).body).toBe('previous logs/restarted/main line 10\n');
     expect((await call(c, `${L}/one/log?tailLines=x`)).body).toMatchObject({ code: 400, message: 'tailLines: Invalid value: "x": must be an integer' });
