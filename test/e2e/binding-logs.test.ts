@@ -99,5 +99,9 @@ describe('forwarded logs', () => {
     expect(unknown.status).toBe(400);
     const post = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log`, { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
+    // Counted as requests of pods/log, by the code the client got.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/clusterpedia_apiserver_requests_total\{verb="get",resource="pods\/log",code="200"\} [1-9]/);
+    expect(metrics).toMatch(/clusterpedia_apiserver_requests_total\{verb="get",resource="pods\/log",code="400"\} [1-9]/);
   });
 });

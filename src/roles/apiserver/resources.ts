@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { scalePrinter, tableFor, withClusterColumn, type TablePrinter } from '../../kube/printers/index.js';
-import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
+import { badRequest, isStatusError, methodNotSupported, notFound } from '../../kube/status.js';
 import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
 import { groupResourceString, groupVersionString, type KubeObject } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
@@ -39,7 +39,15 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   if (d.members && isForwarded(t, d.options.forward.subresources)) {
     if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
-    return forwardToMember(res, ctx, url, t, d.members);
+    const metric = { verb: t.verb, resource: `${t.resource}/${t.subresource ?? ''}` };
+    try {
+      await forwardToMember(res, ctx, url, t, d.members);
+      d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
+      return;
+    } catch (e: unknown) {
+      d.metrics.requests.inc({ ...metric, code: String(isStatusError(e) ? e.httpCode : 500) });
+      throw e;
+    }
   }
   const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   const neg = negotiate(req.headers.accept, TRANSFORMS);
