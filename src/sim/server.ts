@@ -7,6 +7,7 @@ import type { Logger } from '../lib/log.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { RequestFaults } from './faults.js';
 import { handleResource, sendJson, type HandlerContext } from './handlers.js';
+import { failOnSocket, serveExec } from './exec.js';
 import { SelectorError } from './label-selector.js';
 import type { RequestLog, RequestRecord } from './request-log.js';
 import { parseRoute } from './request-path.js';
@@ -54,6 +55,7 @@ export class SimServer {
     this.server.keepAliveTimeout = 5000;
     // Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
     this.server.requestTimeout = 0;
+    this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.upgrade(req, socket, head));
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
@@ -96,6 +98,27 @@ export class SimServer {
     if (token === undefined && this.deps.tls?.clientCa === undefined) return true;
     if (certOk) return true;
     return token !== undefined && req.headers.authorization === `Bearer ${token}`;
+  }
+
+  /** Upgrade requests: a pod's exec over WebSocket (exec.ts); anything else is refused as kube refuses it. */
+  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://sim.local');
+    const route = parseRoute(url.pathname);
+    this.deps.log.add({
+      method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
+      userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', status: 101, startedAt: Date.now(), watch: false,
+    });
+    try {
+      if (!this.authenticated(req)) throw errors.unauthorized();
+      if (route.kind !== 'resource' || route.group !== '' || route.resource !== 'pods' || route.subresource !== 'exec' || route.name === undefined || route.namespace === undefined) {
+        throw errors.badRequest('Upgrade request required');
+      }
+      const pod = this.deps.ctx.store.get('pods', route.namespace, route.name);
+      if (!pod) throw errors.notFound('pods', route.name);
+      serveExec(pod, url.searchParams, req, socket, head);
+    } catch (e: unknown) {
+      failOnSocket(socket, e);
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

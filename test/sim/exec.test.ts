@@ -1,0 +1,75 @@
+// The simulator's pod exec over WebSocket, driven by real kubectl (1.30+ speaks the v5 channel protocol).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+
+let c: SimCluster;
+let pod: SimObject;
+let dir: string;
+
+beforeAll(async () => {
+  c = await startSimulatedCluster({ pods: 1, tls: true });
+  dir = await mkdtemp(join(tmpdir(), 'sim-exec-'));
+  await writeFile(join(dir, 'ca.crt'), c.caData ?? '');
+  c.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'ex' } });
+  pod = c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'box', namespace: 'ex' }, spec: { containers: [{ name: 'main', image: 'busybox' }] }, status: { phase: 'Running' } });
+  c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'two', namespace: 'ex' }, spec: { containers: [{ name: 'a', image: 'busybox' }, { name: 'b', image: 'busybox' }] }, status: { phase: 'Running' } });
+});
+afterAll(async () => {
+  await c?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const flags = (): string[] => [`--server=${c.url}`, `--token=${c.token ?? ''}`, `--certificate-authority=${join(dir, 'ca.crt')}`, '--kubeconfig=/dev/null'];
+
+async function kubectl(args: string[], stdin?: string, base = flags()): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('kubectl', [...base, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+describe('pod exec', () => {
+  it('runs echo and hostname, passes stdin through cat, and reports exit codes as kubectl shows them', async () => {
+    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'echo', 'hello', 'world'])).toMatchObject({ code: 0, stdout: 'hello world\n' });
+    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'hostname'])).toMatchObject({ code: 0, stdout: 'box\n' });
+    expect(await kubectl(['exec', '-i', '-n', 'ex', 'box', '--', 'cat'], 'line one\nline two\n')).toMatchObject({ code: 0, stdout: 'line one\nline two\n' });
+    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'exit', '3'])).toMatchObject({ code: 3, stderr: expect.stringMatching(/command terminated with exit code 3/) });
+    const missing = await kubectl(['exec', '-n', 'ex', 'box', '--', 'nope']);
+    expect(missing.code).toBe(127);
+    expect(missing.stderr).toMatch(/exec: "nope": executable file not found in \$PATH/);
+  });
+
+  it('answers the container rules, a missing pod and a bad token as kube does', async () => {
+    const choose = await kubectl(['exec', '-n', 'ex', 'two', '-c', 'c', '--', 'echo']);
+    expect(choose.code).not.toBe(0);
+    expect(choose.stderr).toMatch(/container c is not valid for pod two/);
+    expect(await kubectl(['exec', '-n', 'ex', 'two', '-c', 'b', '--', 'hostname'])).toMatchObject({ code: 0, stdout: 'two\n' });
+    const gone = await kubectl(['exec', '-n', 'ex', 'gone', '--', 'echo']);
+    expect(gone.stderr).toMatch(/pods "gone" not found/);
+    const wrong = await kubectl(['exec', '-n', 'ex', 'box', '--', 'echo'], '', flags().map((f) => (f.startsWith('--token=') ? '--token=wrong' : f)));
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toMatch(/Unauthorized|provide credentials/i);
+    expect(pod.metadata.name).toBe('box');
+  });
+
+  it('refuses an upgrade that is not a WebSocket exec with a Status', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest(`${c.url}/api/v1/namespaces/ex/pods/box/exec?command=echo`, { ca: c.caData, headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', authorization: `Bearer ${c.token ?? ''}` } });
+      req.on('response', (res) => resolve(res.statusCode ?? 0));
+      req.on('upgrade', () => reject(new Error('switched')));
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+  });
+});
