@@ -79,10 +79,9 @@ export interface ApiserverFlags {
   allowedProxySubresources?: string[];
 }
 
-/** Maps parsed flags to the options tree. */
-// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log.
+// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log and pods/exec.
 const CLUSTERPEDIA_PROXY = new Map([['log', ['pods']], ['exec', ['pods']], ['attach', ['pods']], ['portforward', ['pods']], ['proxy', ['pods', 'nodes', 'services']]]);
-const FORWARDED = new Set(['pods/log']);
+const FORWARDED = new Set(['pods/log', 'pods/exec']);
 
 /**
  * --allowed-proxy-subresources as Clusterpedia reads it: `resource/subresource` or a bare subresource (every resource
@@ -105,6 +104,7 @@ export function parseProxySubresources(value: string): string[] {
   return [...out];
 }
 
+/** Maps parsed flags to the options tree. */
 export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
   const d = defaultApiserverOptions();
   const o: ApiserverOptions = {

@@ -30,10 +30,10 @@ export function newBindingCommand(): Command {
     const f = self.opts<ApiserverFlags & SynchroFlagValues & DemoFlags>();
     const demo = f.demo === true;
     const apiserver = apiserverOptionsFrom(f);
-    // A newcomer's kubectl needs no certificate: the demo also serves plain HTTP on loopback. Its members' logs (made
-    // up by the simulator) are forwarded, so `kubectl logs` can be tried too.
+    // A newcomer's kubectl needs no certificate: the demo also serves plain HTTP on loopback. Its members' logs and
+    // exec (made up by the simulator) are forwarded, so `kubectl logs` and `kubectl exec` can be tried too.
     if (demo && apiserver.serving.insecurePort === undefined) apiserver.serving.insecurePort = 8080;
-    if (demo && f.allowedProxySubresources === undefined) apiserver.forward.subresources = ['pods/log'];
+    if (demo && f.allowedProxySubresources === undefined) apiserver.forward.subresources = ['pods/log', 'pods/exec'];
     const options: BindingOptions = { apiserver, synchro: synchroOptionsFrom(f, { requireSource: !demo }) };
     requireClustersPath(options.synchro);
     setHeapGrowingPercent(f.heapGrowingPercent);

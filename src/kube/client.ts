@@ -1,6 +1,7 @@
 // A Kubernetes API client: @kubernetes/client-node's KubeConfig for credentials (token, certs, exec, OIDC),
 // undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
 import type https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { LineTooLongError, nonBlankLines } from './lines.js';
 import { Agent, ProxyAgent, request, Socks5ProxyAgent, type Dispatcher } from 'undici';
 import { KubeConfig, type Cluster } from '@kubernetes/client-node';
@@ -26,6 +27,11 @@ export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** An error answer's body is read up to this much: enough for any Status, not for a page a proxy sends back. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** What a protocol upgrade got: the switched socket, or the refusal's status, headers and (capped) body. */
+export type UpgradeAnswer =
+  | { statusCode: number; headers: Record<string, string | string[] | undefined>; socket: Duplex }
+  | { statusCode: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
 /** A watch event and the length of its line, for memory accounting. */
 export interface SizedWatchEvent extends WatchEvent {
@@ -257,6 +263,51 @@ export class KubeClient {
         signal: o.signal,
         headersTimeout: timeout,
         bodyTimeout: o.bodyTimeoutMs ?? timeout,
+      });
+    } catch (e: unknown) {
+      throw networkError(e, o.method ?? 'GET', path);
+    }
+  }
+
+  /**
+   * A protocol upgrade (`kubectl exec` over WebSocket or SPDY): the request goes out with this client's credentials and
+   * the caller's `headers` (the handshake's), and the answer is either the switched socket with the 101's headers, or a
+   * refusal read whole (up to MAX_ERROR_BODY_BYTES: a Status). Network failures become KubeApiError (retryable).
+   */
+  async upgrade(path: string, o: { method?: 'GET' | 'POST'; query: URLSearchParams; headers: Record<string, string>; protocol: string; signal?: AbortSignal }): Promise<UpgradeAnswer> {
+    const auth = await this.authHeaders(o.signal);
+    const q = o.query.toString();
+    const target = new URL(`${this.server}${path}${q ? `?${q}` : ''}`);
+    const headers: Record<string, string | string[]> = { ...o.headers, ...this.impersonation, ...auth, 'user-agent': this.opts.userAgent };
+    try {
+      return await new Promise<UpgradeAnswer>((resolve, reject) => {
+        let status = 0;
+        let answerHeaders: Record<string, string | string[] | undefined> = {};
+        const chunks: Buffer[] = [];
+        let size = 0;
+        this.agent.dispatch({
+          origin: target.origin, path: `${target.pathname}${target.search}`, method: o.method ?? 'GET', headers, upgrade: o.protocol,
+          headersTimeout: this.opts.requestTimeoutMs, bodyTimeout: this.opts.requestTimeoutMs, ...(o.signal ? { signal: o.signal } : {}),
+        }, {
+          onRequestStart() {},
+          onRequestUpgrade(_c, statusCode, h, socket) {
+            resolve({ statusCode, headers: h, socket });
+          },
+          onResponseStart(_c, statusCode, h) {
+            status = statusCode;
+            answerHeaders = h;
+          },
+          onResponseData(_c, chunk) {
+            if (size < MAX_ERROR_BODY_BYTES) chunks.push(chunk);
+            size += chunk.length;
+          },
+          onResponseEnd() {
+            resolve({ statusCode: status, headers: answerHeaders, body: Buffer.concat(chunks).subarray(0, MAX_ERROR_BODY_BYTES) });
+          },
+          onResponseError(_c, err) {
+            reject(err);
+          },
+        });
       });
     } catch (e: unknown) {
       throw networkError(e, o.method ?? 'GET', path);

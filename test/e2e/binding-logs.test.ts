@@ -1,5 +1,6 @@
-// End to end: `binding --allowed-proxy-subresources pods/log` forwards kubectl logs through a cluster's path to the
-// simulated member, with the synchro's connection (TLS + token), and streams a followed log back.
+// End to end: `binding --allowed-proxy-subresources log,exec` forwards kubectl logs and kubectl exec through a
+// cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed log streams back, an
+// exec session is joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { SimCluster, SimObject } from '../../src/sim/index.js';
@@ -16,7 +17,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -71,6 +72,32 @@ describe('forwarded logs', () => {
     }
   });
 
+  it('kubectl exec runs in the member: output, stdin, exit codes; the session ends when kubectl goes', async () => {
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    try {
+      expect(await k.run(['exec', '-n', ns, name, '--', 'echo', 'through', 'clusterpedia'])).toMatchObject({ code: 0, stdout: 'through clusterpedia\n' });
+      expect(await k.run(['exec', '-n', ns, name, '--', 'exit', '5'])).toMatchObject({ code: 5 });
+      const sent = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/exec`));
+      expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+      expect(sent.at(-1)?.query).toMatch(/^command=exit&command=5&container=/);
+      // stdin: kubectl exec -i -- cat, fed from a pipe; then one left open and killed.
+      const cat = k.spawn(['exec', '-i', '-n', ns, name, '--', 'cat']);
+      cat.child.stdin?.write('first line\n');
+      await cat.waitFor(/first line\n/);
+      const sessions = async (): Promise<number> => {
+        const m = /clusterpedia_apiserver_requests_total\{verb="get",resource="pods\/exec",code="101"\} (\d+)/.exec(await (await fetch(`${base}/metrics`)).text());
+        return Number(m?.[1] ?? 0);
+      };
+      const ended = await sessions();
+      cat.child.kill('SIGKILL');
+      await expect.poll(sessions, { timeout: 10_000 }).toBe(ended + 1);
+    } finally {
+      k.dispose();
+    }
+  });
+
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
     const all = new Kubectl(`${base}${P}`, kubectlPath());
@@ -78,8 +105,9 @@ describe('forwarded logs', () => {
       expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await all.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 1,
         stdout: "no - pods/log is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)\n" });
-      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=exec'])).toMatchObject({ code: 1,
-        stdout: 'no - of subresources, only status and scale are served and pods/log forwarded, with get (not get exec)\n' });
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=attach'])).toMatchObject({ code: 1,
+        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec forwarded, with get (not get attach)\n' });
+      expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=exec'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
     } finally {
       one.dispose();
       all.dispose();
@@ -92,9 +120,13 @@ describe('forwarded logs', () => {
     const fleet = await fetch(`${base}${P}/api/v1/namespaces/${ns}/pods/${name}/log`);
     expect(fleet.status).toBe(400);
     expect(await fleet.json()).toMatchObject({ kind: 'Status', message: 'please specify the cluster name when using proxy model.' });
-    const exec = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/exec`);
-    expect(exec.status).toBe(404);
-    expect(((await exec.json()) as { message: string }).message).toMatch(/pods\/exec is not served here/);
+    const attach = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/attach`);
+    expect(attach.status).toBe(404);
+    expect(((await attach.json()) as { message: string }).message).toMatch(/pods\/attach is not served here/);
+    // An exec that is not an upgrade: kube-apiserver's answer.
+    const plain = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/exec?command=echo`);
+    expect(plain.status).toBe(400);
+    expect(await plain.json()).toMatchObject({ message: 'Upgrade request required' });
     const unknown = await fetch(`${base}${P}/clusters/nowhere/api/v1/namespaces/${ns}/pods/${name}/log`);
     expect(unknown.status).toBe(400);
     const post = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log`, { method: 'POST', body: '{}' });

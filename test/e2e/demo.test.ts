@@ -70,13 +70,15 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     }
     expect(deployments.stdout).toMatch(/deployment\.apps\//);
     one.dispose();
-    // The demo forwards its members' logs: the printed kubectl logs command works as printed.
+    // The demo forwards its members' logs and exec: the printed kubectl logs and exec commands work as printed.
     const logs = /kubectl --server=(\S+) logs -n (\S+) (\S+) --tail=5/.exec(hints);
     expect(logs).not.toBeNull();
     const [, logServer, ns, pod] = logs as RegExpExecArray;
     const byHint = new Kubectl(logServer ?? '');
     try {
       expect((await byHint.ok(['logs', '-n', ns ?? '', pod ?? '', '--tail=5'])).trim().split('\n')).toHaveLength(5);
+      expect(hints).toContain(`kubectl --server=${logServer} exec -n ${ns} ${pod} -- hostname`);
+      expect(await byHint.ok(['exec', '-n', ns ?? '', pod ?? '', '--', 'hostname'])).toBe(`${pod}\n`);
     } finally {
       byHint.dispose();
     }

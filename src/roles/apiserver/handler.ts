@@ -10,7 +10,7 @@ import type { ChangeFeed } from './change-feed.js';
 import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
-import type { MemberConnections } from './member-forward.js';
+import { isForwarded, type MemberConnections } from './member-forward.js';
 import type { ApiserverMetrics } from './metrics.js';
 import type { IncludeObject } from '../../kube/printers/index.js';
 import { invalidParam, parseKubeListOptions } from './list-options-kube.js';
@@ -55,7 +55,10 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
       return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.members ? d.options.forward.subresources : []));
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    // kubectl's SPDY exec (before 1.30) is a POST upgrade; it is forwarded as it came (member-forward.ts).
+    const forwardedPost = req.method === 'POST' && ctx.upgrade !== undefined && target.kind === 'resource' && d.members !== undefined
+      && isForwarded(target, d.options.forward.subresources);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !forwardedPost) {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
       if (target.kind === 'notFound') throw notFound();

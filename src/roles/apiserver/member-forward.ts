@@ -1,13 +1,13 @@
 // Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`
 // through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
 // connection in binding, the PediaCluster's credentials in a standalone apiserver), never the caller's.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { KubeClient } from '../../kube/client.js';
+import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
 import { badRequest, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
 import type { ResourceRequest } from './request-info.js';
-import type { RequestContext } from './server.js';
+import type { RequestContext, UpgradeRequest } from './server.js';
 
 /**
  * The members' connections: the synchro's while it runs (binding), or made from the PediaCluster's credentials
@@ -18,35 +18,44 @@ export interface MemberConnections {
   client(cluster: string): Promise<KubeClient>;
 }
 
-// PodLogOptions as the member reads them; anything else in the query stays here.
-const LOG_PARAMS = ['container', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes', 'insecureSkipTLSVerifyBackend', 'stream'];
+// What the member reads of each forwarded subresource's query (PodLogOptions, PodExecOptions); the rest stays here.
+const PARAMS: Record<string, readonly string[]> = {
+  log: ['container', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes', 'insecureSkipTLSVerifyBackend', 'stream'],
+  exec: ['command', 'container', 'stdin', 'stdout', 'stderr', 'tty'],
+};
 
-/** True when `t` names a subresource forwarded under `allowed` (`pods/log`). */
+// The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions).
+const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'x-stream-protocol-version'];
+// The 101's headers the client must see.
+const SWITCHED = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'x-stream-protocol-version'];
+
+/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`). */
 export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boolean {
   return t.group === '' && t.subresource !== undefined && allowed.includes(`${t.resource}/${t.subresource}`);
 }
 
 /**
  * Sends the request to the member and streams its answer back as it comes: the body (a log, followed for as long as
- * the client stays) or the member's own Status. Long-running, as kube-apiserver treats `log` (server.ts).
+ * the client stays), the switched connection of an exec session, or the member's own Status. Long-running, as
+ * kube-apiserver treats `log` and `exec` (server.ts).
  */
-export async function forwardToMember(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, members: MemberConnections): Promise<void> {
+export async function forwardToMember(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, members: MemberConnections): Promise<void> {
   // Clusterpedia's words for a proxied request without a cluster.
   if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
+  // kube-apiserver's answer to an exec that is not an upgrade.
+  if (t.subresource === 'exec' && !ctx.upgrade) throw badRequest('Upgrade request required');
   const client = await members.client(t.cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
-  const query: Record<string, string> = {};
-  for (const k of LOG_PARAMS) {
-    const v = url.searchParams.get(k);
-    if (v !== null) query[k] = v;
-  }
+  const query = new URLSearchParams();
+  for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
+  if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
     // No body timeout: a followed log is quiet for as long as the container is.
-    answer = await client.raw(path, { query, accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0 });
+    answer = await client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0 });
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
-    throw serviceUnavailable(`cluster ${t.cluster} could not be reached: ${messageOf(e)}`);
+    throw unreachable(t.cluster, e);
   }
   const type = answer.headers['content-type'];
   res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'text/plain', 'cache-control': 'no-cache, private' });
@@ -57,4 +66,60 @@ export async function forwardToMember(res: ServerResponse, ctx: RequestContext, 
     // The client or the member went away; the response ends with what was sent.
     if (!res.destroyed) res.destroy();
   }
+}
+
+const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);
+
+/**
+ * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl): the member is asked with the client's handshake
+ * headers and clusterpedia's credentials; on its 101 the two connections are joined byte for byte until either side
+ * ends (or the server drains), otherwise its refusal is the answer.
+ */
+async function switchProtocols(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, upgrade: UpgradeRequest, client: KubeClient,
+  path: string, query: URLSearchParams, cluster: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const h of HANDSHAKE) {
+    const v = req.headers[h];
+    if (v !== undefined) headers[h] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  let answer: UpgradeAnswer;
+  try {
+    answer = await client.upgrade(path, { method: req.method === 'POST' ? 'POST' : 'GET', query, headers, protocol: String(req.headers.upgrade ?? 'websocket'), signal: ctx.signal });
+  } catch (e: unknown) {
+    if (ctx.signal.aborted) return;
+    throw unreachable(cluster, e);
+  }
+  if (!('socket' in answer)) {
+    const type = answer.headers['content-type'];
+    res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'text/plain' });
+    res.end(answer.body);
+    return;
+  }
+  const member = answer.socket;
+  const down = upgrade.take();
+  const lines = ['HTTP/1.1 101 Switching Protocols'];
+  for (const h of SWITCHED) {
+    const v = answer.headers[h];
+    if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) lines.push(`${h}: ${one}`);
+  }
+  down.write(`${lines.join('\r\n')}\r\n\r\n`);
+  if (upgrade.head.length > 0) member.write(upgrade.head);
+  await new Promise<void>((resolve) => {
+    const end = (): void => {
+      member.destroy();
+      down.destroy();
+      resolve();
+    };
+    // The member going away is passed on once what it sent is written (pipe ends the client's side), and the client
+    // gets a few seconds to close. The client ending ends the session at once: the server's sockets allow half-open
+    // connections, and a client that half-closes would otherwise leave both connections (and this request) open.
+    member.on('error', end).on('close', () => {
+      if (!down.writableEnded) down.end();
+      setTimeout(end, 5000).unref();
+    });
+    down.on('error', end).on('end', end).on('close', end);
+    ctx.signal.addEventListener('abort', end, { once: true });
+    member.pipe(down);
+    down.pipe(member);
+  });
 }

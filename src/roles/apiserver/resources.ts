@@ -41,7 +41,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
     const metric = { verb: t.verb, resource: `${t.resource}/${t.subresource ?? ''}` };
     try {
-      await forwardToMember(res, ctx, url, t, d.members);
+      await forwardToMember(req, res, ctx, url, t, d.members);
       d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
       return;
     } catch (e: unknown) {

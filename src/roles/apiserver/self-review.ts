@@ -189,7 +189,9 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
     return decide({ nonResource: { path: n.path, verb: n.verb } });
   }
   const r = spec.resourceAttributes!;
-  if (!READ_VERBS.includes(r.verb)) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
+  // An exec forwarded to a member is created (below); anything else here is read or refused.
+  const execHere = t.fleet && r.group === '' && r.subresource === 'exec' && forwarded.includes(`${r.resource}/exec`);
+  if (!READ_VERBS.includes(r.verb) && !execHere) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
   if (!t.fleet) {
     // At the root: clusterpedia's own resources (resources, collectionresources, pediaclusters), asked as they are.
     if (!secure) return insecure;
@@ -198,8 +200,10 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   // A stored object's status and scale are read with get (resources.ts); one forwarded to the member (a pod's log,
   // binding --allowed-proxy-subresources) with get through a cluster's path; any other needs the member itself.
   const forwardedHere = r.subresource !== '' && r.group === '' && forwarded.includes(`${r.resource}/${r.subresource}`);
-  if (forwardedHere && (r.verb !== 'get' || t.cluster === undefined)) {
-    return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)` };
+  // A log is read (get); an exec session is created, over WebSocket's GET too (authz-attributes.ts).
+  const forwardedVerb = r.subresource === 'exec' ? 'create' : 'get';
+  if (forwardedHere && (r.verb !== forwardedVerb || t.cluster === undefined)) {
+    return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with ${forwardedVerb}, through one cluster's path (kubectl --cluster <name>)` };
   }
   if (r.subresource && !forwardedHere && !(r.verb === 'get' && (r.subresource === 'status' || r.subresource === 'scale'))) {
     return { allowed: false, reason: `of subresources, only status and scale are served${forwarded.length > 0 ? ` and ${forwarded.join(', ')} forwarded` : ''}, with get (not ${r.verb} ${r.subresource})` };

@@ -1,5 +1,5 @@
 // HTTP(S) serving: listeners, inflight limits (429), request deadlines, request logs, graceful drain on shutdown.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -27,6 +27,16 @@ export interface RequestContext {
   log: Logger;
   /** Who is asking and which clusters they may read; set by the handler once the request is admitted. */
   access?: RequestAccess;
+  /** An upgrade request (`kubectl exec`): its socket, for a handler that switches protocols (member-forward.ts). */
+  upgrade?: UpgradeRequest;
+}
+
+/** The connection of an upgrade request; until taken, the response is written to it as any HTTP answer. */
+export interface UpgradeRequest {
+  /** Bytes the client sent after the request's head. */
+  head: Buffer;
+  /** Detaches the socket from the response, for the caller to speak the new protocol on. */
+  take(): Socket;
 }
 
 /**
@@ -60,8 +70,9 @@ export interface ServerDeps {
 /** True for requests that stay open (watch): they have their own limit and no deadline. */
 export function isLongRunning(url: URL): boolean {
   const w = url.searchParams.get('watch');
-  // kube-apiserver's long-running check also counts a pod's `log` (followed for as long as the client stays).
-  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname) || /\/pods\/[^/]+\/log$/.test(url.pathname);
+  // kube-apiserver's long-running check also counts a pod's `log` (followed for as long as the client stays) and its
+  // exec, attach and port-forward sessions.
+  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname) || /\/pods\/[^/]+\/(log|exec|attach|portforward)$/.test(url.pathname);
 }
 
 const QUIET = /^\/(healthz|readyz|livez|metrics)(\/|$)/;
@@ -95,10 +106,12 @@ export class ApiHttpServer implements Runnable {
         rejectUnauthorized: false,
         ...(this.d.clientCa ? { ca: this.d.clientCa } : {}),
       }, (req, res) => void this.dispatch(req, res, true));
+      s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, true));
       servers.push({ server: s, port: serving.securePort, host: serving.bindAddress, secure: true });
     }
     if (serving.insecurePort !== undefined) {
       const s = createHttpServer((req, res) => void this.dispatch(req, res, false));
+      s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, false));
       servers.push({ server: s, port: serving.insecurePort, host: '127.0.0.1', secure: false });
     }
     if (servers.length === 0) throw new Error('nothing to serve: --secure-port is 0 and --insecure-port is not set');
@@ -144,7 +157,32 @@ export class ApiHttpServer implements Runnable {
     this.d.logger.info('stopped serving');
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, secure: boolean): Promise<void> {
+  /**
+   * An upgrade request goes through the same dispatch as any other (limits, authentication, routing, the request log),
+   * answered on its socket by an HTTP response unless a handler takes the socket to switch protocols. Its connection
+   * is not kept alive after an answer.
+   */
+  private dispatchUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, secure: boolean): void {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket);
+    res.shouldKeepAlive = false;
+    let taken = false;
+    socket.on('error', () => undefined);
+    res.on('finish', () => {
+      if (!taken) socket.destroySoon();
+    });
+    void this.dispatch(req, res, secure, {
+      head,
+      take: () => {
+        taken = true;
+        res.statusCode = 101;
+        res.detachSocket(socket);
+        return socket;
+      },
+    });
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, secure: boolean, upgrade?: UpgradeRequest): Promise<void> {
     const started = process.hrtime.bigint();
     let url: URL;
     try {
@@ -183,7 +221,7 @@ export class ApiHttpServer implements Runnable {
       else if (!res.writableEnded && !responseGone(res)) sendError(res, timeout, log);
     };
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
-    const ctx: RequestContext = { secure, socket: req.socket, url, signal: ac.signal, longRunning, log };
+    const ctx: RequestContext = { secure, socket: req.socket, url, signal: ac.signal, longRunning, log, ...(upgrade ? { upgrade } : {}) };
     try {
       // Health and metrics answer at once, as kube-apiserver exempts them: a probe must not queue behind lists.
       if (!QUIET.test(url.pathname)) await this.turns.wait();

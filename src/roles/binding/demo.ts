@@ -71,9 +71,11 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
   };
 }
 
-/** A `kubectl logs` of one running one-container pod of the first cluster (forwarded in the demo), if it has one. */
+/** `kubectl logs` and `kubectl exec` of one running one-container pod of the first cluster (forwarded in the demo). */
 function logsHint(c: SimCluster | undefined, server: string): string[] {
   const pod = c?.store.list('pods').find((p) => (p.status as { phase?: unknown } | undefined)?.phase === 'Running'
     && ((p.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
-  return pod ? [`  kubectl --server=${server} logs -n ${pod.metadata.namespace ?? ''} ${pod.metadata.name ?? ''} --tail=5`] : [];
+  if (!pod) return [];
+  const where = `-n ${pod.metadata.namespace ?? ''} ${pod.metadata.name ?? ''}`;
+  return [`  kubectl --server=${server} logs ${where} --tail=5`, `  kubectl --server=${server} exec ${where} -- hostname`];
 }

@@ -83,6 +83,8 @@ describe('attributes', () => {
     const base = { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', verb: 'get' };
     expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/log`)).toEqual({ resource: { ...base, subresource: 'log' } });
     expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/exec`, 'POST')).toEqual({ resource: { ...base, verb: 'create', subresource: 'exec' } });
+    // Over WebSocket (a GET), exec is still create, as in kube-apiserver since 1.30: reading is not running commands.
+    expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/exec`)).toEqual({ resource: { ...base, verb: 'create', subresource: 'exec' } });
     expect(of(`${P}/clusters/c1/api/v1/namespaces/ns/pods/p/status`)).toEqual({ resource: base });
     expect(of(`${P}/clusters/c1/apis/apps/v1/namespaces/ns/deployments/d/scale`)).toEqual({ resource: base });
   });

@@ -64,7 +64,7 @@ beforeAll(async () => {
   await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
   fromHost = await startTestApiserver(storage, (o) => {
     o.kubeconfig = hostKubeconfig;
-    o.forward = { subresources: ['pods/log'], secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/log', 'pods/exec'], secretsNamespace: 'clusterpedia-system' };
   });
   fromFile = await startTestApiserver(storage, (o) => {
     o.forward = { subresources: ['pods/log'], secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
@@ -120,6 +120,19 @@ describe('from the host cluster', () => {
       answers.push(JSON.stringify(body));
     }
     for (const secret of [m1.token, m2.token, 't0ken-m4']) expect(answers.join('')).not.toContain(secret);
+  });
+});
+
+describe('exec from the host cluster', () => {
+  it("runs a command in the member with the PediaCluster's Secret-referenced token", async () => {
+    const p = runningPod(m1);
+    const k = new Kubectl(`${fromHost.resources}/clusters/m1`);
+    try {
+      expect(await k.run(['exec', '-n', p.metadata.namespace ?? '', p.metadata.name ?? '', '--', 'hostname'])).toMatchObject({ code: 0, stdout: `${p.metadata.name}\n` });
+    } finally {
+      k.dispose();
+    }
+    expect(m1.requestLog.entries((r) => r.path.endsWith('/exec')).at(-1)?.userAgent).toMatch(/^clusterpedia-apiserver/);
   });
 });
 
