@@ -9,3 +9,4 @@ export type { Churn } from './churn.js';
 export type { SimCertificates } from './tls.js';
 export type { SimObject, SimMeta, PrinterColumn } from './types.js';
 export { isStatusError, type KubeStatus } from './status.js';
+export { isSingleContainerRunning } from './logs.js';

@@ -114,3 +114,9 @@ export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerR
   }, opts.followIntervalMs);
   res.on('close', () => clearInterval(timer));
 }
+
+/** A running pod with one container: its log and exec need no container name (demo hints, tests). */
+export function isSingleContainerRunning(pod: SimObject): boolean {
+  const phase = (pod.status as { phase?: unknown } | undefined)?.phase;
+  return phase === 'Running' && names((pod.spec as { containers?: unknown } | undefined)?.containers).length === 1;
+}

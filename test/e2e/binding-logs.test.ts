@@ -3,7 +3,7 @@
 // exec session is joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { SimCluster, SimObject } from '../../src/sim/index.js';
+import { isSingleContainerRunning, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
@@ -21,9 +21,7 @@ beforeAll(async () => {
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
-  const pods = member.store.list('pods').filter((p) => (p.status as { phase?: string } | undefined)?.phase === 'Running'
-    && ((p.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
-  target = pods[0] as SimObject;
+  target = member.store.list('pods').find(isSingleContainerRunning) as SimObject;
 }, 120_000);
 
 afterAll(async () => {

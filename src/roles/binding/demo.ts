@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
-import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../sim/index.js';
+import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../sim/index.js';
 import { RESOURCES_PREFIX } from '../apiserver/request-info.js';
 import type { DemoOptions } from './options.js';
 
@@ -73,8 +73,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
 
 /** `kubectl logs` and `kubectl exec` of one running one-container pod of the first cluster (forwarded in the demo). */
 function logsHint(c: SimCluster | undefined, server: string): string[] {
-  const pod = c?.store.list('pods').find((p) => (p.status as { phase?: unknown } | undefined)?.phase === 'Running'
-    && ((p.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
+  const pod = c?.store.list('pods').find(isSingleContainerRunning);
   if (!pod) return [];
   const where = `-n ${pod.metadata.namespace ?? ''} ${pod.metadata.name ?? ''}`;
   return [`  kubectl --server=${server} logs ${where} --tail=5`, `  kubectl --server=${server} exec ${where} -- hostname`];

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeconfigFor, pediaClustersYaml, startSimulatedCluster, type SimCluster, type SimObject } from '../../../src/sim/index.js';
+import { isSingleContainerRunning, kubeconfigFor, pediaClustersYaml, startSimulatedCluster, type SimCluster, type SimObject } from '../../../src/sim/index.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { Storage, StoredJsonObject, UpsertObject } from '../../../src/storage/types.js';
 import { silentLogger } from '../../../src/lib/log.js';
@@ -30,8 +30,7 @@ function podRow(cluster: string, p: SimObject): UpsertObject {
 
 /** A running one-container pod of the member. */
 function runningPod(c: SimCluster): SimObject {
-  const p = c.store.list('pods').find((x) => (x.status as { phase?: string } | undefined)?.phase === 'Running'
-    && ((x.spec as { containers?: unknown[] } | undefined)?.containers?.length ?? 0) === 1);
+  const p = c.store.list('pods').find(isSingleContainerRunning);
   if (!p) throw new Error('no running one-container pod');
   return p;
 }
