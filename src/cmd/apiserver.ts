@@ -79,9 +79,9 @@ export interface ApiserverFlags {
   allowedProxySubresources?: string[];
 }
 
-// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log and pods/exec.
+// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log, pods/exec and pods/attach.
 const CLUSTERPEDIA_PROXY = new Map([['log', ['pods']], ['exec', ['pods']], ['attach', ['pods']], ['portforward', ['pods']], ['proxy', ['pods', 'nodes', 'services']]]);
-const FORWARDED = new Set(['pods/log', 'pods/exec']);
+const FORWARDED = new Set(['pods/log', 'pods/exec', 'pods/attach']);
 
 /**
  * --allowed-proxy-subresources as Clusterpedia reads it: `resource/subresource` or a bare subresource (every resource

@@ -1,7 +1,8 @@
-// `kubectl exec` as kube-apiserver and the kubelet answer it over WebSocket (the v5/v4 channel protocols kubectl
+// `kubectl exec` and `kubectl attach` as kube-apiserver and the kubelet answer them over WebSocket (the v5/v4 channel protocols kubectl
 // 1.30+ speaks): the upgrade handshake, binary messages whose first byte is the stream (0 stdin, 1 stdout, 2 stderr,
 // 3 the final Status; v5's 255 closes a stream), and a few commands a test can rely on — `echo`, `hostname`, `cat`
 // (stdin back to stdout until stdin closes), `exit N`. Anything else is "executable file not found", as runc says it.
+// An attach joins the container's process: a line every 100 ms, stdin echoed.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -84,7 +85,7 @@ function containerOf(pod: SimObject, query: URLSearchParams): string {
 }
 
 /** Answers an exec upgrade on `socket`: the handshake, the command's streams and its Status, then the close. */
-export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer, mode: 'exec' | 'attach' = 'exec'): void {
   // The pod and container first, as kube checks them before the stream protocol: a client falling back from WebSocket
   // to SPDY sees the same refusal.
   const container = containerOf(pod, query);
@@ -113,7 +114,7 @@ export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingM
     send(3, JSON.stringify(status));
     if (!socket.destroyed) socket.end(frame(8, Buffer.from([0x03, 0xe8])));
   };
-  const [bin, ...args] = command;
+  const [bin, ...args] = mode === 'attach' ? ['(attach)'] : command;
   let onStdin: ((data: Buffer) => void) | undefined;
   let onStdinClosed: (() => void) | undefined;
   const read = frameReader((opcode, payload) => {
@@ -142,6 +143,22 @@ export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingM
       onStdin = (data) => send(1, data);
       onStdinClosed = () => finish(0);
       return;
+    case '(attach)': {
+      // The container's running process: a line every 100 ms (bounded), whatever comes on stdin echoed back.
+      const ns = pod.metadata.namespace ?? '';
+      let n = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed || n >= 600) {
+          clearInterval(timer);
+          finish(0);
+          return;
+        }
+        send(1, `${ns}/${pod.metadata.name ?? ''}/${container} attached line ${++n}\n`);
+      }, 100);
+      socket.on('close', () => clearInterval(timer));
+      onStdin = (data) => send(1, data);
+      return;
+    }
     default:
       send(2, `OCI runtime exec failed: exec failed: unable to start container process: exec: "${bin ?? ''}": executable file not found in $PATH: unknown\r\n`);
       return finish(127, `command terminated with non-zero exit code: error executing command [${command.join(' ')}] in container ${container}, exit code 127`);

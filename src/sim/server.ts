@@ -100,7 +100,7 @@ export class SimServer {
     return token !== undefined && req.headers.authorization === `Bearer ${token}`;
   }
 
-  /** Upgrade requests: a pod's exec over WebSocket (exec.ts); anything else is refused as kube refuses it. */
+  /** Upgrade requests: a pod's exec or attach over WebSocket (exec.ts); anything else is refused as kube refuses it. */
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://sim.local');
     const route = parseRoute(url.pathname);
@@ -110,12 +110,13 @@ export class SimServer {
     });
     try {
       if (!this.authenticated(req)) throw errors.unauthorized();
-      if (route.kind !== 'resource' || route.group !== '' || route.resource !== 'pods' || route.subresource !== 'exec' || route.name === undefined || route.namespace === undefined) {
+      const sub = route.kind === 'resource' ? route.subresource : undefined;
+      if (route.kind !== 'resource' || route.group !== '' || route.resource !== 'pods' || (sub !== 'exec' && sub !== 'attach') || route.name === undefined || route.namespace === undefined) {
         throw errors.badRequest('Upgrade request required');
       }
       const pod = this.deps.ctx.store.get('pods', route.namespace, route.name);
       if (!pod) throw errors.notFound('pods', route.name);
-      serveExec(pod, url.searchParams, req, socket, head);
+      serveExec(pod, url.searchParams, req, socket, head, sub);
     } catch (e: unknown) {
       failOnSocket(socket, e);
     }

@@ -1,4 +1,4 @@
-// End to end: `binding --allowed-proxy-subresources log,exec` forwards kubectl logs and kubectl exec through a
+// End to end: `binding --allowed-proxy-subresources log,exec,attach` forwards kubectl logs, exec and attach through a
 // cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed log streams back, an
 // exec session is joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -96,6 +96,20 @@ describe('forwarded logs', () => {
     }
   });
 
+  it("kubectl attach joins the container's process until kubectl goes", async () => {
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const a = k.spawn(['attach', '-n', ns, name]);
+    try {
+      await a.waitFor(/attached line 3\n/);
+      expect(a.out()).toContain(`${ns}/${name}/${container(target)} attached line 1\n`);
+    } finally {
+      a.child.kill('SIGKILL');
+      k.dispose();
+    }
+  });
+
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
     const all = new Kubectl(`${base}${P}`, kubectlPath());
@@ -103,8 +117,8 @@ describe('forwarded logs', () => {
       expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await all.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 1,
         stdout: "no - pods/log is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)\n" });
-      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=attach'])).toMatchObject({ code: 1,
-        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec forwarded, with get (not get attach)\n' });
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=portforward'])).toMatchObject({ code: 1,
+        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec, pods/attach forwarded, with get (not get portforward)\n' });
       expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=exec'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
     } finally {
       one.dispose();
@@ -118,9 +132,9 @@ describe('forwarded logs', () => {
     const fleet = await fetch(`${base}${P}/api/v1/namespaces/${ns}/pods/${name}/log`);
     expect(fleet.status).toBe(400);
     expect(await fleet.json()).toMatchObject({ kind: 'Status', message: 'please specify the cluster name when using proxy model.' });
-    const attach = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/attach`);
-    expect(attach.status).toBe(404);
-    expect(((await attach.json()) as { message: string }).message).toMatch(/pods\/attach is not served here/);
+    const pf = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/portforward`);
+    expect(pf.status).toBe(404);
+    expect(((await pf.json()) as { message: string }).message).toMatch(/pods\/portforward is not served here/);
     // An exec that is not an upgrade: kube-apiserver's answer.
     const plain = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/exec?command=echo`);
     expect(plain.status).toBe(400);

@@ -62,6 +62,24 @@ describe('pod exec', () => {
     expect(pod.metadata.name).toBe('box');
   });
 
+  it("attaches to the container's process: its lines as they come, stdin echoed", async () => {
+    const child = spawn('kubectl', [...flags(), 'attach', '-i', '-n', 'ex', 'box']);
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no attach output: ${out}`)), 20_000);
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('attached line 2\n') && !out.includes('typed')) child.stdin.write('typed\n');
+        if (out.includes('typed\n')) {
+          clearTimeout(t);
+          resolve();
+        }
+      });
+    });
+    child.kill('SIGKILL');
+    expect(out).toMatch(/^ex\/box\/main attached line 1\n/);
+  });
+
   it('refuses an upgrade that is not a WebSocket exec with a Status', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpsRequest(`${c.url}/api/v1/namespaces/ex/pods/box/exec?command=echo`, { ca: c.caData, headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', authorization: `Bearer ${c.token ?? ''}` } });

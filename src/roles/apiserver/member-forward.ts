@@ -22,7 +22,11 @@ export interface MemberConnections {
 const PARAMS: Record<string, readonly string[]> = {
   log: ['container', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes', 'insecureSkipTLSVerifyBackend', 'stream'],
   exec: ['command', 'container', 'stdin', 'stdout', 'stderr', 'tty'],
+  attach: ['container', 'stdin', 'stdout', 'stderr', 'tty'],
 };
+
+/** Subresources that are sessions on a switched connection, never plain answers. */
+const SESSIONS = new Set(['exec', 'attach']);
 
 // The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions).
 const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'x-stream-protocol-version'];
@@ -43,7 +47,7 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   // Clusterpedia's words for a proxied request without a cluster.
   if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
   // kube-apiserver's answer to an exec that is not an upgrade.
-  if (t.subresource === 'exec' && !ctx.upgrade) throw badRequest('Upgrade request required');
+  if (SESSIONS.has(t.subresource ?? '') && !ctx.upgrade) throw badRequest('Upgrade request required');
   const client = await members.client(t.cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query = new URLSearchParams();

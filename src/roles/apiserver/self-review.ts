@@ -189,8 +189,8 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
     return decide({ nonResource: { path: n.path, verb: n.verb } });
   }
   const r = spec.resourceAttributes!;
-  // An exec forwarded to a member is created (below); anything else here is read or refused.
-  const execHere = t.fleet && r.group === '' && r.subresource === 'exec' && forwarded.includes(`${r.resource}/exec`);
+  // An exec or attach forwarded to a member is created (below); anything else here is read or refused.
+  const execHere = t.fleet && r.group === '' && (r.subresource === 'exec' || r.subresource === 'attach') && forwarded.includes(`${r.resource}/${r.subresource}`);
   if (!READ_VERBS.includes(r.verb) && !execHere) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
   if (!t.fleet) {
     // At the root: clusterpedia's own resources (resources, collectionresources, pediaclusters), asked as they are.
@@ -200,8 +200,8 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   // A stored object's status and scale are read with get (resources.ts); one forwarded to the member (a pod's log,
   // binding --allowed-proxy-subresources) with get through a cluster's path; any other needs the member itself.
   const forwardedHere = r.subresource !== '' && r.group === '' && forwarded.includes(`${r.resource}/${r.subresource}`);
-  // A log is read (get); an exec session is created, over WebSocket's GET too (authz-attributes.ts).
-  const forwardedVerb = r.subresource === 'exec' ? 'create' : 'get';
+  // A log is read (get); an exec or attach session is created, over WebSocket's GET too (authz-attributes.ts).
+  const forwardedVerb = r.subresource === 'exec' || r.subresource === 'attach' ? 'create' : 'get';
   if (forwardedHere && (r.verb !== forwardedVerb || t.cluster === undefined)) {
     return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with ${forwardedVerb}, through one cluster's path (kubectl --cluster <name>)` };
   }
