@@ -2,6 +2,7 @@
 // cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed log streams back, an
 // exec session is joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { isSingleContainerRunning, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
@@ -135,6 +136,16 @@ describe('forwarded logs', () => {
     const pf = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/portforward`);
     expect(pf.status).toBe(404);
     expect(((await pf.json()) as { message: string }).message).toMatch(/pods\/portforward is not served here/);
+    // A log asked with an upgrade is answered as a log, whole, and the connection closes.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(new URL(base).port), '127.0.0.1');
+      let got = '';
+      sock.on('data', (d: Buffer) => (got += d.toString())).on('close', () => resolve(got)).on('error', reject);
+      sock.write(`GET ${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=2 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // (chunked: the two lines may come in two chunks)
+    for (const n of [9, 10]) expect(raw).toContain(`${ns}/${name}/${container(target)} line ${n}\n`);
     // An exec that is not an upgrade: kube-apiserver's answer.
     const plain = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/exec?command=echo`);
     expect(plain.status).toBe(400);

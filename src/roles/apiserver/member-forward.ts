@@ -1,5 +1,5 @@
-// Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`
-// through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
+// Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`,
+// `exec` and `attach` through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
 // connection in binding, the PediaCluster's credentials in a standalone apiserver), never the caller's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -33,15 +33,15 @@ const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-
 // The 101's headers the client must see.
 const SWITCHED = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'x-stream-protocol-version'];
 
-/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`). */
+/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`). */
 export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boolean {
   return t.group === '' && t.subresource !== undefined && allowed.includes(`${t.resource}/${t.subresource}`);
 }
 
 /**
  * Sends the request to the member and streams its answer back as it comes: the body (a log, followed for as long as
- * the client stays), the switched connection of an exec session, or the member's own Status. Long-running, as
- * kube-apiserver treats `log` and `exec` (server.ts).
+ * the client stays), the switched connection of an exec or attach session, or the member's own Status. Long-running,
+ * as kube-apiserver treats `log`, `exec` and `attach` (server.ts).
  */
 export async function forwardToMember(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, members: MemberConnections): Promise<void> {
   // Clusterpedia's words for a proxied request without a cluster.
@@ -52,7 +52,8 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query = new URLSearchParams();
   for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
-  if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
+  // A log asked with an upgrade (nothing switches for it) is answered as a log.
+  if (ctx.upgrade && SESSIONS.has(t.subresource ?? '')) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
     // No body timeout: a followed log is quiet for as long as the container is.

@@ -75,6 +75,9 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     onListening: p.onListening,
     inflightGauge: metrics.inflight,
     ...(p.turns ? { turns: p.turns } : {}),
+    // Protocol switches are taken only where a session can be forwarded; otherwise Node serves upgrade requests as
+    // plain ones (bodies included), as before.
+    upgrades: options.forward.subresources.some((s) => s === 'pods/exec' || s === 'pods/attach'),
   });
   const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); await own?.close(); } };
   return [server, feed, compactor(p.storage, logger), hostClient];

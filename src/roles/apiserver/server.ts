@@ -65,6 +65,8 @@ export interface ServerDeps {
   turns?: TurnQueue;
   /** Counts the requests in flight that are not watches (kind "request"; the watch handler counts its own). */
   inflightGauge?: Gauge<'kind'>;
+  /** Take upgrade requests (Connection: Upgrade) apart, for handlers that switch protocols (forwarded exec). */
+  upgrades?: boolean;
 }
 
 /** True for requests that stay open (watch): they have their own limit and no deadline. */
@@ -106,12 +108,12 @@ export class ApiHttpServer implements Runnable {
         rejectUnauthorized: false,
         ...(this.d.clientCa ? { ca: this.d.clientCa } : {}),
       }, (req, res) => void this.dispatch(req, res, true));
-      s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, true));
+      if (this.d.upgrades) s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, true));
       servers.push({ server: s, port: serving.securePort, host: serving.bindAddress, secure: true });
     }
     if (serving.insecurePort !== undefined) {
       const s = createHttpServer((req, res) => void this.dispatch(req, res, false));
-      s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, false));
+      if (this.d.upgrades) s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, false));
       servers.push({ server: s, port: serving.insecurePort, host: '127.0.0.1', secure: false });
     }
     if (servers.length === 0) throw new Error('nothing to serve: --secure-port is 0 and --insecure-port is not set');
@@ -160,7 +162,8 @@ export class ApiHttpServer implements Runnable {
   /**
    * An upgrade request goes through the same dispatch as any other (limits, authentication, routing, the request log),
    * answered on its socket by an HTTP response unless a handler takes the socket to switch protocols. Its connection
-   * is not kept alive after an answer.
+   * is not kept alive after an answer. Node no longer parses what follows the head, so a body (an h2c upgrade of a
+   * POST, say) cannot be read: such a request is refused at once rather than left waiting for it.
    */
   private dispatchUpgrade(req: IncomingMessage, socket: Socket, head: Buffer, secure: boolean): void {
     const res = new ServerResponse(req);
@@ -171,6 +174,10 @@ export class ApiHttpServer implements Runnable {
     res.on('finish', () => {
       if (!taken) socket.destroySoon();
     });
+    if (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0) {
+      sendError(res, new StatusError(makeStatus(400, 'BadRequest', 'a request with a body cannot ask to switch protocols here: send it without Connection: Upgrade')), this.d.logger);
+      return;
+    }
     void this.dispatch(req, res, secure, {
       head,
       take: () => {
