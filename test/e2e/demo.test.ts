@@ -77,8 +77,10 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     const byHint = new Kubectl(logServer ?? '');
     try {
       expect((await byHint.ok(['logs', '-n', ns ?? '', pod ?? '', '--tail=5'])).trim().split('\n')).toHaveLength(5);
+      // Named by its Deployment, so churn replacing the pod does not break it; kubectl picks a running pod.
+      expect(pod).toMatch(/^deploy\//);
       expect(hints).toContain(`kubectl --server=${logServer} exec -n ${ns} ${pod} -- hostname`);
-      expect(await byHint.ok(['exec', '-n', ns ?? '', pod ?? '', '--', 'hostname'])).toBe(`${pod}\n`);
+      expect(await byHint.ok(['exec', '-n', ns ?? '', pod ?? '', '--', 'hostname'])).toMatch(new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\n$`));
     } finally {
       byHint.dispose();
     }

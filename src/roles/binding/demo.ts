@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
-import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../sim/index.js';
+import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject } from '../../sim/index.js';
 import { RESOURCES_PREFIX } from '../apiserver/request-info.js';
 import type { DemoOptions } from './options.js';
 
@@ -71,10 +71,17 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
   };
 }
 
-/** `kubectl logs` and `kubectl exec` of one running one-container pod of the first cluster (forwarded in the demo). */
+/**
+ * `kubectl logs` and `kubectl exec` (forwarded in the demo) of the Deployment of a running one-container pod of the
+ * first cluster: kubectl picks a running pod of it when asked, so the command still works after churn replaced the pod.
+ */
 function logsHint(c: SimCluster | undefined, server: string): string[] {
   const pod = c?.store.list('pods').find(isSingleContainerRunning);
-  if (!pod) return [];
-  const where = `-n ${pod.metadata.namespace ?? ''} ${pod.metadata.name ?? ''}`;
+  if (!c || !pod) return [];
+  const ns = pod.metadata.namespace ?? '';
+  const owner = (o: SimObject | undefined, kind: string): string | undefined => o?.metadata.ownerReferences?.find((r) => r.kind === kind)?.name;
+  const rs = owner(pod, 'ReplicaSet');
+  const deployment = rs === undefined ? undefined : owner(c.store.get({ group: 'apps', resource: 'replicasets' }, ns, rs), 'Deployment');
+  const where = `-n ${ns} ${deployment !== undefined ? `deploy/${deployment}` : pod.metadata.name ?? ''}`;
   return [`  kubectl --server=${server} logs ${where} --tail=5`, `  kubectl --server=${server} exec ${where} -- hostname`];
 }
