@@ -39,7 +39,7 @@ export interface HandlerDeps {
   gate: AccessGate;
   /** True once the server started draining: /readyz fails so load balancers stop sending. */
   draining: () => boolean;
-  /** The members' connections, to forward `options.forward.subresources` (binding only; member-forward.ts). */
+  /** The members' connections, to forward `options.forward.subresources` (member-forward.ts); absent when nothing is. */
   members?: MemberConnections;
 }
 
