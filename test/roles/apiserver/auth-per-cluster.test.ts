@@ -158,3 +158,20 @@ describe('watches', () => {
     expect(r.status).toBe(403);
   });
 });
+
+describe('what would be forwarded to a member', () => {
+  it('asks create on resources/exec and on the cluster itself: running a command in a cluster is more than reading it', async () => {
+    await as('alice')(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/exec?command=sh`);
+    const asked = d.sars.map((x) => x.resourceAttributes).filter((a) => a?.group === 'clusterpedia.io');
+    expect(asked).toEqual([
+      { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', subresource: 'exec', verb: 'create' },
+      { group: 'clusterpedia.io', version: 'v1beta1', resource: 'clusters', name: 'c1', verb: 'create' },
+    ]);
+    d.sars.length = 0;
+    await as('alice')(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/log`);
+    // (alice's get on cluster c1 is cached from the reads above)
+    expect(d.sars.map((x) => x.resourceAttributes).filter((a) => a?.group === 'clusterpedia.io')).toEqual([
+      { group: 'clusterpedia.io', version: 'v1beta1', resource: 'resources', subresource: 'log', verb: 'get' },
+    ]);
+  });
+});
