@@ -242,12 +242,7 @@ export class KubeClient {
   }
 
   private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string | string[]> = {
-      ...this.impersonation,
-      ...auth,
-      'user-agent': this.opts.userAgent,
-      accept: o.accept ?? 'application/json',
-    };
+    const headers: Record<string, string | string[]> = { ...this.identity(auth), accept: o.accept ?? 'application/json' };
     let body: string | undefined;
     if (o.body !== undefined) {
       body = JSON.stringify(o.body);
@@ -269,6 +264,11 @@ export class KubeClient {
     }
   }
 
+  /** Who every request says it is: the kubeconfig user's impersonation, the credential's headers, our user agent. */
+  private identity(auth: Record<string, string>): Record<string, string | string[]> {
+    return { ...this.impersonation, ...auth, 'user-agent': this.opts.userAgent };
+  }
+
   /**
    * A protocol upgrade (`kubectl exec` over WebSocket or SPDY): the request goes out with this client's credentials and
    * the caller's `headers` (the handshake's), and the answer is either the switched socket with the 101's headers, or a
@@ -278,7 +278,7 @@ export class KubeClient {
     const auth = await this.authHeaders(o.signal);
     const q = o.query.toString();
     const target = new URL(`${this.server}${path}${q ? `?${q}` : ''}`);
-    const headers: Record<string, string | string[]> = { ...o.headers, ...this.impersonation, ...auth, 'user-agent': this.opts.userAgent };
+    const headers: Record<string, string | string[]> = { ...o.headers, ...this.identity(auth) };
     try {
       return await new Promise<UpgradeAnswer>((resolve, reject) => {
         let status = 0;
