@@ -55,12 +55,17 @@ export function clusterAttributes(cluster: string, verb: string): Attributes {
 
 const INTERACTIVE = new Set(['exec', 'attach', 'portforward']);
 
+/** A pod's exec, attach or port-forward: a session on a switched connection, authorized as `create`. */
+export function isInteractiveSubresource(subresource: string | undefined): boolean {
+  return subresource !== undefined && INTERACTIVE.has(subresource);
+}
+
 /** The verb of a request: kube's mapping of HTTP methods for resources, the lowercase method for non-resource paths. */
 export function requestVerb(method: string | undefined, target: RequestTarget): string {
   const m = (method ?? 'GET').toUpperCase();
   // A pod's exec, attach and port-forward are `create`, over WebSocket's GET too (kube-apiserver since 1.30,
   // AuthorizePodWebsocketUpgradeCreatePermission): reading a pod must not be enough to run commands in it.
-  if (target.kind === 'resource' && target.subresource !== undefined && INTERACTIVE.has(target.subresource)) return 'create';
+  if (target.kind === 'resource' && isInteractiveSubresource(target.subresource)) return 'create';
   if (m === 'GET' || m === 'HEAD') {
     if (target.kind === 'resource' || target.kind === 'collection' || target.kind === 'pediacluster') return target.verb;
     return 'get';

@@ -39,7 +39,7 @@ export interface HandlerDeps {
   gate: AccessGate;
   /** True once the server started draining: /readyz fails so load balancers stop sending. */
   draining: () => boolean;
-  /** The members' connections, to forward `options.forward.subresources` (member-forward.ts); absent when nothing is. */
+  /** The members' connections, to forward `options.forward.subresources` (member-forward.ts); there whenever those are. */
   members?: MemberConnections;
 }
 
@@ -53,11 +53,10 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
       if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
-      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.members ? d.options.forward.subresources : []));
+      return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.options.forward.subresources));
     }
     // kubectl's SPDY exec (before 1.30) is a POST upgrade; it is forwarded as it came (member-forward.ts).
-    const forwardedPost = req.method === 'POST' && ctx.upgrade !== undefined && target.kind === 'resource' && d.members !== undefined
-      && isForwarded(target, d.options.forward.subresources);
+    const forwardedPost = req.method === 'POST' && ctx.upgrade !== undefined && target.kind === 'resource' && isForwarded(target, d.options.forward.subresources);
     if (req.method !== 'GET' && req.method !== 'HEAD' && !forwardedPost) {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
 import { badRequest, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
+import { isInteractiveSubresource } from './authz-attributes.js';
 import type { ResourceRequest } from './request-info.js';
 import type { RequestContext, UpgradeRequest } from './server.js';
 
@@ -25,13 +26,15 @@ const PARAMS: Record<string, readonly string[]> = {
   attach: ['container', 'stdin', 'stdout', 'stderr', 'tty'],
 };
 
-/** Subresources that are sessions on a switched connection, never plain answers. */
-const SESSIONS = new Set(['exec', 'attach']);
-
 // The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions).
 const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'x-stream-protocol-version'];
 // The 101's headers the client must see.
 const SWITCHED = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'x-stream-protocol-version'];
+
+/** True when some of `allowed` (`pods/exec`, …) is a session on a switched connection: upgrade requests must be taken. */
+export function switchesProtocols(allowed: readonly string[]): boolean {
+  return allowed.some((s) => isInteractiveSubresource(s.slice(s.indexOf('/') + 1)));
+}
 
 /** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`). */
 export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boolean {
@@ -47,13 +50,14 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   // Clusterpedia's words for a proxied request without a cluster.
   if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
   // kube-apiserver's answer to an exec that is not an upgrade.
-  if (SESSIONS.has(t.subresource ?? '') && !ctx.upgrade) throw badRequest('Upgrade request required');
+  const session = isInteractiveSubresource(t.subresource);
+  if (session && !ctx.upgrade) throw badRequest('Upgrade request required');
   const client = await members.client(t.cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query = new URLSearchParams();
   for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
   // A log asked with an upgrade (nothing switches for it) is answered as a log.
-  if (ctx.upgrade && SESSIONS.has(t.subresource ?? '')) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
+  if (ctx.upgrade && session) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
     // No body timeout: a followed log is quiet for as long as the container is.

@@ -7,7 +7,7 @@ import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
 import { openStorage } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
-import type { MemberConnections } from './member-forward.js';
+import { switchesProtocols, type MemberConnections } from './member-forward.js';
 import { fileClusters, hostClusters, ResolvedMemberConnections } from './member-connections.js';
 import { newHostClient } from './host-client.js';
 import { Catalog } from './catalog.js';
@@ -77,7 +77,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     ...(p.turns ? { turns: p.turns } : {}),
     // Protocol switches are taken only where a session can be forwarded; otherwise Node serves upgrade requests as
     // plain ones (bodies included), as before.
-    upgrades: options.forward.subresources.some((s) => s === 'pods/exec' || s === 'pods/attach'),
+    upgrades: switchesProtocols(options.forward.subresources),
   });
   const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); await own?.close(); } };
   return [server, feed, compactor(p.storage, logger), hostClient];

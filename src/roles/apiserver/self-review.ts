@@ -8,7 +8,7 @@ import { badRequest, StatusError, status } from '../../kube/status.js';
 import { decodeKubeProtobuf, field, ProtobufError, readFields, stringField } from '../../kube/protobuf.js';
 import { isObject } from '../../kube/printers/fields.js';
 import type { UserInfo } from './authn.js';
-import { clusterAttributes, isPublicPath } from './authz-attributes.js';
+import { clusterAttributes, isInteractiveSubresource, isPublicPath } from './authz-attributes.js';
 import { MASTERS_GROUP, type Attributes, type Authorizer } from './authz.js';
 import { allowedClusters } from './authz-clusters.js';
 import type { SelfReviewTarget } from './request-info.js';
@@ -157,7 +157,7 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 
 /** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
 export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority,
-  signal: AbortSignal, forwarded: readonly string[] = []): Promise<Record<string, unknown>> {
+  signal: AbortSignal, forwarded: readonly string[]): Promise<Record<string, unknown>> {
   const { spec } = parseReview(await readBody(req, res, signal), req.headers['content-type'], t);
   const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
   if (t.review === 'subject') {
@@ -190,7 +190,7 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   }
   const r = spec.resourceAttributes!;
   // An exec or attach forwarded to a member is created (below); anything else here is read or refused.
-  const execHere = t.fleet && r.group === '' && (r.subresource === 'exec' || r.subresource === 'attach') && forwarded.includes(`${r.resource}/${r.subresource}`);
+  const execHere = t.fleet && r.group === '' && isInteractiveSubresource(r.subresource) && forwarded.includes(`${r.resource}/${r.subresource}`);
   if (!READ_VERBS.includes(r.verb) && !execHere) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
   if (!t.fleet) {
     // At the root: clusterpedia's own resources (resources, collectionresources, pediaclusters), asked as they are.
@@ -201,7 +201,7 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   // binding --allowed-proxy-subresources) with get through a cluster's path; any other needs the member itself.
   const forwardedHere = r.subresource !== '' && r.group === '' && forwarded.includes(`${r.resource}/${r.subresource}`);
   // A log is read (get); an exec or attach session is created, over WebSocket's GET too (authz-attributes.ts).
-  const forwardedVerb = r.subresource === 'exec' || r.subresource === 'attach' ? 'create' : 'get';
+  const forwardedVerb = isInteractiveSubresource(r.subresource) ? 'create' : 'get';
   if (forwardedHere && (r.verb !== forwardedVerb || t.cluster === undefined)) {
     return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with ${forwardedVerb}, through one cluster's path (kubectl --cluster <name>)` };
   }
