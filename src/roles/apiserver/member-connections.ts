@@ -80,24 +80,21 @@ export class ResolvedMemberConnections implements MemberConnections {
       this.drop(cluster);
       throw serviceUnavailable(`cluster ${cluster} has no PediaCluster to take its credentials from`);
     }
-    let conn: Awaited<ReturnType<typeof resolveCredentials>>;
+    let client: KubeClient;
+    let fingerprint: string;
     try {
-      conn = await resolveCredentials(spec, this.o.secrets);
+      const conn = await resolveCredentials(spec, this.o.secrets);
+      if (old && old.fingerprint === conn.fingerprint) {
+        old.at = now;
+        return old.client;
+      }
+      fingerprint = conn.fingerprint;
+      client = await KubeClient.create(conn.kubeConfig, { userAgent: 'clusterpedia-apiserver' });
     } catch (e: unknown) {
       // CredentialError messages never quote a secret (credentials.ts); anything else is named by its message alone.
       throw serviceUnavailable(`cluster ${cluster}'s credentials are not usable: ${messageOf(e)}`);
     }
-    if (old && old.fingerprint === conn.fingerprint) {
-      old.at = now;
-      return old.client;
-    }
-    let client: KubeClient;
-    try {
-      client = await KubeClient.create(conn.kubeConfig, { userAgent: 'clusterpedia-apiserver' });
-    } catch (e: unknown) {
-      throw serviceUnavailable(`cluster ${cluster}'s credentials are not usable: ${messageOf(e)}`);
-    }
-    this.entries.set(cluster, { client, fingerprint: conn.fingerprint, at: now });
+    this.entries.set(cluster, { client, fingerprint, at: now });
     // Requests still streaming on the old connection finish on it.
     old?.client.close().catch(() => undefined);
     return client;
