@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { containerFor } from './logs.js';
 import { errors, isStatusError, statusBody } from './status.js';
 import type { SimObject } from './types.js';
 
@@ -70,25 +71,11 @@ function frameReader(onMessage: (opcode: number, payload: Buffer) => void, onBad
   };
 }
 
-/** kube's container choice for exec: the one named, else the only one. */
-function containerOf(pod: SimObject, query: URLSearchParams): string {
-  const spec = (pod.spec ?? {}) as { containers?: { name?: string }[] };
-  const names = (spec.containers ?? []).map((c) => c.name ?? '');
-  const asked = query.get('container') ?? '';
-  const name = pod.metadata.name ?? '';
-  if (asked === '') {
-    if (names.length !== 1) throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${names.join(' ')}]`);
-    return names[0] as string;
-  }
-  if (!names.includes(asked)) throw errors.badRequest(`container ${asked} is not valid for pod ${name}`);
-  return asked;
-}
-
 /** Answers an exec upgrade on `socket`: the handshake, the command's streams and its Status, then the close. */
 export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer, mode: 'exec' | 'attach' = 'exec'): void {
   // The pod and container first, as kube checks them before the stream protocol: a client falling back from WebSocket
   // to SPDY sees the same refusal.
-  const container = containerOf(pod, query);
+  const container = containerFor(pod, query, false);
   if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
     throw errors.badRequest('unable to upgrade connection: the simulator serves exec over WebSocket (v5.channel.k8s.io) only, not SPDY');
   }

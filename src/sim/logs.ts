@@ -44,22 +44,31 @@ function boolParam(q: URLSearchParams, key: string): boolean {
   throw errors.badRequest(`${key}: Invalid value: "${v}": must be a boolean`);
 }
 
-export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerResponse, o: Partial<LogOptions> = {}): void {
-  const opts = { ...DEFAULTS, ...o };
+/**
+ * kube's container choice for a pod's log and exec: the one named (init containers too, where `withInit`), else the
+ * only one; its messages when neither works.
+ */
+export function containerFor(pod: SimObject, query: URLSearchParams, withInit: boolean): string {
   const name = pod.metadata.name ?? '';
   const spec = (pod.spec ?? {}) as { containers?: unknown; initContainers?: unknown };
   const containers = names(spec.containers);
-  const inits = names(spec.initContainers);
-  let container = query.get('container') ?? '';
-  if (container === '') {
+  const inits = withInit ? names(spec.initContainers) : [];
+  const asked = query.get('container') ?? '';
+  if (asked === '') {
     if (containers.length !== 1) {
       const init = inits.length > 0 ? ` or one of the init containers: [${inits.join(' ')}]` : '';
       throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]${init}`);
     }
-    container = containers[0] as string;
-  } else if (!containers.includes(container) && !inits.includes(container)) {
-    throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
+    return containers[0] as string;
   }
+  if (!containers.includes(asked) && !inits.includes(asked)) throw errors.badRequest(`container ${asked} is not valid for pod ${name}`);
+  return asked;
+}
+
+export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerResponse, o: Partial<LogOptions> = {}): void {
+  const opts = { ...DEFAULTS, ...o };
+  const name = pod.metadata.name ?? '';
+  const container = containerFor(pod, query, true);
   const tail = intParam(query, 'tailLines', 0);
   const limitBytes = intParam(query, 'limitBytes', 1);
   const sinceSeconds = intParam(query, 'sinceSeconds', 1);
