@@ -41,6 +41,15 @@ export const VERSION_INFO = {
 
 const MAX_BODY = 16 * 1024 * 1024;
 
+/** A request as the request log keeps it, before its answer. */
+function recordOf(req: IncomingMessage, url: URL): RequestRecord {
+  return {
+    method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
+    userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', status: 0, startedAt: Date.now(),
+    watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
+  };
+}
+
 export class SimServer {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -104,10 +113,7 @@ export class SimServer {
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://sim.local');
     const route = parseRoute(url.pathname);
-    this.deps.log.add({
-      method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
-      userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', status: 101, startedAt: Date.now(), watch: false,
-    });
+    this.deps.log.add({ ...recordOf(req, url), status: 101, watch: false });
     try {
       if (!this.authenticated(req)) throw errors.unauthorized();
       const sub = route.kind === 'resource' ? route.subresource : undefined;
@@ -125,10 +131,7 @@ export class SimServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sim.local');
     const route = parseRoute(url.pathname);
-    const record: RequestRecord = {
-      method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
-      userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', status: 0, startedAt: Date.now(), watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
-    };
+    const record = recordOf(req, url);
     if (route.kind !== 'admin') this.deps.log.add(record);
     res.on('close', () => {
       record.status = res.statusCode;
