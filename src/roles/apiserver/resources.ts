@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
 import { scalePrinter, tableFor, withClusterColumn, type TablePrinter } from '../../kube/printers/index.js';
-import { badRequest, isStatusError, methodNotSupported, notFound } from '../../kube/status.js';
+import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
 import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
 import { groupResourceString, groupVersionString, type KubeObject } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
@@ -14,7 +14,7 @@ import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js'
 import { eventEncoder, listRenderer, pageMeta, renderOne, type RenderContext } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import type { ResourceRequest } from './request-info.js';
-import { sendObject, sendText } from './respond.js';
+import { answeredCode, sendObject, sendText } from './respond.js';
 import type { RequestContext } from './server.js';
 import { ClientGoneError, primed, responseGone, StreamWriter, whenGone } from './stream-writer.js';
 import { withInvolvedEvents } from './inject-events.js';
@@ -39,15 +39,8 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   if (d.members && isForwarded(t, d.options.forward.subresources)) {
     if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
-    const metric = { verb: t.verb, resource: `${t.resource}/${t.subresource ?? ''}` };
-    try {
-      await forwardToMember(req, res, ctx, url, t, d.members);
-      d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
-      return;
-    } catch (e: unknown) {
-      d.metrics.requests.inc({ ...metric, code: String(isStatusError(e) ? e.httpCode : 500) });
-      throw e;
-    }
+    const members = d.members;
+    return counted(res, d, { verb: t.verb, resource: `${t.resource}/${t.subresource ?? ''}` }, () => forwardToMember(req, res, ctx, url, t, members));
   }
   const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   const neg = negotiate(req.headers.accept, TRANSFORMS);
@@ -65,17 +58,29 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   const metric = { verb: t.verb, resource: t.resource };
   const end = d.metrics.duration.startTimer(metric);
   try {
-    switch (t.verb) {
-      case 'get':
-        return await get(res, ctx, t, type, neg, rc, d, scale);
-      case 'list':
-        return await list(res, ctx, url, t, neg, rc, d);
-      case 'watch':
-        return await watch(res, ctx, url, t, neg, rc, d);
-    }
+    return await counted(res, d, metric, async () => {
+      switch (t.verb) {
+        case 'get':
+          return get(res, ctx, t, type, neg, rc, d, scale);
+        case 'list':
+          return list(res, ctx, url, t, neg, rc, d);
+        case 'watch':
+          return watch(res, ctx, url, t, neg, rc, d);
+      }
+    });
   } finally {
     if (t.verb !== 'watch') end();
-    d.metrics.requests.inc({ ...metric, code: String(res.statusCode) });
+  }
+}
+
+/** Runs a request, counting it by the code its client got (a thrown Status's, not the 200 the response still holds). */
+async function counted(res: ServerResponse, d: HandlerDeps, metric: { verb: string; resource: string }, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+    d.metrics.requests.inc({ ...metric, code: String(answeredCode(res)) });
+  } catch (e: unknown) {
+    d.metrics.requests.inc({ ...metric, code: String(answeredCode(res, e)) });
+    throw e;
   }
 }
 

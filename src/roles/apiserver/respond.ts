@@ -22,23 +22,37 @@ export function sendText(res: ServerResponse, code: number, text: string, wire: 
 
 /** Maps anything thrown while serving to a Kubernetes Status. Unexpected errors are logged and answered 500 without details. */
 export function statusFor(e: unknown, log: Logger): Status {
-  if (isStatusError(e)) return e.status;
-  if (isStorageError(e)) {
-    switch (e.code) {
-      case 'Invalid':
-        return makeStatus(400, 'BadRequest', e.message);
-      case 'NotFound':
-        return makeStatus(404, 'NotFound', e.message);
-      case 'Unavailable':
-        return makeStatus(503, 'ServiceUnavailable', 'storage is unavailable; retry later', { retryAfterSeconds: 1 });
-      case 'Conflict':
-        return makeStatus(409, 'Conflict', e.message);
-      default:
-        break;
-    }
-  }
+  const known = knownStatus(e);
+  if (known) return known;
   log.error({ err: e }, 'internal error while serving a request');
   return makeStatus(500, 'InternalError', 'an internal error occurred; see the apiserver log');
+}
+
+/** The Status of an error we know how to answer; undefined for anything else (an internal error). */
+function knownStatus(e: unknown): Status | undefined {
+  if (isStatusError(e)) return e.status;
+  if (!isStorageError(e)) return undefined;
+  switch (e.code) {
+    case 'Invalid':
+      return makeStatus(400, 'BadRequest', e.message);
+    case 'NotFound':
+      return makeStatus(404, 'NotFound', e.message);
+    case 'Unavailable':
+      return makeStatus(503, 'ServiceUnavailable', 'storage is unavailable; retry later', { retryAfterSeconds: 1 });
+    case 'Conflict':
+      return makeStatus(409, 'Conflict', e.message);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The HTTP code a client gets for a request that ended with `e` (undefined: it did not throw): what the response
+ * already sent, else the code sendError will answer with. For counting requests before the error is written.
+ */
+export function answeredCode(res: ServerResponse, e?: unknown): number {
+  if (e === undefined || res.headersSent) return res.statusCode;
+  return knownStatus(e)?.code ?? 500;
 }
 
 /** Sends a Status (or, when the body already started, cuts the connection so the client sees a failure, not a short list). */

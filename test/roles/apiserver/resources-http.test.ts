@@ -232,6 +232,17 @@ describe('list and get', () => {
     expect(fleet.body.message).toMatch(/^please specify the cluster name when using the resource name to get a specific resource\. deployments\.apps "web" is in clusters c1, c2:/);
   });
 
+  it('counts requests by the code the client got, a thrown Status included', async () => {
+    const count = async (code: string): Promise<number> => {
+      const m = new RegExp(`clusterpedia_apiserver_requests_total\\{verb="get",resource="pods",code="${code}"\\} (\\d+)`).exec(await (await fetch(`${api.base}/metrics`)).text());
+      return Number(m?.[1] ?? 0);
+    };
+    const [found, missing] = [await count('200'), await count('404')];
+    expect((await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/nope`)).status).toBe(404);
+    expect((await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`)).status).toBe(200);
+    expect([await count('200'), await count('404')]).toEqual([found + 1, missing + 1]);
+  });
+
   it('gets one object, and 404s a missing one with a Status', async () => {
     const ok = await get(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`);
     expect(ok.status).toBe(200);
