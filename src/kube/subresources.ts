@@ -2,7 +2,7 @@
 // autoscaling/v1 Scale a scale subresource renders from its object (the built-in ScaleREST handlers and
 // apiextensions' scaleFromCustomResource). Pure, no I/O.
 
-import { at, isObject, type JsonObject } from './printers/fields.js';
+import { at, isObject, stringMap, type JsonObject } from './printers/fields.js';
 import { labelSelectorString, labelSetString } from './printers/labels.js';
 import { CLUSTER_ANNOTATION, type KubeObject } from './types.js';
 
@@ -107,7 +107,7 @@ export function scaleOf(obj: KubeObject, source: ScaleSource): Scale {
     const s = at(obj, 'spec', 'selector');
     selector = source.kind === 'selector'
       ? labelSelectorString(s) ?? ''
-      : labelSetString(isObject(s) ? Object.fromEntries(Object.entries(s).map(([k, v]) => [k, String(v)])) : {});
+      : labelSetString(stringMap(s));
   }
   const status: Scale['status'] = { replicas: statusReplicas };
   if (selector !== '') status.selector = selector;
