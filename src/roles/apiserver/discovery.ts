@@ -51,7 +51,7 @@ export function apiGroup(types: TypeInfo[], group: string): object {
  * The APIResourceList of a group version: each resource, followed by its `status` and `scale` subresources (`subresources`
  * by resource name) as kube lists them, with the one verb we serve on them.
  */
-export function apiResourceList(types: TypeInfo[], group: string, version: string, subresources: ReadonlyMap<string, Subresources> = new Map()): object {
+export function apiResourceList(types: TypeInfo[], group: string, version: string, subresources: ReadonlyMap<string, Subresources>): object {
   const resources = types
     .filter((t) => t.group === group && t.version === version)
     .sort((a, b) => (a.resource < b.resource ? -1 : 1))
