@@ -7,7 +7,9 @@ import type { Logger } from '../lib/log.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
 import type { RequestFaults } from './faults.js';
 import { handleResource, sendJson, type HandlerContext } from './handlers.js';
-import { failOnSocket, serveExec } from './exec.js';
+import { serveExec } from './exec.js';
+import { servePortForward } from './portforward.js';
+import { failOnSocket } from './websocket.js';
 import { SelectorError } from './label-selector.js';
 import type { RequestLog, RequestRecord } from './request-log.js';
 import { parseRoute } from './request-path.js';
@@ -109,7 +111,10 @@ export class SimServer {
     return token !== undefined && req.headers.authorization === `Bearer ${token}`;
   }
 
-  /** Upgrade requests: a pod's exec or attach over WebSocket (exec.ts); anything else is refused as kube refuses it. */
+  /**
+   * Upgrade requests: a pod's exec or attach (exec.ts) and port-forward (portforward.ts), over WebSocket or SPDY;
+   * anything else is refused as kube refuses it.
+   */
   private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://sim.local');
     const route = parseRoute(url.pathname);
@@ -117,12 +122,13 @@ export class SimServer {
     try {
       if (!this.authenticated(req)) throw errors.unauthorized();
       const sub = route.kind === 'resource' ? route.subresource : undefined;
-      if (route.kind !== 'resource' || route.group !== '' || route.resource !== 'pods' || (sub !== 'exec' && sub !== 'attach') || route.name === undefined || route.namespace === undefined) {
+      if (route.kind !== 'resource' || route.group !== '' || route.resource !== 'pods' || (sub !== 'exec' && sub !== 'attach' && sub !== 'portforward') || route.name === undefined || route.namespace === undefined) {
         throw errors.badRequest('Upgrade request required');
       }
       const pod = this.deps.ctx.store.get('pods', route.namespace, route.name);
       if (!pod) throw errors.notFound('pods', route.name);
-      serveExec(pod, url.searchParams, req, socket, head, sub);
+      if (sub === 'portforward') servePortForward(pod, req, socket, head);
+      else serveExec(pod, url.searchParams, req, socket, head, sub);
     } catch (e: unknown) {
       failOnSocket(socket, e);
     }

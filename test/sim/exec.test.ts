@@ -1,4 +1,5 @@
-// The simulator's pod exec over WebSocket, driven by real kubectl (1.30+ speaks the v5 channel protocol).
+// The simulator's pod exec, driven by real kubectl: over WebSocket (1.30+, the v5 channel protocol) and over SPDY
+// (kubectl 1.27, v4.channel.k8s.io).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
@@ -6,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { kubectlPath, oldestKubectl } from '../support/kubectl.js';
 
 let c: SimCluster;
 let pod: SimObject;
@@ -26,9 +28,9 @@ afterAll(async () => {
 
 const flags = (): string[] => [`--server=${c.url}`, `--token=${c.token ?? ''}`, `--certificate-authority=${join(dir, 'ca.crt')}`, '--kubeconfig=/dev/null'];
 
-async function kubectl(args: string[], stdin?: string, base = flags()): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function kubectl(args: string[], stdin?: string, base = flags(), binary = 'kubectl'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('kubectl', [...base, ...args]);
+    const child = spawn(binary, [...base, ...args]);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -39,15 +41,24 @@ async function kubectl(args: string[], stdin?: string, base = flags()): Promise<
 }
 
 describe('pod exec', () => {
-  it('runs echo and hostname, passes stdin through cat, and reports exit codes as kubectl shows them', async () => {
-    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'echo', 'hello', 'world'])).toMatchObject({ code: 0, stdout: 'hello world\n' });
-    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'hostname'])).toMatchObject({ code: 0, stdout: 'box\n' });
-    expect(await kubectl(['exec', '-i', '-n', 'ex', 'box', '--', 'cat'], 'line one\nline two\n')).toMatchObject({ code: 0, stdout: 'line one\nline two\n' });
-    expect(await kubectl(['exec', '-n', 'ex', 'box', '--', 'exit', '3'])).toMatchObject({ code: 3, stderr: expect.stringMatching(/command terminated with exit code 3/) });
-    const missing = await kubectl(['exec', '-n', 'ex', 'box', '--', 'nope']);
-    expect(missing.code).toBe(127);
-    expect(missing.stderr).toMatch(/exec: "nope": executable file not found in \$PATH/);
-  });
+  for (const [transport, binary] of [['WebSocket', kubectlPath()], ['SPDY', oldestKubectl()]] as const) {
+    it(`runs echo and hostname, passes stdin through cat, and reports exit codes as kubectl shows them (${transport})`, async () => {
+      const run = (args: string[], stdin?: string): ReturnType<typeof kubectl> => kubectl(args, stdin, flags(), binary);
+      const before = c.requestLog.entries((r) => r.path.endsWith('/pods/box/exec')).length;
+      expect(await run(['exec', '-n', 'ex', 'box', '--', 'echo', 'hello', 'world'])).toMatchObject({ code: 0, stdout: 'hello world\n' });
+      expect(await run(['exec', '-n', 'ex', 'box', '--', 'hostname'])).toMatchObject({ code: 0, stdout: 'box\n' });
+      expect(await run(['exec', '-i', '-n', 'ex', 'box', '--', 'cat'], 'line one\nline two\n')).toMatchObject({ code: 0, stdout: 'line one\nline two\n' });
+      // With a tty (kubectl given a terminal by script(1)), stderr is merged and a resize stream is opened instead.
+      const tty = await kubectl(['-qec', [binary, ...flags(), 'exec', '-i', '-t', '-n', 'ex', 'box', '--', 'echo', 'tty'].join(' '), '/dev/null'], '', [], 'script');
+      expect(tty).toMatchObject({ code: 0, stdout: expect.stringMatching(/^tty\r?\n$/) });
+      expect(await run(['exec', '-n', 'ex', 'box', '--', 'exit', '3'])).toMatchObject({ code: 3, stderr: expect.stringMatching(/command terminated with exit code 3/) });
+      const missing = await run(['exec', '-n', 'ex', 'box', '--', 'nope']);
+      expect(missing.code).toBe(127);
+      expect(missing.stderr).toMatch(/exec: "nope": executable file not found in \$PATH/);
+      // One upgrade per command: no fallback from one transport to the other.
+      expect(c.requestLog.entries((r) => r.path.endsWith('/pods/box/exec')).length).toBe(before + 6);
+    });
+  }
 
   it('answers the container rules, a missing pod and a bad token as kube does', async () => {
     const choose = await kubectl(['exec', '-n', 'ex', 'two', '-c', 'c', '--', 'echo']);
@@ -80,14 +91,27 @@ describe('pod exec', () => {
     expect(out).toMatch(/^ex\/box\/main attached line 1\n/);
   });
 
-  it('refuses an upgrade that is not a WebSocket exec with a Status', async () => {
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = httpsRequest(`${c.url}/api/v1/namespaces/ex/pods/box/exec?command=echo`, { ca: c.caData, headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', authorization: `Bearer ${c.token ?? ''}` } });
-      req.on('response', (res) => resolve(res.statusCode ?? 0));
-      req.on('upgrade', () => reject(new Error('switched')));
+  it("refuses a SPDY upgrade without a stream protocol it speaks, as kube's handshake does", async () => {
+    const ask = (protocols: string[]): Promise<{ code: number; body: string }> => new Promise((resolve, reject) => {
+      const headers: Record<string, string | string[]> = { connection: 'Upgrade', upgrade: 'SPDY/3.1', authorization: `Bearer ${c.token ?? ''}` };
+      if (protocols.length > 0) headers['x-stream-protocol-version'] = protocols;
+      const req = httpsRequest(`${c.url}/api/v1/namespaces/ex/pods/box/exec?command=echo&stdout=true`, { ca: c.caData, headers });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString())).on('end', () => resolve({ code: res.statusCode ?? 0, body }));
+      });
+      req.on('upgrade', (_res, socket) => {
+        socket.destroy();
+        resolve({ code: 101, body: '' });
+      });
       req.on('error', reject);
       req.end();
     });
-    expect(status).toBe(400);
+    // Each header line is one protocol: a comma-joined list is one protocol nobody speaks.
+    const joined = await ask(['v4.channel.k8s.io, v3.channel.k8s.io']);
+    expect(joined.code).toBe(403);
+    expect(JSON.parse(joined.body)).toMatchObject({ message: 'unable to upgrade: unable to negotiate protocol: client supports [v4.channel.k8s.io, v3.channel.k8s.io], server accepts [v4.channel.k8s.io]' });
+    expect((await ask([])).code).toBe(403);
+    expect((await ask(['v3.channel.k8s.io', 'v4.channel.k8s.io'])).code).toBe(101);
   });
 });
