@@ -79,9 +79,10 @@ export interface ApiserverFlags {
   allowedProxySubresources?: string[];
 }
 
-// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log, pods/exec and pods/attach.
+// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log, pods/exec, pods/attach and
+// pods/portforward.
 const CLUSTERPEDIA_PROXY = new Map([['log', ['pods']], ['exec', ['pods']], ['attach', ['pods']], ['portforward', ['pods']], ['proxy', ['pods', 'nodes', 'services']]]);
-const FORWARDED = new Set(['pods/log', 'pods/exec', 'pods/attach']);
+const FORWARDED = new Set(['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward']);
 
 /**
  * --allowed-proxy-subresources as Clusterpedia reads it: `resource/subresource` or a bare subresource (every resource

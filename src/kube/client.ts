@@ -274,7 +274,7 @@ export class KubeClient {
    * the caller's `headers` (the handshake's), and the answer is either the switched socket with the 101's headers, or a
    * refusal read whole (up to MAX_ERROR_BODY_BYTES: a Status). Network failures become KubeApiError (retryable).
    */
-  async upgrade(path: string, o: { method?: 'GET' | 'POST'; query: URLSearchParams; headers: Record<string, string>; protocol: string; signal?: AbortSignal }): Promise<UpgradeAnswer> {
+  async upgrade(path: string, o: { method?: 'GET' | 'POST'; query: URLSearchParams; headers: Record<string, string | string[]>; protocol: string; signal?: AbortSignal }): Promise<UpgradeAnswer> {
     const auth = await this.authHeaders(o.signal);
     const q = o.query.toString();
     const target = new URL(`${this.server}${path}${q ? `?${q}` : ''}`);

@@ -1,6 +1,7 @@
-// End to end: `binding --allowed-proxy-subresources log,exec,attach` forwards kubectl logs, exec and attach through a
-// cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed log streams back, an
-// exec session is joined byte for byte until either side ends.
+// End to end: `binding --allowed-proxy-subresources log,exec,attach,portforward` forwards kubectl logs, exec, attach and
+// port-forward through a cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed
+// log streams back, an exec session (WebSocket, or SPDY from kubectl 1.27) and a port-forward (SPDY, tunnelled in
+// WebSocket by kubectl 1.31+) are joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -97,6 +98,26 @@ describe('forwarded logs', () => {
     }
   });
 
+  it('kubectl 1.27 execs over SPDY: every stream protocol it offers reaches the member as its own header', async () => {
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, oldestKubectl());
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    try {
+      expect(await k.run(['exec', '-n', ns, name, '--', 'echo', 'over', 'spdy'])).toMatchObject({ code: 0, stdout: 'over spdy\n' });
+      const cat = k.spawn(['exec', '-i', '-n', ns, name, '--', 'cat']);
+      cat.child.stdin?.end('piped in\n');
+      const code = await new Promise<number | null>((resolve) => cat.child.on('close', resolve));
+      expect({ code, out: cat.out() }).toEqual({ code: 0, out: 'piped in\n' });
+      const exit = await k.run(['exec', '-n', ns, name, '--', 'exit', '4']);
+      expect(exit).toMatchObject({ code: 4, stderr: expect.stringMatching(/command terminated with exit code 4/) });
+      const missing = await k.run(['exec', '-n', ns, name, '--', 'nope']);
+      expect(missing.code).toBe(127);
+      expect(missing.stderr).toMatch(/exec: "nope": executable file not found/);
+    } finally {
+      k.dispose();
+    }
+  });
+
   it("kubectl attach joins the container's process until kubectl goes", async () => {
     const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
     const ns = target.metadata.namespace ?? '';
@@ -111,6 +132,37 @@ describe('forwarded logs', () => {
     }
   });
 
+  for (const [label, binary, transport] of [['dispatcher', kubectlPath(), 'SPDY in WebSocket'], ['kubectl 1.27', oldestKubectl(), 'SPDY']] as const) {
+    it(`kubectl port-forward (${label}, ${transport}) reaches the pod's port in its member; a closed port is the kubelet's error`, async () => {
+      const k = new Kubectl(`${base}${P}/clusters/${member.name}`, binary);
+      const ns = target.metadata.namespace ?? '';
+      const name = target.metadata.name ?? '';
+      const port = ((target.spec as { containers: { ports?: { containerPort: number }[] }[] }).containers[0]?.ports?.[0]?.containerPort) as number;
+      const before = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/portforward`)).length;
+      const pf = k.spawn(['port-forward', '-n', ns, `pod/${name}`, `:${port}`, ':1']);
+      try {
+        await pf.waitFor(new RegExp(`Forwarding from 127\\.0\\.0\\.1:\\d+ -> 1\n`));
+        const local = (remote: number): number => Number(new RegExp(`Forwarding from 127\\.0\\.0\\.1:(\\d+) -> ${remote}\n`).exec(pf.out())?.[1]);
+        for (const path of ['/first', '/second']) {
+          const res = await fetch(`http://127.0.0.1:${local(port)}${path}`);
+          expect(await res.text()).toBe(`${ns}/${name} port ${port}: GET ${path}\n`);
+        }
+        // One upgrade reached the member: kubectl 1.31+ did not need its SPDY fallback.
+        const sent = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/portforward`));
+        expect(sent.length).toBe(before + 1);
+        expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+        // Nothing listens on port 1 in the pod: kubectl shows the member's message and gives up on the pod.
+        await expect(fetch(`http://127.0.0.1:${local(1)}/`)).rejects.toThrow();
+        await new Promise<void>((resolve) => (pf.child.exitCode !== null ? resolve() : pf.child.on('exit', () => resolve())));
+        expect(pf.err()).toMatch(/an error occurred forwarding \d+ -> 1: error forwarding port 1 to pod .*connection refused/);
+        expect(pf.err()).toMatch(/lost connection to pod/);
+      } finally {
+        pf.child.kill('SIGKILL');
+        k.dispose();
+      }
+    });
+  }
+
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
     const all = new Kubectl(`${base}${P}`, kubectlPath());
@@ -118,8 +170,9 @@ describe('forwarded logs', () => {
       expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await all.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 1,
         stdout: "no - pods/log is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)\n" });
-      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=portforward'])).toMatchObject({ code: 1,
-        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec, pods/attach forwarded, with get (not get portforward)\n' });
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=proxy'])).toMatchObject({ code: 1,
+        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec, pods/attach, pods/portforward forwarded, with get (not get proxy)\n' });
+      expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=portforward'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=exec'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
     } finally {
       one.dispose();
@@ -133,9 +186,9 @@ describe('forwarded logs', () => {
     const fleet = await fetch(`${base}${P}/api/v1/namespaces/${ns}/pods/${name}/log`);
     expect(fleet.status).toBe(400);
     expect(await fleet.json()).toMatchObject({ kind: 'Status', message: 'please specify the cluster name when using proxy model.' });
-    const pf = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/portforward`);
-    expect(pf.status).toBe(404);
-    expect(((await pf.json()) as { message: string }).message).toMatch(/pods\/portforward is not served here/);
+    const proxy = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/proxy`);
+    expect(proxy.status).toBe(404);
+    expect(((await proxy.json()) as { message: string }).message).toMatch(/pods\/proxy is not served here/);
     // A log asked with an upgrade is answered as a log, whole, and the connection closes.
     const raw = await new Promise<string>((resolve, reject) => {
       const sock = connect(Number(new URL(base).port), '127.0.0.1');

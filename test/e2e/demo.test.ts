@@ -81,6 +81,17 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       expect(pod).toMatch(/^deploy\//);
       expect(hints).toContain(`kubectl --server=${logServer} exec -n ${ns} ${pod} -- hostname`);
       expect(await byHint.ok(['exec', '-n', ns ?? '', pod ?? '', '--', 'hostname'])).toMatch(new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\n$`));
+      // And the port-forward: a local port to the container's port, answered by the member's pod.
+      const pf = new RegExp(`kubectl --server=${logServer} port-forward -n ${ns} ${pod} :(\\d+)`).exec(hints);
+      expect(pf).not.toBeNull();
+      const forward = byHint.spawn(['port-forward', '-n', ns ?? '', pod ?? '', `:${pf?.[1] ?? ''}`]);
+      try {
+        await forward.waitFor(/Forwarding from 127\.0\.0\.1:\d+/);
+        const local = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(forward.out())?.[1];
+        expect(await (await fetch(`http://127.0.0.1:${local}/`)).text()).toMatch(new RegExp(`^${ns}/${(pod ?? '').slice('deploy/'.length)}-\\S+ port ${pf?.[1]}: GET /\n$`));
+      } finally {
+        forward.child.kill('SIGKILL');
+      }
     } finally {
       byHint.dispose();
     }

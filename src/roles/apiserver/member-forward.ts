@@ -1,5 +1,5 @@
 // Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`,
-// `exec` and `attach` through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
+// `exec`, `attach` and `port-forward` through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
 // connection in binding, the PediaCluster's credentials in a standalone apiserver), never the caller's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -24,6 +24,7 @@ const PARAMS: Record<string, readonly string[]> = {
   log: ['container', 'follow', 'previous', 'sinceSeconds', 'sinceTime', 'timestamps', 'tailLines', 'limitBytes', 'insecureSkipTLSVerifyBackend', 'stream'],
   exec: ['command', 'container', 'stdin', 'stdout', 'stderr', 'tty'],
   attach: ['container', 'stdin', 'stdout', 'stderr', 'tty'],
+  portforward: ['ports'],
 };
 
 // The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions).
@@ -36,15 +37,15 @@ export function switchesProtocols(allowed: readonly string[]): boolean {
   return allowed.some((s) => isInteractiveSubresource(s.slice(s.indexOf('/') + 1)));
 }
 
-/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`). */
+/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`, `pods/portforward`). */
 export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boolean {
   return t.group === '' && t.subresource !== undefined && allowed.includes(`${t.resource}/${t.subresource}`);
 }
 
 /**
  * Sends the request to the member and streams its answer back as it comes: the body (a log, followed for as long as
- * the client stays), the switched connection of an exec or attach session, or the member's own Status. Long-running,
- * as kube-apiserver treats `log`, `exec` and `attach` (server.ts).
+ * the client stays), the switched connection of an exec, attach or port-forward session, or the member's own Status.
+ * Long-running, as kube-apiserver treats `log`, `exec`, `attach` and `portforward` (server.ts).
  */
 export async function forwardToMember(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, members: MemberConnections): Promise<void> {
   // Clusterpedia's words for a proxied request without a cluster.
@@ -80,16 +81,18 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
 const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);
 
 /**
- * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl): the member is asked with the client's handshake
+ * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl; port-forward as SPDY, tunnelled in WebSocket since 1.31): the member is asked with the client's handshake
  * headers and clusterpedia's credentials; on its 101 the two connections are joined byte for byte until either side
  * ends (or the server drains), otherwise its refusal is the answer.
  */
 async function switchProtocols(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, upgrade: UpgradeRequest, client: KubeClient,
   path: string, query: URLSearchParams, cluster: string): Promise<void> {
-  const headers: Record<string, string> = {};
+  // Each value as its own header line: kube reads X-Stream-Protocol-Version line by line, and a comma-joined value
+  // would be one protocol it does not know.
+  const headers: Record<string, string[]> = {};
   for (const h of HANDSHAKE) {
-    const v = req.headers[h];
-    if (v !== undefined) headers[h] = Array.isArray(v) ? v.join(', ') : v;
+    const v = req.headersDistinct[h];
+    if (v !== undefined) headers[h] = v;
   }
   let answer: UpgradeAnswer;
   try {

@@ -72,8 +72,9 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
 }
 
 /**
- * `kubectl logs` and `kubectl exec` (forwarded in the demo) of the Deployment of a running one-container pod of the
- * first cluster: kubectl picks a running pod of it when asked, so the command still works after churn replaced the pod.
+ * `kubectl logs`, `exec` and `port-forward` (forwarded in the demo) of the Deployment of a running one-container pod of
+ * the first cluster: kubectl picks a running pod of it when asked, so the command still works after churn replaced the
+ * pod. The port-forward takes a free local port (kubectl prints it) to the container's declared port.
  */
 function logsHint(c: SimCluster | undefined, server: string): string[] {
   const pod = c?.store.list('pods').find(isSingleContainerRunning);
@@ -83,5 +84,10 @@ function logsHint(c: SimCluster | undefined, server: string): string[] {
   const rs = owner(pod, 'ReplicaSet');
   const deployment = rs === undefined ? undefined : owner(c.store.get({ group: 'apps', resource: 'replicasets' }, ns, rs), 'Deployment');
   const where = `-n ${ns} ${deployment !== undefined ? `deploy/${deployment}` : pod.metadata.name ?? ''}`;
-  return [`  kubectl --server=${server} logs ${where} --tail=5`, `  kubectl --server=${server} exec ${where} -- hostname`];
+  const port = ((pod.spec as { containers?: { ports?: { containerPort?: unknown }[] }[] } | undefined)?.containers?.[0]?.ports ?? [])[0]?.containerPort;
+  return [
+    `  kubectl --server=${server} logs ${where} --tail=5`,
+    `  kubectl --server=${server} exec ${where} -- hostname`,
+    ...(typeof port === 'number' ? [`  kubectl --server=${server} port-forward ${where} :${port}`] : []),
+  ];
 }
