@@ -6,6 +6,7 @@ import { managed } from './gen-meta.js';
 import { parseListOptions } from './list-options.js';
 import { listPage } from './list.js';
 import { servePodLog } from './logs.js';
+import { serveProxy } from './proxy.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { Route } from './request-path.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
@@ -61,6 +62,9 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     if (!pod) throw errors.notFound('pods', route.name);
     servePodLog(pod, url.searchParams, res);
     return;
+  }
+  if (route.group === '' && route.subresource === 'proxy' && ['pods', 'services', 'nodes'].includes(route.resource) && route.name !== undefined) {
+    return serveProxy(store, route.resource, route.namespace, route.name, route.proxyPath ?? '', req, res, url);
   }
   const { def, gr } = resolve(store, route);
   const show = (code: number, o: SimObject): void => {

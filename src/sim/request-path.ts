@@ -7,7 +7,7 @@ export type Route =
   | { kind: 'apis' }
   | { kind: 'group'; group: string }
   | { kind: 'groupVersion'; group: string; version: string }
-  | { kind: 'resource'; group: string; version: string; resource: string; namespace?: string; name?: string; subresource?: string; legacyWatch: boolean }
+  | { kind: 'resource'; group: string; version: string; resource: string; namespace?: string; name?: string; subresource?: string; legacyWatch: boolean; proxyPath?: string }
   | { kind: 'admin'; parts: string[] }
   | { kind: 'unknown' };
 
@@ -24,7 +24,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 1) return { kind: 'api' };
     if (second !== 'v1') return { kind: 'unknown' };
     if (parts.length === 2) return { kind: 'groupVersion', group: '', version: 'v1' };
-    return resourceRoute('', 'v1', parts.slice(2));
+    return withProxyPath(resourceRoute('', 'v1', parts.slice(2)), pathname);
   }
   if (first === 'apis') {
     if (parts.length === 1) return { kind: 'apis' };
@@ -48,11 +48,18 @@ function resourceRoute(group: string, version: string, input: string[]): Route {
     rest = rest.slice(2);
   }
   const [resource, name, subresource] = rest;
-  if (!resource || rest.length > 3) return { kind: 'unknown' };
+  if (!resource || (rest.length > 3 && subresource !== 'proxy')) return { kind: 'unknown' };
   return {
     kind: 'resource', group, version, resource, legacyWatch,
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(subresource !== undefined ? { subresource } : {}),
   };
+}
+
+/** A proxy subresource's path after `…/proxy`, as sent (kube passes it on to the destination, trailing slash and all). */
+function withProxyPath(route: Route, pathname: string): Route {
+  if (route.kind !== 'resource' || route.subresource !== 'proxy') return route;
+  const at = pathname.search(/\/proxy(\/|$)/);
+  return { ...route, proxyPath: pathname.slice(at + '/proxy'.length) };
 }
