@@ -79,15 +79,12 @@ export interface ApiserverFlags {
   allowedProxySubresources?: string[];
 }
 
-// Clusterpedia's proxy subresources (its options.go); this build forwards pods/log, pods/exec, pods/attach and
-// pods/portforward.
+// Clusterpedia's proxy subresources (its options.go); this build forwards them all.
 const CLUSTERPEDIA_PROXY = new Map([['log', ['pods']], ['exec', ['pods']], ['attach', ['pods']], ['portforward', ['pods']], ['proxy', ['pods', 'nodes', 'services']]]);
-const FORWARDED = new Set(['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward']);
 
 /**
  * --allowed-proxy-subresources as Clusterpedia reads it: `resource/subresource` or a bare subresource (every resource
- * offering it), `portfowrd` taken for `portforward`. Those Clusterpedia knows but this build does not forward are
- * refused by name.
+ * offering it), `portfowrd` taken for `portforward`.
  */
 export function parseProxySubresources(value: string): string[] {
   const out = new Set<string>();
@@ -97,10 +94,7 @@ export function parseProxySubresources(value: string): string[] {
     const sub = parts[parts.length - 1] ?? '';
     const resources = CLUSTERPEDIA_PROXY.get(sub)?.filter((r) => parts.length === 1 || r === parts[0]) ?? [];
     if (resources.length === 0) throw new InvalidArgumentError(`unsupported subresources or invalid format "${raw}"`);
-    for (const r of resources) {
-      if (!FORWARDED.has(`${r}/${sub}`)) throw new InvalidArgumentError(`${r}/${sub} is not forwarded by this build (only ${[...FORWARDED].join(', ')})`);
-      out.add(`${r}/${sub}`);
-    }
+    for (const r of resources) out.add(`${r}/${sub}`);
   }
   return [...out];
 }

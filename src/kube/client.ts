@@ -74,9 +74,15 @@ export const CREDENTIAL_TIMEOUT_MS = 30_000;
 export const PLUGIN_CREDENTIAL_TTL_MS = 10_000;
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
   query?: Record<string, string | number | boolean | undefined>;
+  /** The query as sent, `?` included (a relayed request's, kept as its client wrote it); instead of `query`. */
+  search?: string;
   body?: unknown;
+  /** Bytes sent as they are (a relayed request's body), with `headers`' content type; instead of `body`. */
+  bodyBytes?: Buffer;
+  /** More request headers (a relayed request's); ours (credentials, user agent) win. */
+  headers?: Record<string, string | string[]>;
   contentType?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
@@ -242,15 +248,15 @@ export class KubeClient {
   }
 
   private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string | string[]> = { ...this.identity(auth), accept: o.accept ?? 'application/json' };
-    let body: string | undefined;
+    const headers: Record<string, string | string[]> = { accept: o.accept ?? 'application/json', ...o.headers, ...this.identity(auth) };
+    let body: string | Buffer | undefined = o.bodyBytes;
     if (o.body !== undefined) {
       body = JSON.stringify(o.body);
       headers['content-type'] = o.contentType ?? 'application/json';
     }
     const timeout = o.timeoutMs ?? this.opts.requestTimeoutMs;
     try {
-      return await request(this.url(path, o.query), {
+      return await request(o.search !== undefined ? `${this.server}${path}${o.search}` : this.url(path, o.query), {
         method: o.method ?? 'GET',
         headers,
         body,

@@ -1,4 +1,4 @@
-// --allowed-proxy-subresources as Clusterpedia reads it, and what this build forwards.
+// --allowed-proxy-subresources as Clusterpedia reads it.
 import { describe, expect, it } from 'vitest';
 import { parseProxySubresources } from '../../src/cmd/apiserver.js';
 
@@ -10,10 +10,13 @@ describe('parseProxySubresources', () => {
     expect(parseProxySubresources('')).toEqual([]);
   });
 
-  it('refuses what Clusterpedia does not know, and by name what it knows but this build does not forward', () => {
+  it('expands a bare proxy to the three resources that have one', () => {
+    expect(parseProxySubresources('proxy,services/proxy')).toEqual(['pods/proxy', 'nodes/proxy', 'services/proxy']);
+  });
+
+  it('refuses what Clusterpedia does not know', () => {
     expect(() => parseProxySubresources('tail')).toThrow('unsupported subresources or invalid format "tail"');
     expect(() => parseProxySubresources('nodes/log')).toThrow('unsupported subresources or invalid format "nodes/log"');
     expect(() => parseProxySubresources('a/b/c')).toThrow('invalid format "a/b/c"');
-    expect(() => parseProxySubresources('services/proxy')).toThrow('services/proxy is not forwarded by this build (only pods/log, pods/exec, pods/attach, pods/portforward)');
   });
 });

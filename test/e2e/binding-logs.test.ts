@@ -1,5 +1,5 @@
-// End to end: `binding --allowed-proxy-subresources log,exec,attach,portforward` forwards kubectl logs, exec, attach and
-// port-forward through a cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed
+// End to end: `binding --allowed-proxy-subresources log,exec,attach,portforward,proxy` forwards kubectl logs, exec,
+// attach, port-forward and the pod, service and node proxies through a cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed
 // log streams back, an exec session (WebSocket, or SPDY from kubectl 1.27) and a port-forward (SPDY, tunnelled in
 // WebSocket by kubectl 1.31+) are joined byte for byte until either side ends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -163,6 +163,64 @@ describe('forwarded logs', () => {
     });
   }
 
+  it("proxies to a member's pods, services and nodes: any method, path, query and body; the member's refusals as it sent them", async () => {
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const port = ((target.spec as { containers: { ports?: { containerPort: number }[] }[] }).containers[0]?.ports?.[0]?.containerPort) as number;
+    const at = `${base}${P}/clusters/${member.name}/api/v1`;
+    const pod = await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/status/?verbose=1&x=a%20b`);
+    expect(pod.status).toBe(200);
+    expect(pod.headers.get('x-sim-proxied')).toBe('true');
+    expect(await pod.text()).toBe(`${ns}/${name} port ${port}: GET /status/?verbose=1&x=a%20b\n`);
+    const sent = member.requestLog.entries((r) => r.path.includes(`/pods/${name}:${port}/proxy/`));
+    expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+    // Through the service that selects the pod, with a body; HEAD has headers only.
+    const labels = target.metadata.labels ?? {};
+    const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));
+    expect(svc).toBeDefined();
+    const svcName = svc?.metadata.name ?? '';
+    const posted = await fetch(`${at}/namespaces/${ns}/services/${svcName}:http/proxy/api/items`, { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toMatch(new RegExp(`^${ns}/${svcName}-\\S+ port ${port}: POST /api/items \\(5 bytes\\)\n$`));
+    const head = await fetch(`${at}/namespaces/${ns}/services/${svcName}:http/proxy/`, { method: 'HEAD' });
+    expect({ status: head.status, body: await head.text(), length: Number(head.headers.get('content-length')) > 0 }).toEqual({ status: 200, body: '', length: true });
+    // A node's kubelet, and kubectl get --raw through the cluster's path.
+    const node = member.store.list('nodes')[0]?.metadata.name ?? '';
+    const k = new Kubectl(base, kubectlPath());
+    try {
+      expect(await k.ok(['get', '--raw', `${P}/clusters/${member.name}/api/v1/nodes/${node}/proxy/healthz`])).toBe('ok');
+      expect(JSON.parse(await k.ok(['get', '--raw', `${P}/clusters/${member.name}/api/v1/nodes/${node}/proxy/configz`]))).toMatchObject({ kubeletconfig: { nodeName: node } });
+    } finally {
+      k.dispose();
+    }
+    const missing = await fetch(`${at}/nodes/${node}/proxy/nope`);
+    expect({ status: missing.status, body: await missing.text() }).toEqual({ status: 404, body: '404 page not found\n' });
+    // A port nothing listens on: kube-apiserver's 503 from the member, passed on.
+    const closed = await fetch(`${at}/namespaces/${ns}/pods/${name}:1/proxy/`);
+    expect(closed.status).toBe(503);
+    expect(await closed.json()).toMatchObject({ kind: 'Status', message: expect.stringMatching(/^error trying to reach service: dial tcp .*:1: connect: connection refused$/) });
+    // Counted by the verb of the method.
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/clusterpedia_apiserver_requests_total\{verb="create",resource="services\/proxy",code="200"\} 1\n/);
+  });
+
+  it('kubectl proxy in front of a cluster\'s path reaches a service of the member', async () => {
+    const ns = target.metadata.namespace ?? '';
+    const labels = target.metadata.labels ?? {};
+    const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    const p = k.spawn(['proxy', '--port=0', '--append-server-path']);
+    try {
+      await p.waitFor(/Starting to serve on 127\.0\.0\.1:\d+/);
+      const local = /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(p.out())?.[1];
+      const res = await fetch(`http://127.0.0.1:${local}/api/v1/namespaces/${ns}/services/${svc?.metadata.name ?? ''}:http/proxy/dashboard/`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/ GET \/dashboard\/\n$/);
+    } finally {
+      p.child.kill('SIGKILL');
+      k.dispose();
+    }
+  });
+
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
     const all = new Kubectl(`${base}${P}`, kubectlPath());
@@ -170,8 +228,11 @@ describe('forwarded logs', () => {
       expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await all.run(['auth', 'can-i', 'get', 'pods', '--subresource=log'])).toMatchObject({ code: 1,
         stdout: "no - pods/log is forwarded to the member with get, through one cluster's path (kubectl --cluster <name>)\n" });
-      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=proxy'])).toMatchObject({ code: 1,
-        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec, pods/attach, pods/portforward forwarded, with get (not get proxy)\n' });
+      expect(await one.run(['auth', 'can-i', 'get', 'pods', '--subresource=ephemeralcontainers'])).toMatchObject({ code: 1,
+        stdout: 'no - of subresources, only status and scale are served and pods/log, pods/exec, pods/attach, pods/portforward, pods/proxy, nodes/proxy, services/proxy forwarded, with get (not get ephemeralcontainers)\n' });
+      expect(await one.run(['auth', 'can-i', 'patch', 'services', '--subresource=proxy'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
+      expect(await all.run(['auth', 'can-i', 'get', 'nodes', '--subresource=proxy'])).toMatchObject({ code: 1,
+        stdout: "no - nodes/proxy is forwarded to the member with get, create, update, patch, delete, through one cluster's path (kubectl --cluster <name>)\n" });
       expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=portforward'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
       expect(await one.run(['auth', 'can-i', 'create', 'pods', '--subresource=exec'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^yes/) });
     } finally {
@@ -186,9 +247,9 @@ describe('forwarded logs', () => {
     const fleet = await fetch(`${base}${P}/api/v1/namespaces/${ns}/pods/${name}/log`);
     expect(fleet.status).toBe(400);
     expect(await fleet.json()).toMatchObject({ kind: 'Status', message: 'please specify the cluster name when using proxy model.' });
-    const proxy = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/proxy`);
-    expect(proxy.status).toBe(404);
-    expect(((await proxy.json()) as { message: string }).message).toMatch(/pods\/proxy is not served here/);
+    const ephemeral = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/ephemeralcontainers`);
+    expect(ephemeral.status).toBe(404);
+    expect(((await ephemeral.json()) as { message: string }).message).toMatch(/pods\/ephemeralcontainers is not served here/);
     // A log asked with an upgrade is answered as a log, whole, and the connection closes.
     const raw = await new Promise<string>((resolve, reject) => {
       const sock = connect(Number(new URL(base).port), '127.0.0.1');

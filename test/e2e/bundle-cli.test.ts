@@ -74,8 +74,8 @@ describe('dist/clusterpedia.mjs', () => {
       [['synchro'], /cluster source|--clusters/],
       [['synchro', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
       [['binding', '--clusters', '/nonexistent/clusters.yaml', '--storage', 'sqlite::memory:'], /--clusters: \/nonexistent\/clusters.yaml does not exist/],
-      // Clusterpedia's flag and messages; what it knows but this build does not forward is refused by name.
-      [['binding', '--allowed-proxy-subresources', 'log,proxy'], /--allowed-proxy-subresources.*pods\/proxy is not forwarded by this build \(only pods\/log, pods\/exec, pods\/attach, pods\/portforward\)/],
+      // Clusterpedia's flag and messages.
+      [['binding', '--allowed-proxy-subresources', 'log,configmaps/proxy'], /--allowed-proxy-subresources.*unsupported subresources or invalid format "configmaps\/proxy"/],
       [['binding', '--allowed-proxy-subresources', 'log,tail'], /--allowed-proxy-subresources.*unsupported subresources or invalid format "tail"/],
       [['binding', '--allowed-proxy-subresources', 'a/b/c'], /--allowed-proxy-subresources.*invalid format "a\/b\/c"/],
       // A standalone apiserver takes members' credentials from the host cluster's PediaClusters (or --clusters files).

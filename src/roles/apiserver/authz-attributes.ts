@@ -70,6 +70,12 @@ export function requestVerb(method: string | undefined, target: RequestTarget): 
     if (target.kind === 'resource' || target.kind === 'collection' || target.kind === 'pediacluster') return target.verb;
     return 'get';
   }
-  const mapped: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
-  return mapped[m] ?? m.toLowerCase();
+  return methodVerb(m);
+}
+
+const METHOD_VERBS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+/** kube's verb for a method that does not read (POST create, PUT update, …), else the method in lower case. */
+export function methodVerb(method: string | undefined): string {
+  return METHOD_VERBS[method ?? ''] ?? (method ?? '').toLowerCase();
 }

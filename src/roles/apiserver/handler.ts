@@ -10,6 +10,7 @@ import type { ChangeFeed } from './change-feed.js';
 import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
+import { methodVerb } from './authz-attributes.js';
 import { isForwarded, type MemberConnections } from './member-forward.js';
 import type { ApiserverMetrics } from './metrics.js';
 import type { IncludeObject } from '../../kube/printers/index.js';
@@ -52,18 +53,20 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
     if (target.kind === 'selfReview') {
       // Reviews are created, never read: kube answers 405 to any other verb.
-      if (req.method !== 'POST') throw methodNotSupported(verbOf(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
+      if (req.method !== 'POST') throw methodNotSupported(methodVerb(req.method ?? 'GET'), REVIEW_RESOURCES[target.review]);
       return sendObject(res, 201, await answerSelfReview(req, res, target, ctx.access!.user, ctx.secure, d.gate.authority, ctx.signal, d.options.forward.subresources));
     }
-    // kubectl's SPDY exec (before 1.30) is a POST upgrade; it is forwarded as it came (member-forward.ts).
-    const forwardedPost = req.method === 'POST' && ctx.upgrade !== undefined && target.kind === 'resource' && isForwarded(target, d.options.forward.subresources);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && !forwardedPost) {
+    // kubectl's SPDY exec (before 1.30) is a POST upgrade, and a proxy takes every method; they are forwarded as they
+    // came (member-forward.ts).
+    const forwarded = target.kind === 'resource' && isForwarded(target, d.options.forward.subresources);
+    const forwardedMethod = forwarded && (target.subresource === 'proxy' || (req.method === 'POST' && ctx.upgrade !== undefined));
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !forwardedMethod) {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
       if (target.kind === 'notFound') throw notFound();
       if (target.kind === 'resource' && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
       // Everything served here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
-      throw methodNotSupported(verbOf(req.method), target.kind === 'resource' ? target.resource : 'resources');
+      throw methodNotSupported(methodVerb(req.method), target.kind === 'resource' ? target.resource : 'resources');
     }
     switch (target.kind) {
       case 'health':
@@ -130,21 +133,6 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
     });
   } finally {
     d.metrics.inflight.dec({ kind: 'watch' });
-  }
-}
-
-function verbOf(method: string | undefined): string {
-  switch (method) {
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return 'delete';
-    default:
-      return (method ?? '').toLowerCase();
   }
 }
 

@@ -7,6 +7,7 @@ import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
 import { badRequest, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
 import { isInteractiveSubresource } from './authz-attributes.js';
+import { readBody } from './request-body.js';
 import type { ResourceRequest } from './request-info.js';
 import type { RequestContext, UpgradeRequest } from './server.js';
 
@@ -32,9 +33,15 @@ const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-
 // The 101's headers the client must see.
 const SWITCHED = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'x-stream-protocol-version'];
 
-/** True when some of `allowed` (`pods/exec`, …) is a session on a switched connection: upgrade requests must be taken. */
+/**
+ * True when some of `allowed` (`pods/exec`, …) may switch protocols (a session, or a proxy to a destination that speaks
+ * WebSocket): upgrade requests must be taken.
+ */
 export function switchesProtocols(allowed: readonly string[]): boolean {
-  return allowed.some((s) => isInteractiveSubresource(s.slice(s.indexOf('/') + 1)));
+  return allowed.some((s) => {
+    const sub = s.slice(s.indexOf('/') + 1);
+    return isInteractiveSubresource(sub) || sub === 'proxy';
+  });
 }
 
 /** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`, `pods/portforward`). */
@@ -54,6 +61,7 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   const session = isInteractiveSubresource(t.subresource);
   if (session && !ctx.upgrade) throw badRequest('Upgrade request required');
   const client = await members.client(t.cluster);
+  if (t.subresource === 'proxy') return proxy(req, res, ctx, url, t, client, t.cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query = new URLSearchParams();
   for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
@@ -74,6 +82,45 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
     await pipeline(answer.body, res);
   } catch {
     // The client or the member went away; the response ends with what was sent.
+    if (!res.destroyed) res.destroy();
+  }
+}
+
+/** A proxied request's body is read whole (a credential refresh may send it twice); past this it is refused (413). */
+const MAX_PROXY_BODY = 10 * 1024 * 1024;
+
+// Request headers that stay here: hop-by-hop ones, and whatever said who the caller is (as kube-apiserver drops the
+// credential it authenticated before proxying). Clusterpedia's own identity goes to the member instead.
+const STAYS = /^(host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|authorization|impersonate-.*|x-remote-.*)$/;
+// Response headers the client must not get from the member: hop-by-hop ones.
+const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade)$/;
+
+/**
+ * `pods|services|nodes/<name[:port]>/proxy/<path>`: the member's proxy to its pod, service or node, any method, the
+ * query and body as sent. The answer (status, headers, body) streams back as the member gives it; an upgrade (a
+ * WebSocket to the destination) is joined like an exec session.
+ */
+async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, client: KubeClient, cluster: string): Promise<void> {
+  const ns = t.namespace === undefined ? '' : `namespaces/${encodeURIComponent(t.namespace)}/`;
+  const path = `/api/v1/${ns}${t.resource}/${encodeURIComponent(t.name ?? '').replace(/%3A/gi, ':')}/proxy${t.proxyPath ?? ''}`;
+  if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
+  const method = (req.method ?? 'GET') as NonNullable<Parameters<KubeClient['raw']>[1]>['method'];
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
+  let answer: Awaited<ReturnType<KubeClient['raw']>>;
+  try {
+    answer = await client.raw(path, { method, search: url.search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 });
+  } catch (e: unknown) {
+    if (ctx.signal.aborted) return;
+    throw unreachable(cluster, e);
+  }
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
+  res.writeHead(answer.statusCode, out);
+  try {
+    await pipeline(answer.body, res);
+  } catch {
     if (!res.destroyed) res.destroy();
   }
 }

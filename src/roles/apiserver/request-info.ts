@@ -20,6 +20,8 @@ export interface ResourceRequest {
   subresource?: string;
   namespace?: string;
   name?: string;
+  /** A `proxy` subresource's path after `…/proxy`, as sent (the destination's path, trailing slash and all). */
+  proxyPath?: string;
 }
 
 /** Discovery inside the resources API: /api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>. */
@@ -97,7 +99,8 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
   const review = selfReviewOf(segments(path));
   if (review) return { kind: 'selfReview', ...review, fleet: false };
   if (path === RESOURCES_PREFIX || path.startsWith(`${RESOURCES_PREFIX}/`)) {
-    return parseResourcesPath(path.slice(RESOURCES_PREFIX.length), watch);
+    // (A proxy's own path keeps its trailing slash: the raw path goes along.)
+    return parseResourcesPath(path.slice(RESOURCES_PREFIX.length), watch, pathname.slice(RESOURCES_PREFIX.length));
   }
   if (path === COLLECTIONS_PREFIX) return { kind: 'collection', verb: 'list' };
   if (path.startsWith(`${COLLECTIONS_PREFIX}/`)) {
@@ -115,7 +118,7 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
 }
 
 /** The part after `/apis/clusterpedia.io/v1beta1/resources`: optional `/clusters/<c>`, then a kube path. */
-function parseResourcesPath(rest: string, watch: boolean): RequestTarget {
+function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestTarget {
   let inner = rest;
   let cluster: string | undefined;
   const parts = segments(rest);
@@ -125,11 +128,14 @@ function parseResourcesPath(rest: string, watch: boolean): RequestTarget {
     cluster = parts[1];
     inner = `/${parts.slice(2).join('/')}`;
   }
-  return parseKubePath(inner, cluster, watch);
+  return parseKubePath(inner, cluster, watch, /^\/*clusters\/+[^/]+(.*)$/.exec(raw)?.[1] ?? raw);
 }
 
-/** kube-apiserver's RequestInfo rules for /api and /apis paths, with Clusterpedia's namespace special case. */
-export function parseKubePath(inner: string, cluster: string | undefined, watch: boolean): RequestTarget {
+/**
+ * kube-apiserver's RequestInfo rules for /api and /apis paths, with Clusterpedia's namespace special case. `raw` is the
+ * same path as sent (not decoded), where a proxy subresource's own path is read.
+ */
+export function parseKubePath(inner: string, cluster: string | undefined, watch: boolean, raw = inner): RequestTarget {
   const parts = segments(inner);
   const withCluster = <T extends object>(t: T): T & { cluster?: string } => (cluster === undefined ? t : { ...t, cluster });
   const review = selfReviewOf(parts);
@@ -170,15 +176,21 @@ export function parseKubePath(inner: string, cluster: string | undefined, watch:
     rest = rest.slice(2);
   }
   const [resource, name, subresource, ...extra] = rest;
-  if (!resource || extra.length > 0) return { kind: 'notFound' };
+  // kube's RequestInfo: only a proxy subresource has more path after it (the destination's).
+  if (!resource || (extra.length > 0 && subresource !== 'proxy')) return { kind: 'notFound' };
   verb = name === undefined ? (isWatch ? 'watch' : 'list') : isWatch ? 'watch' : 'get';
   const req: ResourceRequest = { kind: 'resource', verb, group, version, resource };
   if (cluster !== undefined) req.cluster = cluster;
   if (namespace !== undefined) req.namespace = namespace;
   if (name !== undefined) req.name = name;
   if (subresource !== undefined) req.subresource = subresource;
+  if (subresource === 'proxy') req.proxyPath = PROXY_PATH.exec(raw)?.[1] ?? '';
   return req;
 }
+
+// What follows `…/<resource>/<name>/proxy` in a raw kube path (the structure RequestInfo found, so a namespace or name
+// spelled "proxy" is not mistaken for the subresource).
+const PROXY_PATH = /^\/+(?:api\/+[^/]+|apis\/+[^/]+\/+[^/]+)(?:\/+namespaces\/+[^/]+)?\/+[^/]+\/+[^/]+\/+proxy(\/.*)?$/;
 
 function segments(p: string): string[] {
   return p.split('/').filter((s) => s !== '').map(safeDecode);

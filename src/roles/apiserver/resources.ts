@@ -7,6 +7,7 @@ import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
 import { groupResourceString, groupVersionString, type KubeObject } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
 import type { JoinedPage, ListPage, ListQuery, SetFilter, WatchFilter } from '../../storage/types.js';
+import { methodVerb } from './authz-attributes.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
@@ -38,9 +39,11 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   if (!type) throw await typeNotFound(t, d);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   if (d.members && isForwarded(t, d.options.forward.subresources)) {
-    if (t.verb !== 'get') throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
+    const proxy = t.subresource === 'proxy';
+    if (t.verb !== 'get' && !proxy) throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
     const members = d.members;
-    return counted(res, d, { verb: t.verb, resource: `${t.resource}/${t.subresource ?? ''}` }, () => forwardToMember(req, res, ctx, url, t, members));
+    const verb = proxy && req.method !== 'HEAD' ? methodVerb(req.method) : t.verb;
+    return counted(res, d, { verb, resource: `${t.resource}/${t.subresource ?? ''}` }, () => forwardToMember(req, res, ctx, url, t, members));
   }
   const scale = t.subresource === undefined ? undefined : await storedSubresource(t, d);
   const neg = negotiate(req.headers.accept, TRANSFORMS);

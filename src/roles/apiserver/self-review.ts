@@ -12,6 +12,7 @@ import { clusterAttributes, isInteractiveSubresource, isPublicPath } from './aut
 import { MASTERS_GROUP, type Attributes, type Authorizer } from './authz.js';
 import { allowedClusters } from './authz-clusters.js';
 import type { SelfReviewTarget } from './request-info.js';
+import { readBody } from './request-body.js';
 import { named } from './warnings.js';
 
 /** A review is a few hundred bytes; past this the body is refused (413), as kube-apiserver refuses oversized ones. */
@@ -47,48 +48,6 @@ interface AccessStatus {
   allowed: boolean;
   denied?: boolean;
   reason?: string;
-}
-
-/** Past this a body too large is no longer read to its end: the 413 goes out and the connection closes. */
-const MAX_DRAINED_BYTES = 16 * 1024 * 1024;
-
-/**
- * Reads the body whole, at most MAX_REVIEW_BYTES of it. A larger one is read off to its end and refused (413), so the
- * connection stays usable for the client's next request; one past MAX_DRAINED_BYTES is refused at once and its
- * connection closed after the answer. (Leaving a body half read, as a for-await loop left on a throw does, stalled
- * the client's next request on that connection.)
- */
-function readBody(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const tooLarge = (): StatusError => new StatusError(status(413, 'RequestEntityTooLarge', `the request body is larger than ${MAX_REVIEW_BYTES / 1024} KiB`));
-    const settle = (f: () => void): void => {
-      if (settled) return;
-      settled = true;
-      f();
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_REVIEW_BYTES) chunks.push(chunk);
-      else if (size > MAX_DRAINED_BYTES && !settled) {
-        res.shouldKeepAlive = false;
-        settle(() => reject(tooLarge()));
-      }
-    });
-    req.on('end', () => settle(() => (size > MAX_REVIEW_BYTES ? reject(tooLarge()) : resolve(Buffer.concat(chunks)))));
-    req.on('error', (e) => settle(() => reject(e)));
-    req.on('close', () => settle(() => reject(new Error('the client closed the request before its body ended'))));
-    // The request's deadline (504) or the server's shutdown: a body still trickling in does not keep the slot.
-    const onAbort = (): void => {
-      res.shouldKeepAlive = false;
-      settle(() => reject(signal.reason));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    req.once('end', () => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 const str = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
@@ -158,7 +117,7 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 /** A review's answer: the reviewed object with its status, as kube-apiserver sends it (201 Created). */
 export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority,
   signal: AbortSignal, forwarded: readonly string[]): Promise<Record<string, unknown>> {
-  const { spec } = parseReview(await readBody(req, res, signal), req.headers['content-type'], t);
+  const { spec } = parseReview(await readBody(req, res, signal, MAX_REVIEW_BYTES), req.headers['content-type'], t);
   const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
   if (t.review === 'subject') {
     const userInfo: Record<string, unknown> = { username: user.name, groups: user.groups };
@@ -189,9 +148,10 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
     return decide({ nonResource: { path: n.path, verb: n.verb } });
   }
   const r = spec.resourceAttributes!;
-  // An exec or attach forwarded to a member is created (below); anything else here is read or refused.
-  const execHere = t.fleet && r.group === '' && isInteractiveSubresource(r.subresource) && forwarded.includes(`${r.resource}/${r.subresource}`);
-  if (!READ_VERBS.includes(r.verb) && !execHere) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
+  // An exec, attach or port-forward forwarded to a member is created, a proxy takes every verb (below); anything else
+  // here is read or refused.
+  const writesHere = t.fleet && r.group === '' && (isInteractiveSubresource(r.subresource) || r.subresource === 'proxy') && forwarded.includes(`${r.resource}/${r.subresource}`);
+  if (!READ_VERBS.includes(r.verb) && !writesHere) return { allowed: false, reason: `clusterpedia serves reads only (get, list, watch), not ${JSON.stringify(r.verb)}` };
   if (!t.fleet) {
     // At the root: clusterpedia's own resources (resources, collectionresources, pediaclusters), asked as they are.
     if (!secure) return insecure;
@@ -200,10 +160,11 @@ async function decideReview(spec: ReviewSpec, t: SelfReviewTarget, user: UserInf
   // A stored object's status and scale are read with get (resources.ts); one forwarded to the member (a pod's log,
   // binding --allowed-proxy-subresources) with get through a cluster's path; any other needs the member itself.
   const forwardedHere = r.subresource !== '' && r.group === '' && forwarded.includes(`${r.resource}/${r.subresource}`);
-  // A log is read (get); an exec or attach session is created, over WebSocket's GET too (authz-attributes.ts).
-  const forwardedVerb = isInteractiveSubresource(r.subresource) ? 'create' : 'get';
-  if (forwardedHere && (r.verb !== forwardedVerb || t.cluster === undefined)) {
-    return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with ${forwardedVerb}, through one cluster's path (kubectl --cluster <name>)` };
+  // A log is read (get); an exec or attach session is created, over WebSocket's GET too (authz-attributes.ts); a proxy
+  // has the verb of its method.
+  const forwardedVerbs = r.subresource === 'proxy' ? PROXY_VERBS : [isInteractiveSubresource(r.subresource) ? 'create' : 'get'];
+  if (forwardedHere && (!forwardedVerbs.includes(r.verb) || t.cluster === undefined)) {
+    return { allowed: false, reason: `${r.resource}/${r.subresource} is forwarded to the member with ${forwardedVerbs.join(', ')}, through one cluster's path (kubectl --cluster <name>)` };
   }
   if (r.subresource && !forwardedHere && !(r.verb === 'get' && (r.subresource === 'status' || r.subresource === 'scale'))) {
     return { allowed: false, reason: `of subresources, only status and scale are served${forwarded.length > 0 ? ` and ${forwarded.join(', ')} forwarded` : ''}, with get (not ${r.verb} ${r.subresource})` };
@@ -227,6 +188,9 @@ async function readableClusters(a: ReviewAuthority, user: UserInfo, verb: string
 }
 
 const narrowedTo = (readable: readonly string[]): string => `answers hold only the member clusters you may read: ${named(readable)}`;
+
+/** The verbs of a proxied request (kube's for its methods). */
+const PROXY_VERBS = ['get', 'create', 'update', 'patch', 'delete'];
 
 /** The paths anyone may read. */
 const PUBLIC_RULE = { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version'] };

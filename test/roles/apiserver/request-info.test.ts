@@ -1,0 +1,25 @@
+// kube's RequestInfo for the paths a proxy subresource adds: the destination's path after `…/proxy`, as sent.
+import { describe, expect, it } from 'vitest';
+import { parseRequestTarget } from '../../../src/roles/apiserver/request-info.js';
+
+const R = '/apis/clusterpedia.io/v1beta1/resources';
+
+describe('proxy paths', () => {
+  it("keep the destination's path as sent: trailing slash, encoded segments, nothing after /proxy", () => {
+    expect(parseRequestTarget(`${R}/clusters/c1/api/v1/namespaces/ns/services/web:http/proxy/ui/`, false)).toMatchObject({
+      kind: 'resource', cluster: 'c1', namespace: 'ns', resource: 'services', name: 'web:http', subresource: 'proxy', proxyPath: '/ui/',
+    });
+    expect(parseRequestTarget(`${R}/clusters/c1/api/v1/nodes/n1/proxy/a%2Fb/c`, false)).toMatchObject({ resource: 'nodes', name: 'n1', proxyPath: '/a%2Fb/c' });
+    expect(parseRequestTarget(`${R}/clusters/c1/api/v1/namespaces/ns/pods/p/proxy`, false)).toMatchObject({ name: 'p', proxyPath: '' });
+  });
+
+  it('find the subresource where RequestInfo does, not at a namespace or name spelled "proxy"', () => {
+    expect(parseRequestTarget(`${R}/clusters/c1/api/v1/namespaces/proxy/pods/proxy/proxy/proxy/x`, false)).toMatchObject({
+      namespace: 'proxy', name: 'proxy', subresource: 'proxy', proxyPath: '/proxy/x',
+    });
+  });
+
+  it('only a proxy subresource may have more path', () => {
+    expect(parseRequestTarget(`${R}/clusters/c1/api/v1/namespaces/ns/pods/p/log/more`, false)).toEqual({ kind: 'notFound' });
+  });
+});
