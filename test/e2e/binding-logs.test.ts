@@ -199,6 +199,9 @@ describe('forwarded logs', () => {
     const closed = await fetch(`${at}/namespaces/${ns}/pods/${name}:1/proxy/`);
     expect(closed.status).toBe(503);
     expect(await closed.json()).toMatchObject({ kind: 'Status', message: expect.stringMatching(/^error trying to reach service: dial tcp .*:1: connect: connection refused$/) });
+    // Methods kube-apiserver does not proxy are 405, as there.
+    const propfind = await fetch(`${at}/namespaces/${ns}/pods/${name}/proxy/`, { method: 'PROPFIND' });
+    expect(propfind.status).toBe(405);
     // Counted by the verb of the method.
     expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/clusterpedia_apiserver_requests_total\{verb="create",resource="services\/proxy",code="200"\} 1\n/);
   });

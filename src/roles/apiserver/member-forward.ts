@@ -1,10 +1,11 @@
 // Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`,
-// `exec`, `attach` and `port-forward` through one cluster's path. The request goes out with clusterpedia's credentials for the member (the synchro's
-// connection in binding, the PediaCluster's credentials in a standalone apiserver), never the caller's.
+// `exec`, `attach`, `port-forward` and the pods, services and nodes proxies, through one cluster's path. The request
+// goes out with clusterpedia's credentials for the member (the synchro's connection in binding, the PediaCluster's
+// credentials in a standalone apiserver), never the caller's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
-import { badRequest, serviceUnavailable } from '../../kube/status.js';
+import { badRequest, methodNotSupported, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
 import { isInteractiveSubresource } from './authz-attributes.js';
 import { readBody } from './request-body.js';
@@ -44,7 +45,7 @@ export function switchesProtocols(allowed: readonly string[]): boolean {
   });
 }
 
-/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `pods/attach`, `pods/portforward`). */
+/** True when `t` names a subresource forwarded under `allowed` (`pods/log`, `pods/exec`, `services/proxy`, …). */
 export function isForwarded(t: ResourceRequest, allowed: readonly string[]): boolean {
   return t.group === '' && t.subresource !== undefined && allowed.includes(`${t.resource}/${t.subresource}`);
 }
@@ -86,6 +87,9 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   }
 }
 
+/** The methods kube-apiserver proxies (its ProxyREST); others are 405. */
+const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
 /** A proxied request's body is read whole (a credential refresh may send it twice); past this it is refused (413). */
 const MAX_PROXY_BODY = 10 * 1024 * 1024;
 
@@ -106,7 +110,8 @@ async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
   const headers: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
-  const method = (req.method ?? 'GET') as NonNullable<Parameters<KubeClient['raw']>[1]>['method'];
+  const method = PROXY_METHODS.find((m) => m === req.method);
+  if (method === undefined) throw methodNotSupported(req.method ?? '', `${t.resource}/proxy`);
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
@@ -128,9 +133,10 @@ async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
 const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);
 
 /**
- * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl; port-forward as SPDY, tunnelled in WebSocket since 1.31): the member is asked with the client's handshake
- * headers and clusterpedia's credentials; on its 101 the two connections are joined byte for byte until either side
- * ends (or the server drains), otherwise its refusal is the answer.
+ * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl; port-forward as SPDY, tunnelled in WebSocket
+ * since 1.31): the member is asked with the client's handshake headers and clusterpedia's credentials; on its 101 the
+ * two connections are joined byte for byte until either side ends (or the server drains), otherwise its refusal is the
+ * answer.
  */
 async function switchProtocols(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, upgrade: UpgradeRequest, client: KubeClient,
   path: string, query: URLSearchParams, cluster: string): Promise<void> {
