@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './test/support/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +10,5 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
-    sequence: { sequencer: LongestFirst },
   },
 });
