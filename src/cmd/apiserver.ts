@@ -41,6 +41,8 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--change-log-max-age <duration>', 'age after which change-log entries are compacted').argParser(parseDuration).default(d.changeLog.maxAgeMs, '1h'))
     .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'))
     .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'))
+    .addOption(option('--allow-pediacluster-config-for-proxy-request', 'answer get, list and watch asked with the search.clusterpedia.io/forward label or the x-clusterpedia-forward header from the member, with its PediaCluster\'s credentials'))
+    .addOption(option('--allow-forward-unsync-resource-request', 'forwarded requests may name resources that are not synced'))
     .addOption(option('--allowed-proxy-subresources <list>', 'subresources forwarded to the member cluster through its path (pods/log): binding uses the synchro\'s connections, apiserver the PediaClusters\' credentials').argParser(parseProxySubresources));
 }
 
@@ -77,6 +79,8 @@ export interface ApiserverFlags {
   shutdownGracePeriod: number;
   allowParameterizedSqlQuery?: boolean;
   allowedProxySubresources?: string[];
+  allowPediaclusterConfigForProxyRequest?: boolean;
+  allowForwardUnsyncResourceRequest?: boolean;
 }
 
 // Clusterpedia's proxy subresources (its options.go); this build forwards them all.
@@ -127,7 +131,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     changeLog: { revisions: f.changeLogRetention, maxAgeMs: f.changeLogMaxAge },
     shutdownGraceMs: f.shutdownGracePeriod,
     allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
-    forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [] },
+    forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [], requests: f.allowPediaclusterConfigForProxyRequest === true, unsynced: f.allowForwardUnsyncResourceRequest === true },
   };
   if (f.tlsCertFile) o.serving.tlsCertFile = f.tlsCertFile;
   if (f.tlsPrivateKeyFile) o.serving.tlsPrivateKeyFile = f.tlsPrivateKeyFile;

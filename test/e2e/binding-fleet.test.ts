@@ -142,6 +142,13 @@ describe('kubectl through the bundle', () => {
       if (r.status >= 400) expect(body.kind, q).toBe('Status');
       else expect(body.items?.length ?? 0, q).toBe(0);
     }
+    // Forwarding to members is off unless asked for (--allow-pediacluster-config-for-proxy-request): a clear 400.
+    const member = f.fleet.clusters[0]?.name ?? '';
+    const forwarded = await fetch(`${base}${P}/clusters/${member}/api/v1/pods?labelSelector=search.clusterpedia.io%2Fforward`);
+    expect(forwarded.status).toBe(400);
+    expect(await forwarded.json()).toMatchObject({ message: 'forwarding to member clusters is not enabled here (--allow-pediacluster-config-for-proxy-request)' });
+    const byHeader = await fetch(`${base}${P}/clusters/${member}/api/v1/pods`, { headers: { 'x-clusterpedia-forward': 'true' } });
+    expect(byHeader.status).toBe(400);
     for (const p of [`${P}/api/v1/nothings`, `${P}/apis/x.io/v1/y`, `${P}/clusters/nope/api/v1/pods`, '/apis/clusterpedia.io/v1beta1/collectionresources/nope', `${P}/api/v9/pods`]) {
       const r = await fetch(`${base}${p}`);
       expect(r.status, p).toBeGreaterThanOrEqual(400);

@@ -1,7 +1,8 @@
 // End to end: `binding --allowed-proxy-subresources log,exec,attach,portforward,proxy` forwards kubectl logs, exec,
 // attach, port-forward and the pod, service and node proxies through a cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed
 // log streams back, an exec session (WebSocket, or SPDY from kubectl 1.27) and a port-forward (SPDY, tunnelled in
-// WebSocket by kubectl 1.31+) are joined byte for byte until either side ends.
+// WebSocket by kubectl 1.31+) are joined byte for byte until either side ends; and get, list and watch asked with
+// Clusterpedia's forward label or header are answered by the member.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy', '--allow-pediacluster-config-for-proxy-request', '--allow-forward-unsync-resource-request']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -220,6 +221,51 @@ describe('forwarded logs', () => {
       expect(await res.text()).toMatch(/ GET \/dashboard\/\n$/);
     } finally {
       p.child.kill('SIGKILL');
+      k.dispose();
+    }
+  });
+
+  it('answers a list, get or watch asked with the forward label or header from the member, live', async () => {
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const app = target.metadata.labels?.app ?? '';
+    const k = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());
+    try {
+      const lists = (): ReturnType<typeof member.requestLog.entries> => member.requestLog.entries((r) => r.path === `/api/v1/namespaces/${ns}/pods` && !r.watch);
+      const before = lists().length;
+      // kubectl's Table comes from the member itself: no CLUSTER column.
+      const out = await k.ok(['get', 'pods', '-n', ns, '-l', `app=${app},search.clusterpedia.io/forward`]);
+      expect(out.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS/);
+      expect(out).toContain(`${name} `);
+      const sent = lists();
+      expect(sent.length).toBe(before + 1);
+      expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+      // The forward requirement is taken out of the selector; the rest goes as asked.
+      expect(new URLSearchParams(sent.at(-1)?.query ?? '').get('labelSelector')).toBe(`app=${app}`);
+      // A get by header: the member's object as it is now, resourceVersion included.
+      const got = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}`, { headers: { 'x-clusterpedia-forward': 'true' } });
+      expect(((await got.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(member.store.get('pods', ns, name)?.metadata.resourceVersion);
+      // A resource that is not synced (leases), allowed by --allow-forward-unsync-resource-request; without forwarding it is not served.
+      member.store.create({ group: 'coordination.k8s.io', resource: 'leases' }, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'leader', namespace: ns }, spec: { holderIdentity: 'me' } });
+      const leases = `${base}${P}/clusters/${member.name}/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+      const live = await fetch(`${leases}?labelSelector=search.clusterpedia.io%2Fforward`);
+      expect(((await live.json()) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name)).toEqual(['leader']);
+      expect((await fetch(leases)).status).toBe(404);
+      // A watch, by label: the member's stream, with its own events.
+      const w = k.spawn(['get', 'pods', '-n', ns, '-w', '--output-watch-events', '-l', 'search.clusterpedia.io/forward']);
+      try {
+        await w.waitFor(new RegExp(`ADDED\\s+${name}\\s`));
+        const pod = member.store.get('pods', ns, name) as SimObject;
+        member.store.update('pods', { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, touched: 'yes' } } });
+        await w.waitFor(new RegExp(`MODIFIED\\s+${name}\\s`));
+      } finally {
+        w.child.kill('SIGKILL');
+      }
+      // Only through one cluster's path, as Clusterpedia says.
+      const fleet = await fetch(`${base}${P}/api/v1/pods?labelSelector=search.clusterpedia.io%2Fforward`);
+      expect(fleet.status).toBe(400);
+      expect(await fleet.json()).toMatchObject({ message: 'please specify the cluster name when using proxy model.' });
+    } finally {
       k.dispose();
     }
   });

@@ -81,6 +81,8 @@ describe('dist/clusterpedia.mjs', () => {
       // A standalone apiserver takes members' credentials from the host cluster's PediaClusters (or --clusters files).
       [['apiserver', '--storage', 'sqlite::memory:', '--allowed-proxy-subresources', 'pods/log'],
         /--allowed-proxy-subresources needs the host cluster, but the in-cluster config \(no --kubeconfig given\) is not usable: this process does not run in a Pod/],
+      [['apiserver', '--storage', 'sqlite::memory:', '--allow-pediacluster-config-for-proxy-request'],
+        /--allow-pediacluster-config-for-proxy-request needs the host cluster, but the in-cluster config/],
     ];
     for (const [args, flag] of cases) {
       const r = await runBundle(args);

@@ -8,6 +8,8 @@ import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
 import { badRequest, methodNotSupported, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
 import { isInteractiveSubresource } from './authz-attributes.js';
+import { formatRequirement, parseLabelSelector } from '../../kube/label-selector.js';
+import { FORWARD_LABEL } from './list-options-search-labels.js';
 import { readBody } from './request-body.js';
 import type { ResourceRequest } from './request-info.js';
 import type { RequestContext, UpgradeRequest } from './server.js';
@@ -108,14 +110,24 @@ async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   const ns = t.namespace === undefined ? '' : `namespaces/${encodeURIComponent(t.namespace)}/`;
   const path = `/api/v1/${ns}${t.resource}/${encodeURIComponent(t.name ?? '').replace(/%3A/gi, ':')}/proxy${t.proxyPath ?? ''}`;
   if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
-  const headers: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
   const method = PROXY_METHODS.find((m) => m === req.method);
   if (method === undefined) throw methodNotSupported(req.method ?? '', `${t.resource}/proxy`);
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
+  return relay(req, res, ctx, client, cluster, path, url.search, method, body);
+}
+
+/**
+ * Sends the request on to the member as the client made it (method, query, headers but the caller's identity, body)
+ * and streams the member's answer back: its status, headers (but hop-by-hop ones) and body, for as long as it lasts
+ * (a watch, a followed log).
+ */
+async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, client: KubeClient, cluster: string, path: string, search: string,
+  method: (typeof PROXY_METHODS)[number], body?: Buffer): Promise<void> {
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
-    answer = await client.raw(path, { method, search: url.search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 });
+    answer = await client.raw(path, { method, search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 });
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
     throw unreachable(cluster, e);
@@ -123,11 +135,53 @@ async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
   res.writeHead(answer.statusCode, out);
+  res.flushHeaders();
   try {
     await pipeline(answer.body, res);
   } catch {
     if (!res.destroyed) res.destroy();
   }
+}
+
+/** The header by which a request asks to be answered by the member (Clusterpedia's). */
+const FORWARD_HEADER = 'x-clusterpedia-forward';
+
+/**
+ * Whether a resource request asks to be answered by its member instead of storage (Clusterpedia's forward): the
+ * `x-clusterpedia-forward: true` header, or for a list or watch a `search.clusterpedia.io/forward` requirement (any
+ * operator) in its labelSelector. Undefined when it does not; else the query to send, that requirement taken out.
+ */
+export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceRequest): string | undefined {
+  const header = String(req.headers[FORWARD_HEADER] ?? '').toLowerCase() === 'true';
+  const raw = url.searchParams.get('labelSelector');
+  let kept: string | undefined;
+  if (raw !== null && t.verb !== 'get') {
+    try {
+      const reqs = parseLabelSelector(raw, { sourceOrder: true });
+      if (reqs.some((r) => r.key === FORWARD_LABEL)) kept = reqs.filter((r) => r.key !== FORWARD_LABEL).map((r) => formatRequirement(r.key, r.operator, r.values)).join(',');
+    } catch {
+      // Not a selector: the request goes on to list-options, which says what is wrong with it.
+    }
+  }
+  if (!header && kept === undefined) return undefined;
+  const q = new URLSearchParams(url.search);
+  if (kept === '') q.delete('labelSelector');
+  else if (kept !== undefined) q.set('labelSelector', kept);
+  const s = q.toString();
+  return s === '' ? '' : `?${s}`;
+}
+
+/**
+ * A get, list or watch answered by the member (Clusterpedia's forward), with the member's own body: its list, object,
+ * Table (without a CLUSTER column) or watch stream, as it sends them.
+ */
+export async function forwardRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceRequest, search: string, members: MemberConnections): Promise<void> {
+  if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
+  const client = await members.client(t.cluster);
+  const seg = encodeURIComponent;
+  const path = `${t.group === '' ? '/api/v1' : `/apis/${seg(t.group)}/${seg(t.version)}`}${t.namespace === undefined ? '' : `/namespaces/${seg(t.namespace)}`}` +
+    `/${seg(t.resource)}${t.name === undefined ? '' : `/${seg(t.name)}`}${t.subresource === undefined ? '' : `/${seg(t.subresource)}`}`;
+  return relay(req, res, ctx, client, t.cluster, path, search, req.method === 'HEAD' ? 'HEAD' : 'GET');
 }
 
 const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);

@@ -91,6 +91,14 @@ export interface ForwardOptions {
   /** `pods/log`: Clusterpedia's --allowed-proxy-subresources. Empty: every subresource but status and scale is a 404. */
   subresources: string[];
   /**
+   * Clusterpedia's --allow-pediacluster-config-for-proxy-request: a get, list or watch asked with the
+   * `search.clusterpedia.io/forward` label or the `x-clusterpedia-forward: true` header is answered by the member
+   * (with the PediaCluster's credentials) instead of storage. Off: such requests are a 400.
+   */
+  requests: boolean;
+  /** Clusterpedia's --allow-forward-unsync-resource-request: forwarded requests may name resources not synced. */
+  unsynced: boolean;
+  /**
    * Where a standalone apiserver finds the members' credentials: PediaCluster files (--clusters), else the host
    * cluster's PediaClusters and their Secrets in `secretsNamespace`. Binding uses the synchro's connections instead.
    */
@@ -117,6 +125,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
-    forward: { subresources: [], secretsNamespace: 'clusterpedia-system' },
+    forward: { subresources: [], requests: false, unsynced: false, secretsNamespace: 'clusterpedia-system' },
   };
 }

@@ -54,7 +54,7 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
 /** The apiserver's runnables over a storage someone else opened (binding composes them with the synchro's). */
 export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
   const logger = p.logger;
-  const own = p.members || options.forward.subresources.length === 0 ? undefined : await memberConnections(options, logger);
+  const own = p.members || (options.forward.subresources.length === 0 && !options.forward.requests) ? undefined : await memberConnections(options, logger);
   const members = p.members ?? own;
   const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
   const catalog = new Catalog(p.storage);
@@ -91,7 +91,8 @@ async function memberConnections(options: ApiserverOptions, logger: Logger): Pro
   const ttlMs = 30_000;
   const { clustersPath } = options.forward;
   if (clustersPath !== undefined) return new ResolvedMemberConnections({ specs: fileClusters(clustersPath, logger.child({ component: 'member-connections' })), ttlMs });
-  const host = hostClusters(await newHostClient(options.kubeconfig, '--allowed-proxy-subresources'), options.forward.secretsNamespace);
+  const flag = options.forward.subresources.length > 0 ? '--allowed-proxy-subresources' : '--allow-pediacluster-config-for-proxy-request';
+  const host = hostClusters(await newHostClient(options.kubeconfig, flag), options.forward.secretsNamespace);
   return new ResolvedMemberConnections({ ...host, ttlMs });
 }
 
