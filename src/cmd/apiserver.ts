@@ -43,6 +43,7 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'))
     .addOption(option('--allow-pediacluster-config-for-proxy-request', 'answer get, list and watch asked with the search.clusterpedia.io/forward label or the x-clusterpedia-forward header from the member, with its PediaCluster\'s credentials'))
     .addOption(option('--allow-forward-unsync-resource-request', 'forwarded requests may name resources that are not synced'))
+    .addOption(option('--enable-proxy-path-for-forward-request', 'serve …/resources/clusters/<c>/proxy/<path>: any request for the member\'s API, with its PediaCluster\'s credentials'))
     .addOption(option('--allowed-proxy-subresources <list>', 'subresources forwarded to the member cluster through its path (pods/log): binding uses the synchro\'s connections, apiserver the PediaClusters\' credentials').argParser(parseProxySubresources));
 }
 
@@ -81,6 +82,7 @@ export interface ApiserverFlags {
   allowedProxySubresources?: string[];
   allowPediaclusterConfigForProxyRequest?: boolean;
   allowForwardUnsyncResourceRequest?: boolean;
+  enableProxyPathForForwardRequest?: boolean;
 }
 
 // Clusterpedia's proxy subresources (its options.go); this build forwards them all.
@@ -131,7 +133,8 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     changeLog: { revisions: f.changeLogRetention, maxAgeMs: f.changeLogMaxAge },
     shutdownGraceMs: f.shutdownGracePeriod,
     allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
-    forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [], requests: f.allowPediaclusterConfigForProxyRequest === true, unsynced: f.allowForwardUnsyncResourceRequest === true },
+    forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [], requests: f.allowPediaclusterConfigForProxyRequest === true, unsynced: f.allowForwardUnsyncResourceRequest === true,
+      proxyPath: f.enableProxyPathForForwardRequest === true },
   };
   if (f.tlsCertFile) o.serving.tlsCertFile = f.tlsCertFile;
   if (f.tlsPrivateKeyFile) o.serving.tlsPrivateKeyFile = f.tlsPrivateKeyFile;

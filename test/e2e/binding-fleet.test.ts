@@ -149,6 +149,8 @@ describe('kubectl through the bundle', () => {
     expect(await forwarded.json()).toMatchObject({ message: 'forwarding to member clusters is not enabled here (--allow-pediacluster-config-for-proxy-request)' });
     const byHeader = await fetch(`${base}${P}/clusters/${member}/api/v1/pods`, { headers: { 'x-clusterpedia-forward': 'true' } });
     expect(byHeader.status).toBe(400);
+    // So is the proxy path (--enable-proxy-path-for-forward-request).
+    expect((await fetch(`${base}${P}/clusters/${member}/proxy/api/v1/pods`)).status).toBe(404);
     for (const p of [`${P}/api/v1/nothings`, `${P}/apis/x.io/v1/y`, `${P}/clusters/nope/api/v1/pods`, '/apis/clusterpedia.io/v1beta1/collectionresources/nope', `${P}/api/v9/pods`]) {
       const r = await fetch(`${base}${p}`);
       expect(r.status, p).toBeGreaterThanOrEqual(400);

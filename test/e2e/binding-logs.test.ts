@@ -2,7 +2,7 @@
 // attach, port-forward and the pod, service and node proxies through a cluster's path to the simulated member, with the synchro's connection (TLS + token): a followed
 // log streams back, an exec session (WebSocket, or SPDY from kubectl 1.27) and a port-forward (SPDY, tunnelled in
 // WebSocket by kubectl 1.31+) are joined byte for byte until either side ends; and get, list and watch asked with
-// Clusterpedia's forward label or header are answered by the member.
+// Clusterpedia's forward label or header are answered by the member, as is anything sent to its proxy path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 12, seed: 31 });
-  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy', '--allow-pediacluster-config-for-proxy-request', '--allow-forward-unsync-resource-request']));
+  ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy', '--allow-pediacluster-config-for-proxy-request', '--allow-forward-unsync-resource-request', '--enable-proxy-path-for-forward-request']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
   // A pod whose log the member serves without a container name: running, one container.
@@ -269,6 +269,31 @@ describe('forwarded logs', () => {
       k.dispose();
     }
   });
+
+  for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+    it(`kubectl (${label}) pointed at a cluster's proxy path works as against the member: reads, writes, exec`, async () => {
+      const k = new Kubectl(`${base}${P}/clusters/${member.name}/proxy`, binary);
+      const ns = target.metadata.namespace ?? '';
+      const name = target.metadata.name ?? '';
+      const cm = `via-proxy-${label.replace(/\W/g, '')}`;
+      try {
+        // The member's own discovery and Table: leases, not synced, are there; no CLUSTER column.
+        member.store.create({ group: 'coordination.k8s.io', resource: 'leases' }, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: cm, namespace: ns }, spec: {} });
+        expect(await k.ok(['get', 'leases', '-n', ns, '-o', 'name'])).toContain(`lease.coordination.k8s.io/${cm}\n`);
+        expect((await k.ok(['get', 'pods', '-n', ns])).split('\n')[0]).toMatch(/^NAME\s+READY/);
+        // Writes reach the member (kubectl 1.32+ would create in protobuf, which the simulator does not read: a patch).
+        await k.ok(['label', 'lease', cm, '-n', ns, `via=${cm}`]);
+        expect(member.store.get({ group: 'coordination.k8s.io', resource: 'leases' }, ns, cm)?.metadata.labels).toEqual({ via: cm });
+        await k.ok(['delete', 'lease', cm, '-n', ns]);
+        expect(member.store.get({ group: 'coordination.k8s.io', resource: 'leases' }, ns, cm)).toBeUndefined();
+        expect(await k.run(['exec', '-n', ns, name, '--', 'echo', 'raw', 'proxy'])).toMatchObject({ code: 0, stdout: 'raw proxy\n' });
+        const sent = member.requestLog.entries((r) => r.path === `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${cm}` && r.method === 'PATCH');
+        expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+      } finally {
+        k.dispose();
+      }
+    });
+  }
 
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());

@@ -32,6 +32,9 @@ export function attributesFor(target: RequestTarget, pathname: string, verb: str
       return r('resources', target.subresource !== undefined && target.subresource !== 'status' && target.subresource !== 'scale' ? { subresource: target.subresource } : {});
     case 'collection':
       return r('collectionresources', target.name !== undefined ? { name: target.name } : {});
+    case 'memberProxy':
+      // The member's whole API with clusterpedia's credentials: a grant of its own, per cluster.
+      return r('clusters', { subresource: 'proxy', name: target.cluster });
     case 'pediacluster':
       return { resource: { group: PEDIACLUSTERS_GROUP, version: PEDIACLUSTERS_VERSION, resource: 'pediaclusters', verb, ...(target.name !== undefined ? { name: target.name } : {}) } };
     default:

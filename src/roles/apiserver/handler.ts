@@ -11,7 +11,7 @@ import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import { methodVerb } from './authz-attributes.js';
-import { isForwarded, type MemberConnections } from './member-forward.js';
+import { isForwarded, proxyPath, type MemberConnections } from './member-forward.js';
 import type { ApiserverMetrics } from './metrics.js';
 import type { IncludeObject } from '../../kube/printers/index.js';
 import { invalidParam, parseKubeListOptions } from './list-options-kube.js';
@@ -59,7 +59,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     // kubectl's SPDY exec (before 1.30) is a POST upgrade, and a proxy takes every method; they are forwarded as they
     // came (member-forward.ts).
     const forwarded = target.kind === 'resource' && isForwarded(target, d.options.forward.subresources);
-    const forwardedMethod = forwarded && (target.subresource === 'proxy' || (req.method === 'POST' && ctx.upgrade !== undefined));
+    const forwardedMethod = (forwarded && (target.subresource === 'proxy' || (req.method === 'POST' && ctx.upgrade !== undefined)))
+      || (target.kind === 'memberProxy' && d.options.forward.proxyPath);
     if (req.method !== 'GET' && req.method !== 'HEAD' && !forwardedMethod) {
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
@@ -97,6 +98,13 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         const body = target.name === undefined ? pediaClusterList(statuses, filter) : pediaClusterGet(statuses, target.name);
         const table = neg.transform === 'Table' ? inMeta(pediaClusterTable(body, includeObject), neg.meta) : undefined;
         return sendObject(res, 200, table ?? body, neg.wire, neg.contentType);
+      }
+      case 'memberProxy': {
+        // Clusterpedia's --enable-proxy-path-for-forward-request; without it the path is not served.
+        const members = d.members;
+        if (!d.options.forward.proxyPath || !members) throw notFound();
+        if (!(await d.catalog.cluster(target.cluster))) throw badRequest('the server could not find the requested cluster');
+        return proxyPath(req, res, ctx, url, target.cluster, target.path, members);
       }
       case 'notFound':
         throw notFound();

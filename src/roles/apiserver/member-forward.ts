@@ -109,9 +109,14 @@ const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encodin
 async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, client: KubeClient, cluster: string): Promise<void> {
   const ns = t.namespace === undefined ? '' : `namespaces/${encodeURIComponent(t.namespace)}/`;
   const path = `/api/v1/${ns}${t.resource}/${encodeURIComponent(t.name ?? '').replace(/%3A/gi, ':')}/proxy${t.proxyPath ?? ''}`;
+  return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`);
+}
+
+/** A request any method may make, relayed with its query and body, or joined to the member's if it switches protocols. */
+async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, client: KubeClient, cluster: string, path: string, what: string): Promise<void> {
   if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
   const method = PROXY_METHODS.find((m) => m === req.method);
-  if (method === undefined) throw methodNotSupported(req.method ?? '', `${t.resource}/proxy`);
+  if (method === undefined) throw methodNotSupported(req.method ?? '', what);
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
   return relay(req, res, ctx, client, cluster, path, url.search, method, body);
 }
@@ -141,6 +146,14 @@ async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   } catch {
     if (!res.destroyed) res.destroy();
   }
+}
+
+/**
+ * Clusterpedia's proxy path, `…/resources/clusters/<c>/proxy/<path>`: any request for the member's API (kubectl
+ * pointed at it works as against the member itself, writes and exec included), relayed like a proxy subresource.
+ */
+export async function proxyPath(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, cluster: string, path: string, members: MemberConnections): Promise<void> {
+  return relayAsSent(req, res, ctx, url, await members.client(cluster), cluster, path, 'proxy');
 }
 
 /** The header by which a request asks to be answered by the member (Clusterpedia's). */

@@ -99,6 +99,11 @@ export interface ForwardOptions {
   /** Clusterpedia's --allow-forward-unsync-resource-request: forwarded requests may name resources not synced. */
   unsynced: boolean;
   /**
+   * Clusterpedia's --enable-proxy-path-for-forward-request: `…/resources/clusters/<c>/proxy/<path>` is any request
+   * for the member's API, sent with the PediaCluster's credentials.
+   */
+  proxyPath: boolean;
+  /**
    * Where a standalone apiserver finds the members' credentials: PediaCluster files (--clusters), else the host
    * cluster's PediaClusters and their Secrets in `secretsNamespace`. Binding uses the synchro's connections instead.
    */
@@ -125,6 +130,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
-    forward: { subresources: [], requests: false, unsynced: false, secretsNamespace: 'clusterpedia-system' },
+    forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system' },
   };
 }

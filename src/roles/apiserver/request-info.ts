@@ -71,6 +71,8 @@ export type RequestTarget =
   | { kind: 'rootDiscovery'; path: string }
   | { kind: 'collection'; name?: string; verb: 'get' | 'list' }
   | { kind: 'pediacluster'; name?: string; verb: Verb }
+  /** `…/resources/clusters/<c>/proxy/<path>`: any request for the member's own API (Clusterpedia's proxy path). */
+  | { kind: 'memberProxy'; cluster: string; path: string }
   | { kind: 'notFound' };
 
 /**
@@ -127,6 +129,9 @@ function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestT
     if (parts.length < 3 || !parts[1]) return { kind: 'notFound' };
     cluster = parts[1];
     inner = `/${parts.slice(2).join('/')}`;
+    // Clusterpedia's proxy path: what follows `/proxy` goes to the member as sent.
+    const proxied = /^\/*clusters\/+[^/]+\/+proxy(\/.*)?$/.exec(raw);
+    if (parts[2] === 'proxy' && proxied) return { kind: 'memberProxy', cluster, path: proxied[1] ?? '/' };
   }
   return parseKubePath(inner, cluster, watch, /^\/*clusters\/+[^/]+(.*)$/.exec(raw)?.[1] ?? raw);
 }

@@ -54,7 +54,8 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
 /** The apiserver's runnables over a storage someone else opened (binding composes them with the synchro's). */
 export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
   const logger = p.logger;
-  const own = p.members || (options.forward.subresources.length === 0 && !options.forward.requests) ? undefined : await memberConnections(options, logger);
+  const { forward } = options;
+  const own = p.members || (forward.subresources.length === 0 && !forward.requests && !forward.proxyPath) ? undefined : await memberConnections(options, logger);
   const members = p.members ?? own;
   const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
   const catalog = new Catalog(p.storage);
@@ -77,7 +78,7 @@ export async function apiserverRunnables(options: ApiserverOptions, p: Apiserver
     ...(p.turns ? { turns: p.turns } : {}),
     // Protocol switches are taken only where a session can be forwarded; otherwise Node serves upgrade requests as
     // plain ones (bodies included), as before.
-    upgrades: switchesProtocols(options.forward.subresources),
+    upgrades: forward.proxyPath || switchesProtocols(forward.subresources),
   });
   const hostClient: Runnable = { name: 'host-client', start: async (signal) => { await aborted(signal); await access.close(); await own?.close(); } };
   return [server, feed, compactor(p.storage, logger), hostClient];
@@ -91,7 +92,8 @@ async function memberConnections(options: ApiserverOptions, logger: Logger): Pro
   const ttlMs = 30_000;
   const { clustersPath } = options.forward;
   if (clustersPath !== undefined) return new ResolvedMemberConnections({ specs: fileClusters(clustersPath, logger.child({ component: 'member-connections' })), ttlMs });
-  const flag = options.forward.subresources.length > 0 ? '--allowed-proxy-subresources' : '--allow-pediacluster-config-for-proxy-request';
+  const { subresources, requests } = options.forward;
+  const flag = subresources.length > 0 ? '--allowed-proxy-subresources' : requests ? '--allow-pediacluster-config-for-proxy-request' : '--enable-proxy-path-for-forward-request';
   const host = hostClusters(await newHostClient(options.kubeconfig, flag), options.forward.secretsNamespace);
   return new ResolvedMemberConnections({ ...host, ttlMs });
 }

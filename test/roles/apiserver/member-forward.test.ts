@@ -63,10 +63,10 @@ beforeAll(async () => {
   await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
   fromHost = await startTestApiserver(storage, (o) => {
     o.kubeconfig = hostKubeconfig;
-    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: false, unsynced: false, secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system' };
   });
   fromFile = await startTestApiserver(storage, (o) => {
-    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
+    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
   });
 }, 60_000);
 

@@ -1,5 +1,6 @@
 // kube's RequestInfo for the paths a proxy subresource adds: the destination's path after `…/proxy`, as sent.
 import { describe, expect, it } from 'vitest';
+import { attributesFor, requestVerb } from '../../../src/roles/apiserver/authz-attributes.js';
 import { parseRequestTarget } from '../../../src/roles/apiserver/request-info.js';
 
 const R = '/apis/clusterpedia.io/v1beta1/resources';
@@ -21,5 +22,15 @@ describe('proxy paths', () => {
 
   it('only a proxy subresource may have more path', () => {
     expect(parseRequestTarget(`${R}/clusters/c1/api/v1/namespaces/ns/pods/p/log/more`, false)).toEqual({ kind: 'notFound' });
+  });
+});
+
+describe("a cluster's proxy path", () => {
+  it('is the member path after /proxy, authorized as clusters/proxy named after the cluster with the verb of the method', () => {
+    const t = parseRequestTarget(`${R}/clusters/c1/proxy/api/v1/namespaces/ns/configmaps`, false);
+    expect(t).toEqual({ kind: 'memberProxy', cluster: 'c1', path: '/api/v1/namespaces/ns/configmaps' });
+    expect(parseRequestTarget(`${R}/clusters/c1/proxy`, false)).toEqual({ kind: 'memberProxy', cluster: 'c1', path: '/' });
+    expect(attributesFor(t, '', requestVerb('POST', t))).toEqual({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'clusters', subresource: 'proxy', name: 'c1', verb: 'create' } });
+    expect(requestVerb('GET', t)).toBe('get');
   });
 });
