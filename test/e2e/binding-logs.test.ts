@@ -261,6 +261,9 @@ describe('forwarded logs', () => {
       } finally {
         w.child.kill('SIGKILL');
       }
+      // Not a way around --allowed-proxy-subresources: other subresources are not forwarded by the header.
+      const ephemeral = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/ephemeralcontainers`, { headers: { 'x-clusterpedia-forward': 'true' } });
+      expect(ephemeral.status).toBe(404);
       // Only through one cluster's path, as Clusterpedia says.
       const fleet = await fetch(`${base}${P}/api/v1/pods?labelSelector=search.clusterpedia.io%2Fforward`);
       expect(fleet.status).toBe(400);
@@ -294,6 +297,31 @@ describe('forwarded logs', () => {
       }
     });
   }
+
+  it("sends the caller's own member credentials when it gives them in X-Clusterpedia-Proxy-* headers, and only those", async () => {
+    const ns = target.metadata.namespace ?? '';
+    const name = target.metadata.name ?? '';
+    const log = `${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=1`;
+    const b64 = (s: string): string => Buffer.from(s).toString('base64');
+    const ca = b64(member.caData ?? '');
+    // The member's token and CA: the log comes back.
+    const ok = await fetch(log, { headers: { 'x-clusterpedia-proxy-token': member.token ?? '', 'x-clusterpedia-proxy-ca': ca } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toMatch(/ line 10\n$/);
+    // A token the member does not know: its 401, so it was the caller's credential that went, not clusterpedia's.
+    const wrong = await fetch(log, { headers: { 'x-clusterpedia-proxy-token': 'not-a-member-token', 'x-clusterpedia-proxy-ca': ca } });
+    expect(wrong.status).toBe(401);
+    // The forward and the proxy path take them too.
+    const fwd = await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}`, { headers: { 'x-clusterpedia-forward': 'true', 'x-clusterpedia-proxy-token': 'nope' } });
+    expect(fwd.status).toBe(401);
+    const raw = await fetch(`${base}${P}/clusters/${member.name}/proxy/api/v1/namespaces/${ns}/pods/${name}`, { headers: { 'x-clusterpedia-proxy-token': member.token ?? '' } });
+    expect(raw.status).toBe(200);
+    // Unusable ones are Clusterpedia's 400, without quoting them.
+    const bad = await fetch(log, { headers: { 'x-clusterpedia-proxy-ca': ca } });
+    expect(bad.status).toBe(400);
+    const message = ((await bad.json()) as { message: string }).message;
+    expect(message).toBe(`the X-Clusterpedia-Proxy-* credentials for cluster ${member.name} are not usable: Cluster APIServer's Token or Cert is required`);
+  });
 
   it('kubectl auth can-i says where a log can be read', async () => {
     const one = new Kubectl(`${base}${P}/clusters/${member.name}`, kubectlPath());

@@ -1,10 +1,12 @@
 // Subresources forwarded to the member cluster (Clusterpedia's proxy subresources, reference §1.5): `kubectl logs`,
 // `exec`, `attach`, `port-forward` and the pods, services and nodes proxies, through one cluster's path. The request
 // goes out with clusterpedia's credentials for the member (the synchro's connection in binding, the PediaCluster's
-// credentials in a standalone apiserver), never the caller's.
+// credentials in a standalone apiserver), or with the caller's own when it gives them (Clusterpedia's
+// X-Clusterpedia-Proxy-* headers), never with the credential it authenticated to clusterpedia with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
-import type { KubeClient, UpgradeAnswer } from '../../kube/client.js';
+import { KubeClient, type UpgradeAnswer } from '../../kube/client.js';
+import { resolveCredentials } from '../../kube/credentials.js';
 import { badRequest, methodNotSupported, serviceUnavailable } from '../../kube/status.js';
 import { messageOf } from '../../lib/errors.js';
 import { isInteractiveSubresource } from './authz-attributes.js';
@@ -63,20 +65,26 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
   // kube-apiserver's answer to an exec that is not an upgrade.
   const session = isInteractiveSubresource(t.subresource);
   if (session && !ctx.upgrade) throw badRequest('Upgrade request required');
-  const client = await members.client(t.cluster);
-  if (t.subresource === 'proxy') return proxy(req, res, ctx, url, t, client, t.cluster);
+  const cluster = t.cluster;
+  return withMemberClient(req, members, cluster, (client) => forwardWith(req, res, ctx, url, t, cluster, session, client));
+}
+
+/** A log, exec, attach, port-forward or proxy subresource, sent with `client`. */
+async function forwardWith(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, cluster: string,
+  session: boolean, client: KubeClient): Promise<void> {
+  if (t.subresource === 'proxy') return proxy(req, res, ctx, url, t, client, cluster);
   const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
   const query = new URLSearchParams();
   for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
   // A log asked with an upgrade (nothing switches for it) is answered as a log.
-  if (ctx.upgrade && session) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, t.cluster);
+  if (ctx.upgrade && session) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, cluster);
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
     // No body timeout: a followed log is quiet for as long as the container is.
     answer = await client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0 });
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
-    throw unreachable(t.cluster, e);
+    throw unreachable(cluster, e);
   }
   const type = answer.headers['content-type'];
   res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'text/plain', 'cache-control': 'no-cache, private' });
@@ -96,8 +104,9 @@ const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS
 const MAX_PROXY_BODY = 10 * 1024 * 1024;
 
 // Request headers that stay here: hop-by-hop ones, and whatever said who the caller is (as kube-apiserver drops the
-// credential it authenticated before proxying). Clusterpedia's own identity goes to the member instead.
-const STAYS = /^(host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|authorization|impersonate-.*|x-remote-.*)$/;
+// credential it authenticated before proxying) or holds its credentials for the member. The connection's identity
+// goes to the member instead.
+const STAYS = /^(host|connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade|content-length|authorization|impersonate-.*|x-remote-.*|x-clusterpedia-proxy-.*)$/;
 // Response headers the client must not get from the member: hop-by-hop ones.
 const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encoding|upgrade)$/;
 
@@ -153,7 +162,7 @@ async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
  * pointed at it works as against the member itself, writes and exec included), relayed like a proxy subresource.
  */
 export async function proxyPath(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, cluster: string, path: string, members: MemberConnections): Promise<void> {
-  return relayAsSent(req, res, ctx, url, await members.client(cluster), cluster, path, 'proxy');
+  return withMemberClient(req, members, cluster, (client) => relayAsSent(req, res, ctx, url, client, cluster, path, 'proxy'));
 }
 
 /** The header by which a request asks to be answered by the member (Clusterpedia's). */
@@ -162,9 +171,12 @@ const FORWARD_HEADER = 'x-clusterpedia-forward';
 /**
  * Whether a resource request asks to be answered by its member instead of storage (Clusterpedia's forward): the
  * `x-clusterpedia-forward: true` header, or for a list or watch a `search.clusterpedia.io/forward` requirement (any
- * operator) in its labelSelector. Undefined when it does not; else the query to send, that requirement taken out.
+ * operator) in its labelSelector, of objects or their status or scale. Undefined when it does not; else the query to send, that requirement taken out.
  */
 export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceRequest): string | undefined {
+  // Objects (and their status and scale) only: the other subresources reach members as --allowed-proxy-subresources
+  // says, or not at all.
+  if (t.subresource !== undefined && t.subresource !== 'status' && t.subresource !== 'scale') return undefined;
   const header = String(req.headers[FORWARD_HEADER] ?? '').toLowerCase() === 'true';
   const raw = url.searchParams.get('labelSelector');
   let kept: string | undefined;
@@ -188,13 +200,49 @@ export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceReques
  * A get, list or watch answered by the member (Clusterpedia's forward), with the member's own body: its list, object,
  * Table (without a CLUSTER column) or watch stream, as it sends them.
  */
-export async function forwardRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceRequest, search: string, members: MemberConnections): Promise<void> {
-  if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
-  const client = await members.client(t.cluster);
+export async function forwardRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceRequest, cluster: string, search: string, members: MemberConnections): Promise<void> {
   const seg = encodeURIComponent;
   const path = `${t.group === '' ? '/api/v1' : `/apis/${seg(t.group)}/${seg(t.version)}`}${t.namespace === undefined ? '' : `/namespaces/${seg(t.namespace)}`}` +
     `/${seg(t.resource)}${t.name === undefined ? '' : `/${seg(t.name)}`}${t.subresource === undefined ? '' : `/${seg(t.subresource)}`}`;
-  return relay(req, res, ctx, client, t.cluster, path, search, req.method === 'HEAD' ? 'HEAD' : 'GET');
+  return withMemberClient(req, members, cluster, (client) => relay(req, res, ctx, client, cluster, path, search, req.method === 'HEAD' ? 'HEAD' : 'GET'));
+}
+
+/** Clusterpedia's headers by which a caller gives its own credentials for the member (base64 but the token). */
+const CALLER_CREDENTIALS = 'x-clusterpedia-proxy-';
+
+/**
+ * Runs `run` with the member connection a forwarded request goes out on: the caller's own credentials when it gave
+ * them in Clusterpedia's `X-Clusterpedia-Proxy-Ca`, `-Token`, `-Client-Cert`, `-Client-Key` headers (the member then
+ * sees and authorizes the caller; without a CA its certificate is not verified, as for a PediaCluster without
+ * caData), else clusterpedia's. A connection made for one request is closed after it.
+ */
+async function withMemberClient(req: IncomingMessage, members: MemberConnections, cluster: string, run: (client: KubeClient) => Promise<void>): Promise<void> {
+  const h = (name: string): string | undefined => {
+    const v = req.headers[`${CALLER_CREDENTIALS}${name}`];
+    return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+  };
+  const [ca, token, cert, key] = [h('ca'), h('token'), h('client-cert'), h('client-key')];
+  const ours = await members.client(cluster);
+  if (ca === undefined && token === undefined && cert === undefined && key === undefined) return run(ours);
+  let own: KubeClient;
+  try {
+    const conn = await resolveCredentials({
+      apiserver: ours.server,
+      ...(ca !== undefined ? { caData: ca } : {}),
+      ...(token !== undefined ? { tokenData: Buffer.from(token).toString('base64') } : {}),
+      ...(cert !== undefined ? { certData: cert } : {}),
+      ...(key !== undefined ? { keyData: key } : {}),
+    }, undefined);
+    own = await KubeClient.create(conn.kubeConfig, { userAgent: 'clusterpedia-apiserver' });
+  } catch (e: unknown) {
+    // Clusterpedia's 400 for a connection that cannot be built; the messages never quote a credential.
+    throw badRequest(`the X-Clusterpedia-Proxy-* credentials for cluster ${cluster} are not usable: ${messageOf(e)}`);
+  }
+  try {
+    await run(own);
+  } finally {
+    own.close().catch(() => undefined);
+  }
 }
 
 const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);

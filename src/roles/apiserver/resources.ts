@@ -22,7 +22,7 @@ import { withInvolvedEvents } from './inject-events.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
-import { forwardedQuery, forwardRead, forwardToMember, isForwarded, type MemberConnections } from './member-forward.js';
+import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
 import type { TypeInfo } from './catalog.js';
 import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
@@ -32,22 +32,24 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
   // Clusterpedia's forward (reference §1.3 steps 1, 2 and 6): answered by the member, not storage.
   const forwardSearch = forwardedQuery(req, url, t);
   const members = d.members;
+  let forward: (() => Promise<void>) | undefined;
   if (forwardSearch !== undefined) {
-    if (t.cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
+    const cluster = t.cluster;
+    if (cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
     if (!members || !d.options.forward.requests) throw badRequest('forwarding to member clusters is not enabled here (--allow-pediacluster-config-for-proxy-request)');
+    forward = () => counted(res, d, { verb: t.verb, resource: t.resource }, () => forwardRead(req, res, ctx, t, cluster, forwardSearch, members));
   }
-  const forward = (m: MemberConnections, search: string): Promise<void> => counted(res, d, { verb: t.verb, resource: t.resource }, () => forwardRead(req, res, ctx, t, search, m));
   if (t.cluster !== undefined) {
     const c = await d.catalog.cluster(t.cluster);
     if (!c) throw badRequest('the server could not find the requested cluster');
     // Reference §1.3 step 9: stale data is still served, with a warning kubectl prints.
-    if (c.healthy?.status !== 'True' && forwardSearch === undefined) addWarnings(res, [notReadyText(t.cluster, c.healthy?.reason ?? '')]);
+    if (c.healthy?.status !== 'True' && !forward) addWarnings(res, [notReadyText(t.cluster, c.healthy?.reason ?? '')]);
   }
-  if (forwardSearch !== undefined && members && d.options.forward.unsynced) return forward(members, forwardSearch);
+  if (forward && d.options.forward.unsynced) return forward();
   const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
   if (!type) throw await typeNotFound(t, d);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
-  if (forwardSearch !== undefined && members) return forward(members, forwardSearch);
+  if (forward) return forward();
   if (members && isForwarded(t, d.options.forward.subresources)) {
     const proxy = t.subresource === 'proxy';
     if (t.verb !== 'get' && !proxy) throw methodNotSupported(t.verb, `${groupResourceString(t)}/${t.subresource ?? ''}`);
