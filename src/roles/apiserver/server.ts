@@ -73,8 +73,9 @@ export interface ServerDeps {
 export function isLongRunning(url: URL): boolean {
   const w = url.searchParams.get('watch');
   // kube-apiserver's long-running check also counts a pod's `log` (followed for as long as the client stays) and its
-  // exec, attach and port-forward sessions.
-  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname) || /\/pods\/[^/]+\/(log|exec|attach|portforward)$/.test(url.pathname);
+  // exec, attach and port-forward sessions, and the proxy subresources (a dashboard's event stream, a WebSocket).
+  return w === 'true' || w === '1' || /\/watch\//.test(url.pathname) || /\/pods\/[^/]+\/(log|exec|attach|portforward)$/.test(url.pathname)
+    || /\/(pods|services|nodes)\/[^/]+\/proxy(\/|$)/.test(url.pathname);
 }
 
 const QUIET = /^\/(healthz|readyz|livez|metrics)(\/|$)/;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { attributesFor, requestVerb } from '../../../src/roles/apiserver/authz-attributes.js';
 import { parseRequestTarget } from '../../../src/roles/apiserver/request-info.js';
+import { isLongRunning } from '../../../src/roles/apiserver/server.js';
 
 const R = '/apis/clusterpedia.io/v1beta1/resources';
 
@@ -32,5 +33,14 @@ describe("a cluster's proxy path", () => {
     expect(parseRequestTarget(`${R}/clusters/c1/proxy`, false)).toEqual({ kind: 'memberProxy', cluster: 'c1', path: '/' });
     expect(attributesFor(t, '', requestVerb('POST', t))).toEqual({ resource: { group: 'clusterpedia.io', version: 'v1beta1', resource: 'clusters', subresource: 'proxy', name: 'c1', verb: 'create' } });
     expect(requestVerb('GET', t)).toBe('get');
+  });
+});
+
+describe('long-running requests', () => {
+  it("are kube's: watches, a pod's log, exec, attach, port-forward, and the proxy subresources; not other reads", () => {
+    const at = (p: string): boolean => isLongRunning(new URL(`http://x${R}/clusters/c1${p}`));
+    for (const p of ['/api/v1/pods?watch=true', '/api/v1/namespaces/n/pods/p/log', '/api/v1/namespaces/n/pods/p/exec', '/api/v1/namespaces/n/services/s:http/proxy/events',
+      '/api/v1/nodes/n1/proxy', '/proxy/api/v1/namespaces/n/pods/p/exec', '/proxy/api/v1/pods?watch=1']) expect(at(p), p).toBe(true);
+    for (const p of ['/api/v1/pods', '/api/v1/namespaces/n/pods/p', '/proxy/api/v1/pods', '/api/v1/namespaces/proxy/pods']) expect(at(p), p).toBe(false);
   });
 });
