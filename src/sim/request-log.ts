@@ -10,6 +10,8 @@ export interface RequestRecord {
   userAgent: string;
   /** The Accept header, "" when absent. */
   accept: string;
+  /** The Audit-ID header (what kube-apiserver's audit log records the request under), "" when absent. */
+  auditId: string;
   /** HTTP status; 0 while the response has not started. */
   status: number;
   /** Wall-clock start, ms since the epoch. */

@@ -47,6 +47,9 @@ for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', o
         const sent = member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/log`));
         expect(sent.length).toBe(before + 1);
         expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+        // The Audit-ID the kube-apiserver in front sets goes on to the member, so audit logs can be joined.
+        await fetch(`${base}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}/log?tailLines=1`, { headers: { 'audit-id': `audit-${label}` } });
+        expect(member.requestLog.entries((r) => r.path.endsWith(`/pods/${name}/log`)).at(-1)?.auditId).toBe(`audit-${label}`);
         // The member's own answer comes back: a container it does not have.
         const bad = await k.run(['logs', '-n', ns, name, '-c', 'nope']);
         expect(bad.code).not.toBe(0);
@@ -169,12 +172,13 @@ describe('forwarded logs', () => {
     const name = target.metadata.name ?? '';
     const port = ((target.spec as { containers: { ports?: { containerPort: number }[] }[] }).containers[0]?.ports?.[0]?.containerPort) as number;
     const at = `${base}${P}/clusters/${member.name}/api/v1`;
-    const pod = await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/status/?verbose=1&x=a%20b`);
+    const pod = await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/status/?verbose=1&x=a%20b`, { headers: { 'audit-id': 'audit-proxy' } });
     expect(pod.status).toBe(200);
     expect(pod.headers.get('x-sim-proxied')).toBe('true');
     expect(await pod.text()).toBe(`${ns}/${name} port ${port}: GET /status/?verbose=1&x=a%20b\n`);
     const sent = member.requestLog.entries((r) => r.path.includes(`/pods/${name}:${port}/proxy/`));
     expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
+    expect(sent.at(-1)?.auditId).toBe('audit-proxy');
     // Through the service that selects the pod, with a body; HEAD has headers only.
     const labels = target.metadata.labels ?? {};
     const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));

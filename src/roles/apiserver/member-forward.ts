@@ -33,8 +33,10 @@ const PARAMS: Record<string, readonly string[]> = {
   portforward: ['ports'],
 };
 
-// The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions).
-const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'x-stream-protocol-version'];
+// The handshake headers of an upgrade that the member must see (WebSocket's, and SPDY's stream protocol versions), and
+// the request's Audit-ID (set by the kube-apiserver in front of clusterpedia), so the member's audit log can be joined
+// to the host's, as Clusterpedia passes it on.
+const HANDSHAKE = ['sec-websocket-key', 'sec-websocket-version', 'sec-websocket-protocol', 'x-stream-protocol-version', 'audit-id'];
 // The 101's headers the client must see.
 const SWITCHED = ['upgrade', 'connection', 'sec-websocket-accept', 'sec-websocket-protocol', 'x-stream-protocol-version'];
 
@@ -81,7 +83,8 @@ async function forwardWith(req: IncomingMessage, res: ServerResponse, ctx: Reque
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
   try {
     // No body timeout: a followed log is quiet for as long as the container is.
-    answer = await client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0 });
+    const audit = req.headersDistinct['audit-id'];
+    answer = await client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0, ...(audit ? { headers: { 'audit-id': audit } } : {}) });
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
     throw unreachable(cluster, e);
