@@ -2,7 +2,8 @@
 // and `nodes/<name[:port]>/proxy/<path>`, any method. Behind them the simulator plays the destination: a pod's declared
 // port answers HTTP with one line naming the pod, port, method and path (and the body's length); a service goes to its
 // first running endpoint pod; a node is a kubelet with `/healthz`, `/configz` and `/metrics`. What kube would fail to
-// reach is its 503 "error trying to reach service", a service without endpoints its "no endpoints available".
+// reach is its 503 "error trying to reach service", a service without endpoints its "no endpoints available". A pod's
+// `/redirect` answers 302 to `/target` (what kube rewrites into the proxy path).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, statusBody } from './status.js';
 import type { SimStore } from './store.js';
@@ -57,9 +58,14 @@ function answer(res: ServerResponse, req: IncomingMessage, code: number, type: s
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
-/** The pod's own little web server on `port`: one line about the request. */
+/** The pod's own little web server on `port`: one line about the request; `/redirect` sends the client to `/target`. */
 async function podAnswer(req: IncomingMessage, res: ServerResponse, pod: SimObject, port: number, path: string, search: string): Promise<void> {
   const n = await bodyLength(req);
+  if (path === '/redirect') {
+    res.writeHead(302, { location: '/target', 'content-length': 0 });
+    res.end();
+    return;
+  }
   const who = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
   answer(res, req, 200, 'text/plain; charset=utf-8', `${who} port ${port}: ${req.method ?? 'GET'} ${path || '/'}${search}${n > 0 ? ` (${n} bytes)` : ''}\n`);
 }

@@ -179,6 +179,10 @@ describe('forwarded logs', () => {
     const sent = member.requestLog.entries((r) => r.path.includes(`/pods/${name}:${port}/proxy/`));
     expect(sent.at(-1)?.userAgent).toMatch(/^clusterpedia-synchro/);
     expect(sent.at(-1)?.auditId).toBe('audit-proxy');
+    // The destination's redirect to its own path stays inside the proxy path.
+    const moved = await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/redirect`, { redirect: 'manual' });
+    expect(moved.status).toBe(302);
+    expect(moved.headers.get('location')).toBe(`${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}:${port}/proxy/target`);
     // Through the service that selects the pod, with a body; HEAD has headers only.
     const labels = target.metadata.labels ?? {};
     const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));

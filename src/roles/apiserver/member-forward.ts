@@ -121,16 +121,19 @@ const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encodin
 async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, client: KubeClient, cluster: string): Promise<void> {
   const ns = t.namespace === undefined ? '' : `namespaces/${encodeURIComponent(t.namespace)}/`;
   const path = `/api/v1/${ns}${t.resource}/${encodeURIComponent(t.name ?? '').replace(/%3A/gi, ':')}/proxy${t.proxyPath ?? ''}`;
-  return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`);
+  // A redirect to a path on the destination stays inside the proxy, as kube-apiserver rewrites it.
+  const base = url.pathname.slice(0, url.pathname.length - (t.proxyPath ?? '').length);
+  return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`, base);
 }
 
 /** A request any method may make, relayed with its query and body, or joined to the member's if it switches protocols. */
-async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, client: KubeClient, cluster: string, path: string, what: string): Promise<void> {
+async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, client: KubeClient, cluster: string, path: string, what: string,
+  locationBase?: string): Promise<void> {
   if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
   const method = PROXY_METHODS.find((m) => m === req.method);
   if (method === undefined) throw methodNotSupported(req.method ?? '', what);
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
-  return relay(req, res, ctx, client, cluster, path, url.search, method, body);
+  return relay(req, res, ctx, client, cluster, path, url.search, method, body, locationBase);
 }
 
 /**
@@ -139,7 +142,7 @@ async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: Reque
  * (a watch, a followed log).
  */
 async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, client: KubeClient, cluster: string, path: string, search: string,
-  method: (typeof PROXY_METHODS)[number], body?: Buffer): Promise<void> {
+  method: (typeof PROXY_METHODS)[number], body?: Buffer, locationBase?: string): Promise<void> {
   const headers: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
   let answer: Awaited<ReturnType<KubeClient['raw']>>;
@@ -151,6 +154,9 @@ async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   }
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
+  // A proxied destination's redirect to one of its own paths ("/login") is sent inside the proxy path.
+  const location = out.location;
+  if (locationBase !== undefined && typeof location === 'string' && location.startsWith('/') && !location.startsWith('//')) out.location = `${locationBase}${location}`;
   res.writeHead(answer.statusCode, out);
   res.flushHeaders();
   try {
