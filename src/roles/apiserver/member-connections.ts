@@ -56,6 +56,18 @@ export class ResolvedMemberConnections implements MemberConnections {
     release?: () => Promise<void>;
   }) {}
 
+  /** The PediaCluster's `apiserver`, read as a connection's spec is; the connection's address when it names none. */
+  async address(cluster: string): Promise<string> {
+    let spec: PediaClusterSpec | undefined;
+    try {
+      spec = await this.o.specs(cluster);
+    } catch (e: unknown) {
+      throw serviceUnavailable(`the PediaCluster ${cluster} could not be read: ${messageOf(e)}`);
+    }
+    if (!spec) throw serviceUnavailable(`cluster ${cluster} has no PediaCluster to take its address from`);
+    return spec.apiserver ? spec.apiserver.replace(/\/+$/, '') : (await this.client(cluster)).server;
+  }
+
   client(cluster: string): Promise<KubeClient> {
     const now = (this.o.now ?? Date.now)();
     const e = this.entries.get(cluster);

@@ -23,6 +23,11 @@ import type { RequestContext, UpgradeRequest } from './server.js';
  */
 export interface MemberConnections {
   client(cluster: string): Promise<KubeClient>;
+  /**
+   * The member's address, for a request that carries the caller's own credentials (withMemberClient): known without a
+   * usable credential of clusterpedia's where the PediaCluster names it. Absent: the connection's.
+   */
+  address?(cluster: string): Promise<string>;
 }
 
 // What the member reads of each forwarded subresource's query (PodLogOptions, PodExecOptions); the rest stays here.
@@ -223,7 +228,8 @@ const CALLER_CREDENTIALS = 'x-clusterpedia-proxy-';
  * Runs `run` with the member connection a forwarded request goes out on: the caller's own credentials when it gave
  * them in Clusterpedia's `X-Clusterpedia-Proxy-Ca`, `-Token`, `-Client-Cert`, `-Client-Key` headers (the member then
  * sees and authorizes the caller; without a CA its certificate is not verified, as for a PediaCluster without
- * caData), else clusterpedia's. A connection made for one request is closed after it.
+ * caData), to the member's address (members.address), else clusterpedia's. A connection made for one request is
+ * closed after it.
  */
 async function withMemberClient(req: IncomingMessage, members: MemberConnections, cluster: string, run: (client: KubeClient) => Promise<void>): Promise<void> {
   const h = (name: string): string | undefined => {
@@ -231,12 +237,12 @@ async function withMemberClient(req: IncomingMessage, members: MemberConnections
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
   };
   const [ca, token, cert, key] = [h('ca'), h('token'), h('client-cert'), h('client-key')];
-  const ours = await members.client(cluster);
-  if (ca === undefined && token === undefined && cert === undefined && key === undefined) return run(ours);
+  if (ca === undefined && token === undefined && cert === undefined && key === undefined) return run(await members.client(cluster));
+  const server = members.address ? await members.address(cluster) : (await members.client(cluster)).server;
   let own: KubeClient;
   try {
     const conn = await resolveCredentials({
-      apiserver: ours.server,
+      apiserver: server,
       ...(ca !== undefined ? { caData: ca } : {}),
       ...(token !== undefined ? { tokenData: Buffer.from(token).toString('base64') } : {}),
       ...(cert !== undefined ? { certData: cert } : {}),

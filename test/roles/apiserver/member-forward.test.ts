@@ -63,7 +63,7 @@ beforeAll(async () => {
   await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
   fromHost = await startTestApiserver(storage, (o) => {
     o.kubeconfig = hostKubeconfig;
-    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: true, unsynced: false, proxyPath: true, secretsNamespace: 'clusterpedia-system' };
   });
   fromFile = await startTestApiserver(storage, (o) => {
     o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
@@ -119,6 +119,24 @@ describe('from the host cluster', () => {
       answers.push(JSON.stringify(body));
     }
     for (const secret of [m1.token, m2.token, 't0ken-m4']) expect(answers.join('')).not.toContain(secret);
+  });
+});
+
+describe('forward, the proxy path and the caller\'s own credentials, from the host cluster', () => {
+  it("answers a forwarded get and the proxy path with the PediaCluster's credentials, and a member clusterpedia holds no credential for with the caller's", async () => {
+    const p = runningPod(m1);
+    const ns = p.metadata.namespace ?? '';
+    const got = await fetch(`${fromHost.resources}/clusters/m1/api/v1/namespaces/${ns}/pods/${p.metadata.name}`, { headers: { 'x-clusterpedia-forward': 'true' } });
+    expect(((await got.json()) as SimObject).metadata.resourceVersion).toBe(m1.store.get('pods', ns, p.metadata.name ?? '')?.metadata.resourceVersion);
+    expect(m1.requestLog.entries((r) => r.path === `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`).at(-1)?.userAgent).toMatch(/^clusterpedia-apiserver/);
+    const listed = await fetch(`${fromHost.resources}/clusters/m2/proxy/api/v1/namespaces/${ns}/pods`);
+    expect(((await listed.json()) as { kind: string }).kind).toBe('PodList');
+    // m5's PediaCluster names m2's address but no credential: the caller's own reach it.
+    const q = runningPod(m2);
+    const log = `${fromHost.resources}/clusters/m5/api/v1/namespaces/${q.metadata.namespace}/pods/${q.metadata.name}/log?tailLines=1`;
+    const own = await fetch(log, { headers: { 'x-clusterpedia-proxy-token': m2.token ?? '', 'x-clusterpedia-proxy-ca': Buffer.from(m2.caData ?? '').toString('base64') } });
+    expect({ status: own.status, text: await own.text() }).toEqual({ status: 200, text: lastLine(q) });
+    expect((await fetch(log)).status).toBe(503);
   });
 });
 
