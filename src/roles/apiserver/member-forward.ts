@@ -80,29 +80,53 @@ export async function forwardToMember(req: IncomingMessage, res: ServerResponse,
 async function forwardWith(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, cluster: string,
   session: boolean, client: KubeClient): Promise<void> {
   if (t.subresource === 'proxy') return proxy(req, res, ctx, url, t, client, cluster);
-  const path = `/api/v1/namespaces/${encodeURIComponent(t.namespace ?? '')}/pods/${encodeURIComponent(t.name ?? '')}/${t.subresource ?? ''}`;
+  const path = memberPath(t);
   const query = new URLSearchParams();
   for (const k of PARAMS[t.subresource ?? ''] ?? []) for (const v of url.searchParams.getAll(k)) query.append(k, v);
   // A log asked with an upgrade (nothing switches for it) is answered as a log.
   if (ctx.upgrade && session) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, query, cluster);
-  let answer: Awaited<ReturnType<KubeClient['raw']>>;
+  const audit = req.headersDistinct['audit-id'];
+  // No body timeout: a followed log is quiet for as long as the container is.
+  return streamBack(res, ctx, cluster, () => client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0, ...(audit ? { headers: { 'audit-id': audit } } : {}) }),
+    (answer) => {
+      const type = answer.headers['content-type'];
+      return { 'content-type': typeof type === 'string' ? type : 'text/plain', 'cache-control': 'no-cache, private' };
+    });
+}
+
+type MemberAnswer = Awaited<ReturnType<KubeClient['raw']>>;
+
+/**
+ * Sends a request to the member (`send`, with no body timeout) and streams its answer back as it comes, with its
+ * status and the headers `headersOf` picks, for as long as it lasts (a watch, a followed log). The member not answering
+ * is a 503; the client or the member going away mid-body ends the response with what was sent.
+ */
+async function streamBack(res: ServerResponse, ctx: RequestContext, cluster: string, send: () => Promise<MemberAnswer>,
+  headersOf: (answer: MemberAnswer) => Record<string, string | string[]>): Promise<void> {
+  let answer: MemberAnswer;
   try {
-    // No body timeout: a followed log is quiet for as long as the container is.
-    const audit = req.headersDistinct['audit-id'];
-    answer = await client.raw(path, { query: Object.fromEntries(query), accept: '*/*', signal: ctx.signal, bodyTimeoutMs: 0, ...(audit ? { headers: { 'audit-id': audit } } : {}) });
+    answer = await send();
   } catch (e: unknown) {
     if (ctx.signal.aborted) return;
     throw unreachable(cluster, e);
   }
-  const type = answer.headers['content-type'];
-  res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'text/plain', 'cache-control': 'no-cache, private' });
+  res.writeHead(answer.statusCode, headersOf(answer));
   res.flushHeaders();
   try {
     await pipeline(answer.body, res);
   } catch {
-    // The client or the member went away; the response ends with what was sent.
     if (!res.destroyed) res.destroy();
   }
+}
+
+/**
+ * The member's path for a request addressed through clusterpedia: `/api/v1` or `/apis/<g>/<v>`, the namespace, the
+ * resource, name and subresource, each segment escaped but `:` (a proxy's `name:port`, RBAC's `system:` names).
+ */
+function memberPath(t: ResourceRequest): string {
+  const seg = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, ':');
+  return `${t.group === '' ? '/api/v1' : `/apis/${seg(t.group)}/${seg(t.version)}`}${t.namespace === undefined ? '' : `/namespaces/${seg(t.namespace)}`}` +
+    `/${seg(t.resource)}${t.name === undefined ? '' : `/${seg(t.name)}`}${t.subresource === undefined ? '' : `/${seg(t.subresource)}`}`;
 }
 
 /** The methods kube-apiserver proxies (its ProxyREST); others are 405. */
@@ -124,8 +148,7 @@ const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encodin
  * WebSocket to the destination) is joined like an exec session.
  */
 async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, client: KubeClient, cluster: string): Promise<void> {
-  const ns = t.namespace === undefined ? '' : `namespaces/${encodeURIComponent(t.namespace)}/`;
-  const path = `/api/v1/${ns}${t.resource}/${encodeURIComponent(t.name ?? '').replace(/%3A/gi, ':')}/proxy${t.proxyPath ?? ''}`;
+  const path = `${memberPath(t)}${t.proxyPath ?? ''}`;
   // A redirect to a path on the destination stays inside the proxy, as kube-apiserver rewrites it.
   const base = url.pathname.slice(0, url.pathname.length - (t.proxyPath ?? '').length);
   return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`, base);
@@ -150,25 +173,15 @@ async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
   method: (typeof PROXY_METHODS)[number], body?: Buffer, locationBase?: string): Promise<void> {
   const headers: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
-  let answer: Awaited<ReturnType<KubeClient['raw']>>;
-  try {
-    answer = await client.raw(path, { method, search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 });
-  } catch (e: unknown) {
-    if (ctx.signal.aborted) return;
-    throw unreachable(cluster, e);
-  }
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
-  // A proxied destination's redirect to one of its own paths ("/login") is sent inside the proxy path.
-  const location = out.location;
-  if (locationBase !== undefined && typeof location === 'string' && location.startsWith('/') && !location.startsWith('//')) out.location = `${locationBase}${location}`;
-  res.writeHead(answer.statusCode, out);
-  res.flushHeaders();
-  try {
-    await pipeline(answer.body, res);
-  } catch {
-    if (!res.destroyed) res.destroy();
-  }
+  return streamBack(res, ctx, cluster, () => client.raw(path, { method, search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 }),
+    (answer) => {
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
+      // A proxied destination's redirect to one of its own paths ("/login") is sent inside the proxy path.
+      const location = out.location;
+      if (locationBase !== undefined && typeof location === 'string' && location.startsWith('/') && !location.startsWith('//')) out.location = `${locationBase}${location}`;
+      return out;
+    });
 }
 
 /**
@@ -215,9 +228,7 @@ export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceReques
  * Table (without a CLUSTER column) or watch stream, as it sends them.
  */
 export async function forwardRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceRequest, cluster: string, search: string, members: MemberConnections): Promise<void> {
-  const seg = encodeURIComponent;
-  const path = `${t.group === '' ? '/api/v1' : `/apis/${seg(t.group)}/${seg(t.version)}`}${t.namespace === undefined ? '' : `/namespaces/${seg(t.namespace)}`}` +
-    `/${seg(t.resource)}${t.name === undefined ? '' : `/${seg(t.name)}`}${t.subresource === undefined ? '' : `/${seg(t.subresource)}`}`;
+  const path = memberPath(t);
   return withMemberClient(req, members, cluster, (client) => relay(req, res, ctx, client, cluster, path, search, req.method === 'HEAD' ? 'HEAD' : 'GET'));
 }
 
