@@ -207,7 +207,8 @@ export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceReques
   const header = String(req.headers[FORWARD_HEADER] ?? '').toLowerCase() === 'true';
   const raw = url.searchParams.get('labelSelector');
   let kept: string | undefined;
-  if (raw !== null && t.verb !== 'get') {
+  // Parsed only when the key is there at all: every list and watch comes through here.
+  if (raw !== null && t.verb !== 'get' && raw.includes(FORWARD_LABEL)) {
     try {
       const reqs = parseLabelSelector(raw, { sourceOrder: true });
       if (reqs.some((r) => r.key === FORWARD_LABEL)) kept = reqs.filter((r) => r.key !== FORWARD_LABEL).map((r) => formatRequirement(r.key, r.operator, r.values)).join(',');
