@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { acceptSpdy, SpdySession, spdyOnSocket, type SpdyStream } from './spdy.js';
+import { containerPorts } from './proxy.js';
 import type { SimObject } from './types.js';
 import { acceptWebSocket, isWebSocket, readWebSocket, WS_BINARY, wsFrame } from './websocket.js';
 
@@ -14,19 +15,6 @@ const SPDY_PROTOCOL = 'portforward.k8s.io';
 const TUNNEL_PROTOCOL = `SPDY/3.1+${SPDY_PROTOCOL}`;
 /** Bytes of one HTTP request (head and body) the pod's little server buffers before dropping the connection. */
 const MAX_REQUEST = 64 * 1024;
-
-/** The ports the pod's containers declare. */
-function declaredPorts(pod: SimObject): Set<number> {
-  const containers = ((pod.spec ?? {}) as { containers?: unknown }).containers;
-  const ports = new Set<number>();
-  for (const c of Array.isArray(containers) ? containers : []) {
-    for (const p of Array.isArray((c as { ports?: unknown })?.ports) ? (c as { ports: unknown[] }).ports : []) {
-      const n = (p as { containerPort?: unknown })?.containerPort;
-      if (typeof n === 'number') ports.add(n);
-    }
-  }
-  return ports;
-}
 
 export function servePortForward(pod: SimObject, req: IncomingMessage, socket: Duplex, head: Buffer): void {
   const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream }>();
@@ -66,7 +54,7 @@ function forward(pod: SimObject, errorStream: SpdyStream, data: SpdyStream): voi
     data.end();
     return;
   }
-  if (!declaredPorts(pod).has(port)) {
+  if (!containerPorts(pod).some((c) => c.containerPort === port)) {
     // The kubelet's words (containerd) when nothing listens on the port inside the pod's network namespace.
     const sandbox = uid.replace(/-/g, '');
     errorStream.end(`error forwarding port ${port} to pod ${sandbox}, uid : failed to execute portforward in network namespace "/var/run/netns/cni-${uid}": ` +

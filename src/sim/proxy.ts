@@ -17,7 +17,8 @@ interface ContainerPort {
   containerPort?: number;
 }
 
-function containerPorts(pod: SimObject): ContainerPort[] {
+/** Every port the pod's containers declare. */
+export function containerPorts(pod: SimObject): ContainerPort[] {
   const containers = ((pod.spec ?? {}) as { containers?: { ports?: ContainerPort[] }[] }).containers;
   return (Array.isArray(containers) ? containers : []).flatMap((c) => (Array.isArray(c?.ports) ? c.ports : []));
 }
