@@ -23,7 +23,7 @@ import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
-import { serveResource } from './resources.js';
+import { knownCluster, serveResource } from './resources.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
 import type { RequestContext } from './server.js';
 
@@ -103,7 +103,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         // Clusterpedia's --enable-proxy-path-for-forward-request; without it the path is not served.
         const members = d.members;
         if (!d.options.forward.proxyPath || !members) throw notFound();
-        if (!(await d.catalog.cluster(target.cluster))) throw badRequest('the server could not find the requested cluster');
+        await knownCluster(d, target.cluster);
         return proxyPath(req, res, ctx, url, target.cluster, target.path, members);
       }
       case 'notFound':

@@ -23,10 +23,17 @@ import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
-import type { TypeInfo } from './catalog.js';
+import type { ClusterInfo, TypeInfo } from './catalog.js';
 import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
+
+/** A member cluster clusterpedia knows (reference §1.3 step 4), else Clusterpedia's 400. */
+export async function knownCluster(d: HandlerDeps, name: string): Promise<ClusterInfo> {
+  const c = await d.catalog.cluster(name);
+  if (!c) throw badRequest('the server could not find the requested cluster');
+  return c;
+}
 
 export async function serveResource(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, d: HandlerDeps): Promise<void> {
   // Clusterpedia's forward (reference §1.3 steps 1, 2 and 6): answered by the member, not storage.
@@ -40,8 +47,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     forward = () => counted(res, d, { verb: t.verb, resource: t.resource }, () => forwardRead(req, res, ctx, t, cluster, forwardSearch, members));
   }
   if (t.cluster !== undefined) {
-    const c = await d.catalog.cluster(t.cluster);
-    if (!c) throw badRequest('the server could not find the requested cluster');
+    const c = await knownCluster(d, t.cluster);
     // Reference §1.3 step 9: stale data is still served, with a warning kubectl prints.
     if (c.healthy?.status !== 'True' && !forward) addWarnings(res, [notReadyText(t.cluster, c.healthy?.reason ?? '')]);
   }
