@@ -18,6 +18,8 @@ const SPDY_PROTOCOLS = ['v4.channel.k8s.io'];
 const STREAM_CREATION_MS = 30_000;
 /** After the Status, how long a SPDY client gets to close the connection itself. */
 const CLOSE_GRACE_MS = 10_000;
+/** With a tty, how long the runtime waits for the client's terminal size before it starts the process anyway. */
+const FIRST_SIZE_MS = 200;
 
 /** What a process sees of its session, whichever the transport. */
 interface ProcessIO {
@@ -34,25 +36,83 @@ type Mode = 'exec' | 'attach';
 export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer, mode: Mode = 'exec'): void {
   // The pod and container first, as kube checks them before the stream protocol.
   const container = containerFor(pod, query, false);
+  const yes = (k: string): boolean => ['true', '1'].includes(query.get(k) ?? '');
+  const tty = yes('tty');
+  const input = new Input(tty, yes('stdin'));
+  const start = (io: ProcessIO): void => input.whenSized(() => run(pod, query, container, mode, tty ? terminal(io) : io));
   if (isWebSocket(req)) {
     acceptWebSocket(req, socket, WS_PROTOCOLS);
-    run(pod, query, container, mode, webSocketIO(socket, head));
+    start(webSocketIO(socket, head, input));
     return;
   }
   acceptSpdy(req, socket, SPDY_PROTOCOLS);
-  spdyIO(socket, head, query, (io) => run(pod, query, container, mode, io));
+  spdyIO(socket, head, query, input, start);
 }
 
-function webSocketIO(socket: Duplex, head: Buffer): ProcessIO {
+/**
+ * What the client sends the process. Stdin waits, as a pipe holds it, until the process reads it. With a tty the
+ * runtime gives the terminal the client's size before it starts the process, so kubectl's first resize message
+ * (sent as soon as its streams are up) comes before any output, and a short command cannot end the session while
+ * kubectl is still writing that size; without one, the process starts after FIRST_SIZE_MS anyway.
+ */
+class Input {
+  private readonly pending: Buffer[] = [];
+  private ended: boolean;
+  private reader?: { data: (data: Buffer) => void; end: () => void };
+  private sized: boolean;
+  private whenSizedThen?: () => void;
+
+  /** Without stdin the process's stdin is at its end from the start. */
+  constructor(tty: boolean, stdin: boolean) {
+    this.sized = !tty;
+    this.ended = !stdin;
+  }
+
+  data(data: Buffer): void {
+    if (this.ended) return;
+    if (this.reader) this.reader.data(data);
+    else this.pending.push(data);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reader?.end();
+  }
+
+  read(data: (data: Buffer) => void, end: () => void = () => undefined): void {
+    this.reader = { data, end };
+    for (const chunk of this.pending.splice(0)) data(chunk);
+    if (this.ended) end();
+  }
+
+  resized(): void {
+    if (this.sized) return;
+    this.sized = true;
+    this.whenSizedThen?.();
+  }
+
+  whenSized(go: () => void): void {
+    if (this.sized) return go();
+    this.whenSizedThen = go;
+    setTimeout(() => this.resized(), FIRST_SIZE_MS).unref();
+  }
+}
+
+/** A tty's output processing (ONLCR): every newline the process writes reaches the client as CR LF. */
+function terminal(io: ProcessIO): ProcessIO {
+  return { ...io, out: (stream, data) => io.out(stream, Buffer.from(Buffer.from(data).toString('latin1').replace(/\n/g, '\r\n'), 'latin1')) };
+}
+
+function webSocketIO(socket: Duplex, head: Buffer, input: Input): ProcessIO {
   const send = (stream: number, data: string | Buffer): void => {
     if (!socket.destroyed) socket.write(wsFrame(WS_BINARY, Buffer.concat([Buffer.from([stream]), Buffer.from(data)])));
   };
-  let stdin: ((data: Buffer) => void) | undefined;
-  let stdinEnd: (() => void) | undefined;
   readWebSocket(socket, head, (opcode, payload) => {
     const stream = payload[0];
-    if (stream === 0) stdin?.(payload.subarray(1));
-    else if (stream === 255 && payload[1] === 0) stdinEnd?.();
+    if (stream === 0) input.data(payload.subarray(1));
+    else if (stream === 4) input.resized();
+    else if (stream === 255 && payload[1] === 0) input.end();
   });
   return {
     out: send,
@@ -60,10 +120,7 @@ function webSocketIO(socket: Duplex, head: Buffer): ProcessIO {
       send(3, JSON.stringify(status));
       if (!socket.destroyed) socket.end(wsFrame(WS_CLOSE, WS_NORMAL_CLOSE));
     },
-    onStdin(handler, onEnd) {
-      stdin = handler;
-      stdinEnd = onEnd;
-    },
+    onStdin: (handler, onEnd) => input.read(handler, onEnd),
     onClose: (handler) => void socket.on('close', handler),
   };
 }
@@ -73,7 +130,7 @@ function webSocketIO(socket: Duplex, head: Buffer): ProcessIO {
  * resize with a tty, where stderr is merged), then runs. The Status goes on the error stream, every stream is
  * half-closed and GOAWAY sent; the client closes the connection (it may still be reading the last frames).
  */
-function spdyIO(socket: Duplex, head: Buffer, query: URLSearchParams, start: (io: ProcessIO) => void): void {
+function spdyIO(socket: Duplex, head: Buffer, query: URLSearchParams, input: Input, start: (io: ProcessIO) => void): void {
   const yes = (k: string): boolean => ['true', '1'].includes(query.get(k) ?? '');
   const tty = yes('tty');
   const wanted = ['error', ...(yes('stdin') ? ['stdin'] : []), ...(yes('stdout') ? ['stdout'] : []), ...(yes('stderr') && !tty ? ['stderr'] : []), ...(tty ? ['resize'] : [])];
@@ -84,6 +141,13 @@ function spdyIO(socket: Duplex, head: Buffer, query: URLSearchParams, start: (io
     const type = s.headers.get('streamtype') ?? '';
     if (started || !wanted.includes(type) || streams.has(type)) return s.reset();
     streams.set(type, s);
+    if (type === 'stdin') {
+      s.onData = (data) => input.data(data);
+      s.onEnd = () => input.end();
+    } else if (type === 'resize') {
+      s.onData = () => input.resized();
+      s.onEnd = () => input.resized();
+    }
     if (streams.size < wanted.length) return;
     started = true;
     clearTimeout(timer);
@@ -95,13 +159,7 @@ function spdyIO(socket: Duplex, head: Buffer, query: URLSearchParams, start: (io
         session.goAway();
         setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
       },
-      onStdin(handler, onEnd) {
-        const stdin = streams.get('stdin');
-        if (!stdin) return;
-        stdin.onData = handler;
-        stdin.onEnd = onEnd ?? (() => undefined);
-        if (stdin.remoteEnded) stdin.onEnd();
-      },
+      onStdin: (handler, onEnd) => input.read(handler, onEnd),
       onClose: (handler) => void socket.on('close', handler),
     });
   });

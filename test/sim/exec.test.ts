@@ -28,7 +28,8 @@ afterAll(async () => {
 
 const flags = (): string[] => [`--server=${c.url}`, `--token=${c.token ?? ''}`, `--certificate-authority=${join(dir, 'ca.crt')}`, '--kubeconfig=/dev/null'];
 
-async function kubectl(args: string[], stdin?: string, base = flags(), binary = 'kubectl'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `stdin` null keeps the child's stdin open until it exits (script(1) types ^D into the terminal at its stdin's end). */
+async function kubectl(args: string[], stdin?: string | null, base = flags(), binary = 'kubectl'): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(binary, [...base, ...args]);
     let stdout = '';
@@ -36,7 +37,8 @@ async function kubectl(args: string[], stdin?: string, base = flags(), binary = 
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
+    if (stdin === null) child.on('exit', () => child.stdin.end());
+    else child.stdin.end(stdin ?? '');
   });
 }
 
@@ -48,9 +50,10 @@ describe('pod exec', () => {
       expect(await run(['exec', '-n', 'ex', 'box', '--', 'echo', 'hello', 'world'])).toMatchObject({ code: 0, stdout: 'hello world\n' });
       expect(await run(['exec', '-n', 'ex', 'box', '--', 'hostname'])).toMatchObject({ code: 0, stdout: 'box\n' });
       expect(await run(['exec', '-i', '-n', 'ex', 'box', '--', 'cat'], 'line one\nline two\n')).toMatchObject({ code: 0, stdout: 'line one\nline two\n' });
-      // With a tty (kubectl given a terminal by script(1)), stderr is merged and a resize stream is opened instead.
-      const tty = await kubectl(['-qec', [binary, ...flags(), 'exec', '-i', '-t', '-n', 'ex', 'box', '--', 'echo', 'tty'].join(' '), '/dev/null'], '', [], 'script');
-      expect(tty).toMatchObject({ code: 0, stdout: expect.stringMatching(/^tty\r?\n$/) });
+      // With a tty (kubectl given a terminal by script(1)), stderr is merged, a resize stream is opened instead, the
+      // process starts once the terminal has kubectl's size, and its newlines come out as CR LF.
+      const tty = await kubectl(['-qec', [binary, ...flags(), 'exec', '-i', '-t', '-n', 'ex', 'box', '--', 'echo', 'tty'].join(' '), '/dev/null'], null, [], 'script');
+      expect(tty).toMatchObject({ code: 0, stdout: 'tty\r\n' });
       expect(await run(['exec', '-n', 'ex', 'box', '--', 'exit', '3'])).toMatchObject({ code: 3, stderr: expect.stringMatching(/command terminated with exit code 3/) });
       const missing = await run(['exec', '-n', 'ex', 'box', '--', 'nope']);
       expect(missing.code).toBe(127);
