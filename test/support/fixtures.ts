@@ -59,3 +59,35 @@ export function healthyStatus(cluster: string, healthy = true): Parameters<Stora
     updatedAt: new Date().toISOString(),
   };
 }
+
+export function node(cluster: string, name: string): UpsertObject {
+  return {
+    cluster, group: '', version: 'v1', resource: 'nodes', kind: 'Node',
+    object: {
+      apiVersion: 'v1', kind: 'Node',
+      metadata: { name, uid: uid(), resourceVersion: '7', creationTimestamp: '2024-01-01T00:00:00Z', labels: { 'kubernetes.io/hostname': name }, annotations: { [CLUSTER_ANNOTATION]: cluster } },
+      spec: {},
+      status: {
+        capacity: { cpu: '4', memory: '16Gi', pods: '110' }, allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+        addresses: [{ type: 'InternalIP', address: '10.1.0.1' }], nodeInfo: { kubeletVersion: 'v1.32.0', osImage: 'Linux', kernelVersion: '6.1', containerRuntimeVersion: 'containerd://1.7', architecture: 'amd64', operatingSystem: 'linux' },
+      },
+    },
+  };
+}
+
+/** A core Event about `about` (any stored object), as the kubelet or a controller records one. */
+export function event(about: UpsertObject, reason: string, message: string, type = 'Normal'): UpsertObject {
+  const m = about.object.metadata as { name: string; namespace?: string; uid: string };
+  const name = `${m.name}.${(++seq).toString(16)}`;
+  return {
+    cluster: about.cluster, group: '', version: 'v1', resource: 'events', kind: 'Event',
+    object: {
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name, namespace: m.namespace ?? 'default', uid: uid(), resourceVersion: '9', creationTimestamp: '2024-01-01T00:00:00Z', annotations: { [CLUSTER_ANNOTATION]: about.cluster } },
+      involvedObject: { kind: about.kind, apiVersion: about.group ? `${about.group}/${about.version}` : about.version, name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), uid: m.uid },
+      reason, message, type, count: 1, source: { component: 'kubelet' },
+      firstTimestamp: '2024-01-01T00:00:00Z', lastTimestamp: '2024-01-01T00:00:00Z',
+    },
+  };
+}

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
-import { deployment, namespace, pod } from '../../support/fixtures.js';
+import { deployment, event, namespace, node, pod } from '../../support/fixtures.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
 
 let served: ServedStore;
@@ -12,6 +12,12 @@ let api: TestApiserver;
 beforeAll(async () => {
   const upserts = [namespace('east', 'default'), namespace('west', 'default'), deployment('east', 'default', 'web'), deployment('west', 'shop', 'cart')];
   for (let i = 0; i < 12; i++) upserts.push(pod(i % 2 ? 'east' : 'west', i % 3 ? 'default' : 'shop', `web-${i}`, { phase: i === 5 ? 'Pending' : 'Running', labels: { app: i % 4 ? 'web' : 'cart' } }));
+  // What `kubectl describe` reads besides the object: the Events about it, and a node's pods.
+  const web1 = upserts.find((u) => u.cluster === 'east' && (u.object.metadata as { name: string }).name === 'web-1');
+  if (!web1) throw new Error('fixture web-1 missing');
+  // An Event in west about a west pod of the same name (gone since: Events outlive their objects).
+  const web1West = pod('west', 'default', 'web-1', { node: 'node-9' });
+  upserts.push(node('east', 'node-1'), event(web1, 'Pulled', 'Successfully pulled image "nginx:1.25" in east'), event(web1West, 'BackOff', 'Back-off pulling image in west', 'Warning'));
   served = await serveStore(upserts, { east: true, west: true });
   ({ storage, api } = served);
 });
@@ -98,6 +104,36 @@ for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', o
       } finally {
         east.dispose();
       }
+    });
+
+    it('describe through a cluster\'s URL shows the object with its Events and a node with its pods', async () => {
+      const east = new Kubectl(`${api.resources}/clusters/east`, binary);
+      // Whatever describe looks up besides (a node's Lease, say) is answered without a warning on stderr.
+      const describe = async (args: string[]): Promise<string> => {
+        const r = await east.run(['describe', ...args]);
+        expect(r).toMatchObject({ code: 0, stderr: '' });
+        return r.stdout;
+      };
+      try {
+        const pod1 = await describe(['pod', '-n', 'default', 'web-1']);
+        expect(pod1).toMatch(/^Name:\s+web-1$/m);
+        expect(pod1).toMatch(/^Node:\s+node-1/m);
+        expect(pod1).toMatch(/^Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n[\s-]+\n\s+Normal\s+Pulled\s+\S+\s+kubelet\s+Successfully pulled image "nginx:1.25" in east$/m);
+        // The Event about another cluster's pod of the same name is not shown.
+        expect(pod1).not.toMatch(/west|Back-off/);
+        const nodeOut = await describe(['node', 'node-1']);
+        expect(nodeOut).toMatch(/^Name:\s+node-1$/m);
+        expect(nodeOut).toMatch(/^Non-terminated Pods:\s+\(6 in total\)$/m);
+        expect(nodeOut.match(/^\s+(default|shop)\s+web-\d+\s/gm)?.length).toBe(6);
+        const listed = await describe(['pods', '-n', 'shop']);
+        expect(listed.match(/^Name:\s+web-\d+$/gm)?.length).toBe(2);
+      } finally {
+        east.dispose();
+      }
+      // Through the all-clusters URL a name is ambiguous: kubectl shows the message that says where to ask.
+      const all = await k.run(['describe', 'pod', '-n', 'default', 'web-3']);
+      expect(all.code).not.toBe(0);
+      expect(all.stderr).toMatch(/please specify the cluster name when using the resource name/);
     });
 
     it('get --subresource=scale and --subresource=status through a cluster\'s URL', async () => {
