@@ -38,6 +38,7 @@ interface BuiltinInput {
   status: boolean;
   selectable?: Record<string, (o: SimObject) => string>;
   review?: boolean;
+  metrics?: boolean;
 }
 
 function builtin(b: BuiltinInput): ResourceDef {
@@ -56,6 +57,7 @@ function builtin(b: BuiltinInput): ResourceDef {
     selectableFields: b.selectable ?? {},
     custom: false,
     ...(b.review ? { review: true } : {}),
+    ...(b.metrics ? { metrics: true } : {}),
   };
 }
 
@@ -86,6 +88,9 @@ export function builtinResources(): ResourceDef[] {
     builtin({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', singular: 'cronjob', shortNames: ['cj'], categories: ['all'], namespaced: true, status: true }),
     builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', singular: 'job', categories: ['all'], namespaced: true, status: true, selectable: fields(['status.successful'], { 'status.successful': '0' }) }),
     builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', namespaced: true, status: false }),
+    // metrics-server's aggregated API (what kubectl top reads).
+    builtin({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'nodes', kind: 'NodeMetrics', singular: '', namespaced: false, status: false, verbs: ['get', 'list'], metrics: true }),
+    builtin({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'pods', kind: 'PodMetrics', singular: '', namespaced: true, status: false, verbs: ['get', 'list'], metrics: true }),
     builtin({ group: 'networking.k8s.io', version: 'v1', resource: 'ingresses', kind: 'Ingress', singular: 'ingress', shortNames: ['ing'], namespaced: true, status: true }),
   ];
 }

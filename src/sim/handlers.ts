@@ -6,6 +6,7 @@ import { managed } from './gen-meta.js';
 import { parseListOptions } from './list-options.js';
 import { listPage } from './list.js';
 import { servePodLog } from './logs.js';
+import { serveMetrics } from './metrics.js';
 import { serveProxy } from './proxy.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { Route } from './request-path.js';
@@ -73,6 +74,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     else if (as === 'PartialObjectMetadata') sendJson(res, code, partialObjectMetadata(o.metadata));
     else sendJson(res, code, wireObject(o, def, route.version, false));
   };
+  if (def.metrics) return serveMetrics(store, def, method, route.namespace, route.name, url, (code, body) => sendJson(res, code, body));
   if (def.review) {
     if (method !== 'POST' || route.name !== undefined) throw errors.methodNotAllowed();
     sendJson(res, 201, await review(ctx.reviews, def, asObject(await readBody())));

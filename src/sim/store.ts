@@ -49,7 +49,7 @@ export class SimStore {
     const register = (def: ResourceDef): void => {
       const gr = grKey(def.group, def.resource);
       this.defs.set(gr, def);
-      if (def.review) return;
+      if (def.review || def.metrics) return;
       const set = sets.get(gr);
       this.tables.set(gr, new ResourceTable(def, set, offset));
       offset += set?.size ?? 0;

@@ -72,6 +72,8 @@ export interface ResourceDef {
   custom: boolean;
   /** Create-only review resources (TokenReview, SubjectAccessReview): never stored. */
   review?: boolean;
+  /** metrics.k8s.io (metrics.ts): made from the pods and nodes at each read, never stored. */
+  metrics?: boolean;
   printerColumns?: PrinterColumn[];
 }
 
