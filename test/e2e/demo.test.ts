@@ -92,6 +92,11 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       } finally {
         forward.child.kill('SIGKILL');
       }
+      // And kubectl top: the namespace's running pods, with the member's figures.
+      expect(hints).toContain(`kubectl --server=${logServer} top pods -n ${ns}`);
+      const top = (await byHint.ok(['top', 'pods', '-n', ns ?? ''])).trim().split('\n');
+      expect(top[0]).toMatch(/^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*$/);
+      expect(top.slice(1).some((l) => new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\s+\\d+m\\s+\\d+Mi\\s*$`).test(l))).toBe(true);
     } finally {
       byHint.dispose();
     }

@@ -15,6 +15,8 @@ export interface TypeInfo {
   singularName: string;
   shortNames: string[];
   categories: string[];
+  /** The verbs discovery lists; get, list and watch when absent. */
+  verbs?: readonly string[];
 }
 
 export interface ClusterInfo {

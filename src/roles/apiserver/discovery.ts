@@ -61,7 +61,7 @@ export function apiResourceList(types: TypeInfo[], group: string, version: strin
         singularName: t.singularName,
         namespaced: t.namespaced,
         kind: t.kind,
-        verbs: VERBS,
+        verbs: t.verbs ?? VERBS,
       };
       if (t.shortNames.length > 0) r.shortNames = t.shortNames;
       if (t.categories.length > 0) r.categories = t.categories;

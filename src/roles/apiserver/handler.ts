@@ -24,6 +24,7 @@ import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
+import { servesMetrics, withMetrics } from './member-metrics.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
 import type { RequestContext } from './server.js';
 
@@ -160,7 +161,7 @@ async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez'
 async function discovery(res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {
   if (t.level === 'api') return sendObject(res, 200, apiVersions());
   if (t.cluster !== undefined && !(await d.catalog.cluster(t.cluster))) throw notFound();
-  const types = await d.catalog.types(t.cluster);
+  const types = withMetrics(await d.catalog.types(t.cluster), servesMetrics(d, t.cluster));
   switch (t.level) {
     case 'apis':
       return sendObject(res, 200, apiGroupList(types));

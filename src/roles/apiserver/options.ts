@@ -104,6 +104,11 @@ export interface ForwardOptions {
    */
   proxyPath: boolean;
   /**
+   * metrics.k8s.io under a cluster's path, answered by that member's metrics-server (member-metrics.ts): `kubectl top`
+   * through …/resources/clusters/<c>.
+   */
+  metrics: boolean;
+  /**
    * Where a standalone apiserver finds the members' credentials: PediaCluster files (--clusters), else the host
    * cluster's PediaClusters and their Secrets in `secretsNamespace`. Binding uses the synchro's connections instead.
    */
@@ -130,6 +135,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
-    forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system' },
+    forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, metrics: false, secretsNamespace: 'clusterpedia-system' },
   };
 }

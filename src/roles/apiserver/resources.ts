@@ -23,6 +23,7 @@ import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
 import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
+import { METRICS_GROUP, serveMetrics, servesMetrics } from './member-metrics.js';
 import type { ClusterInfo, TypeInfo } from './catalog.js';
 import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
@@ -45,6 +46,11 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (cluster === undefined) throw badRequest('please specify the cluster name when using proxy model.');
     if (!members || !d.options.forward.requests) throw badRequest('forwarding to member clusters is not enabled here (--allow-pediacluster-config-for-proxy-request)');
     forward = () => counted(res, d, { verb: t.verb, resource: t.resource }, () => forwardRead(req, res, ctx, t, cluster, forwardSearch, members));
+  }
+  const metricsCluster = t.group === METRICS_GROUP && !forward && servesMetrics(d, t.cluster) ? t.cluster : undefined;
+  if (metricsCluster !== undefined && members) {
+    await knownCluster(d, metricsCluster);
+    return counted(res, d, { verb: t.verb, resource: `${t.resource}.${METRICS_GROUP}` }, () => serveMetrics(req, res, ctx, url, { ...t, cluster: metricsCluster }, members));
   }
   if (t.cluster !== undefined) {
     const c = await knownCluster(d, t.cluster);

@@ -72,7 +72,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
 }
 
 /**
- * `kubectl logs`, `exec` and `port-forward` (forwarded in the demo) of the Deployment of a running one-container pod of
+ * `kubectl logs`, `exec`, `port-forward` and `top` (forwarded in the demo) of the Deployment of a running one-container pod of
  * the first cluster: kubectl picks a running pod of it when asked, so the command still works after churn replaced the
  * pod. The port-forward takes a free local port (kubectl prints it) to the container's declared port.
  */
@@ -89,5 +89,6 @@ function logsHint(c: SimCluster | undefined, server: string): string[] {
     `  kubectl --server=${server} logs ${where} --tail=5`,
     `  kubectl --server=${server} exec ${where} -- hostname`,
     ...(typeof port === 'number' ? [`  kubectl --server=${server} port-forward ${where} :${port}`] : []),
+    `  kubectl --server=${server} top pods -n ${ns}`,
   ];
 }

@@ -11,7 +11,7 @@ import type { Storage, StoredJsonObject, UpsertObject } from '../../../src/stora
 import { silentLogger } from '../../../src/lib/log.js';
 import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
 import { healthyStatus } from '../../support/fixtures.js';
-import { Kubectl } from '../../support/kubectl.js';
+import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
 
 let dir: string;
 let host: SimCluster;
@@ -22,10 +22,10 @@ let fromHost: TestApiserver;
 let fromFile: TestApiserver;
 let clustersFile: string;
 
-function podRow(cluster: string, p: SimObject): UpsertObject {
-  return { cluster, group: '', version: 'v1', resource: 'pods', kind: 'Pod',
+function podRow(cluster: string, p: SimObject, resource = 'pods', kind = 'Pod'): UpsertObject {
+  return { cluster, group: '', version: 'v1', resource, kind,
     // The member's object as JSON, as the synchro stores it.
-    object: JSON.parse(JSON.stringify({ ...p, apiVersion: 'v1', kind: 'Pod', metadata: { ...p.metadata, annotations: { 'shadow.clusterpedia.io/cluster-name': cluster } } })) as StoredJsonObject };
+    object: JSON.parse(JSON.stringify({ ...p, apiVersion: 'v1', kind, metadata: { ...p.metadata, annotations: { 'shadow.clusterpedia.io/cluster-name': cluster } } })) as StoredJsonObject };
 }
 
 /** A running one-container pod of the member. */
@@ -60,13 +60,15 @@ beforeAll(async () => {
   storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
   await storage.migrate();
   for (const c of ['m1', 'm2', 'm3', 'm4', 'm5']) await storage.putClusterStatus(c, healthyStatus(c));
+  // m1's nodes, which kubectl top nodes reads (from storage) beside their metrics (from the member).
+  await storage.write({ upserts: m1.store.list('nodes').map((n) => podRow('m1', n, 'nodes', 'Node')), deletes: [] });
   await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
   fromHost = await startTestApiserver(storage, (o) => {
     o.kubeconfig = hostKubeconfig;
-    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: true, unsynced: false, proxyPath: true, secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: true, unsynced: false, proxyPath: true, metrics: false, secretsNamespace: 'clusterpedia-system' };
   });
   fromFile = await startTestApiserver(storage, (o) => {
-    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
+    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, metrics: true, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
   });
 }, 60_000);
 
@@ -160,5 +162,46 @@ describe('from --clusters files', () => {
     const missing = await logs(fromFile, 'm2', runningPod(m2));
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/cluster m2 has no PediaCluster to take its credentials from/);
+  });
+
+  it("kubectl top through a cluster's path prints what it prints against the member itself (--forward-metrics)", async () => {
+    const p = runningPod(m1);
+    const ns = p.metadata.namespace ?? '';
+    const app = p.metadata.labels?.app ?? '';
+    const before = m1.requestLog.entries((r) => r.path.startsWith('/apis/metrics.k8s.io/')).length;
+    for (const binary of [kubectlPath(), oldestKubectl()]) {
+      const through = new Kubectl(`${fromFile.resources}/clusters/m1`, binary);
+      const direct = new Kubectl(m1.url, binary, [`--token=${m1.token ?? ''}`]);
+      try {
+        for (const args of [['top', 'pods', '-A'], ['top', 'pods', '-A', '--containers'], ['top', 'pods', '-n', ns, '-l', `app=${app}`], ['top', 'pod', '-n', ns, p.metadata.name ?? ''], ['top', 'nodes']]) {
+          const got = await through.run(args);
+          expect(got.code, `${args.join(' ')}: ${got.stderr}`).toBe(0);
+          expect(got).toEqual(await direct.run(args));
+        }
+        expect((await through.ok(['top', 'pods', '-A'])).trim().split('\n').length).toBeGreaterThan(2);
+        // The member's own answers go back as it gave them: a pod it has no figures for, and no watch.
+        const none = await through.run(['top', 'pod', '-n', ns, 'no-such-pod']);
+        expect(none.stderr).toMatch(new RegExp(`podmetrics.metrics.k8s.io "${ns}/no-such-pod" not found`));
+        const watch = await through.run(['get', '--raw', `${new URL(fromFile.resources).pathname}/clusters/m1/apis/metrics.k8s.io/v1beta1/pods?watch=true`]);
+        expect(watch.stderr).toMatch(/MethodNotAllowed|does not support|not supported/i);
+      } finally {
+        through.dispose();
+        direct.dispose();
+      }
+    }
+    const asked = m1.requestLog.entries((r) => r.path.startsWith('/apis/metrics.k8s.io/')).slice(before);
+    // Each top through clusterpedia is one metrics request of clusterpedia's to the member (the rest are kubectl's own).
+    expect(asked.filter((r) => /^clusterpedia-apiserver/.test(r.userAgent ?? '')).length).toBeGreaterThanOrEqual(2 * 6);
+    // Metrics are per cluster: not under the all-clusters path, nor where --forward-metrics is off.
+    for (const server of [fromFile.resources, `${fromHost.resources}/clusters/m1`]) {
+      const k = new Kubectl(server);
+      try {
+        const top = await k.run(['top', 'pods', '-A']);
+        expect(top.code).not.toBe(0);
+        expect(top.stderr).toMatch(/Metrics API not available/);
+      } finally {
+        k.dispose();
+      }
+    }
   });
 });
