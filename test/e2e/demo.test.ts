@@ -97,6 +97,14 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       const top = (await byHint.ok(['top', 'pods', '-n', ns ?? ''])).trim().split('\n');
       expect(top[0]).toMatch(/^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*$/);
       expect(top.slice(1).some((l) => new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\s+\\d+m\\s+\\d+Mi\\s*$`).test(l))).toBe(true);
+      // Across the fleet: every member's running pods, busiest first.
+      expect(hints).toContain(`--server=${base}${P} top pods -A --sort-by=cpu`);
+      const fleet = new Kubectl(`${base}${P}`);
+      const fleetTop = await fleet.run(['top', 'pods', '-A', '--sort-by=cpu', '--no-headers']).finally(() => fleet.dispose());
+      expect(fleetTop.stderr).toBe('');
+      const cpu = fleetTop.stdout.trim().split('\n').map((l) => Number(/\s(\d+)m\s/.exec(l)?.[1]));
+      expect(cpu.length).toBeGreaterThan(top.length);
+      expect(cpu.every((v, i) => Number.isFinite(v) && (i === 0 || v <= (cpu[i - 1] ?? 0)))).toBe(true);
     } finally {
       byHint.dispose();
     }

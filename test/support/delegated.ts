@@ -6,6 +6,7 @@ import { silentLogger } from '../../src/lib/log.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster, type SubjectAccessReviewSpec } from '../../src/sim/index.js';
 import { openStorage } from '../../src/storage/open.js';
 import type { Storage, UpsertObject } from '../../src/storage/types.js';
+import type { ApiserverOptions } from '../../src/roles/apiserver/options.js';
 import { startTestApiserver, type TestApiserver } from './apiserver.js';
 import { freeLoopbackPort, makeTestPki, tlsGet, usePki, type TestPki, type TlsResponse } from './certs.js';
 import { healthyStatus } from './fixtures.js';
@@ -22,6 +23,8 @@ export interface DelegatedOptions {
   objects: UpsertObject[];
   perCluster: boolean;
   cacheTtlMs: number;
+  /** More apiserver options; `host` is the simulated host cluster, `dir` a scratch directory. */
+  configure?: (opts: ApiserverOptions, host: SimCluster, dir: string) => void;
 }
 
 export interface Delegated {
@@ -62,6 +65,7 @@ export async function startDelegated(o: DelegatedOptions): Promise<Delegated> {
     opts.authorization.mode = 'Delegated';
     opts.authorization.perCluster = o.perCluster;
     opts.authorization.cacheTtlMs = o.cacheTtlMs;
+    o.configure?.(opts, host, pki.dir);
   });
   return {
     pki, host, storage, api, secure, sars,

@@ -9,6 +9,7 @@
 // catalog's clusters (one cached review per user and cluster) and intersected with the query's `clusters`
 // filter, so rows of other clusters are never read; a user allowed no cluster gets an empty list, not 403.
 // Discovery across clusters is not narrowed: type names are not rows, and kubectl needs discovery to list at all.
+import { forEachLimited } from '../../lib/pool.js';
 import type { SetFilter } from '../../storage/types.js';
 import type { UserInfo } from './authn.js';
 import { clusterAttributes } from './authz-attributes.js';
@@ -34,14 +35,9 @@ export function clusterScope(authz: Authorizer, user: UserInfo, verb: string, cl
 /** The subset of `clusters` the user may read. A review that fails (host unreachable) fails the request. */
 export async function allowedClusters(authz: Authorizer, user: UserInfo, verb: string, clusters: string[]): Promise<Set<string>> {
   const allowed = new Set<string>();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < clusters.length) {
-      const c = clusters[next++] as string;
-      if ((await authz.decide(user, clusterAttributes(c, verb))).allowed) allowed.add(c);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, clusters.length) }, worker));
+  await forEachLimited(clusters, CONCURRENCY, async (c) => {
+    if ((await authz.decide(user, clusterAttributes(c, verb))).allowed) allowed.add(c);
+  });
   return allowed;
 }
 

@@ -161,7 +161,7 @@ async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez'
 async function discovery(res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {
   if (t.level === 'api') return sendObject(res, 200, apiVersions());
   if (t.cluster !== undefined && !(await d.catalog.cluster(t.cluster))) throw notFound();
-  const types = withMetrics(await d.catalog.types(t.cluster), servesMetrics(d, t.cluster));
+  const types = withMetrics(await d.catalog.types(t.cluster), servesMetrics(d));
   switch (t.level) {
     case 'apis':
       return sendObject(res, 200, apiGroupList(types));

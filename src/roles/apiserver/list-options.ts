@@ -89,7 +89,7 @@ export function selector<T>(param: string, raw: string, parse: (s: string) => T)
  * absent. (Go's strings.Split keeps the empty item, and in Clusterpedia `namespaces=a,,b` then also matches every
  * cluster-scoped object, whose namespace is ''; nobody asks for that on purpose.)
  */
-function urlSet(query: URLSearchParams, key: string): SetFilter | undefined {
+export function urlSet(query: URLSearchParams, key: string): SetFilter | undefined {
   const values = [...new Set((firstParam(query, key) ?? '').split(',').map((v) => v.trim()).filter((v) => v !== ''))];
   return values.length > 0 ? { op: 'in', values } : undefined;
 }

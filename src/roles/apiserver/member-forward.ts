@@ -123,7 +123,7 @@ async function streamBack(res: ServerResponse, ctx: RequestContext, cluster: str
  * The member's path for a request addressed through clusterpedia: `/api/v1` or `/apis/<g>/<v>`, the namespace, the
  * resource, name and subresource, each segment escaped but `:` (a proxy's `name:port`, RBAC's `system:` names).
  */
-function memberPath(t: ResourceRequest): string {
+export function memberPath(t: ResourceRequest): string {
   const seg = (s: string): string => encodeURIComponent(s).replace(/%3A/gi, ':');
   return `${t.group === '' ? '/api/v1' : `/apis/${seg(t.group)}/${seg(t.version)}`}${t.namespace === undefined ? '' : `/namespaces/${seg(t.namespace)}`}` +
     `/${seg(t.resource)}${t.name === undefined ? '' : `/${seg(t.name)}`}${t.subresource === undefined ? '' : `/${seg(t.subresource)}`}`;

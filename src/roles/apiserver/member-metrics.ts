@@ -1,37 +1,112 @@
-// metrics.k8s.io through a cluster's path (--forward-metrics): `kubectl top` against
-// …/resources/clusters/<name> reads that member's metrics-server, asked at the time of the request. PodMetrics and
-// NodeMetrics are never synced (they cannot be watched, and change with every scrape); they are listed in that
-// cluster's discovery so that kubectl finds them, and answered by forwardRead with the member's own body.
+// metrics.k8s.io through clusterpedia (--forward-metrics): what `kubectl top` reads is the members' metrics-server's,
+// asked at the time of the request. PodMetrics and NodeMetrics are never synced (they cannot be watched, and change
+// with every scrape); discovery lists them so that kubectl finds them.
+// - Through a cluster's path, a get or list is that member's answer, passed back as it gives it (forwardRead).
+// - Through the all-clusters path, a list asks every member (or those `search.clusterpedia.io/clusters` names, and
+//   with --authorization-per-cluster those the caller may read) and merges their items, each marked with its
+//   cluster's annotation as stored objects are; a member that cannot answer is left out with a warning. A get by name
+//   there is Clusterpedia's 400: a name is only unique within a cluster.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { methodNotSupported, notFound } from '../../kube/status.js';
-import type { ResourceRequest } from './request-info.js';
+import { formatRequirement, parseLabelSelector } from '../../kube/label-selector.js';
+import { matchesSet } from '../../kube/match.js';
+import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
+import { CLUSTER_ANNOTATION } from '../../kube/types.js';
+import { messageOf } from '../../lib/errors.js';
+import { forEachLimited } from '../../lib/pool.js';
+import { scopedClusters } from './authz-gate.js';
 import type { TypeInfo } from './catalog.js';
 import type { HandlerDeps } from './handler.js';
+import { forwardRead, memberPath, type MemberConnections } from './member-forward.js';
+import { selector, urlSet } from './list-options.js';
+import { splitSearchLabels } from './list-options-search-labels.js';
+import type { ResourceRequest } from './request-info.js';
+import { sendText } from './respond.js';
 import type { RequestContext } from './server.js';
-import { forwardRead, type MemberConnections } from './member-forward.js';
+import { addWarnings } from './warnings.js';
 
 export const METRICS_GROUP = 'metrics.k8s.io';
+const METRICS_VERSION = 'v1beta1';
 
 const METRICS_TYPES: readonly TypeInfo[] = [
-  { group: METRICS_GROUP, version: 'v1beta1', resource: 'nodes', kind: 'NodeMetrics', namespaced: false, singularName: '', shortNames: [], categories: [], verbs: ['get', 'list'] },
-  { group: METRICS_GROUP, version: 'v1beta1', resource: 'pods', kind: 'PodMetrics', namespaced: true, singularName: '', shortNames: [], categories: [], verbs: ['get', 'list'] },
+  { group: METRICS_GROUP, version: METRICS_VERSION, resource: 'nodes', kind: 'NodeMetrics', namespaced: false, singularName: '', shortNames: [], categories: [], verbs: ['get', 'list'] },
+  { group: METRICS_GROUP, version: METRICS_VERSION, resource: 'pods', kind: 'PodMetrics', namespaced: true, singularName: '', shortNames: [], categories: [], verbs: ['get', 'list'] },
 ];
 
-/** Whether metrics are answered for `cluster`'s path: the option is on, members can be reached, and a cluster is named. */
-export function servesMetrics(d: Pick<HandlerDeps, 'options' | 'members'>, cluster: string | undefined): boolean {
-  return cluster !== undefined && d.options.forward.metrics && d.members !== undefined;
+/** Members asked at once by a list across clusters. */
+const FAN_OUT = 8;
+/** How long a member gets to answer a list across clusters before it is left out. */
+const MEMBER_TIMEOUT_MS = 10_000;
+/** The items a list across clusters merges (bytes of JSON); past this the caller is asked to narrow it. */
+const MAX_MERGED_BYTES = 64 * 1024 * 1024;
+
+/** Whether metrics are served here: the option is on and members can be reached. */
+export function servesMetrics(d: Pick<HandlerDeps, 'options' | 'members'>): boolean {
+  return d.options.forward.metrics && d.members !== undefined;
 }
 
-/** A cluster's discovery types with metrics.k8s.io added when it is served there. */
+/** Discovery types with metrics.k8s.io added when it is served. */
 export function withMetrics(types: TypeInfo[], served: boolean): TypeInfo[] {
   return served ? [...types.filter((t) => t.group !== METRICS_GROUP), ...METRICS_TYPES] : types;
 }
 
-/** A get or list of PodMetrics or NodeMetrics, answered by the member; a watch is 405, as metrics-server answers it. */
-export async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest & { cluster: string },
-  members: MemberConnections): Promise<void> {
+/** A get or list of PodMetrics or NodeMetrics; a watch is 405, as metrics-server answers it. */
+export async function serveMetrics(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest,
+  d: HandlerDeps, members: MemberConnections): Promise<void> {
   const type = METRICS_TYPES.find((m) => m.version === t.version && m.resource === t.resource);
   if (!type || t.subresource !== undefined || (t.namespace !== undefined && !type.namespaced)) throw notFound();
   if (t.verb === 'watch') throw methodNotSupported('watch', `${t.resource}.${METRICS_GROUP}`);
-  return forwardRead(req, res, ctx, t, t.cluster, url.search, members);
+  if (t.cluster !== undefined) return forwardRead(req, res, ctx, t, t.cluster, url.search, members);
+  if (t.verb === 'get') {
+    throw badRequest(`please specify the cluster name when using the resource name to get a specific resource. ${type.kind} are per cluster: `
+      + 'ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).');
+  }
+  return fleetList(res, ctx, url, t, type, d, members);
+}
+
+async function fleetList(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, type: TypeInfo, d: HandlerDeps, members: MemberConnections): Promise<void> {
+  // The clusters to ask, by Clusterpedia's search label or parameter; the rest of the selector goes to the members.
+  const split = splitSearchLabels(selector('labelSelector', url.searchParams.get('labelSelector') ?? '', (s) => parseLabelSelector(s, { sourceOrder: true })));
+  const others = [...Object.keys(split.sets).filter((k) => k !== 'clusters'), ...Object.keys(split.scalars), ...(split.orderby ? ['orderby'] : []), ...(split.fuzzyNames ? ['fuzzy-name'] : [])];
+  if (others.length > 0) {
+    throw badRequest(`labelSelector: metrics across clusters are the members' own lists; of the search labels only search.clusterpedia.io/clusters applies (not ${others.join(', ')})`);
+  }
+  const chosen = await scopedClusters(ctx.access, urlSet(url.searchParams, 'clusters') ?? split.sets.clusters);
+  const clusters = [...(await d.catalog.get()).clusters.keys()].filter((c) => matchesSet(c, chosen)).sort();
+  const query: Record<string, string> = {};
+  if (split.labels.length > 0) query.labelSelector = split.labels.map((r) => formatRequirement(r.key, r.operator, r.values)).join(',');
+  const fields = url.searchParams.get('fieldSelector');
+  if (fields) query.fieldSelector = fields;
+  const path = memberPath(t);
+
+  const items = new Map<string, string[]>();
+  const warnings: string[] = [];
+  let bytes = 0;
+  await forEachLimited(clusters, FAN_OUT, async (cluster) => {
+    if (ctx.signal.aborted || bytes > MAX_MERGED_BYTES) return;
+    try {
+      const client = await members.client(cluster);
+      const list = await client.json<{ items?: unknown }>(path, { query, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(MEMBER_TIMEOUT_MS)]), maxBytes: MAX_MERGED_BYTES });
+      const mine: string[] = [];
+      for (const item of Array.isArray(list.items) ? list.items : []) {
+        if (typeof item !== 'object' || item === null) continue;
+        const o = item as { metadata?: { annotations?: Record<string, string> } };
+        o.metadata = { ...o.metadata, annotations: { ...o.metadata?.annotations, [CLUSTER_ANNOTATION]: cluster } };
+        const text = JSON.stringify(o);
+        bytes += text.length;
+        mine.push(text);
+      }
+      if (bytes > MAX_MERGED_BYTES) return;
+      items.set(cluster, mine);
+    } catch (e: unknown) {
+      warnings.push(`${type.kind} of cluster ${cluster} are left out: ${messageOf(e)}`);
+    }
+  });
+  if (ctx.signal.aborted) return;
+  if (bytes > MAX_MERGED_BYTES) {
+    throw badRequest(`${type.kind} of ${clusters.length} clusters come to more than ${MAX_MERGED_BYTES / 1024 / 1024} MiB: `
+      + 'narrow the list with a namespace, a labelSelector or search.clusterpedia.io/clusters, or ask through one cluster\'s path');
+  }
+  addWarnings(res, warnings.sort());
+  const merged = clusters.flatMap((c) => items.get(c) ?? []);
+  sendText(res, 200, `{"kind":"${type.kind}List","apiVersion":"${METRICS_GROUP}/${METRICS_VERSION}","metadata":{},"items":[${merged.join(',')}]}`);
 }

@@ -47,10 +47,9 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (!members || !d.options.forward.requests) throw badRequest('forwarding to member clusters is not enabled here (--allow-pediacluster-config-for-proxy-request)');
     forward = () => counted(res, d, { verb: t.verb, resource: t.resource }, () => forwardRead(req, res, ctx, t, cluster, forwardSearch, members));
   }
-  const metricsCluster = t.group === METRICS_GROUP && !forward && servesMetrics(d, t.cluster) ? t.cluster : undefined;
-  if (metricsCluster !== undefined && members) {
-    await knownCluster(d, metricsCluster);
-    return counted(res, d, { verb: t.verb, resource: `${t.resource}.${METRICS_GROUP}` }, () => serveMetrics(req, res, ctx, url, { ...t, cluster: metricsCluster }, members));
+  if (t.group === METRICS_GROUP && !forward && members && servesMetrics(d)) {
+    if (t.cluster !== undefined) await knownCluster(d, t.cluster);
+    return counted(res, d, { verb: t.verb, resource: `${t.resource}.${METRICS_GROUP}` }, () => serveMetrics(req, res, ctx, url, t, d, members));
   }
   if (t.cluster !== undefined) {
     const c = await knownCluster(d, t.cluster);

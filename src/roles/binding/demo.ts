@@ -55,6 +55,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${server} get pods -A --field-selector status.phase!=Running`,
         `  kubectl --server=${root}${RESOURCES_PREFIX}/clusters/${first}${tls} get pods -n default`,
         `  kubectl --server=${server} get pods -A -w`,
+        `  kubectl --server=${server} top pods -A --sort-by=cpu`,
         ...logsHint(fleet.clusters[0], `${root}${RESOURCES_PREFIX}/clusters/${first}${tls}`),
         `  kubectl --server=${root}${tls} get pediaclusters`,
         '',

@@ -1,5 +1,8 @@
 // Per-cluster authorization over real HTTPS: rows of forbidden clusters leave lists, watches and collections; their paths are 403.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readerPolicy, startDelegated, type Delegated } from '../../support/delegated.js';
 import { deployment, pod } from '../../support/fixtures.js';
@@ -29,6 +32,13 @@ beforeAll(async () => {
     objects: ['c1', 'c2', 'c3'].flatMap((c) => [pod(c, 'default', 'web-1'), deployment(c, 'default', 'web')]),
     perCluster: true,
     cacheTtlMs: 60_000,
+    // kubectl top across clusters: c1, c2 and c3 are all the host simulator, by PediaCluster files.
+    configure: (opts, host, dir) => {
+      const file = join(dir, 'clusters.yaml');
+      writeFileSync(file, ['c1', 'c2', 'c3'].map((name) => stringify({ apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name },
+        spec: { apiserver: host.url, tokenData: Buffer.from(host.token ?? '').toString('base64'), caData: Buffer.from(host.caData ?? '').toString('base64') } })).join('---\n'));
+      opts.forward = { ...opts.forward, metrics: true, clustersPath: file };
+    },
   });
 });
 
@@ -160,6 +170,22 @@ describe('watches', () => {
 });
 
 describe('what would be forwarded to a member', () => {
+  it('asks only the clusters the user may read for metrics across clusters', async () => {
+    const clustersOf = async (who: keyof typeof tokens): Promise<string[]> => {
+      const r = await as(who)(`${P}/apis/metrics.k8s.io/v1beta1/nodes`);
+      expect(r.status).toBe(200);
+      expect(r.headers.warning).toBeUndefined();
+      return [...new Set(((r.json?.items ?? []) as { metadata: { annotations: Record<string, string> } }[]).map((i) => i.metadata.annotations['shadow.clusterpedia.io/cluster-name'] ?? ''))].sort();
+    };
+    const asked = (): number => d.host.requestLog.entries((e) => e.path === '/apis/metrics.k8s.io/v1beta1/nodes').length;
+    const before = asked();
+    expect(await clustersOf('alice')).toEqual(['c1', 'c3']);
+    expect(asked()).toBe(before + 2);
+    expect(await clustersOf('nobody')).toEqual([]);
+    expect(asked()).toBe(before + 2);
+    expect(await clustersOf('root')).toEqual(['c1', 'c2', 'c3']);
+  });
+
   it('asks create on resources/exec and on the cluster itself: running a command in a cluster is more than reading it', async () => {
     await as('alice')(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1/exec?command=sh`);
     const asked = d.sars.map((x) => x.resourceAttributes).filter((a) => a?.group === 'clusterpedia.io');

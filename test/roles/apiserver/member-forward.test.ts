@@ -192,16 +192,47 @@ describe('from --clusters files', () => {
     const asked = m1.requestLog.entries((r) => r.path.startsWith('/apis/metrics.k8s.io/')).slice(before);
     // Each top through clusterpedia is one metrics request of clusterpedia's to the member (the rest are kubectl's own).
     expect(asked.filter((r) => /^clusterpedia-apiserver/.test(r.userAgent ?? '')).length).toBeGreaterThanOrEqual(2 * 6);
-    // Metrics are per cluster: not under the all-clusters path, nor where --forward-metrics is off.
-    for (const server of [fromFile.resources, `${fromHost.resources}/clusters/m1`]) {
-      const k = new Kubectl(server);
-      try {
-        const top = await k.run(['top', 'pods', '-A']);
-        expect(top.code).not.toBe(0);
-        expect(top.stderr).toMatch(/Metrics API not available/);
-      } finally {
-        k.dispose();
-      }
+    // Where --forward-metrics is off, kubectl finds no metrics API.
+    const off = new Kubectl(`${fromHost.resources}/clusters/m1`);
+    try {
+      const top = await off.run(['top', 'pods', '-A']);
+      expect(top.code).not.toBe(0);
+      expect(top.stderr).toMatch(/Metrics API not available/);
+    } finally {
+      off.dispose();
+    }
+  });
+
+  it('kubectl top through the all-clusters path merges what every member answers, and says which could not', async () => {
+    const fleet = new Kubectl(fromFile.resources);
+    const direct = new Kubectl(m1.url, undefined, [`--token=${m1.token ?? ''}`]);
+    try {
+      const own = await direct.ok(['top', 'pods', '-A']);
+      // Storage knows m1..m5; only m1 has credentials here (--clusters file), so the others are left out, by name.
+      const all = await fleet.run(['top', 'pods', '-A']);
+      expect(all.code).toBe(0);
+      expect(all.stdout).toBe(own);
+      for (const c of ['m2', 'm3', 'm4', 'm5']) expect(all.stderr).toMatch(new RegExp(`Warning: PodMetrics of cluster ${c} are left out: cluster ${c} has no PediaCluster`));
+      // Clusterpedia's clusters search label picks the members asked; the rest of the selector goes to them.
+      const p = runningPod(m1);
+      const app = p.metadata.labels?.app ?? '';
+      const one = await fleet.run(['top', 'pods', '-A', '-l', `search.clusterpedia.io/clusters in (m1),app=${app}`]);
+      expect(one).toEqual({ code: 0, stdout: await direct.ok(['top', 'pods', '-A', '-l', `app=${app}`]), stderr: '' });
+      expect(await fleet.ok(['top', 'nodes', '-l', 'search.clusterpedia.io/clusters=m1'])).toBe(await direct.ok(['top', 'nodes']));
+      // Each item says which cluster it came from, as stored objects do.
+      const raw = JSON.parse(await fleet.ok(['get', '--raw', `${new URL(fromFile.resources).pathname}/apis/metrics.k8s.io/v1beta1/pods?labelSelector=search.clusterpedia.io/clusters%3Dm1`])) as
+        { kind: string; items: { metadata: { annotations?: Record<string, string> } }[] };
+      expect(raw.kind).toBe('PodMetricsList');
+      expect(raw.items.length).toBeGreaterThan(0);
+      expect(raw.items.every((i) => i.metadata.annotations?.['shadow.clusterpedia.io/cluster-name'] === 'm1')).toBe(true);
+      // A name is only unique within a cluster; other search labels do not apply to the members' lists.
+      const named = await fleet.run(['top', 'pod', '-n', p.metadata.namespace ?? '', p.metadata.name ?? '']);
+      expect(named.stderr).toMatch(/please specify the cluster name when using the resource name/);
+      const owner = await fleet.run(['top', 'pods', '-A', '-l', 'search.clusterpedia.io/owner-name=web']);
+      expect(owner.stderr).toMatch(/only search\.clusterpedia\.io\/clusters applies \(not owner-name\)/);
+    } finally {
+      fleet.dispose();
+      direct.dispose();
     }
   });
 });
