@@ -72,3 +72,37 @@ describe('discovery', () => {
     expect(((await call<{ groups: Array<{ name: string }> }>(c, '/apis')).body.groups).map((g) => g.name)).not.toContain('widgets.example.com');
   });
 });
+
+describe('OpenAPI v3 and metrics', () => {
+  it('lists a document per group version under the hash of its content, with each kind found by its operations', async () => {
+    const index = await call<{ paths: Record<string, { serverRelativeURL: string }> }>(c, '/openapi/v3');
+    expect(Object.keys(index.body.paths)).toEqual(expect.arrayContaining(['api/v1', 'apis/apps/v1', 'apis/stable.example.com/v1', 'apis/stable.example.com/v1beta1']));
+    // Reviews and metrics have no objects to describe.
+    expect(Object.keys(index.body.paths).filter((k) => /authentication|authorization|metrics/.test(k))).toEqual([]);
+    const url = index.body.paths['apis/apps/v1']?.serverRelativeURL ?? '';
+    const doc = await call<{ paths: Record<string, { get?: Record<string, unknown> }>; components: { schemas: Record<string, Record<string, unknown>> } }>(c, url);
+    const { createHash } = await import('node:crypto');
+    expect(url).toBe(`/openapi/v3/apis/apps/v1?hash=${createHash('sha512').update(JSON.stringify(doc.body)).digest('hex').toUpperCase()}`);
+    expect(doc.body.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']?.get?.['x-kubernetes-group-version-kind']).toEqual({ group: 'apps', kind: 'Deployment', version: 'v1' });
+    const deployment = doc.body.components.schemas['io.k8s.api.apps.v1.Deployment'];
+    expect(deployment?.['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    expect(deployment).toMatchObject({ type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } } });
+    expect((await call(c, '/openapi/v3/apis/nothing.example.com/v1')).status).toBe(404);
+  });
+
+  it('serves PodMetrics of running pods and NodeMetrics, the same at every read, and no watch', async () => {
+    const list = async (): Promise<Record<string, unknown>> => (await call(c, '/apis/metrics.k8s.io/v1beta1/pods')).body;
+    const first = await list();
+    expect(first).toMatchObject({ kind: 'PodMetricsList', apiVersion: 'metrics.k8s.io/v1beta1' });
+    const items = first.items as { metadata: { name: string; namespace: string }; containers: { usage: { cpu: string; memory: string } }[] }[];
+    const running = c.store.list('pods').filter((p) => (p.status as { phase?: string }).phase === 'Running');
+    expect(items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort()).toEqual(running.map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort());
+    expect(items[0]?.containers[0]?.usage).toMatchObject({ cpu: expect.stringMatching(/^\d+n$/), memory: expect.stringMatching(/^\d+Ki$/) });
+    expect((await list()).items).toEqual(first.items);
+    const nodes = await call(c, '/apis/metrics.k8s.io/v1beta1/nodes');
+    expect(nodes.body).toMatchObject({ kind: 'NodeMetricsList', items: expect.arrayContaining([expect.objectContaining({ usage: expect.any(Object) })]) });
+    const gone = await call(c, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nobody');
+    expect(gone.body).toMatchObject({ code: 404, message: 'podmetrics.metrics.k8s.io "default/nobody" not found' });
+    expect((await call(c, '/apis/metrics.k8s.io/v1beta1/pods?watch=true')).status).toBe(405);
+  });
+});
