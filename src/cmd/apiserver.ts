@@ -45,6 +45,7 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--allow-forward-unsync-resource-request', 'forwarded requests may name resources that are not synced'))
     .addOption(option('--enable-proxy-path-for-forward-request', 'serve …/resources/clusters/<c>/proxy/<path>: any request for the member\'s API, with its PediaCluster\'s credentials'))
     .addOption(option('--forward-metrics', 'serve metrics.k8s.io under each cluster\'s path from that member\'s metrics-server, so kubectl top works through it'))
+    .addOption(option('--forward-openapi', 'serve the members\' OpenAPI schemas under the resources path, so kubectl explain works through it'))
     .addOption(option('--allowed-proxy-subresources <list>', 'subresources forwarded to the member cluster through its path (pods/log): binding uses the synchro\'s connections, apiserver the PediaClusters\' credentials').argParser(parseProxySubresources));
 }
 
@@ -85,6 +86,7 @@ export interface ApiserverFlags {
   allowForwardUnsyncResourceRequest?: boolean;
   enableProxyPathForForwardRequest?: boolean;
   forwardMetrics?: boolean;
+  forwardOpenapi?: boolean;
 }
 
 // Clusterpedia's proxy subresources (its options.go); this build forwards them all.
@@ -136,7 +138,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     shutdownGraceMs: f.shutdownGracePeriod,
     allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
     forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [], requests: f.allowPediaclusterConfigForProxyRequest === true, unsynced: f.allowForwardUnsyncResourceRequest === true,
-      proxyPath: f.enableProxyPathForForwardRequest === true, metrics: f.forwardMetrics === true },
+      proxyPath: f.enableProxyPathForForwardRequest === true, metrics: f.forwardMetrics === true, openapi: f.forwardOpenapi === true },
   };
   if (f.tlsCertFile) o.serving.tlsCertFile = f.tlsCertFile;
   if (f.tlsPrivateKeyFile) o.serving.tlsPrivateKeyFile = f.tlsPrivateKeyFile;

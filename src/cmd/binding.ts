@@ -31,11 +31,11 @@ export function newBindingCommand(): Command {
     const demo = f.demo === true;
     const apiserver = apiserverOptionsFrom(f);
     // A newcomer's kubectl needs no certificate: the demo also serves plain HTTP on loopback. Its members' logs, exec,
-    // port-forward and metrics (made up by the simulator) are forwarded, so `kubectl logs`, `exec`, `port-forward` and
-    // `top` can be tried too.
+    // port-forward, metrics and schemas (made up by the simulator) are forwarded, so `kubectl logs`, `exec`,
+    // `port-forward`, `top` and `explain` can be tried too.
     if (demo && apiserver.serving.insecurePort === undefined) apiserver.serving.insecurePort = 8080;
     if (demo && f.allowedProxySubresources === undefined) apiserver.forward.subresources = ['pods/log', 'pods/exec', 'pods/portforward'];
-    if (demo) apiserver.forward.metrics = true;
+    if (demo) Object.assign(apiserver.forward, { metrics: true, openapi: true });
     const options: BindingOptions = { apiserver, synchro: synchroOptionsFrom(f, { requireSource: !demo }) };
     requireClustersPath(options.synchro);
     setHeapGrowingPercent(f.heapGrowingPercent);

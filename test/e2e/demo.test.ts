@@ -105,6 +105,13 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       const cpu = fleetTop.stdout.trim().split('\n').map((l) => Number(/\s(\d+)m\s/.exec(l)?.[1]));
       expect(cpu.length).toBeGreaterThan(top.length);
       expect(cpu.every((v, i) => Number.isFinite(v) && (i === 0 || v <= (cpu[i - 1] ?? 0)))).toBe(true);
+      // And kubectl explain, from a member's schemas.
+      expect(hints).toContain(`--server=${base}${P} explain deployments.spec.strategy`);
+      const explain = new Kubectl(`${base}${P}`);
+      const strategy = await explain.run(['explain', 'deployments.spec.strategy']).finally(() => explain.dispose());
+      expect(strategy).toMatchObject({ code: 0, stderr: '' });
+      expect(strategy.stdout).toMatch(/^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n/);
+      expect(strategy.stdout).toMatch(/FIELD: strategy <Object>/);
     } finally {
       byHint.dispose();
     }

@@ -56,7 +56,7 @@ export class AccessGate {
       await authorize(this.d.authz, user, clusterAttributes(cluster, verb));
       return { user };
     }
-    if (target.kind === 'resource' || target.kind === 'collection') return { user, clusters: clusterScope(this.d.authz, user, verb, this.d.clusters) };
+    if (target.kind === 'resource' || target.kind === 'collection' || target.kind === 'openapi') return { user, clusters: clusterScope(this.d.authz, user, verb, this.d.clusters) };
     return { user };
   }
 }

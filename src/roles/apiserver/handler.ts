@@ -25,6 +25,7 @@ import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
 import { servesMetrics, withMetrics } from './member-metrics.js';
+import { serveOpenApi } from './member-openapi.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
 import type { RequestContext } from './server.js';
 
@@ -106,6 +107,12 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         if (!d.options.forward.proxyPath || !members) throw notFound();
         await knownCluster(d, target.cluster);
         return proxyPath(req, res, ctx, url, target.cluster, target.path, members);
+      }
+      case 'openapi': {
+        const members = d.members;
+        if (!d.options.forward.openapi || !members) throw notFound();
+        if (target.cluster !== undefined) await knownCluster(d, target.cluster);
+        return serveOpenApi(req, res, ctx, url, target, d, members);
       }
       case 'notFound':
         throw notFound();

@@ -229,7 +229,11 @@ export function forwardedQuery(req: IncomingMessage, url: URL, t: ResourceReques
  * Table (without a CLUSTER column) or watch stream, as it sends them.
  */
 export async function forwardRead(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, t: ResourceRequest, cluster: string, search: string, members: MemberConnections): Promise<void> {
-  const path = memberPath(t);
+  return forwardGet(req, res, ctx, cluster, memberPath(t), search, members);
+}
+
+/** A GET (or HEAD) of `path` in the member, its answer streamed back as it gives it. */
+export async function forwardGet(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, cluster: string, path: string, search: string, members: MemberConnections): Promise<void> {
   return withMemberClient(req, members, cluster, (client) => relay(req, res, ctx, client, cluster, path, search, req.method === 'HEAD' ? 'HEAD' : 'GET'));
 }
 
@@ -243,7 +247,7 @@ const CALLER_CREDENTIALS = 'x-clusterpedia-proxy-';
  * caData), to the member's address (members.address), else clusterpedia's. A connection made for one request is
  * closed after it.
  */
-async function withMemberClient(req: IncomingMessage, members: MemberConnections, cluster: string, run: (client: KubeClient) => Promise<void>): Promise<void> {
+export async function withMemberClient(req: IncomingMessage, members: MemberConnections, cluster: string, run: (client: KubeClient) => Promise<void>): Promise<void> {
   const h = (name: string): string | undefined => {
     const v = req.headers[`${CALLER_CREDENTIALS}${name}`];
     return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
@@ -272,7 +276,7 @@ async function withMemberClient(req: IncomingMessage, members: MemberConnections
   }
 }
 
-const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);
+export const unreachable = (cluster: string, e: unknown): Error => serviceUnavailable(`cluster ${cluster} could not be reached: ${messageOf(e)}`);
 
 /**
  * An upgrade (kubectl exec over WebSocket, or SPDY from older kubectl; port-forward as SPDY, tunnelled in WebSocket

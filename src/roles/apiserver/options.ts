@@ -108,6 +108,8 @@ export interface ForwardOptions {
    * through …/resources/clusters/<c>.
    */
   metrics: boolean;
+  /** The members' OpenAPI v3 under the resources path (member-openapi.ts): `kubectl explain` through clusterpedia. */
+  openapi: boolean;
   /**
    * Where a standalone apiserver finds the members' credentials: PediaCluster files (--clusters), else the host
    * cluster's PediaClusters and their Secrets in `secretsNamespace`. Binding uses the synchro's connections instead.
@@ -135,6 +137,6 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
-    forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, metrics: false, secretsNamespace: 'clusterpedia-system' },
+    forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, metrics: false, openapi: false, secretsNamespace: 'clusterpedia-system' },
   };
 }

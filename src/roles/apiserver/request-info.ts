@@ -73,6 +73,8 @@ export type RequestTarget =
   | { kind: 'pediacluster'; name?: string; verb: Verb }
   /** `…/resources/clusters/<c>/proxy/<path>`: any request for the member's own API (Clusterpedia's proxy path). */
   | { kind: 'memberProxy'; cluster: string; path: string }
+  /** `…/resources[/clusters/<c>]/openapi/v2` and `/openapi/v3[/…]`: the members' schemas (member-openapi.ts). */
+  | { kind: 'openapi'; cluster?: string; path: string }
   | { kind: 'notFound' };
 
 /**
@@ -133,6 +135,7 @@ function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestT
     const proxied = /^\/*clusters\/+[^/]+\/+proxy(\/.*)?$/.exec(raw);
     if (parts[2] === 'proxy' && proxied) return { kind: 'memberProxy', cluster, path: proxied[1] ?? '/' };
   }
+  if (/^\/openapi\/(v2|v3(\/.*)?)$/.test(inner)) return { kind: 'openapi', ...(cluster !== undefined ? { cluster } : {}), path: inner };
   return parseKubePath(inner, cluster, watch, /^\/*clusters\/+[^/]+(.*)$/.exec(raw)?.[1] ?? raw);
 }
 

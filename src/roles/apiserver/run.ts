@@ -55,7 +55,7 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
 export async function apiserverRunnables(options: ApiserverOptions, p: ApiserverParts): Promise<Runnable[]> {
   const logger = p.logger;
   const { forward } = options;
-  const own = p.members || (forward.subresources.length === 0 && !forward.requests && !forward.proxyPath && !forward.metrics) ? undefined : await memberConnections(options, logger);
+  const own = p.members || (forward.subresources.length === 0 && !forward.requests && !forward.proxyPath && !forward.metrics && !forward.openapi) ? undefined : await memberConnections(options, logger);
   const members = p.members ?? own;
   const cert = options.serving.securePort > 0 ? await loadServingCert(options.serving, logger) : undefined;
   const catalog = new Catalog(p.storage);

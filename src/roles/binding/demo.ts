@@ -56,6 +56,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${root}${RESOURCES_PREFIX}/clusters/${first}${tls} get pods -n default`,
         `  kubectl --server=${server} get pods -A -w`,
         `  kubectl --server=${server} top pods -A --sort-by=cpu`,
+        `  kubectl --server=${server} explain deployments.spec.strategy`,
         ...logsHint(fleet.clusters[0], `${root}${RESOURCES_PREFIX}/clusters/${first}${tls}`),
         `  kubectl --server=${root}${tls} get pediaclusters`,
         '',

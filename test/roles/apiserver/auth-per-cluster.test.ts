@@ -11,9 +11,9 @@ const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 let d: Delegated;
 
-const tokens = { alice: 'token-alice', nobody: 'token-nobody', root: 'token-root' } as const;
+const tokens = { alice: 'token-alice', bob: 'token-bob', nobody: 'token-nobody', root: 'token-root' } as const;
 /** Clusters each user may read (RBAC on resource "clusters" with resourceNames). */
-const readable: Record<string, string[]> = { alice: ['c1', 'c3'], nobody: [] };
+const readable: Record<string, string[]> = { alice: ['c1', 'c3'], bob: ['c2', 'c3'], nobody: [] };
 
 const as = (who: keyof typeof tokens) => (path: string) => d.get(path, tokens[who]);
 const itemsOf = (body: Record<string, unknown> | undefined): string[] =>
@@ -24,6 +24,7 @@ beforeAll(async () => {
   d = await startDelegated({
     tokens: {
       [tokens.alice]: { username: 'alice' },
+      [tokens.bob]: { username: 'bob' },
       [tokens.nobody]: { username: 'nobody' },
       [tokens.root]: { username: 'root', groups: ['system:masters'] },
     },
@@ -37,7 +38,7 @@ beforeAll(async () => {
       const file = join(dir, 'clusters.yaml');
       writeFileSync(file, ['c1', 'c2', 'c3'].map((name) => stringify({ apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'PediaCluster', metadata: { name },
         spec: { apiserver: host.url, tokenData: Buffer.from(host.token ?? '').toString('base64'), caData: Buffer.from(host.caData ?? '').toString('base64') } })).join('---\n'));
-      opts.forward = { ...opts.forward, metrics: true, clustersPath: file };
+      opts.forward = { ...opts.forward, metrics: true, openapi: true, clustersPath: file };
     },
   });
 });
@@ -184,6 +185,21 @@ describe('what would be forwarded to a member', () => {
     expect(await clustersOf('nobody')).toEqual([]);
     expect(asked()).toBe(before + 2);
     expect(await clustersOf('root')).toEqual(['c1', 'c2', 'c3']);
+  });
+
+  it('takes the schemas of the all-clusters path from a cluster the user may read', async () => {
+    const schemasOf = async (who: keyof typeof tokens): Promise<string | undefined> => {
+      const r = await as(who)(`${P}/openapi/v3`);
+      if (r.status !== 200) return `${r.status} ${String(r.json?.message)}`;
+      const paths = (r.json?.paths ?? {}) as Record<string, { serverRelativeURL: string }>;
+      return /\/clusters\/([^/]+)\/openapi\/v3\/api\/v1\?hash=/.exec(paths['api/v1']?.serverRelativeURL ?? '')?.[1];
+    };
+    expect(await schemasOf('alice')).toBe('c1');
+    expect(await schemasOf('bob')).toBe('c2');
+    expect(await schemasOf('nobody')).toBe('503 no member cluster to take the OpenAPI schemas from');
+    // The documents the index points to are read through that cluster's path, authorized as such.
+    expect((await as('bob')(`${P}/clusters/c2/openapi/v3/api/v1`)).status).toBe(200);
+    expect((await as('alice')(`${P}/clusters/c2/openapi/v3/api/v1`)).status).toBe(403);
   });
 
   it('asks create on resources/exec and on the cluster itself: running a command in a cluster is more than reading it', async () => {

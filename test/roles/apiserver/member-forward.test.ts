@@ -11,7 +11,7 @@ import type { Storage, StoredJsonObject, UpsertObject } from '../../../src/stora
 import { silentLogger } from '../../../src/lib/log.js';
 import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
 import { healthyStatus } from '../../support/fixtures.js';
-import { Kubectl, kubectlPath, oldestKubectl } from '../../support/kubectl.js';
+import { Kubectl, kubectlPath, kubectlVersion, oldestKubectl } from '../../support/kubectl.js';
 
 let dir: string;
 let host: SimCluster;
@@ -65,10 +65,10 @@ beforeAll(async () => {
   await storage.write({ upserts: [podRow('m1', runningPod(m1)), podRow('m2', runningPod(m2)), podRow('m3', runningPod(m2)), podRow('m4', runningPod(m2)), podRow('m5', runningPod(m2))], deletes: [] });
   fromHost = await startTestApiserver(storage, (o) => {
     o.kubeconfig = hostKubeconfig;
-    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: true, unsynced: false, proxyPath: true, metrics: false, secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/log', 'pods/exec'], requests: true, unsynced: false, proxyPath: true, metrics: false, openapi: false, secretsNamespace: 'clusterpedia-system' };
   });
   fromFile = await startTestApiserver(storage, (o) => {
-    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, metrics: true, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
+    o.forward = { subresources: ['pods/log'], requests: false, unsynced: false, proxyPath: false, metrics: true, openapi: true, secretsNamespace: 'clusterpedia-system', clustersPath: clustersFile };
   });
 }, 60_000);
 
@@ -199,6 +199,42 @@ describe('from --clusters files', () => {
       expect(top.code).not.toBe(0);
       expect(top.stderr).toMatch(/Metrics API not available/);
     } finally {
+      off.dispose();
+    }
+  });
+
+  it("kubectl explain through a cluster's path and the all-clusters path prints what it prints against the member (--forward-openapi)", async () => {
+    // kubectl explains from OpenAPI v3 since 1.29 (before, from v2 in protobuf, which clusterpedia passes on as it
+    // comes but the simulator does not serve).
+    for (const binary of [kubectlPath(), kubectlVersion('1.29')]) {
+      const direct = new Kubectl(m1.url, binary, [`--token=${m1.token ?? ''}`]);
+      const throughs = [new Kubectl(`${fromFile.resources}/clusters/m1`, binary), new Kubectl(fromFile.resources, binary)];
+      try {
+        expect(await direct.ok(['explain', 'pods.spec.containers'])).toMatch(/FIELD: containers <\[\]Object>/);
+        // (explain finds the resource in clusterpedia's discovery: what storage holds, here pods and nodes)
+        for (const args of [['explain', 'pods'], ['explain', 'pods.spec.containers'], ['explain', 'nodes', '--recursive'], ['explain', 'po.status.containerStatuses.state']]) {
+          const own = await direct.run(args);
+          for (const through of throughs) {
+            const got = await through.run(args);
+            expect(got.code, `${args.join(' ')}: ${got.stderr}`).toBe(0);
+            expect(got).toEqual(own);
+          }
+        }
+      } finally {
+        direct.dispose();
+        for (const k of throughs) k.dispose();
+      }
+    }
+    // The index sends kubectl into the member's path here, whichever path it was read through.
+    const fleet = new Kubectl(fromFile.resources);
+    const off = new Kubectl(`${fromHost.resources}/clusters/m1`);
+    try {
+      const index = JSON.parse(await fleet.ok(['get', '--raw', `${new URL(fromFile.resources).pathname}/openapi/v3`])) as { paths: Record<string, { serverRelativeURL: string }> };
+      expect(index.paths['apis/apps/v1']?.serverRelativeURL).toMatch(/^\/apis\/clusterpedia\.io\/v1beta1\/resources\/clusters\/m1\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
+      // Where --forward-openapi is off there is no schema to explain with.
+      expect((await off.run(['explain', 'pods'])).code).not.toBe(0);
+    } finally {
+      fleet.dispose();
       off.dispose();
     }
   });

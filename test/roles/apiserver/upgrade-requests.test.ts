@@ -20,7 +20,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-upgrade-'));
   writeFileSync(join(dir, 'clusters.yaml'), '');
   forwarding = await startTestApiserver(served.storage, (o) => {
-    o.forward = { subresources: ['pods/exec'], requests: false, unsynced: false, proxyPath: false, metrics: false, clustersPath: join(dir, 'clusters.yaml'), secretsNamespace: 'clusterpedia-system' };
+    o.forward = { subresources: ['pods/exec'], requests: false, unsynced: false, proxyPath: false, metrics: false, openapi: false, clustersPath: join(dir, 'clusters.yaml'), secretsNamespace: 'clusterpedia-system' };
   });
 });
 afterAll(async () => {
