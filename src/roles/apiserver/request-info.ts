@@ -121,6 +121,24 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
   return { kind: 'notFound' };
 }
 
+/** A group or version as a path segment: nothing that could step out of the path once decoded (`/`, `..`). */
+const API_SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * `/openapi/v2`, `/openapi/v3`, `/openapi/v3/api/<version>` or `/openapi/v3/apis/<group>/<version>`, rebuilt from
+ * its decoded segments (it goes to the member as is); anything else under `/openapi` is undefined (a 404).
+ */
+function openApiPath(parts: string[]): string | undefined {
+  if (parts[0] !== 'openapi') return undefined;
+  const [, v, kind, ...rest] = parts;
+  if (v === 'v2' || v === 'v3') {
+    if (kind === undefined) return `/openapi/${v}`;
+    const gv = kind === 'api' && rest.length === 1 ? rest : kind === 'apis' && rest.length === 2 ? rest : undefined;
+    if (v === 'v3' && gv && gv.every((s) => API_SEGMENT.test(s) && !s.includes('..'))) return `/openapi/v3/${kind}/${gv.join('/')}`;
+  }
+  return undefined;
+}
+
 /** The part after `/apis/clusterpedia.io/v1beta1/resources`: optional `/clusters/<c>`, then a kube path. */
 function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestTarget {
   let inner = rest;
@@ -135,7 +153,8 @@ function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestT
     const proxied = /^\/*clusters\/+[^/]+\/+proxy(\/.*)?$/.exec(raw);
     if (parts[2] === 'proxy' && proxied) return { kind: 'memberProxy', cluster, path: proxied[1] ?? '/' };
   }
-  if (/^\/openapi\/(v2|v3(\/.*)?)$/.test(inner)) return { kind: 'openapi', ...(cluster !== undefined ? { cluster } : {}), path: inner };
+  const openapi = openApiPath(segments(inner));
+  if (openapi !== undefined) return { kind: 'openapi', ...(cluster !== undefined ? { cluster } : {}), path: openapi };
   return parseKubePath(inner, cluster, watch, /^\/*clusters\/+[^/]+(.*)$/.exec(raw)?.[1] ?? raw);
 }
 

@@ -233,6 +233,16 @@ describe('from --clusters files', () => {
       expect(index.paths['apis/apps/v1']?.serverRelativeURL).toMatch(/^\/apis\/clusterpedia\.io\/v1beta1\/resources\/clusters\/m1\/openapi\/v3\/apis\/apps\/v1\?hash=[0-9A-F]+$/);
       // Where --forward-openapi is off there is no schema to explain with.
       expect((await off.run(['explain', 'pods'])).code).not.toBe(0);
+      // Encoded slashes and dots cannot turn an OpenAPI path into another read of the member's.
+      const sent = m1.requestLog.entries((r) => r.path.startsWith('/api/v1/namespaces')).length;
+      // (fetch, not kubectl get --raw, which would clean the path itself)
+      const base = `${fromFile.resources}/clusters/m1/openapi/v3`;
+      for (const url of [`${base}/x%2F..%2F..%2F..%2Fapi%2Fv1%2Fnamespaces`, `${base}/apis/..%2F..%2F..%2Fapi%2Fv1%2Fnamespaces/v1`]) {
+        const r = await fetch(url);
+        expect(r.status, url).toBe(404);
+        expect(await r.json()).toMatchObject({ kind: 'Status', code: 404 });
+      }
+      expect(m1.requestLog.entries((r) => r.path.startsWith('/api/v1/namespaces')).length).toBe(sent);
     } finally {
       fleet.dispose();
       off.dispose();

@@ -44,3 +44,21 @@ describe('long-running requests', () => {
     for (const p of ['/api/v1/pods', '/api/v1/namespaces/n/pods/p', '/proxy/api/v1/pods', '/api/v1/namespaces/proxy/pods']) expect(at(p), p).toBe(false);
   });
 });
+
+describe('OpenAPI paths', () => {
+  it('are the index and group-version documents, rebuilt from their segments', () => {
+    expect(parseRequestTarget(`${R}/openapi/v3`, false)).toEqual({ kind: 'openapi', path: '/openapi/v3' });
+    expect(parseRequestTarget(`${R}/clusters/c1/openapi/v2`, false)).toEqual({ kind: 'openapi', cluster: 'c1', path: '/openapi/v2' });
+    expect(parseRequestTarget(`${R}/clusters/c1/openapi/v3/api/v1`, false)).toEqual({ kind: 'openapi', cluster: 'c1', path: '/openapi/v3/api/v1' });
+    expect(parseRequestTarget(`${R}/openapi/v3/apis/cert-manager.io/v1/`, false)).toEqual({ kind: 'openapi', path: '/openapi/v3/apis/cert-manager.io/v1' });
+  });
+
+  it('never step out of /openapi on the member, however the dots and slashes are written', () => {
+    for (const p of [
+      '/clusters/c1/openapi/v3/x%2F..%2F..%2F..%2Fapi%2Fv1%2Fsecrets', '/clusters/c1/openapi/v3/api/..', '/clusters/c1/openapi/v3/apis/a..b/v1',
+      '/openapi/v3/apis/%2E%2E/%2E%2E', '/openapi/v3/api/v1/extra', '/openapi/v2/x', '/clusters/c1/openapi/v3/apis/Core/v1', '/openapi/v4',
+    ]) {
+      expect(parseRequestTarget(`${R}${p}`, false).kind, p).not.toBe('openapi');
+    }
+  });
+});
