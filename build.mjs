@@ -38,7 +38,12 @@ async function main() {
     // node-fetch's URL parser (under @kubernetes/client-node) requires Node's built-in punycode, deprecated since Node
     // 21 with a warning on every start; the npm package is the same code without the warning.
     alias: { punycode: 'punycode/punycode.js' },
-    define: { __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version), __SQLITE_WRITER_WORKER__: JSON.stringify(await bundleSqliteWriter()) },
+    define: {
+      __CLUSTERPEDIA_VERSION__: JSON.stringify(pkg.version),
+      __SQLITE_WRITER_WORKER__: JSON.stringify(await bundleSqliteWriter()),
+      // The PediaCluster CRD, whose schema the apiserver publishes at /openapi (src/roles/apiserver/openapi.ts).
+      __CLUSTERPEDIA_PEDIACLUSTER_CRD__: JSON.stringify(readFileSync(new URL('./manifests/base/crds/cluster.clusterpedia.io_pediaclusters.yaml', import.meta.url), 'utf8')),
+    },
     // CJS dependencies bundled into ESM still call require(); give them one.
     banner: {
       js: "import { createRequire as __cpCreateRequire } from 'node:module'; const require = __cpCreateRequire(import.meta.url);",

@@ -123,6 +123,8 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       clusters = await root.ok(['get', 'pediaclusters']);
     }
     expect(clusters).toMatch(/^demo-1\s+True\s+v1\.32/m);
+    // The bundle carries the PediaCluster CRD whose schema the root's OpenAPI publishes.
+    expect(await root.ok(['explain', 'pediaclusters.spec.apiserver'])).toMatch(/URL of the member cluster's kube-apiserver/);
     // --sort-by reads each row's whole object (includeObject=Object); with metadata alone kubectl found no rows.
     const sorted = await root.ok(['get', 'pediaclusters', '--sort-by=.status.version']);
     expect(sorted.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]).sort()).toEqual(['demo-1', 'demo-2', 'demo-3']);

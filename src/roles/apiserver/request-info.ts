@@ -69,6 +69,8 @@ export type RequestTarget =
   | { kind: 'metrics' }
   /** /apis, /apis/clusterpedia.io[/v1beta1], /apis/cluster.clusterpedia.io[/v1alpha2]: our own aggregated API's discovery. */
   | { kind: 'rootDiscovery'; path: string }
+  /** /openapi/v2, /openapi/v3 and its documents: our own API's schemas (openapi.ts). */
+  | { kind: 'rootOpenapi'; path: string }
   | { kind: 'collection'; name?: string; verb: 'get' | 'list' }
   | { kind: 'pediacluster'; name?: string; verb: Verb }
   /** `…/resources/clusters/<c>/proxy/<path>`: any request for the member's own API (Clusterpedia's proxy path). */
@@ -112,6 +114,8 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
     if (rest.length === 1) return { kind: 'collection', name: rest[0], verb: 'get' };
     return { kind: 'notFound' };
   }
+  const openapi = openApiPath(segments(path));
+  if (openapi !== undefined) return { kind: 'rootOpenapi', path: openapi };
   const pc = `/apis/${PEDIACLUSTERS_GROUP}/${PEDIACLUSTERS_VERSION}/pediaclusters`;
   if (path === pc) return { kind: 'pediacluster', verb: watch ? 'watch' : 'list' };
   if (path.startsWith(`${pc}/`)) {
