@@ -30,12 +30,14 @@ function pediaClusterSchema(): Schema {
   return { description: 'A member cluster clusterpedia syncs: where it is, how to reach it, what to sync, and how that goes.', ...v.schema.openAPIV3Schema };
 }
 
+const stringField = (description: string): Schema => ({ type: 'string', description });
+
 const collectionResourceSchema = (): Schema => ({
   type: 'object',
   description: 'A named set of resource types listed together, across clusters: any, workloads, kuberesources.',
   properties: {
-    apiVersion: { type: 'string', description: 'clusterpedia.io/v1beta1' },
-    kind: { type: 'string', description: 'CollectionResource' },
+    apiVersion: stringField('clusterpedia.io/v1beta1'),
+    kind: stringField('CollectionResource'),
     metadata: { type: 'object', description: 'The collection\'s name.' },
     resourceTypes: {
       type: 'array',
@@ -43,10 +45,10 @@ const collectionResourceSchema = (): Schema => ({
       items: {
         type: 'object',
         properties: {
-          group: { type: 'string', description: 'API group; empty for the core group.' },
-          version: { type: 'string', description: 'Version; empty for every stored version.' },
-          resource: { type: 'string', description: 'Resource, plural; `*` for every resource of the group.' },
-          kind: { type: 'string', description: 'Kind of the resource.' },
+          group: stringField('API group; empty for the core group.'),
+          version: stringField('Version; empty for every stored version.'),
+          resource: stringField('Resource, plural; `*` for every resource of the group.'),
+          kind: stringField('Kind of the resource.'),
         },
       },
     },
