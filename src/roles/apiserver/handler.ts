@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Subresources } from '../../kube/subresources.js';
-import { badRequest, methodNotSupported, notAcceptable, notFound, serviceUnavailable } from '../../kube/status.js';
+import { badRequest, methodNotSupported, notFound, serviceUnavailable } from '../../kube/status.js';
 import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
 import type { Catalog } from './catalog.js';
@@ -26,7 +26,7 @@ import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
 import { servesMetrics, withMetrics } from './member-metrics.js';
 import { serveOpenApi } from './member-openapi.js';
-import { openApiV2, openApiV3 } from './openapi.js';
+import { rootOpenApi } from './openapi.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
 import type { RequestContext } from './server.js';
 
@@ -85,17 +85,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       }
       case 'rootDiscovery':
         return sendObject(res, 200, rootDiscovery(target.path));
-      case 'rootOpenapi': {
-        if (target.path === '/openapi/v2') {
-          // JSON only (kube's aggregator asks for it); kubectl before 1.29 asks for protobuf alone.
-          const accept = String(req.headers.accept ?? '');
-          if (accept !== '' && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable('only application/json is supported for /openapi/v2');
-          return sendText(res, 200, openApiV2());
-        }
-        const doc = openApiV3(target.path.slice('/openapi/v3'.length).replace(/^\//, ''));
-        if (doc === undefined) throw notFound();
-        return sendText(res, 200, doc);
-      }
+      case 'rootOpenapi':
+        return sendText(res, 200, rootOpenApi(target.path, String(req.headers.accept ?? '')));
       case 'discovery':
         return discovery(res, target, d);
       case 'resource':

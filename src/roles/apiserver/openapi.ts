@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { notAcceptable, notFound } from '../../kube/status.js';
 import { VERSION } from '../../lib/version.js';
 
 declare const __CLUSTERPEDIA_PEDIACLUSTER_CRD__: string | undefined;
@@ -99,7 +100,7 @@ function v3Document(gvPath: string): string | undefined {
 const hashOf = (text: string): string => createHash('sha512').update(text).digest('hex').toUpperCase();
 
 /** `/openapi/v3` (`rest` '') or one of its documents (`rest` 'apis/<group>/<version>'); undefined when there is none. */
-export function openApiV3(rest: string): string | undefined {
+function openApiV3(rest: string): string | undefined {
   if (rest !== '') return v3Document(rest);
   const index: Record<string, { serverRelativeURL: string }> = {};
   for (const gv of [...new Set(KINDS.map((k) => `apis/${k.group}/${k.version}`))]) {
@@ -110,7 +111,7 @@ export function openApiV3(rest: string): string | undefined {
 
 let v2: string | undefined;
 /** `/openapi/v2` as JSON. */
-export function openApiV2(): string {
+function openApiV2(): string {
   v2 ??= JSON.stringify({
     swagger: '2.0',
     info: { title: 'clusterpedia', version: VERSION },
@@ -118,4 +119,18 @@ export function openApiV2(): string {
     definitions: Object.fromEntries(KINDS.map((k) => [k.definition, withGvk(k)])),
   });
   return v2;
+}
+
+/**
+ * The body for a root OpenAPI path (`/openapi/v2`, `/openapi/v3[/apis/<g>/<v>]`, as request-info validated it). v2 is
+ * JSON only (kube's aggregator asks for it); kubectl before 1.29 asks for protobuf alone and gets a 406.
+ */
+export function rootOpenApi(path: string, accept: string): string {
+  if (path === '/openapi/v2') {
+    if (accept !== '' && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable('only application/json is supported for /openapi/v2');
+    return openApiV2();
+  }
+  const doc = openApiV3(path.slice('/openapi/v3'.length).replace(/^\//, ''));
+  if (doc === undefined) throw notFound();
+  return doc;
 }
