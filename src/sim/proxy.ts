@@ -2,8 +2,11 @@
 // and `nodes/<name[:port]>/proxy/<path>`, any method. Behind them the simulator plays the destination: a pod's declared
 // port answers HTTP with one line naming the pod, port, method and path (and the body's length); a service goes to its
 // first running endpoint pod; a node is a kubelet with `/healthz`, `/configz` and `/metrics`. What kube would fail to
-// reach is its 503 "error trying to reach service", a service without endpoints its "no endpoints available". A pod's
-// `/redirect` answers 302 to `/target` (what kube rewrites into the proxy path).
+// reach is its 503 "error trying to reach service", a service without endpoints its "no endpoints available". What
+// kube's proxy transport does to its destination's answers is done too: a pod's `/redirect` answers 302 to `/target`,
+// sent on as kube-apiserver rewrites it, `<proxy path>/target`; its `/page` is an HTML page whose root-path links come
+// as kube rewrites them into the proxy path (gzip when the client takes it), other links as they were.
+import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors, statusBody } from './status.js';
 import type { SimStore } from './store.js';
@@ -59,12 +62,30 @@ function answer(res: ServerResponse, req: IncomingMessage, code: number, type: s
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
-/** The pod's own little web server on `port`: one line about the request; `/redirect` sends the client to `/target`. */
-async function podAnswer(req: IncomingMessage, res: ServerResponse, pod: SimObject, port: number, path: string, search: string): Promise<void> {
+/** A page with links of every kind, as the member's proxy sends it: root paths under its proxy path `at`. */
+function page(at: string): string {
+  return '<!DOCTYPE html>\n<html><head><link rel="stylesheet" href="' + at + '/static/app.css">'
+    + '<script src="' + at + '/static/app.js"></script><script>var api = "/api/raw"; // <a href="/in-script"></script></head>\n'
+    + '<body><a href="' + at + '/target">target</a> <a href="relative/x">relative</a> <a href="https://example.com/x">elsewhere</a> '
+    + "<img src='" + at + "/logo.png' alt=\"/not-a-link\"> <form action=" + at + '/login></form><!-- <a href="/commented"> --></body></html>\n';
+}
+
+/**
+ * The pod's own little web server on `port`: one line about the request; `/redirect` sends the client to `/target`
+ * and `/page` is an HTML page, each as the member's proxy (at `at`) sends them on.
+ */
+async function podAnswer(req: IncomingMessage, res: ServerResponse, pod: SimObject, port: number, path: string, search: string, at: string): Promise<void> {
   const n = await bodyLength(req);
   if (path === '/redirect') {
-    res.writeHead(302, { location: '/target', 'content-length': 0 });
+    res.writeHead(302, { location: `${at}/target`, 'content-length': 0 });
     res.end();
+    return;
+  }
+  if (path === '/page') {
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const body = gzip ? gzipSync(page(at)) : Buffer.from(page(at));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    res.end(req.method === 'HEAD' ? undefined : body);
     return;
   }
   const who = `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
@@ -79,13 +100,15 @@ function podPort(pod: SimObject, port: string): number | undefined {
 
 export async function serveProxy(store: SimStore, resource: string, namespace: string | undefined, rawName: string, path: string, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const { name, port } = splitName(rawName);
+  // kube's proxy transport's PathPrepend: the request's path up to the destination's.
+  const at = url.pathname.slice(0, url.pathname.length - path.length).replace(/\/$/, '');
   if (resource === 'pods') {
     const pod = store.get('pods', namespace, name);
     if (!pod) throw errors.notFound('pods', name);
     const p = podPort(pod, port);
     if (p === undefined) return unreachable(res, `dial tcp ${podIP(pod)}:${port || '80'}: connect: connection refused`);
     if (!running(pod) || !containerPorts(pod).some((c) => c.containerPort === p)) return unreachable(res, `dial tcp ${podIP(pod)}:${p}: connect: connection refused`);
-    return podAnswer(req, res, pod, p, path, url.search);
+    return podAnswer(req, res, pod, p, path, url.search, at);
   }
   if (resource === 'services') {
     const svc = store.get('services', namespace, name);
@@ -99,7 +122,7 @@ export async function serveProxy(store: SimStore, resource: string, namespace: s
     if (!pod) return unreachable(res, `no endpoints available for service "${name}"`);
     const target = typeof sp.targetPort === 'number' ? sp.targetPort : sp.targetPort === undefined ? sp.port : containerPorts(pod).find((c) => c.name === sp.targetPort)?.containerPort;
     if (target === undefined || !containerPorts(pod).some((c) => c.containerPort === target)) return unreachable(res, `dial tcp ${podIP(pod)}:${String(target ?? sp.targetPort)}: connect: connection refused`);
-    return podAnswer(req, res, pod, target, path, url.search);
+    return podAnswer(req, res, pod, target, path, url.search, at);
   }
   // nodes: the kubelet's own endpoints.
   const node = store.get('nodes', undefined, name);

@@ -53,4 +53,19 @@ describe('proxy subresources', () => {
     expect((await get('/api/v1/namespaces/px/pods/gone/proxy/')).status).toBe(404);
     expect((await get('/api/v1/nodes/n9/proxy/healthz')).status).toBe(404);
   });
+
+  it("send a destination's redirects and pages on with its root paths in the proxy path, as kube's proxy transport does", async () => {
+    const at = '/api/v1/namespaces/px/services/web:http/proxy';
+    const moved = await fetch(`${c.url}${at}/redirect`, { redirect: 'manual' });
+    expect({ status: moved.status, location: moved.headers.get('location') }).toEqual({ status: 302, location: `${at}/target` });
+    for (const encoding of ['identity', 'gzip']) {
+      const r = await fetch(`${c.url}${at}/page`, { headers: { 'accept-encoding': encoding } });
+      expect(r.headers.get('content-encoding')).toBe(encoding === 'gzip' ? 'gzip' : null);
+      const html = await r.text();
+      expect(html).toContain(`<a href="${at}/target">`);
+      expect(html).toContain(`<img src='${at}/logo.png' alt="/not-a-link">`);
+      expect(html).toContain('<a href="relative/x">');
+      expect(html).toContain('var api = "/api/raw"');
+    }
+  });
 });
