@@ -183,6 +183,15 @@ describe('forwarded logs', () => {
     const moved = await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/redirect`, { redirect: 'manual' });
     expect(moved.status).toBe(302);
     expect(moved.headers.get('location')).toBe(`${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}:${port}/proxy/target`);
+    // A page's links: the member's proxy put its root paths into its proxy path; here that path is under the cluster's.
+    // (fetch takes gzip, so the page comes gzipped from the member and is rewritten and gzipped again.)
+    const html = await (await fetch(`${at}/namespaces/${ns}/pods/${name}:${port}/proxy/page`)).text();
+    const here = `${P}/clusters/${member.name}/api/v1/namespaces/${ns}/pods/${name}:${port}/proxy`;
+    expect(html).toContain(`<a href="${here}/target">`);
+    expect(html).toContain(`<script src="${here}/static/app.js">`);
+    expect(html).toContain(`<img src='${here}/logo.png' alt="/not-a-link">`);
+    expect(html).toContain(`<form action=${here}/login>`);
+    for (const kept of ['<a href="relative/x">', '<a href="https://example.com/x">', 'var api = "/api/raw"; // <a href="/in-script">', '<!-- <a href="/commented"> -->']) expect(html).toContain(kept);
     // Through the service that selects the pod, with a body; HEAD has headers only.
     const labels = target.metadata.labels ?? {};
     const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));
@@ -227,6 +236,28 @@ describe('forwarded logs', () => {
       const res = await fetch(`http://127.0.0.1:${local}/api/v1/namespaces/${ns}/services/${svc?.metadata.name ?? ''}:http/proxy/dashboard/`);
       expect(res.status).toBe(200);
       expect(await res.text()).toMatch(/ GET \/dashboard\/\n$/);
+    } finally {
+      p.child.kill('SIGKILL');
+      k.dispose();
+    }
+  });
+
+  it("kubectl proxy in front of clusterpedia serves a member's page whose links and redirects lead back through it", async () => {
+    const ns = target.metadata.namespace ?? '';
+    const labels = target.metadata.labels ?? {};
+    const svc = member.store.list('services', ns).find((s) => Object.entries((s.spec as { selector?: Record<string, string> }).selector ?? { none: 'x' }).every(([k, v]) => labels[k] === v));
+    const k = new Kubectl(base, kubectlPath());
+    const p = k.spawn(['proxy', '--port=0']);
+    try {
+      await p.waitFor(/Starting to serve on 127\.0\.0\.1:\d+/);
+      const local = `http://127.0.0.1:${/Starting to serve on 127\.0\.0\.1:(\d+)/.exec(p.out())?.[1] ?? ''}`;
+      const page = await (await fetch(`${local}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/services/${svc?.metadata.name ?? ''}:http/proxy/page`)).text();
+      // The browser's next requests: the page's script, and the redirect followed.
+      const script = /<script src="([^"]+)">/.exec(page)?.[1] ?? '';
+      expect(script).toMatch(new RegExp(`^${P}/clusters/${member.name}/api/v1/namespaces/${ns}/services/[^/]+/proxy/static/app\\.js$`));
+      expect(await (await fetch(`${local}${script}`)).text()).toMatch(/: GET \/static\/app\.js\n$/);
+      const followed = await fetch(`${local}${P}/clusters/${member.name}/api/v1/namespaces/${ns}/services/${svc?.metadata.name ?? ''}:http/proxy/redirect`);
+      expect({ status: followed.status, text: await followed.text() }).toEqual({ status: 200, text: expect.stringMatching(/: GET \/target\n$/) });
     } finally {
       p.child.kill('SIGKILL');
       k.dispose();

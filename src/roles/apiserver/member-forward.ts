@@ -12,8 +12,9 @@ import { messageOf } from '../../lib/errors.js';
 import { isInteractiveSubresource } from './authz-attributes.js';
 import { formatRequirement, parseLabelSelector } from '../../kube/label-selector.js';
 import { FORWARD_LABEL } from './list-options-search-labels.js';
+import { isRootPath, prefixHtmlBody } from './html-links.js';
 import { readBody } from './request-body.js';
-import type { ResourceRequest } from './request-info.js';
+import { RESOURCES_PREFIX, type ResourceRequest } from './request-info.js';
 import type { RequestContext, UpgradeRequest } from './server.js';
 
 /**
@@ -96,13 +97,36 @@ async function forwardWith(req: IncomingMessage, res: ServerResponse, ctx: Reque
 
 type MemberAnswer = Awaited<ReturnType<KubeClient['raw']>>;
 
+/** A proxied page longer than this streams back as it is, links and all. */
+const MAX_REWRITTEN_PAGE = 10 * 1024 * 1024;
+
+/**
+ * A proxied HTML page (plain or gzip, at most MAX_REWRITTEN_PAGE) read whole, with the member's root paths in its links
+ * under `base`. Undefined for anything else, which then streams back untouched; the chunks read so far for a page that
+ * turned out longer, which go first and the rest after them, untouched too.
+ */
+async function rewrittenPage(answer: MemberAnswer, base: string): Promise<Buffer | Buffer[] | undefined> {
+  const type = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'text/html' || Number(answer.headers['content-length'] ?? 0) > MAX_REWRITTEN_PAGE) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // (Leaving the loop early must not destroy the body: the rest of a long page still goes out.)
+  for await (const chunk of answer.body.iterator({ destroyOnReturn: false })) {
+    chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+    if (size > MAX_REWRITTEN_PAGE) return chunks;
+  }
+  const body = Buffer.concat(chunks);
+  return prefixHtmlBody(body, String(answer.headers['content-encoding'] ?? ''), base) ?? body;
+}
+
 /**
  * Sends a request to the member (`send`, with no body timeout) and streams its answer back as it comes, with its
  * status and the headers `headersOf` picks, for as long as it lasts (a watch, a followed log). The member not answering
  * is a 503; the client or the member going away mid-body ends the response with what was sent.
  */
 async function streamBack(res: ServerResponse, ctx: RequestContext, cluster: string, send: () => Promise<MemberAnswer>,
-  headersOf: (answer: MemberAnswer) => Record<string, string | string[]>): Promise<void> {
+  headersOf: (answer: MemberAnswer) => Record<string, string | string[]>, whole?: (answer: MemberAnswer) => Promise<Buffer | Buffer[] | undefined>): Promise<void> {
   let answer: MemberAnswer;
   try {
     answer = await send();
@@ -110,8 +134,18 @@ async function streamBack(res: ServerResponse, ctx: RequestContext, cluster: str
     if (ctx.signal.aborted) return;
     throw unreachable(cluster, e);
   }
-  res.writeHead(answer.statusCode, headersOf(answer));
+  const headers = headersOf(answer);
+  // A body sent whole, rewritten (a proxied page's links); or, when it was too long for that, what was read of it first.
+  const replaced = whole ? await whole(answer).catch(() => undefined) : undefined;
+  if (Buffer.isBuffer(replaced)) {
+    delete headers['transfer-encoding'];
+    res.writeHead(answer.statusCode, { ...headers, 'content-length': String(replaced.length) });
+    res.end(replaced);
+    return;
+  }
+  res.writeHead(answer.statusCode, headers);
   res.flushHeaders();
+  for (const chunk of replaced ?? []) res.write(chunk);
   try {
     await pipeline(answer.body, res);
   } catch {
@@ -149,19 +183,18 @@ const HOP_BY_HOP = /^(connection|keep-alive|proxy-.*|te|trailer|transfer-encodin
  */
 async function proxy(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, client: KubeClient, cluster: string): Promise<void> {
   const path = `${memberPath(t)}${t.proxyPath ?? ''}`;
-  // A redirect to a path on the destination stays inside the proxy, as kube-apiserver rewrites it.
-  const base = url.pathname.slice(0, url.pathname.length - (t.proxyPath ?? '').length);
-  return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`, base);
+  // The member's own paths in redirects and pages (where its proxy put them) are under the cluster's path here.
+  return relayAsSent(req, res, ctx, url, client, cluster, path, `${t.resource}/proxy`, `${RESOURCES_PREFIX}/clusters/${cluster}`);
 }
 
 /** A request any method may make, relayed with its query and body, or joined to the member's if it switches protocols. */
 async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, client: KubeClient, cluster: string, path: string, what: string,
-  locationBase?: string): Promise<void> {
+  linkBase?: string): Promise<void> {
   if (ctx.upgrade) return switchProtocols(req, res, ctx, ctx.upgrade, client, path, url.searchParams, cluster);
   const method = PROXY_METHODS.find((m) => m === req.method);
   if (method === undefined) throw methodNotSupported(req.method ?? '', what);
   const body = method === 'GET' || method === 'HEAD' ? undefined : await readBody(req, res, ctx.signal, MAX_PROXY_BODY);
-  return relay(req, res, ctx, client, cluster, path, url.search, method, body, locationBase);
+  return relay(req, res, ctx, client, cluster, path, url.search, method, body, linkBase);
 }
 
 /**
@@ -170,18 +203,20 @@ async function relayAsSent(req: IncomingMessage, res: ServerResponse, ctx: Reque
  * (a watch, a followed log).
  */
 async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, client: KubeClient, cluster: string, path: string, search: string,
-  method: (typeof PROXY_METHODS)[number], body?: Buffer, locationBase?: string): Promise<void> {
+  method: (typeof PROXY_METHODS)[number], body?: Buffer, linkBase?: string): Promise<void> {
   const headers: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(req.headersDistinct)) if (v !== undefined && !STAYS.test(k)) headers[k] = v;
   return streamBack(res, ctx, cluster, () => client.raw(path, { method, search, headers, ...(body && body.length > 0 ? { bodyBytes: body } : {}), signal: ctx.signal, bodyTimeoutMs: 0 }),
     (answer) => {
       const out: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.test(k)) out[k] = v;
-      // A proxied destination's redirect to one of its own paths ("/login") is sent inside the proxy path.
+      // The member's proxy sends its destination's redirects into its own proxy path ("/api/v1/…/proxy/login"):
+      // here that member path is under the cluster's.
       const location = out.location;
-      if (locationBase !== undefined && typeof location === 'string' && location.startsWith('/') && !location.startsWith('//')) out.location = `${locationBase}${location}`;
+      if (linkBase !== undefined && typeof location === 'string' && isRootPath(location)) out.location = `${linkBase}${location}`;
       return out;
-    });
+    },
+    linkBase === undefined || method === 'HEAD' ? undefined : (answer) => rewrittenPage(answer, linkBase));
 }
 
 /**
@@ -189,7 +224,7 @@ async function relay(req: IncomingMessage, res: ServerResponse, ctx: RequestCont
  * pointed at it works as against the member itself, writes and exec included), relayed like a proxy subresource.
  */
 export async function proxyPath(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, cluster: string, path: string, members: MemberConnections): Promise<void> {
-  return withMemberClient(req, members, cluster, (client) => relayAsSent(req, res, ctx, url, client, cluster, path, 'proxy'));
+  return withMemberClient(req, members, cluster, (client) => relayAsSent(req, res, ctx, url, client, cluster, path, 'proxy', `${RESOURCES_PREFIX}/clusters/${cluster}/proxy`));
 }
 
 /** The header by which a request asks to be answered by the member (Clusterpedia's). */

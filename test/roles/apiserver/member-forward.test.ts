@@ -133,6 +133,12 @@ describe('forward, the proxy path and the caller\'s own credentials, from the ho
     expect(m1.requestLog.entries((r) => r.path === `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`).at(-1)?.userAgent).toMatch(/^clusterpedia-apiserver/);
     const listed = await fetch(`${fromHost.resources}/clusters/m2/proxy/api/v1/namespaces/${ns}/pods`);
     expect(((await listed.json()) as { kind: string }).kind).toBe('PodList');
+    // Through the proxy path, the member's own paths in a proxied page's links and redirects are under that path.
+    const web = m2.store.list('pods').find((x) => isSingleContainerRunning(x) && ((x.spec as { containers: { ports?: unknown[] }[] }).containers[0]?.ports ?? []).length > 0);
+    const podPath = `/api/v1/namespaces/${web?.metadata.namespace ?? ''}/pods/${web?.metadata.name ?? ''}/proxy`;
+    const viaPath = `${fromHost.resources}/clusters/m2/proxy`;
+    expect(await (await fetch(`${viaPath}${podPath}/page`)).text()).toContain(`<a href="${new URL(viaPath).pathname}${podPath}/target">`);
+    expect((await fetch(`${viaPath}${podPath}/redirect`, { redirect: 'manual' })).headers.get('location')).toBe(`${new URL(viaPath).pathname}${podPath}/target`);
     // m5's PediaCluster names m2's address but no credential: the caller's own reach it.
     const q = runningPod(m2);
     const log = `${fromHost.resources}/clusters/m5/api/v1/namespaces/${q.metadata.namespace}/pods/${q.metadata.name}/log?tailLines=1`;
