@@ -114,7 +114,7 @@ export function parseRequestTarget(pathname: string, watch: boolean): RequestTar
     if (rest.length === 1) return { kind: 'collection', name: rest[0], verb: 'get' };
     return { kind: 'notFound' };
   }
-  const openapi = openApiPath(segments(path));
+  const openapi = path.startsWith('/openapi/') ? openApiPath(segments(path)) : undefined;
   if (openapi !== undefined) return { kind: 'rootOpenapi', path: openapi };
   const pc = `/apis/${PEDIACLUSTERS_GROUP}/${PEDIACLUSTERS_VERSION}/pediaclusters`;
   if (path === pc) return { kind: 'pediacluster', verb: watch ? 'watch' : 'list' };
@@ -157,7 +157,7 @@ function parseResourcesPath(rest: string, watch: boolean, raw: string): RequestT
     const proxied = /^\/*clusters\/+[^/]+\/+proxy(\/.*)?$/.exec(raw);
     if (parts[2] === 'proxy' && proxied) return { kind: 'memberProxy', cluster, path: proxied[1] ?? '/' };
   }
-  const openapi = openApiPath(segments(inner));
+  const openapi = inner.startsWith('/openapi/') ? openApiPath(segments(inner)) : undefined;
   if (openapi !== undefined) return { kind: 'openapi', ...(cluster !== undefined ? { cluster } : {}), path: openapi };
   return parseKubePath(inner, cluster, watch, /^\/*clusters\/+[^/]+(.*)$/.exec(raw)?.[1] ?? raw);
 }
