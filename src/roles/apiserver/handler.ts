@@ -24,7 +24,7 @@ import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject, sendText } from './respond.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
-import { servesMetrics, withMetrics } from './member-metrics.js';
+import { METRICS_GROUP, servesMetrics, withMetrics } from './member-metrics.js';
 import { serveOpenApi } from './member-openapi.js';
 import { rootOpenApi } from './openapi.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
@@ -68,7 +68,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
       if (target.kind === 'notFound') throw notFound();
-      if (target.kind === 'resource' && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
+      const metrics = target.kind === 'resource' && target.group === METRICS_GROUP && servesMetrics(d);
+      if (target.kind === 'resource' && !metrics && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
       // Everything served here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
       throw methodNotSupported(methodVerb(req.method), target.kind === 'resource' ? target.resource : 'resources');
     }

@@ -188,6 +188,8 @@ describe('from --clusters files', () => {
         // The member's own answers go back as it gave them: a pod it has no figures for, and no watch.
         const none = await through.run(['top', 'pod', '-n', ns, 'no-such-pod']);
         expect(none.stderr).toMatch(new RegExp(`podmetrics.metrics.k8s.io "${ns}/no-such-pod" not found`));
+        // Metrics are read-only, as metrics-server's.
+        expect((await fetch(`${fromFile.resources}/clusters/m1/apis/metrics.k8s.io/v1beta1/pods`, { method: 'POST', body: '{}' })).status).toBe(405);
         const watch = await through.run(['get', '--raw', `${new URL(fromFile.resources).pathname}/clusters/m1/apis/metrics.k8s.io/v1beta1/pods?watch=true`]);
         expect(watch.stderr).toMatch(/MethodNotAllowed|does not support|not supported/i);
       } finally {
