@@ -11,6 +11,7 @@ export {
 export { resourcePrinterFor } from './registry.js';
 export { customResourcePrinter, defaultPrinter } from './custom-resource.js';
 export { scalePrinter } from './scaling.js';
+export { metricsPrinter, quantityValue } from './metrics.js';
 export {
   COLLECTION_COLUMNS, COLLECTION_LIST_COLUMNS, collectionListTable, collectionTable,
 } from './collections.js';

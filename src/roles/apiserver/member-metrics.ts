@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatRequirement, parseLabelSelector } from '../../kube/label-selector.js';
 import { matchesSet } from '../../kube/match.js';
 import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
-import { CLUSTER_ANNOTATION } from '../../kube/types.js';
+import { buildTable, metricsPrinter, withClusterColumn } from '../../kube/printers/index.js';
+import { CLUSTER_ANNOTATION, type KubeObject } from '../../kube/types.js';
 import { messageOf } from '../../lib/errors.js';
 import { forEachLimited } from '../../lib/pool.js';
 import { scopedClusters } from './authz-gate.js';
@@ -20,7 +21,9 @@ import { forwardRead, memberPath, type MemberConnections } from './member-forwar
 import { selector, urlSet } from './list-options.js';
 import { splitSearchLabels } from './list-options-search-labels.js';
 import type { ResourceRequest } from './request-info.js';
-import { sendText } from './respond.js';
+import { includeObjectPolicy, negotiate } from './negotiate.js';
+import { inMeta } from './render.js';
+import { sendObject, sendText } from './respond.js';
 import type { RequestContext } from './server.js';
 import { addWarnings } from './warnings.js';
 
@@ -60,10 +63,10 @@ export async function serveMetrics(req: IncomingMessage, res: ServerResponse, ct
     throw badRequest(`please specify the cluster name when using the resource name to get a specific resource. ${type.kind} are per cluster: `
       + 'ask through /apis/clusterpedia.io/v1beta1/resources/clusters/<name> (kubectl --cluster <name>).');
   }
-  return fleetList(res, ctx, url, t, type, d, members);
+  return fleetList(req, res, ctx, url, t, type, d, members);
 }
 
-async function fleetList(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, type: TypeInfo, d: HandlerDeps, members: MemberConnections): Promise<void> {
+async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, type: TypeInfo, d: HandlerDeps, members: MemberConnections): Promise<void> {
   // The clusters to ask, by Clusterpedia's search label or parameter; the rest of the selector goes to the members.
   const split = splitSearchLabels(selector('labelSelector', url.searchParams.get('labelSelector') ?? '', (s) => parseLabelSelector(s, { sourceOrder: true })));
   const others = [...Object.keys(split.sets).filter((k) => k !== 'clusters'), ...Object.keys(split.scalars), ...(split.orderby ? ['orderby'] : []), ...(split.fuzzyNames ? ['fuzzy-name'] : [])];
@@ -108,5 +111,12 @@ async function fleetList(res: ServerResponse, ctx: RequestContext, url: URL, t: 
   }
   addWarnings(res, warnings.sort());
   const merged = clusters.flatMap((c) => items.get(c) ?? []);
+  // kubectl get asks for a Table: kubectl top's figures, behind the cluster, as for every other list here.
+  const neg = negotiate(req.headers.accept, ['none', 'Table']);
+  if (neg.transform === 'Table') {
+    const objects = merged.map((text) => JSON.parse(text) as KubeObject);
+    const table = buildTable(withClusterColumn(metricsPrinter), objects, {}, { now: new Date(), includeObject: includeObjectPolicy(url) });
+    return sendObject(res, 200, inMeta(table, neg.meta), neg.wire, neg.contentType);
+  }
   sendText(res, 200, `{"kind":"${type.kind}List","apiVersion":"${METRICS_GROUP}/${METRICS_VERSION}","metadata":{},"items":[${merged.join(',')}]}`);
 }

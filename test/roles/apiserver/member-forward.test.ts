@@ -273,6 +273,15 @@ describe('from --clusters files', () => {
       const one = await fleet.run(['top', 'pods', '-A', '-l', `search.clusterpedia.io/clusters in (m1),app=${app}`]);
       expect(one).toEqual({ code: 0, stdout: await direct.ok(['top', 'pods', '-A', '-l', `app=${app}`]), stderr: '' });
       expect(await fleet.ok(['top', 'nodes', '-l', 'search.clusterpedia.io/clusters=m1'])).toBe(await direct.ok(['top', 'nodes']));
+      // kubectl get of the metrics: a Table with the cluster first and top's figures.
+      const figures = (out: string, cols: [number, number, number, number]): string[] => out.trim().split('\n').slice(1).map((l) => {
+        const f = l.trim().split(/\s+/);
+        return cols.map((i) => f[i]).join(' ');
+      }).sort();
+      const table = await fleet.ok(['get', 'pods.metrics.k8s.io', '-A', '-l', 'search.clusterpedia.io/clusters=m1']);
+      expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+CLUSTER\s+NAME\s+CPU\(CORES\)\s+MEMORY\(BYTES\)\s+WINDOW\s+AGE$/);
+      expect(table.trim().split('\n').slice(1).every((l) => /^\S+\s+m1\s/.test(l))).toBe(true);
+      expect(figures(table, [0, 2, 3, 4])).toEqual(figures(await direct.ok(['top', 'pods', '-A']), [0, 1, 2, 3]));
       // Each item says which cluster it came from, as stored objects do.
       const raw = JSON.parse(await fleet.ok(['get', '--raw', `${new URL(fromFile.resources).pathname}/apis/metrics.k8s.io/v1beta1/pods?labelSelector=search.clusterpedia.io/clusters%3Dm1`])) as
         { kind: string; items: { metadata: { annotations?: Record<string, string> } }[] };
