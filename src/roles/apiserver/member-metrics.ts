@@ -4,8 +4,8 @@
 // - Through a cluster's path, a get or list is that member's answer, passed back as it gives it (forwardRead).
 // - Through the all-clusters path, a list asks every member (or those `search.clusterpedia.io/clusters` names, and
 //   with --authorization-per-cluster those the caller may read) and merges their items, each marked with its
-//   cluster's annotation as stored objects are; a member that cannot answer is left out with a warning. A get by name
-//   there is Clusterpedia's 400: a name is only unique within a cluster.
+//   cluster's annotation as stored objects are; a member that cannot answer (10 s each, 20 s in all) is left out with
+//   a warning. A get by name there is Clusterpedia's 400: a name is only unique within a cluster.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { formatRequirement, parseLabelSelector } from '../../kube/label-selector.js';
 import { matchesSet } from '../../kube/match.js';
@@ -39,6 +39,8 @@ const METRICS_TYPES: readonly TypeInfo[] = [
 const FAN_OUT = 8;
 /** How long a member gets to answer a list across clusters before it is left out. */
 const MEMBER_TIMEOUT_MS = 10_000;
+/** How long a list across clusters asks members in all: those not asked by then are left out (warned), not waited for. */
+const FLEET_BUDGET_MS = 20_000;
 /** The items a list across clusters merges (bytes of JSON); past this the caller is asked to narrow it. */
 const MAX_MERGED_BYTES = 64 * 1024 * 1024;
 
@@ -84,11 +86,17 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
   const items = new Map<string, string[]>();
   const warnings: string[] = [];
   let bytes = 0;
+  const budget = AbortSignal.timeout(FLEET_BUDGET_MS);
   await forEachLimited(clusters, FAN_OUT, async (cluster) => {
     if (ctx.signal.aborted || bytes > MAX_MERGED_BYTES) return;
+    if (budget.aborted) {
+      warnings.push(`${type.kind} of cluster ${cluster} are left out: not asked within ${FLEET_BUDGET_MS / 1000} s of the request`);
+      return;
+    }
     try {
       const client = await members.client(cluster);
-      const list = await client.json<{ items?: unknown }>(path, { query, signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(MEMBER_TIMEOUT_MS)]), maxBytes: MAX_MERGED_BYTES });
+      const signal = AbortSignal.any([ctx.signal, budget, AbortSignal.timeout(MEMBER_TIMEOUT_MS)]);
+      const list = await client.json<{ items?: unknown }>(path, { query, signal, maxBytes: MAX_MERGED_BYTES });
       const mine: string[] = [];
       for (const item of Array.isArray(list.items) ? list.items : []) {
         if (typeof item !== 'object' || item === null) continue;
