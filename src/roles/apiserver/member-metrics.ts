@@ -82,6 +82,8 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
   const fields = url.searchParams.get('fieldSelector');
   if (fields) query.fieldSelector = fields;
   const path = memberPath(t);
+  // kubectl get asks for a Table: kubectl top's figures, behind the cluster, as for every other list here.
+  const neg = negotiate(req.headers.accept, ['none', 'Table']);
 
   const items = new Map<string, string[]>();
   const warnings: string[] = [];
@@ -119,8 +121,6 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
   }
   addWarnings(res, warnings.sort());
   const merged = clusters.flatMap((c) => items.get(c) ?? []);
-  // kubectl get asks for a Table: kubectl top's figures, behind the cluster, as for every other list here.
-  const neg = negotiate(req.headers.accept, ['none', 'Table']);
   if (neg.transform === 'Table') {
     const objects = merged.map((text) => JSON.parse(text) as KubeObject);
     const table = buildTable(withClusterColumn(metricsPrinter), objects, {}, { now: new Date(), includeObject: includeObjectPolicy(url) });
