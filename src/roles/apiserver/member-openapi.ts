@@ -14,6 +14,23 @@ import { sendObject } from './respond.js';
 import type { RequestContext } from './server.js';
 
 const INDEX = '/openapi/v3';
+/** The index lists a few hundred group versions at most; a member's answer longer than this is refused. */
+const MAX_INDEX_BYTES = 4 * 1024 * 1024;
+
+/** A body as text, or undefined past MAX_INDEX_BYTES (the rest is not read). */
+async function boundedText(body: AsyncIterable<unknown> & { destroy(): unknown }): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_INDEX_BYTES) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** The cluster whose schemas the all-clusters path shows: the first ready one by name the caller may read. */
 async function schemaCluster(ctx: RequestContext, d: HandlerDeps): Promise<string> {
@@ -36,23 +53,26 @@ export async function serveOpenApi(req: IncomingMessage, res: ServerResponse, ct
       if (ctx.signal.aborted) return;
       throw unreachable(cluster, e);
     }
-    const text = await answer.body.text();
+    const text = await boundedText(answer.body);
+    if (text === undefined) throw serviceUnavailable(`cluster ${cluster} answered ${INDEX} with more than ${MAX_INDEX_BYTES / 1024 / 1024} MiB`);
     if (answer.statusCode !== 200) {
       const type = answer.headers['content-type'];
       res.writeHead(answer.statusCode, { 'content-type': typeof type === 'string' ? type : 'application/json' });
       res.end(text);
       return;
     }
-    let index: { paths?: Record<string, { serverRelativeURL?: unknown }> };
+    let index: unknown;
     try {
-      index = JSON.parse(text) as typeof index;
+      index = JSON.parse(text);
     } catch {
       throw serviceUnavailable(`cluster ${cluster} answered ${INDEX} with something that is not JSON`);
     }
     const base = `${RESOURCES_PREFIX}/clusters/${encodeURIComponent(cluster)}`;
-    for (const entry of Object.values(index.paths ?? {})) {
-      const to = entry.serverRelativeURL;
-      if (typeof to === 'string' && to.startsWith(`${INDEX}/`)) entry.serverRelativeURL = `${base}${to}`;
+    const paths = (index as { paths?: unknown } | null)?.paths;
+    for (const entry of typeof paths === 'object' && paths !== null ? Object.values(paths) : []) {
+      if (typeof entry !== 'object' || entry === null) continue;
+      const e = entry as { serverRelativeURL?: unknown };
+      if (typeof e.serverRelativeURL === 'string' && e.serverRelativeURL.startsWith(`${INDEX}/`)) e.serverRelativeURL = `${base}${e.serverRelativeURL}`;
     }
     sendObject(res, 200, index);
   });

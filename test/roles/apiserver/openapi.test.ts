@@ -1,10 +1,13 @@
 // Our own API's OpenAPI at the root, as Clusterpedia publishes it and kube-apiserver's aggregator collects it:
 // kubectl explain of PediaCluster (the CRD's schema) and CollectionResource, the v3 index's hashes, v2 as JSON.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { serveStore, type ServedStore } from '../../support/apiserver.js';
+import { serveStore, startTestApiserver, type ServedStore } from '../../support/apiserver.js';
 import { Kubectl, kubectlPath, kubectlVersion } from '../../support/kubectl.js';
 
 let served: ServedStore;
@@ -64,6 +67,39 @@ describe('the documents', () => {
       const r = await get(p);
       expect(r.status, p).toBe(404);
       expect(JSON.parse(r.text)).toMatchObject({ kind: 'Status', code: 404 });
+    }
+  });
+});
+
+describe("a member's odd OpenAPI index", () => {
+  it('is passed on with what can be rewritten rewritten, never a 500; one too long is a 503', async () => {
+    let index = '{"paths":{"a":null,"b":{"serverRelativeURL":"/openapi/v3/apis/b/v1?hash=1"},"c":"x","d":{"serverRelativeURL":7}}}';
+    const member: Server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url === '/openapi/v3' ? index : '{}');
+    });
+    await new Promise<void>((r) => member.listen(0, '127.0.0.1', r));
+    const port = (member.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), 'cp-openapi-'));
+    const file = join(dir, 'clusters.yaml');
+    writeFileSync(file, `apiVersion: cluster.clusterpedia.io/v1alpha2\nkind: PediaCluster\nmetadata: {name: east}\nspec: {apiserver: "http://127.0.0.1:${port}", tokenData: ${Buffer.from('t0ken').toString('base64')}}\n`);
+    const api = await startTestApiserver(served.storage, (o) => {
+      o.forward = { ...o.forward, openapi: true, clustersPath: file };
+    });
+    try {
+      const r = await fetch(`${api.resources}/clusters/east/openapi/v3`);
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ paths: { a: null, b: { serverRelativeURL: '/apis/clusterpedia.io/v1beta1/resources/clusters/east/openapi/v3/apis/b/v1?hash=1' }, c: 'x', d: { serverRelativeURL: 7 } } });
+      index = 'not json';
+      expect((await fetch(`${api.resources}/clusters/east/openapi/v3`)).status).toBe(503);
+      index = JSON.stringify({ paths: { big: 'x'.repeat(5 * 1024 * 1024) } });
+      const big = await fetch(`${api.resources}/clusters/east/openapi/v3`);
+      expect(big.status).toBe(503);
+      expect(await big.json()).toMatchObject({ message: expect.stringMatching(/more than 4 MiB/) });
+    } finally {
+      await api.stop();
+      await new Promise<void>((r) => member.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
