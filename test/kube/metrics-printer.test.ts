@@ -24,5 +24,9 @@ describe('metrics printing', () => {
     expect(metricsPrinter.cells(odd, now).slice(1, 3)).toEqual(['97m', '2047Mi']);
     const node = { metadata: { name: 'n' }, usage: { cpu: 'lots', memory: '1Gi' } } as unknown as KubeObject;
     expect(metricsPrinter.cells(node, now).slice(0, 3)).toEqual(['n', '<unknown>', '1024Mi']);
+    // Whatever a member sends, a row and never an exception.
+    for (const odd of [{ containers: [null, 7] }, { usage: 'x' }, { metadata: 'm', containers: 'c' }, {}]) {
+      expect(metricsPrinter.cells(odd as unknown as KubeObject, now)).toHaveLength(5);
+    }
   });
 });

@@ -19,7 +19,7 @@ type Usage = Record<string, unknown> | undefined;
 
 function usageOf(obj: KubeObject): { cpu: number; memory: number } {
   const o = obj as KubeObject & { usage?: Usage; containers?: { usage?: Usage }[] };
-  const usages = Array.isArray(o.containers) ? o.containers.map((c) => c.usage) : [o.usage];
+  const usages = Array.isArray(o.containers) ? o.containers.map((c: { usage?: Usage } | null) => c?.usage) : [o.usage];
   let cpu = 0;
   let memory = 0;
   for (const u of usages) {
