@@ -3,12 +3,14 @@
 // stdin, 1 stdout, 2 stderr, 3 the final Status; v5's 255 closes a stream) and SPDY (v4.channel.k8s.io, kubectl before
 // 1.30 and its fallback since: one SPDY stream per kind, named by its `streamtype` header, the Status on the `error`
 // stream). A few commands a test can rely on — `echo`, `hostname`, `cat` (stdin back to stdout until stdin closes),
-// `exit N`; anything else is "executable file not found", as runc says it. An attach joins the container's process: a
+// `exit N`, and `tar` and `test` on the container's files for `kubectl cp`; anything else is "executable file not
+// found", as runc says it. An attach joins the container's process: a
 // line every 100 ms, stdin echoed.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { containerFor } from './logs.js';
 import { acceptSpdy, spdyOnSocket, type SpdyStream } from './spdy.js';
+import { tarOf, untar } from './tar.js';
 import type { SimObject } from './types.js';
 import { acceptWebSocket, isWebSocket, readWebSocket, WS_BINARY, WS_CLOSE, WS_NORMAL_CLOSE, wsFrame } from './websocket.js';
 
@@ -193,6 +195,15 @@ function run(pod: SimObject, query: URLSearchParams, container: string, mode: Mo
     case 'cat':
       io.onStdin((data) => io.out(1, data), () => finish(0));
       return;
+    case 'test': {
+      // test -d|-f|-e PATH, on the container's files.
+      const fs = filesOf(pod, container);
+      const p = normalize(args[1] ?? '');
+      const found = args[0] === '-d' ? isDir(fs, p) : args[0] === '-f' ? fs.has(p) : args[0] === '-e' ? fs.has(p) || isDir(fs, p) : false;
+      return finish(found ? 0 : 1);
+    }
+    case 'tar':
+      return tar(args, filesOf(pod, container), io, finish);
     case '(attach)': {
       // The container's running process: a line every 100 ms (bounded), whatever comes on stdin echoed back.
       const ns = pod.metadata.namespace ?? '';
@@ -217,4 +228,103 @@ function run(pod: SimObject, query: URLSearchParams, container: string, mode: Mo
       io.out(2, `OCI runtime exec failed: exec failed: unable to start container process: exec: "${bin ?? ''}": executable file not found in $PATH: unknown\r\n`);
       return finish(127, `command terminated with non-zero exit code: error executing command [${command.join(' ')}] in container ${container}, exit code 127`);
   }
+}
+
+// A container's files, for `kubectl cp` (tar) and `test`: /etc/hostname and /etc/motd to begin with, then whatever is
+// copied in, kept in memory for as long as the simulator runs (at most FS_BYTES a container).
+const FS_BYTES = 8 * 1024 * 1024;
+const filesystems = new Map<string, Map<string, Buffer>>();
+
+function filesOf(pod: SimObject, container: string): Map<string, Buffer> {
+  const key = `${pod.metadata.uid ?? ''}/${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}/${container}`;
+  let fs = filesystems.get(key);
+  if (!fs) {
+    fs = new Map([
+      ['/etc/hostname', Buffer.from(`${pod.metadata.name ?? ''}\n`)],
+      ['/etc/motd', Buffer.from(`simulated container ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}/${container}\n`)],
+    ]);
+    filesystems.set(key, fs);
+  }
+  return fs;
+}
+
+/** An absolute path without `.`, `..`, repeated or trailing slashes (the working directory is /). */
+function normalize(p: string): string {
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return `/${out.join('/')}`;
+}
+
+const isDir = (fs: Map<string, Buffer>, p: string): boolean => p === '/' || [...fs.keys()].some((f) => f.startsWith(`${p}/`));
+
+/**
+ * GNU tar's create (`tar cf - PATH…`) and extract (`tar xmf - [-C DIR]`, with any of kubectl's long options) on the
+ * container's files, with its messages: leading slashes removed from member names, a path that is not there, stdin that
+ * is no archive.
+ */
+function tar(args: string[], fs: Map<string, Buffer>, io: ProcessIO, finish: (code: number, message?: string) => void): void {
+  let mode: 'c' | 'x' | undefined;
+  let dir = '/';
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? '';
+    if (a === '-C' || a === '--directory') dir = normalize(args[++i] ?? '/');
+    else if (a === '--create') mode = 'c';
+    else if (a === '--extract' || a === '--get') mode = 'x';
+    else if (a.startsWith('--')) continue;
+    else if (a === '-') continue;
+    else if ((i === 0 || a.startsWith('-')) && /^-?[a-zA-Z]+$/.test(a)) {
+      if (a.includes('c')) mode = 'c';
+      if (a.includes('x')) mode = 'x';
+    } else paths.push(a);
+  }
+  const failed = (text: string): void => {
+    io.out(2, `${text}tar: Exiting with failure status due to previous errors\n`);
+    finish(2);
+  };
+  if (mode === 'c') {
+    if (paths.some((p) => p.startsWith('/'))) io.out(2, "tar: Removing leading `/' from member names\n");
+    const entries: Array<[string, Buffer | null]> = [];
+    let errors = '';
+    for (const raw of paths) {
+      const p = normalize(raw.startsWith('/') ? raw : `${dir}/${raw}`);
+      const name = (raw.startsWith('/') ? p : normalize(raw)).slice(1);
+      const file = fs.get(p);
+      if (file) entries.push([name, file]);
+      else if (isDir(fs, p)) {
+        entries.push([`${name}/`, null]);
+        for (const [f, content] of [...fs.entries()].filter(([f]) => f.startsWith(`${p === '/' ? '' : p}/`)).sort(([a], [b]) => (a < b ? -1 : 1))) {
+          entries.push([`${name}${name ? '/' : ''}${f.slice(p === '/' ? 1 : p.length + 1)}`, content]);
+        }
+      } else errors += `tar: ${raw}: Cannot stat: No such file or directory\n`;
+    }
+    // GNU tar says what it could not stat as it comes to it, before the archive's end.
+    if (errors) io.out(2, errors);
+    io.out(1, tarOf(entries, 1_700_000_000));
+    return errors ? failed('') : finish(0);
+  }
+  if (mode === 'x') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    io.onStdin((data) => {
+      size += data.length;
+      if (size <= FS_BYTES) chunks.push(data);
+    }, () => {
+      if (size > FS_BYTES) return failed('tar: write error: No space left on device\n');
+      const entries = untar(Buffer.concat(chunks));
+      if (!entries) return failed('tar: This does not look like a tar archive\n');
+      for (const e of entries) {
+        const p = normalize(`${dir}/${e.name}`);
+        if (!e.dir) fs.set(p, e.content);
+      }
+      finish(0);
+    });
+    return;
+  }
+  io.out(2, "tar: You must specify one of the '-Acdtrux', '--delete' or '--test-label' options\nTry 'tar --help' or 'tar --usage' for more information.\n");
+  finish(2);
 }

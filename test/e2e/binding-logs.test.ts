@@ -5,6 +5,8 @@
 // Clusterpedia's forward label or header are answered by the member, as is anything sent to its proxy path.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSingleContainerRunning, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
@@ -101,6 +103,28 @@ describe('forwarded logs', () => {
       k.dispose();
     }
   });
+
+  for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+    it(`kubectl cp (${label}) copies a file into a member's container and back, through clusterpedia`, async () => {
+      const k = new Kubectl(`${base}${P}/clusters/${member.name}`, binary);
+      const where = `${target.metadata.namespace ?? ''}/${target.metadata.name ?? ''}`;
+      const dir = mkdtempSync(join(tmpdir(), 'cp-binding-'));
+      try {
+        // Binary content: tar's bytes go through the exec relay both ways untouched.
+        const content = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7 + label.length) % 256));
+        writeFileSync(join(dir, 'up.bin'), content);
+        expect((await k.run(['cp', join(dir, 'up.bin'), `${where}:/tmp/up.bin`])).code).toBe(0);
+        const back = await k.run(['cp', `${where}:/tmp/up.bin`, join(dir, 'down.bin')]);
+        expect(back.code).toBe(0);
+        expect(readFileSync(join(dir, 'down.bin')).equals(content)).toBe(true);
+        expect((await k.run(['cp', `${where}:/etc/hostname`, join(dir, 'hostname')])).code).toBe(0);
+        expect(readFileSync(join(dir, 'hostname'), 'utf8')).toBe(`${target.metadata.name ?? ''}\n`);
+      } finally {
+        k.dispose();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it('kubectl 1.27 execs over SPDY: every stream protocol it offers reaches the member as its own header', async () => {
     const k = new Kubectl(`${base}${P}/clusters/${member.name}`, oldestKubectl());

@@ -1,7 +1,7 @@
 // The simulator's pod exec, driven by real kubectl: over WebSocket (1.30+, the v5 channel protocol) and over SPDY
 // (kubectl 1.27, v4.channel.k8s.io).
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,13 @@ async function kubectl(args: string[], stdin?: string | null, base = flags(), bi
   });
 }
 
+/** Copies `from` into a fresh file under `dir`; its path. */
+async function cpOut(run: (args: string[]) => Promise<{ code: number | null }>, from: string, dir: string): Promise<string> {
+  const to = join(dir, `out-${Math.random().toString(36).slice(2)}`);
+  expect((await run(['cp', from, to])).code).toBe(0);
+  return to;
+}
+
 describe('pod exec', () => {
   for (const [transport, binary] of [['WebSocket', kubectlPath()], ['SPDY', oldestKubectl()]] as const) {
     it(`runs echo and hostname, passes stdin through cat, and reports exit codes as kubectl shows them (${transport})`, async () => {
@@ -60,6 +67,30 @@ describe('pod exec', () => {
       expect(missing.stderr).toMatch(/exec: "nope": executable file not found in \$PATH/);
       // One upgrade per command: no fallback from one transport to the other.
       expect(c.requestLog.entries((r) => r.path.endsWith('/pods/box/exec')).length).toBe(before + 6);
+    });
+  }
+
+  for (const [transport, binary] of [['WebSocket', kubectlPath()], ['SPDY', oldestKubectl()]] as const) {
+    it(`kubectl cp in and out of a container, files and directories; tar's messages (${transport})`, async () => {
+      const local = await mkdtemp(join(tmpdir(), 'sim-cp-'));
+      const run = (args: string[]): ReturnType<typeof kubectl> => kubectl(args, '', flags(), binary);
+      try {
+        await writeFile(join(local, 'a.txt'), `alpha ${transport}\n`);
+        expect((await run(['cp', join(local, 'a.txt'), 'ex/box:/data/a.txt'])).code).toBe(0);
+        expect(await run(['exec', '-n', 'ex', 'box', '--', 'test', '-d', '/data'])).toMatchObject({ code: 0 });
+        expect(await run(['exec', '-n', 'ex', 'box', '--', 'test', '-f', '/data'])).toMatchObject({ code: 1 });
+        // (kubectl prints tar's stderr when it comes before the archive's end; it may not wait for it.)
+        expect(await run(['cp', 'ex/box:/data', join(local, 'data')])).toMatchObject({ code: 0 });
+        expect(await readFile(join(local, 'data', 'a.txt'), 'utf8')).toBe(`alpha ${transport}\n`);
+        expect(await readFile(join(await cpOut(run, 'ex/box:/etc/hostname', local), ''), 'utf8')).toBe('box\n');
+        // A path that is not there: nothing copied (kubectl does not wait for tar's message), and tar's own answer.
+        await run(['cp', 'ex/box:/nope', join(local, 'nope')]);
+        await expect(readFile(join(local, 'nope'))).rejects.toThrow(/ENOENT/);
+        const tar = await run(['exec', '-n', 'ex', 'box', '--', 'tar', 'cf', '-', '/nope']);
+        expect(tar).toMatchObject({ code: 2, stderr: expect.stringMatching(/tar: \/nope: Cannot stat: No such file or directory\ntar: Exiting with failure status due to previous errors\n/) });
+      } finally {
+        await rm(local, { recursive: true, force: true });
+      }
     });
   }
 
