@@ -4,6 +4,7 @@
 // this cluster serves (every field they use, typed, each with a description naming it), not kube's hand-written one;
 // what kubectl needs to find it is as kube has it (`x-kubernetes-group-version-kind`, a definition name per kind).
 import { createHash } from 'node:crypto';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ASKED, openApiV2Protobuf } from '../kube/openapi-v2-proto.js';
 import { errors } from './status.js';
 import type { SimStore } from './store.js';
 import { grKey, type ResourceDef, type SimObject } from './types.js';
@@ -63,6 +64,11 @@ function groupVersions(store: SimStore): Map<string, { version: string; defs: Re
 }
 
 function document(store: SimStore, version: string, defs: ResourceDef[]): string {
+  return JSON.stringify({ openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, ...parts(store, version, defs) });
+}
+
+/** The paths and the schemas (`components.schemas`) of the kinds `defs` at `version`. */
+function parts(store: SimStore, version: string, defs: ResourceDef[]): { paths: Record<string, Schema>; components: { schemas: Record<string, Schema> } } {
   const schemas: Record<string, Schema> = {};
   const paths: Record<string, Schema> = {};
   for (const def of [...defs].sort((a, b) => (a.kind < b.kind ? -1 : 1))) {
@@ -86,7 +92,24 @@ function document(store: SimStore, version: string, defs: ResourceDef[]): string
       'x-kubernetes-group-version-kind': [{ group: def.group, kind: def.kind, version }],
     };
   }
-  return JSON.stringify({ openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths, components: { schemas } });
+  return { paths, components: { schemas } };
+}
+
+/**
+ * `/openapi/v2`: every group version in one swagger document, as JSON or, when asked for it, in gnostic's protobuf
+ * (what kubectl before 1.29 reads for explain).
+ */
+export function serveOpenApiV2(store: SimStore, accept: string, send: (body: string | Buffer, type: string) => void): void {
+  const paths: Record<string, Schema> = {};
+  const definitions: Record<string, Schema> = {};
+  for (const { version, defs } of groupVersions(store).values()) {
+    const p = parts(store, version, defs);
+    Object.assign(paths, p.paths);
+    Object.assign(definitions, p.components.schemas);
+  }
+  const doc = { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.32.0' }, paths, definitions };
+  if (OPENAPI_V2_PROTOBUF_ASKED.test(accept)) return send(openApiV2Protobuf(doc), OPENAPI_V2_PROTOBUF);
+  send(JSON.stringify(doc), 'application/json');
 }
 
 const hashOf = (text: string): string => createHash('sha512').update(text).digest('hex').toUpperCase();

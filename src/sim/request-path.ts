@@ -10,6 +10,7 @@ export type Route =
   | { kind: 'resource'; group: string; version: string; resource: string; namespace?: string; name?: string; subresource?: string; legacyWatch: boolean; proxyPath?: string }
   | { kind: 'admin'; parts: string[] }
   | { kind: 'openapiV3'; rest: string }
+  | { kind: 'openapiV2' }
   | { kind: 'unknown' };
 
 /** Subresources of a namespace that must not be read as a namespaced resource name (kube's namespaceSubresources). */
@@ -22,6 +23,7 @@ export function parseRoute(pathname: string): Route {
   if ((first === 'healthz' || first === 'livez' || first === 'readyz') && parts.length <= 2) return { kind: 'health', name: first };
   if (first === '_sim') return { kind: 'admin', parts: parts.slice(1) };
   if (first === 'openapi' && second === 'v3') return { kind: 'openapiV3', rest: parts.slice(2).join('/') };
+  if (first === 'openapi' && second === 'v2' && parts.length === 2) return { kind: 'openapiV2' };
   if (first === 'api') {
     if (parts.length === 1) return { kind: 'api' };
     if (second !== 'v1') return { kind: 'unknown' };

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../lib/log.js';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
-import { serveOpenApiV3 } from './openapi.js';
+import { serveOpenApiV2, serveOpenApiV3 } from './openapi.js';
 import type { RequestFaults } from './faults.js';
 import { handleResource, sendJson, type HandlerContext } from './handlers.js';
 import { serveExec } from './exec.js';
@@ -200,6 +200,13 @@ export class SimServer {
       case 'resource': await handleResource(this.deps.ctx, route, req, res, url, () => readJson(req)); return;
       case 'admin': await this.deps.admin(route.parts, req, res, url); return;
       case 'openapiV3': get(); serveOpenApiV3(this.deps.ctx.store, route.rest, (code, body) => sendJson(res, code, body)); return;
+      case 'openapiV2':
+        get();
+        serveOpenApiV2(this.deps.ctx.store, String(req.headers.accept ?? ''), (body, type) => {
+          res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+          res.end(body);
+        });
+        return;
       case 'unknown': throw errors.noRoute();
     }
   }

@@ -88,6 +88,13 @@ describe('OpenAPI v3 and metrics', () => {
     expect(deployment?.['x-kubernetes-group-version-kind']).toEqual([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
     expect(deployment).toMatchObject({ type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } } } });
     expect((await call(c, '/openapi/v3/apis/nothing.example.com/v1')).status).toBe(404);
+    // v2: every group version in one document, JSON or (asked for it, as kubectl before 1.29 does) protobuf.
+    const v2 = await call<{ swagger: string; definitions: Record<string, unknown> }>(c, '/openapi/v2');
+    expect(v2.body.swagger).toBe('2.0');
+    expect(Object.keys(v2.body.definitions)).toEqual(expect.arrayContaining(['io.k8s.api.core.v1.Pod', 'io.k8s.api.apps.v1.Deployment', 'com.example.stable.v1.CronTab']));
+    const pb = await fetch(`${c.url}/openapi/v2`, { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(pb.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(Buffer.from(await pb.arrayBuffer()).includes('io.k8s.api.apps.v1.Deployment')).toBe(true);
   });
 
   it('serves PodMetrics of running pods and NodeMetrics, the same at every read, and no watch', async () => {

@@ -21,7 +21,7 @@ import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTabl
 import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
-import { sendObject, sendText } from './respond.js';
+import { sendObject } from './respond.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
 import { METRICS_GROUP, servesMetrics, withMetrics } from './member-metrics.js';
@@ -86,8 +86,12 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       }
       case 'rootDiscovery':
         return sendObject(res, 200, rootDiscovery(target.path));
-      case 'rootOpenapi':
-        return sendText(res, 200, rootOpenApi(target.path, String(req.headers.accept ?? '')));
+      case 'rootOpenapi': {
+        const { body, contentType } = rootOpenApi(target.path, String(req.headers.accept ?? ''));
+        res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        return;
+      }
       case 'discovery':
         return discovery(res, target, d);
       case 'resource':

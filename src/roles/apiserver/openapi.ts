@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { notAcceptable, notFound } from '../../kube/status.js';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_ASKED, openApiV2Protobuf } from '../../kube/openapi-v2-proto.js';
 import { VERSION } from '../../lib/version.js';
 
 declare const __CLUSTERPEDIA_PEDIACLUSTER_CRD__: string | undefined;
@@ -109,10 +110,10 @@ function openApiV3(rest: string): string | undefined {
   return JSON.stringify({ paths: index });
 }
 
-let v2: string | undefined;
-/** `/openapi/v2` as JSON. */
-function openApiV2(): string {
-  v2 ??= JSON.stringify({
+let v2: Record<string, unknown> | undefined;
+/** `/openapi/v2`, the swagger document. */
+function openApiV2(): Record<string, unknown> {
+  v2 ??= ({
     swagger: '2.0',
     info: { title: 'clusterpedia', version: VERSION },
     paths: Object.assign({}, ...KINDS.map((k) => paths(k, `#/definitions/${k.definition}`))),
@@ -122,15 +123,16 @@ function openApiV2(): string {
 }
 
 /**
- * The body for a root OpenAPI path (`/openapi/v2`, `/openapi/v3[/apis/<g>/<v>]`, as request-info validated it). v2 is
- * JSON only (kube's aggregator asks for it); kubectl before 1.29 asks for protobuf alone and gets a 406.
+ * The answer for a root OpenAPI path (`/openapi/v2`, `/openapi/v3[/apis/<g>/<v>]`, as request-info validated it). v2 is
+ * JSON (what kube's aggregator asks for) or gnostic's protobuf (what kubectl before 1.29 asks for, alone).
  */
-export function rootOpenApi(path: string, accept: string): string {
+export function rootOpenApi(path: string, accept: string): { body: string | Buffer; contentType: string } {
   if (path === '/openapi/v2') {
-    if (accept !== '' && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable('only application/json is supported for /openapi/v2');
-    return openApiV2();
+    if (OPENAPI_V2_PROTOBUF_ASKED.test(accept)) return { body: openApiV2Protobuf(openApiV2()), contentType: OPENAPI_V2_PROTOBUF };
+    if (accept !== '' && !/application\/json|\*\/\*|application\/\*/.test(accept)) throw notAcceptable(`only application/json and ${OPENAPI_V2_PROTOBUF} are supported for /openapi/v2`);
+    return { body: JSON.stringify(openApiV2()), contentType: 'application/json' };
   }
   const doc = openApiV3(path.slice('/openapi/v3'.length).replace(/^\//, ''));
   if (doc === undefined) throw notFound();
-  return doc;
+  return { body: doc, contentType: 'application/json' };
 }

@@ -212,9 +212,8 @@ describe('from --clusters files', () => {
   });
 
   it("kubectl explain through a cluster's path and the all-clusters path prints what it prints against the member (--forward-openapi)", async () => {
-    // kubectl explains from OpenAPI v3 since 1.29 (before, from v2 in protobuf, which clusterpedia passes on as it
-    // comes but the simulator does not serve).
-    for (const binary of [kubectlPath(), kubectlVersion('1.29')]) {
+    // kubectl explains from OpenAPI v3 since 1.29, before from v2 in protobuf (passed on as the member sends it).
+    for (const binary of [kubectlPath(), kubectlVersion('1.29'), oldestKubectl()]) {
       const direct = new Kubectl(m1.url, binary, [`--token=${m1.token ?? ''}`]);
       const throughs = [new Kubectl(`${fromFile.resources}/clusters/m1`, binary), new Kubectl(fromFile.resources, binary)];
       try {

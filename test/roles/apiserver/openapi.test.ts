@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { serveStore, startTestApiserver, type ServedStore } from '../../support/apiserver.js';
-import { Kubectl, kubectlPath, kubectlVersion } from '../../support/kubectl.js';
+import { Kubectl, kubectlPath, kubectlVersion, oldestKubectl } from '../../support/kubectl.js';
 
 let served: ServedStore;
 
@@ -23,7 +23,8 @@ const get = async (path: string, accept = 'application/json'): Promise<{ status:
 };
 
 describe('kubectl explain at the root', () => {
-  for (const binary of [kubectlPath(), kubectlVersion('1.29')]) {
+  // 1.29 and newer read OpenAPI v3, 1.27 and 1.28 v2 in protobuf.
+  for (const binary of [kubectlPath(), kubectlVersion('1.29'), kubectlVersion('1.28'), oldestKubectl()]) {
     it(`describes PediaCluster from its CRD and CollectionResource (${binary.split('/').pop() ?? ''})`, async () => {
       const k = new Kubectl(served.api.base, binary);
       try {
@@ -33,7 +34,7 @@ describe('kubectl explain at the root', () => {
         expect(spec.stdout).toMatch(/URL of the member cluster's kube-apiserver/);
         const recursive = await k.ok(['explain', 'pediaclusters.spec', '--recursive']);
         expect(recursive).toMatch(/^\s+authenticationFrom\s+<Object>$/m);
-        expect(recursive).toMatch(/^\s+syncResources\s+<\[\]Object> -required-$/m);
+        expect(recursive).toMatch(/^\s+syncResources\s+<\[\]Object>(\s+-required-)?$/m);
         expect(await k.ok(['explain', 'collectionresources.resourceTypes'])).toMatch(/FIELD: resourceTypes <\[\]Object>[\s\S]*resource\s+<string>/);
       } finally {
         k.dispose();
@@ -56,13 +57,19 @@ describe('the documents', () => {
     expect(doc.components.schemas['io.clusterpedia.cluster.v1alpha2.PediaCluster']?.properties).toEqual(crd.spec.versions[0]?.schema.openAPIV3Schema.properties);
   });
 
-  it('answer v2 as JSON, refuse protobuf alone with a 406, and 404 what is not there', async () => {
+  it('answer v2 as JSON or in protobuf, refuse other types with a 406, and 404 what is not there', async () => {
     const v2 = await get('/openapi/v2');
     expect(v2.status).toBe(200);
     expect(JSON.parse(v2.text)).toMatchObject({ swagger: '2.0', definitions: { 'io.clusterpedia.v1beta1.CollectionResource': { type: 'object' } } });
-    const pb = await get('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
-    expect(pb.status).toBe(406);
-    expect(JSON.parse(pb.text)).toMatchObject({ kind: 'Status', reason: 'NotAcceptable' });
+    const pb = await fetch(`${served.api.base}/openapi/v2`, { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect(pb.headers.get('content-type')).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    const bytes = Buffer.from(await pb.arrayBuffer());
+    // Document.swagger (field 1) first, then the definitions' names somewhere in the message.
+    expect(bytes.subarray(0, 5)).toEqual(Buffer.from([0x0a, 3, ...Buffer.from('2.0')]));
+    expect(bytes.includes('io.clusterpedia.cluster.v1alpha2.PediaCluster')).toBe(true);
+    const yaml = await get('/openapi/v2', 'application/yaml');
+    expect(yaml.status).toBe(406);
+    expect(JSON.parse(yaml.text)).toMatchObject({ kind: 'Status', reason: 'NotAcceptable' });
     for (const p of ['/openapi/v3/apis/apps/v1', '/openapi/v3/apis/clusterpedia.io%2F..%2F..%2Fv1', '/openapi/v4']) {
       const r = await get(p);
       expect(r.status, p).toBe(404);
