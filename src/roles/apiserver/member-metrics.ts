@@ -39,7 +39,10 @@ const METRICS_TYPES: readonly TypeInfo[] = [
 const FAN_OUT = 8;
 /** How long a member gets to answer a list across clusters before it is left out. */
 const MEMBER_TIMEOUT_MS = 10_000;
-/** How long a list across clusters asks members in all: those not asked by then are left out (warned), not waited for. */
+/**
+ * How long a list across clusters asks members in all, at most (and 1 s less than the request's deadline): those that
+ * have not answered by then are left out (warned), not waited for.
+ */
 const FLEET_BUDGET_MS = 20_000;
 /** The items a list across clusters merges (bytes of JSON); past this the caller is asked to narrow it. */
 const MAX_MERGED_BYTES = 64 * 1024 * 1024;
@@ -88,16 +91,19 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
   const items = new Map<string, string[]>();
   const warnings: string[] = [];
   let bytes = 0;
-  const budget = AbortSignal.timeout(FLEET_BUDGET_MS);
+  const budgetMs = Math.max(1000, Math.min(FLEET_BUDGET_MS, d.options.limits.requestTimeoutMs - 1000));
+  const memberMs = Math.min(MEMBER_TIMEOUT_MS, budgetMs);
+  const budget = AbortSignal.timeout(budgetMs);
   await forEachLimited(clusters, FAN_OUT, async (cluster) => {
     if (ctx.signal.aborted || bytes > MAX_MERGED_BYTES) return;
     if (budget.aborted) {
-      warnings.push(`${type.kind} of cluster ${cluster} are left out: not asked within ${FLEET_BUDGET_MS / 1000} s of the request`);
+      warnings.push(`${type.kind} of cluster ${cluster} are left out: not asked within ${budgetMs / 1000} s of the request`);
       return;
     }
+    const own = AbortSignal.timeout(memberMs);
     try {
       const client = await members.client(cluster);
-      const signal = AbortSignal.any([ctx.signal, budget, AbortSignal.timeout(MEMBER_TIMEOUT_MS)]);
+      const signal = AbortSignal.any([ctx.signal, budget, own]);
       const list = await client.json<{ items?: unknown }>(path, { query, signal, maxBytes: MAX_MERGED_BYTES });
       const mine: string[] = [];
       for (const item of Array.isArray(list.items) ? list.items : []) {
@@ -111,7 +117,8 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
       if (bytes > MAX_MERGED_BYTES) return;
       items.set(cluster, mine);
     } catch (e: unknown) {
-      warnings.push(`${type.kind} of cluster ${cluster} are left out: ${messageOf(e)}`);
+      const late = budget.aborted || own.aborted;
+      warnings.push(`${type.kind} of cluster ${cluster} are left out: ${late ? `no answer within ${(budget.aborted ? budgetMs : memberMs) / 1000} s` : messageOf(e)}`);
     }
   });
   if (ctx.signal.aborted) return;
