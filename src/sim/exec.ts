@@ -4,8 +4,7 @@
 // 1.30 and its fallback since: one SPDY stream per kind, named by its `streamtype` header, the Status on the `error`
 // stream). A few commands a test can rely on — `echo`, `hostname`, `cat` (stdin back to stdout until stdin closes),
 // `exit N`, and `tar` and `test` on the container's files for `kubectl cp`; anything else is "executable file not
-// found", as runc says it. An attach joins the container's process: a
-// line every 100 ms, stdin echoed.
+// found", as runc says it. An attach joins the container's process: a line every 100 ms, stdin echoed.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { containerFor } from './logs.js';
