@@ -52,9 +52,15 @@ export function servesMetrics(d: Pick<HandlerDeps, 'options' | 'members'>): bool
   return d.options.forward.metrics && d.members !== undefined;
 }
 
-/** Discovery types with metrics.k8s.io added when it is served. */
+/**
+ * Discovery types with metrics.k8s.io added when it is served: PodMetrics where pods are stored, NodeMetrics where
+ * nodes are. Without the stored kind, kubectl would take `pods` for the metrics' (`kubectl get pods` listing PodMetrics)
+ * — before a first sync has stored any pod, or for a cluster that does not sync them.
+ */
 export function withMetrics(types: TypeInfo[], served: boolean): TypeInfo[] {
-  return served ? [...types.filter((t) => t.group !== METRICS_GROUP), ...METRICS_TYPES] : types;
+  if (!served) return types;
+  const stored = new Set(types.filter((t) => t.group === '').map((t) => t.resource));
+  return [...types.filter((t) => t.group !== METRICS_GROUP), ...METRICS_TYPES.filter((m) => stored.has(m.resource))];
 }
 
 /** A get or list of PodMetrics or NodeMetrics; a watch is 405, as metrics-server answers it. */

@@ -200,6 +200,10 @@ describe('from --clusters files', () => {
     const asked = m1.requestLog.entries((r) => r.path.startsWith('/apis/metrics.k8s.io/')).slice(before);
     // Each top through clusterpedia is one metrics request of clusterpedia's to the member (the rest are kubectl's own).
     expect(asked.filter((r) => /^clusterpedia-apiserver/.test(r.userAgent ?? '')).length).toBeGreaterThanOrEqual(2 * 6);
+    // NodeMetrics are listed where nodes are stored, PodMetrics where pods are: m2's nodes are not stored here, so its
+    // discovery has PodMetrics only (and kubectl never takes a stored kind's name for the metrics').
+    const m2 = (await (await fetch(`${fromFile.resources}/clusters/m2/apis/metrics.k8s.io/v1beta1`)).json()) as { resources: { name: string }[] };
+    expect(m2.resources.map((r) => r.name)).toEqual(['pods']);
     // Where --forward-metrics is off, kubectl finds no metrics API.
     const off = new Kubectl(`${fromHost.resources}/clusters/m1`);
     try {
