@@ -1,5 +1,6 @@
-// Legacy discovery documents (/api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>) built from what the clusters hold.
-// Aggregated discovery is not offered: clients fall back to these (reference §1.4), which kubectl does.
+// Discovery documents (/api, /apis, /api/v1, /apis/<g>, /apis/<g>/<v>) built from what the clusters hold: the legacy
+// ones, and kube's aggregated discovery (apidiscovery.k8s.io v2 and v2beta1) for /api and /apis to clients that ask
+// for it first, as kubectl since 1.26 does: two requests instead of one per group version.
 import { groupVersionString } from '../../kube/types.js';
 import { notFound } from '../../kube/status.js';
 import type { Subresources } from '../../kube/subresources.js';
@@ -104,4 +105,66 @@ export function rootDiscovery(path: string): object {
     default:
       throw notFound();
   }
+}
+
+/** The media type of aggregated discovery (kube's apidiscovery.k8s.io), at the version a client asked for. */
+export type AggregatedVersion = 'v2' | 'v2beta1';
+
+/**
+ * Whether `accept` asks for aggregated discovery before the legacy documents, and at which version: kubectl 1.30+ asks
+ * for v2 then v2beta1 then plain JSON, 1.26–1.29 for v2beta1 then plain JSON.
+ */
+export function aggregatedDiscoveryAsked(accept: string | undefined): AggregatedVersion | undefined {
+  for (const part of (accept ?? '').split(',')) {
+    const [type, ...params] = part.split(';').map((s) => s.trim());
+    const p = new Map(params.map((x) => x.split('=').map((s) => s.trim()) as [string, string]));
+    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
+    if (p.get('as') === undefined) return undefined;
+    const v = p.get('v');
+    if (p.get('as') === 'APIGroupDiscoveryList' && p.get('g') === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1')) return v;
+  }
+  return undefined;
+}
+
+/**
+ * kube's aggregated discovery (an APIGroupDiscoveryList): every group (the core group alone for /api, the named ones
+ * for /apis) with its versions, preferred first, and their resources and subresources, in one answer instead of one
+ * per group version.
+ */
+export function aggregatedDiscovery(types: TypeInfo[], core: boolean, version: AggregatedVersion, subresources: (t: TypeInfo) => Subresources | undefined): object {
+  const groups = new Map<string, Map<string, TypeInfo[]>>();
+  for (const t of types) {
+    if ((t.group === '') !== core) continue;
+    const byVersion = groups.get(t.group) ?? new Map<string, TypeInfo[]>();
+    byVersion.set(t.version, [...(byVersion.get(t.version) ?? []), t]);
+    groups.set(t.group, byVersion);
+  }
+  const items = [...groups.keys()].sort().map((group) => {
+    const byVersion = groups.get(group) ?? new Map<string, TypeInfo[]>();
+    return {
+      metadata: { name: group, creationTimestamp: null },
+      versions: sortVersions([...byVersion.keys()]).map((v) => ({
+        version: v,
+        resources: [...(byVersion.get(v) ?? [])].sort((a, b) => (a.resource < b.resource ? -1 : 1)).map((t) => {
+          const sub = subresources(t);
+          const subs = [
+            ...(sub?.scale ? [{ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get'] }] : []),
+            ...(sub?.status ? [{ subresource: 'status', responseKind: { group: t.group, version: t.version, kind: t.kind }, verbs: ['get'] }] : []),
+          ];
+          return {
+            resource: t.resource,
+            responseKind: { group: t.group, version: t.version, kind: t.kind },
+            scope: t.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: t.singularName,
+            verbs: t.verbs ?? VERBS,
+            ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}),
+            ...(t.categories.length > 0 ? { categories: t.categories } : {}),
+            ...(subs.length > 0 ? { subresources: subs } : {}),
+          };
+        }),
+        freshness: 'Current',
+      })),
+    };
+  });
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }

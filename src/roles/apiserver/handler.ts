@@ -5,10 +5,10 @@ import type { Subresources } from '../../kube/subresources.js';
 import { badRequest, methodNotSupported, notFound, serviceUnavailable } from '../../kube/status.js';
 import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, TypeInfo } from './catalog.js';
 import type { ChangeFeed } from './change-feed.js';
 import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
+import { aggregatedDiscovery, aggregatedDiscoveryAsked, apiGroup, apiGroupList, apiResourceList, apiVersions, rootDiscovery } from './discovery.js';
 import type { AccessGate } from './authz-gate.js';
 import { methodVerb } from './authz-attributes.js';
 import { isForwarded, proxyPath, type MemberConnections } from './member-forward.js';
@@ -93,7 +93,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         return;
       }
       case 'discovery':
-        return discovery(res, target, d);
+        return discovery(req, res, target, d);
       case 'resource':
         return serveResource(req, res, ctx, url, target, d);
       case 'collection':
@@ -173,10 +173,19 @@ async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez'
   res.end('ok');
 }
 
-async function discovery(res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {
-  if (t.level === 'api') return sendObject(res, 200, apiVersions());
+async function discovery(req: IncomingMessage, res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {
+  // Legacy and aggregated answers differ by the Accept header: caches must keep them apart.
+  res.setHeader('vary', 'Accept');
+  const aggregated = t.level === 'api' || t.level === 'apis' ? aggregatedDiscoveryAsked(req.headers.accept) : undefined;
+  if (t.level === 'api' && !aggregated) return sendObject(res, 200, apiVersions());
   if (t.cluster !== undefined && !(await d.catalog.cluster(t.cluster))) throw notFound();
   const types = withMetrics(await d.catalog.types(t.cluster), servesMetrics(d));
+  if (aggregated) {
+    const core = t.level === 'api';
+    const subresources = new Map<TypeInfo, Subresources>();
+    for (const x of types) if ((x.group === '') === core) subresources.set(x, await d.catalog.subresources(x.group, x.version, x.resource));
+    return sendObject(res, 200, aggregatedDiscovery(types, core, aggregated, (x) => subresources.get(x)), 'json', `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`);
+  }
   switch (t.level) {
     case 'apis':
       return sendObject(res, 200, apiGroupList(types));

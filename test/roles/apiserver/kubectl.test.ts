@@ -75,10 +75,18 @@ for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', o
       expect(lines.slice(1).every((l) => /\sRunning\s/.test(l))).toBe(true);
     });
 
-    it('api-resources lists what the clusters hold', async () => {
-      const out = await k.ok(['api-resources']);
-      expect(out).toMatch(/^pods\s+po\s+v1\s+true\s+Pod$/m);
-      expect(out).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    it('api-resources lists what the clusters hold, from aggregated discovery: two requests, not one per group version', async () => {
+      const fresh = new Kubectl(api.resources, binary);
+      try {
+        const r = await fresh.run(['api-resources', '-v=6']);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toMatch(/^pods\s+po\s+v1\s+true\s+Pod$/m);
+        expect(r.stdout).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+        const asked = [...r.stderr.matchAll(/GET (\S+) 200/g)].map((m) => new URL(m[1] ?? '').pathname.slice(new URL(api.resources).pathname.length));
+        expect(asked.sort()).toEqual(['/api', '/apis']);
+      } finally {
+        fresh.dispose();
+      }
     });
 
     it('get -w prints a change made after the list', async () => {

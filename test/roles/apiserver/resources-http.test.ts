@@ -48,6 +48,28 @@ describe('discovery', () => {
     }
   });
 
+  it('answers aggregated discovery (v2 and v2beta1) to clients that ask for it first, with the same groups and resources', async () => {
+    const ask = (v: string): string => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList,application/json`;
+    for (const v of ['v2', 'v2beta1']) {
+      const apis = await get(`${P}/apis`, ask(v));
+      expect(apis.headers.get('content-type')).toBe(`application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`);
+      expect(apis.headers.get('vary')).toBe('Accept');
+      expect(apis.body).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}` });
+      const groups = apis.body.items as { metadata: { name: string }; versions: { version: string; resources: Record<string, unknown>[] }[] }[];
+      expect(groups.map((g) => g.metadata.name)).toEqual(['apps']);
+      const deployments = groups[0]?.versions[0]?.resources.find((r) => r.resource === 'deployments');
+      expect(deployments).toMatchObject({ responseKind: { group: 'apps', version: 'v1', kind: 'Deployment' }, scope: 'Namespaced', verbs: ['get', 'list', 'watch'], shortNames: ['deploy'],
+        subresources: [{ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get'] }, { subresource: 'status', verbs: ['get'] }] });
+      const core = await get(`${P}/api`, ask(v));
+      const coreGroups = core.body.items as { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string }[] }[] }[];
+      expect(coreGroups.map((g) => [g.metadata.name, g.versions.map((x) => x.version)])).toEqual([['', ['v1']]]);
+      expect(coreGroups[0]?.versions[0]?.resources.find((r) => r.resource === 'namespaces')?.scope).toBe('Cluster');
+    }
+    // Plain JSON first, or nothing said: the legacy documents.
+    expect((await get(`${P}/apis`, 'application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList')).body.kind).toBe('APIGroupList');
+    expect((await get(`${P}/api`)).body.kind).toBe('APIVersions');
+  });
+
   it('lists synced groups and resources with short names', async () => {
     const apis = await get(`${P}/apis`);
     expect((apis.body.groups as { name: string }[]).map((g) => g.name)).toEqual(['apps']);
