@@ -5,6 +5,7 @@ import { groupVersionString } from '../../kube/types.js';
 import { notFound } from '../../kube/status.js';
 import type { Subresources } from '../../kube/subresources.js';
 import { sortVersions, type TypeInfo } from './catalog.js';
+import { parseAccept } from './negotiate.js';
 
 const VERBS = ['get', 'list', 'watch'];
 
@@ -48,6 +49,14 @@ export function apiGroup(types: TypeInfo[], group: string): object {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, versions) };
 }
 
+/** The subresources served for a resource, scale then status as kube lists them, each with the kind it answers. */
+function servedSubresources(t: TypeInfo, sub: Subresources | undefined): { name: 'scale' | 'status'; kind: { group: string; version: string; kind: string } }[] {
+  return [
+    ...(sub?.scale ? [{ name: 'scale' as const, kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' } }] : []),
+    ...(sub?.status ? [{ name: 'status' as const, kind: { group: t.group, version: t.version, kind: t.kind } }] : []),
+  ];
+}
+
 /**
  * The APIResourceList of a group version: each resource, followed by its `status` and `scale` subresources (`subresources`
  * by resource name) as kube lists them, with the one verb we serve on them.
@@ -66,11 +75,12 @@ export function apiResourceList(types: TypeInfo[], group: string, version: strin
       };
       if (t.shortNames.length > 0) r.shortNames = t.shortNames;
       if (t.categories.length > 0) r.categories = t.categories;
-      const sub = subresources.get(t.resource);
-      const out: Record<string, unknown>[] = [r];
-      if (sub?.scale) out.push({ name: `${t.resource}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get'] });
-      if (sub?.status) out.push({ name: `${t.resource}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: ['get'] });
-      return out;
+      // scale answers autoscaling/v1's Scale and names that group version, as kube lists it.
+      return [r, ...servedSubresources(t, subresources.get(t.resource)).map((s) => ({
+        name: `${t.resource}/${s.name}`, singularName: '', namespaced: t.namespaced,
+        ...(s.name === 'scale' ? { group: s.kind.group, version: s.kind.version } : {}),
+        kind: s.kind.kind, verbs: ['get'],
+      }))];
     });
   if (resources.length === 0) throw notFound();
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionString(group, version), resources };
@@ -115,13 +125,11 @@ export type AggregatedVersion = 'v2' | 'v2beta1';
  * for v2 then v2beta1 then plain JSON, 1.26–1.29 for v2beta1 then plain JSON.
  */
 export function aggregatedDiscoveryAsked(accept: string | undefined): AggregatedVersion | undefined {
-  for (const part of (accept ?? '').split(',')) {
-    const [type, ...params] = part.split(';').map((s) => s.trim());
-    const p = new Map(params.map((x) => x.split('=').map((s) => s.trim()) as [string, string]));
-    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
-    if (p.get('as') === undefined) return undefined;
-    const v = p.get('v');
-    if (p.get('as') === 'APIGroupDiscoveryList' && p.get('g') === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1')) return v;
+  for (const { type, params, q } of parseAccept(accept)) {
+    if (q <= 0 || (type !== 'application/json' && type !== '*/*' && type !== 'application/*')) continue;
+    if (params.get('as') === undefined) return undefined;
+    const v = params.get('v');
+    if (params.get('as') === 'APIGroupDiscoveryList' && params.get('g') === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1')) return v;
   }
   return undefined;
 }
@@ -146,11 +154,7 @@ export function aggregatedDiscovery(types: TypeInfo[], core: boolean, version: A
       versions: sortVersions([...byVersion.keys()]).map((v) => ({
         version: v,
         resources: [...(byVersion.get(v) ?? [])].sort((a, b) => (a.resource < b.resource ? -1 : 1)).map((t) => {
-          const sub = subresources(t);
-          const subs = [
-            ...(sub?.scale ? [{ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get'] }] : []),
-            ...(sub?.status ? [{ subresource: 'status', responseKind: { group: t.group, version: t.version, kind: t.kind }, verbs: ['get'] }] : []),
-          ];
+          const subs = servedSubresources(t, subresources(t)).map((s) => ({ subresource: s.name, responseKind: s.kind, verbs: ['get'] }));
           return {
             resource: t.resource,
             responseKind: { group: t.group, version: t.version, kind: t.kind },

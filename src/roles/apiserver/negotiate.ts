@@ -25,7 +25,7 @@ interface MediaRange {
   q: number;
 }
 
-function parseAccept(header: string | undefined): MediaRange[] {
+export function parseAccept(header: string | undefined): MediaRange[] {
   if (!header || header.trim() === '') return [{ type: '*/*', params: new Map(), q: 1 }];
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
