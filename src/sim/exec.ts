@@ -33,13 +33,15 @@ interface ProcessIO {
 
 type Mode = 'exec' | 'attach';
 
+/** An exec's boolean option, true as kube reads it (`true` or `1`). */
+const flag = (query: URLSearchParams, key: string): boolean => ['true', '1'].includes(query.get(key) ?? '');
+
 /** Answers an exec or attach upgrade on `socket`: the handshake, the command's streams and its Status. */
 export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer, mode: Mode = 'exec'): void {
   // The pod and container first, as kube checks them before the stream protocol.
   const container = containerFor(pod, query, false);
-  const yes = (k: string): boolean => ['true', '1'].includes(query.get(k) ?? '');
-  const tty = yes('tty');
-  const input = new Input(tty, yes('stdin'));
+  const tty = flag(query, 'tty');
+  const input = new Input(tty, flag(query, 'stdin'));
   const start = (io: ProcessIO): void => input.whenSized(() => run(pod, query, container, mode, tty ? terminal(io) : io));
   if (isWebSocket(req)) {
     acceptWebSocket(req, socket, WS_PROTOCOLS);
@@ -132,7 +134,7 @@ function webSocketIO(socket: Duplex, head: Buffer, input: Input): ProcessIO {
  * half-closed and GOAWAY sent; the client closes the connection (it may still be reading the last frames).
  */
 function spdyIO(socket: Duplex, head: Buffer, query: URLSearchParams, input: Input, start: (io: ProcessIO) => void): void {
-  const yes = (k: string): boolean => ['true', '1'].includes(query.get(k) ?? '');
+  const yes = (k: string): boolean => flag(query, k);
   const tty = yes('tty');
   const wanted = ['error', ...(yes('stdin') ? ['stdin'] : []), ...(yes('stdout') ? ['stdout'] : []), ...(yes('stderr') && !tty ? ['stderr'] : []), ...(tty ? ['resize'] : [])];
   const streams = new Map<string, SpdyStream>();

@@ -2,7 +2,9 @@
 // the NodeMetrics of nodes, get and list (with a labelSelector), never stored and never watched. Usage is made up
 // from the object's uid, so every read gives the same figures and a test can compare `kubectl top` through
 // clusterpedia with `kubectl top` against the member itself.
+import { iso } from './gen-meta.js';
 import { matchLabels, parseLabelSelector } from './label-selector.js';
+import { hash32 } from './prng.js';
 import { errors } from './status.js';
 import type { SimStore } from './store.js';
 import type { ResourceDef, SimObject } from './types.js';
@@ -11,12 +13,8 @@ const GROUP_VERSION = 'metrics.k8s.io/v1beta1';
 /** metrics-server's scrape window. */
 const WINDOW = '15.006s';
 
-/** A number in [min, max] drawn from `seed` (FNV-1a), the same for the same seed. */
-function figure(seed: string, min: number, max: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193) >>> 0;
-  return min + (h % (max - min + 1));
-}
+/** A number in [min, max] drawn from `seed`, the same for the same seed. */
+const figure = (seed: string, min: number, max: number): number => min + (hash32(seed) % (max - min + 1));
 
 /** CPU in nanocores and memory in KiB, as metrics-server writes them. */
 function usage(seed: string, cpuMillis: [number, number], memMi: [number, number]): Record<string, string> {
@@ -52,7 +50,7 @@ export function serveMetrics(store: SimStore, def: ResourceDef, method: string, 
   if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1') throw errors.methodNotAllowed();
   const pods = def.resource === 'pods';
   const source = pods ? 'pods' : 'nodes';
-  const timestamp = new Date(Math.floor(Date.now() / 15_000) * 15_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const timestamp = iso(Math.floor(Date.now() / 15_000) * 15_000);
   const make = (o: SimObject): Record<string, unknown> => (pods ? podMetrics(o, timestamp) : nodeMetrics(o, timestamp));
   if (name !== undefined) {
     const o = store.get(source, pods ? namespace : undefined, name);
