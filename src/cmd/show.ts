@@ -101,25 +101,44 @@ function conditionCell(r: ClusterReport, type: string): Cell {
   return { text: c.status, colour: c.status === 'True' ? 'green' : c.status === 'False' ? 'red' : 'yellow' };
 }
 
-/** `[#####-----] 5/10` while initial lists run; `synced` after. */
+/** What a resource that is not syncing is doing, as the progress column counts it. */
+const STATE_WORDS: Record<string, string> = { Stop: 'stopped', Error: 'failing', Pending: 'pending' };
+
+/**
+ * `synced` once every resource finished its initial list and watches; `[#####-----] 5/10` while some still list or
+ * wait for their turn; else how many are stopped or failing (storage refusing writes stops them all: that is not
+ * "synced", even with no list running).
+ */
 function progress(r: ClusterReport): Cell {
   const total = r.resources.length;
   if (total === 0) return { text: '-', colour: 'dim' };
-  const listing = r.resources.filter((x) => x.initialListPhase).length;
-  if (listing === 0) return { text: 'synced', colour: 'green' };
-  const done = total - listing;
-  const width = 10;
-  const filled = Math.round((done / total) * width);
-  return { text: `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total}`, colour: 'yellow' };
+  const synced = r.resources.filter((x) => x.status === 'Syncing' && !x.initialListPhase).length;
+  if (synced === total) return { text: 'synced', colour: 'green' };
+  if (r.resources.some((x) => x.initialListPhase || x.status === 'Pending')) {
+    const width = 10;
+    const filled = Math.round((synced / total) * width);
+    return { text: `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${synced}/${total}`, colour: 'yellow' };
+  }
+  const counts = new Map<string, number>();
+  for (const x of r.resources) {
+    if (x.status === 'Syncing') continue;
+    const word = STATE_WORDS[x.status] ?? (x.status.toLowerCase() || 'unknown');
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  return { text: [...counts].map(([word, n]) => `${n} ${word}`).join(', '), colour: counts.has('failing') ? 'red' : 'yellow' };
 }
 
+/** The first thing worth a look: a failing condition, a resource in error, else why resources are stopped. */
 function problem(r: ClusterReport): string {
   const c = r.conditions.find((x) => x.type !== 'Ready' && x.status !== 'True');
   if (c) return `${c.type}: ${c.reason}${c.message ? ` ${c.message}` : ''}`;
   // Rows storage refused to delete are still served: as worth a look as a resource in error.
-  const e = r.resources.find((x) => x.status === 'Error' || x.reason === 'CleanResourceFailed');
-  if (e) return `${e.resource}: ${e.reason}${e.message ? ` ${e.message}` : ''}`;
-  return '';
+  const e = r.resources.find((x) => x.status === 'Error' || x.reason === 'CleanResourceFailed')
+    // Stopped with a reason (storage refusing writes, a resource being removed); a Stop without one is a shutdown.
+    ?? r.resources.find((x) => x.status === 'Stop' && x.reason !== '');
+  if (!e) return '';
+  const same = r.resources.filter((x) => x.status === e.status && x.reason === e.reason && x.message === e.message).length;
+  return `${same > 1 ? `${same} resources` : e.resource}: ${e.reason}${e.message ? ` ${e.message}` : ''}`;
 }
 
 function clip(s: string, n: number): string {
