@@ -39,6 +39,7 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--watch-poll-interval <duration>', 'how often watches poll the change log when not notified').argParser(parseDuration).default(d.watch.pollIntervalMs, '250ms'))
     .addOption(option('--change-log-retention <revisions>', 'revisions kept in the change log for watch resume').argParser(parseNonNegativeInt).default(d.changeLog.revisions))
     .addOption(option('--change-log-max-age <duration>', 'age after which change-log entries are compacted').argParser(parseDuration).default(d.changeLog.maxAgeMs, '1h'))
+    .addOption(option('--api-response-compression <bool>', 'gzip get and list answers over 128 KiB for clients that accept it, as kube-apiserver does (kubectl and client-go ask for it)').argParser(parseBool).default(d.apiResponseCompression))
     .addOption(option('--shutdown-grace-period <duration>', 'time in-flight lists get to finish on shutdown').argParser(parseDuration).default(d.shutdownGraceMs, '20s'))
     .addOption(option('--allow-parameterized-sql-query', 'honour whereSQLStatement with whereSQLParam/whereSQLJSONParams (Clusterpedia\'s AllowParameterizedSQLQuery): every reader can then query the whole database'))
     .addOption(option('--allow-pediacluster-config-for-proxy-request', 'answer get, list and watch asked with the search.clusterpedia.io/forward label or the x-clusterpedia-forward header from the member, with its PediaCluster\'s credentials'))
@@ -80,6 +81,7 @@ export interface ApiserverFlags {
   changeLogRetention: number;
   changeLogMaxAge: number;
   shutdownGracePeriod: number;
+  apiResponseCompression: boolean;
   allowParameterizedSqlQuery?: boolean;
   allowedProxySubresources?: string[];
   allowPediaclusterConfigForProxyRequest?: boolean;
@@ -137,6 +139,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
     changeLog: { revisions: f.changeLogRetention, maxAgeMs: f.changeLogMaxAge },
     shutdownGraceMs: f.shutdownGracePeriod,
     allowParameterizedSqlQuery: f.allowParameterizedSqlQuery === true,
+    apiResponseCompression: f.apiResponseCompression,
     forward: { ...d.forward, subresources: f.allowedProxySubresources ?? [], requests: f.allowPediaclusterConfigForProxyRequest === true, unsynced: f.allowForwardUnsyncResourceRequest === true,
       proxyPath: f.enableProxyPathForForwardRequest === true, metrics: f.forwardMetrics === true, openapi: f.forwardOpenapi === true },
   };

@@ -120,8 +120,7 @@ async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: R
   // YAML streams item by item like JSON (it used to be JSON under a YAML content type).
   const r = neg.wire === 'yaml' ? yamlListRenderer(json) : json;
   const rows = await primed(page.rows);
-  res.writeHead(200, { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' });
-  const out = new StreamWriter(res);
+  const out = new StreamWriter(res, { head: { code: 200, headers: { 'content-type': neg.contentType, 'cache-control': 'no-cache, private' } } });
   await out.write(r.head());
   let first = true;
   for await (const row of rows) {

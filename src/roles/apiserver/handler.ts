@@ -22,6 +22,7 @@ import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
 import { sendObject } from './respond.js';
+import { allowCompression } from './compress.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
 import { METRICS_GROUP, servesMetrics, withMetrics } from './member-metrics.js';
@@ -52,6 +53,8 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
     const url = ctx.url;
     const watch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     const target = parseRequestTarget(url.pathname, watch);
+    // Watches are never compressed: each event must reach the client as it happens.
+    if (!watch && d.options.apiResponseCompression) allowCompression(req, res);
     // Before anything else, as kube-apiserver: an anonymous POST is 401, a denied one 403, only then 405.
     ctx.access = await d.gate.admit(req, ctx, url.pathname, target);
     if (target.kind === 'selfReview') {

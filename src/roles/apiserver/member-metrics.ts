@@ -139,5 +139,5 @@ async function fleetList(req: IncomingMessage, res: ServerResponse, ctx: Request
     const table = buildTable(withClusterColumn(metricsPrinter), objects, {}, { now: new Date(), includeObject: includeObjectPolicy(url) });
     return sendObject(res, 200, inMeta(table, neg.meta), neg.wire, neg.contentType);
   }
-  sendText(res, 200, `{"kind":"${type.kind}List","apiVersion":"${METRICS_GROUP}/${METRICS_VERSION}","metadata":{},"items":[${merged.join(',')}]}`);
+  return sendText(res, 200, `{"kind":"${type.kind}List","apiVersion":"${METRICS_GROUP}/${METRICS_VERSION}","metadata":{},"items":[${merged.join(',')}]}`);
 }

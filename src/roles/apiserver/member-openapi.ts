@@ -74,6 +74,6 @@ export async function serveOpenApi(req: IncomingMessage, res: ServerResponse, ct
       const e = entry as { serverRelativeURL?: unknown };
       if (typeof e.serverRelativeURL === 'string' && e.serverRelativeURL.startsWith(`${INDEX}/`)) e.serverRelativeURL = `${base}${e.serverRelativeURL}`;
     }
-    sendObject(res, 200, index);
+    await sendObject(res, 200, index);
   });
 }

@@ -83,6 +83,8 @@ export interface ApiserverOptions {
   shutdownGraceMs: number;
   /** Honour whereSQLStatement (Clusterpedia's AllowParameterizedSQLQuery gate): any reader may then run SQL. */
   allowParameterizedSqlQuery: boolean;
+  /** Gzip get and list answers over 128 KiB for clients that accept it (kube-apiserver's APIResponseCompression; compress.ts). */
+  apiResponseCompression: boolean;
   forward: ForwardOptions;
 }
 
@@ -137,6 +139,7 @@ export function defaultApiserverOptions(): ApiserverOptions {
     changeLog: { revisions: 200_000, maxAgeMs: 3_600_000 },
     shutdownGraceMs: 20_000,
     allowParameterizedSqlQuery: false,
+    apiResponseCompression: true,
     forward: { subresources: [], requests: false, unsynced: false, proxyPath: false, metrics: false, openapi: false, secretsNamespace: 'clusterpedia-system' },
   };
 }

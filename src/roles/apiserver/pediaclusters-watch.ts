@@ -54,7 +54,7 @@ export async function servePediaClusterWatch(res: ServerResponse, signal: AbortS
   const initial = await read();
   res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
-  const out = new StreamWriter(res, 16 * 1024);
+  const out = new StreamWriter(res, { chunkBytes: 16 * 1024 });
   // No cut past setTimeout's range (a timeoutSeconds of years): it would fire at once and end the watch.
   const cut = cutAfterMs(res, p.timeoutMs + END_GRACE_MS);
   const send = async (type: PediaClusterEvent, o: KubeObject): Promise<void> => {

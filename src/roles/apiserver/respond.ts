@@ -4,20 +4,49 @@ import { toYaml } from '../../kube/yaml.js';
 import { isStatusError, status as makeStatus, type Status } from '../../kube/status.js';
 import { isStorageError } from '../../storage/errors.js';
 import type { Logger } from '../../lib/log.js';
+import { compresses, gzipBody, gzipHeaders } from './compress.js';
 import type { Wire } from './negotiate.js';
+import { ClientGoneError, responseGone, whenGone, type Piece } from './stream-writer.js';
 
-export function sendObject(res: ServerResponse, code: number, body: unknown, wire: Wire = 'json', contentType?: string): void {
-  sendText(res, code, wire === 'yaml' ? toYaml(body) : JSON.stringify(body), wire, contentType);
+export function sendObject(res: ServerResponse, code: number, body: unknown, wire: Wire = 'json', contentType?: string): Promise<void> {
+  return sendText(res, code, wire === 'yaml' ? toYaml(body) : JSON.stringify(body), wire, contentType);
 }
 
 /** Sends a document already serialised in the wire format (a stored object served as it is). */
-export function sendText(res: ServerResponse, code: number, text: string, wire: Wire = 'json', contentType?: string): void {
-  res.writeHead(code, {
-    'content-type': contentType ?? (wire === 'yaml' ? 'application/yaml' : 'application/json'),
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-cache, private',
-  });
-  res.end(text);
+export function sendText(res: ServerResponse, code: number, text: string, wire: Wire = 'json', contentType?: string): Promise<void> {
+  const headers = { 'content-type': contentType ?? (wire === 'yaml' ? 'application/yaml' : 'application/json'), 'cache-control': 'no-cache, private' };
+  return sendBody(res, code, headers, [text], Buffer.byteLength(text));
+}
+
+/**
+ * Sends a body held whole, given as the pieces it was rendered in (`length` bytes in all): gzipped off the event loop
+ * when the client accepts it and it is large (compress.ts), else all of it in one writev, the buffers by reference.
+ * Resolves once the socket took it: whatever the kernel did not take yet stays queued in this process until the
+ * client reads it, so the request keeps its slot until then. A page the kernel took whole holds nothing here
+ * (waiting for 'close' cost ~0.1 ms of a 24-pod answer).
+ */
+export async function sendBody(res: ServerResponse, code: number, headers: Record<string, string | number>, pieces: readonly Piece[], length: number): Promise<void> {
+  if (compresses(res, length)) {
+    const gzipped = await gzipBody(pieces);
+    // The deadline may have answered while zlib worked; a client may have left.
+    if (res.headersSent || res.writableEnded) return;
+    if (responseGone(res)) throw new ClientGoneError();
+    res.writeHead(code, { ...gzipHeaders(headers), 'content-length': gzipped.length });
+    res.end(gzipped);
+  } else {
+    // Nothing yields from here to the wait below: a client that left is either seen now or reported by whenGone.
+    if (responseGone(res)) throw new ClientGoneError();
+    res.writeHead(code, { ...headers, 'content-length': length });
+    res.cork();
+    for (const p of pieces) res.write(p);
+    res.end();
+    res.uncork();
+  }
+  if (res.writableLength > 0 || responseGone(res)) {
+    await new Promise<void>((resolve, reject) => {
+      whenGone(res, () => (res.writableFinished ? resolve() : reject(new ClientGoneError())));
+    });
+  }
 }
 
 /** Maps anything thrown while serving to a Kubernetes Status. Unexpected errors are logged and answered 500 without details. */

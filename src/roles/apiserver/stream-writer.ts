@@ -1,43 +1,90 @@
 // Writes a response body piece by piece, waiting for 'drain' so a slow client slows the database cursor, not memory.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { createGzip, type Gzip } from 'node:zlib';
+import { GZIP_OPTIONS, GZIP_THRESHOLD_BYTES, gzipHeaders, mayCompress } from './compress.js';
 
 /** A piece of a body: text, or bytes copied out as they are (objects read as UTF-8, ListQuery.objectBytes). */
 export type Piece = string | Buffer;
+
+export interface StreamWriterOptions {
+  /** Pieces are gathered into writes of about this many bytes (fewer syscalls than one per object). */
+  chunkBytes?: number;
+  /**
+   * The response's status and headers, written by the writer: with them, a body the client may take gzipped (a list,
+   * never a watch) is held until it passes the threshold, then compressed as it goes (compress.ts); one that ends
+   * before it goes out as it is, with its length. Without them the caller wrote the head already.
+   */
+  head?: { code: number; headers: Record<string, string | number> };
+}
 
 export class StreamWriter {
   private buffered: Piece[] = [];
   private bufferedBytes = 0;
   private hasBytes = false;
+  private readonly chunkBytes: number;
+  /** The head still to write (undefined once written, or when the caller wrote it). */
+  private head: StreamWriterOptions['head'];
+  /** Held back until this many bytes are queued, to see whether the body is worth compressing (0: not held). */
+  private holdBytes: number;
+  /** The compressor the body goes through once it turned out large enough. */
+  private gzip: Gzip | undefined;
 
-  constructor(
-    private readonly res: ServerResponse,
-    /** Pieces are gathered into writes of about this many bytes (fewer syscalls than one per object). */
-    private readonly chunkBytes = 64 * 1024,
-  ) {}
+  constructor(private readonly res: ServerResponse, o: StreamWriterOptions = {}) {
+    this.chunkBytes = o.chunkBytes ?? 64 * 1024;
+    this.head = o.head;
+    this.holdBytes = o.head && mayCompress(res) ? GZIP_THRESHOLD_BYTES : 0;
+  }
 
   /** Queues `p`; flushes to the socket when the chunk is full, waiting if the socket is saturated. */
   async write(p: Piece): Promise<void> {
-    if (typeof p !== 'string' && p.length >= this.chunkBytes) {
+    if (this.holdBytes === 0 && typeof p !== 'string' && p.length >= this.chunkBytes) {
       // A buffer as big as a chunk goes out as it is, after what is queued: copying it into chunks only costs time.
       await this.flush();
       await this.send(p);
       return;
     }
     this.buffered.push(p);
-    this.bufferedBytes += p.length;
+    // Text counts in UTF-16 units, about its bytes, except while the threshold is watched (kube's is in bytes).
+    this.bufferedBytes += this.holdBytes > 0 && typeof p === 'string' ? Buffer.byteLength(p) : p.length;
     if (typeof p !== 'string') this.hasBytes = true;
-    if (this.bufferedBytes >= this.chunkBytes) await this.flush();
+    if (this.holdBytes > 0 ? this.bufferedBytes > this.holdBytes : this.bufferedBytes >= this.chunkBytes) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.buffered.length === 0) return;
+    if (this.holdBytes > 0) {
+      // Past the threshold (or asked to flush): from here on the body is compressed.
+      this.holdBytes = 0;
+      this.startGzip();
+    }
     await this.send(this.take());
   }
 
   private async send(chunk: Piece): Promise<void> {
     if (responseGone(this.res)) throw new ClientGoneError();
-    if (!this.res.write(chunk)) await drained(this.res);
+    this.writeHead();
+    if (this.gzip) {
+      if (!this.gzip.write(chunk)) await drained(this.res, this.gzip);
+    } else if (!this.res.write(chunk)) await drained(this.res, this.res);
+  }
+
+  /** Writes the head the writer was given, plain (with the length, when the whole body is known) or gzipped. */
+  private writeHead(length?: number): void {
+    const head = this.head;
+    if (!head) return;
+    this.head = undefined;
+    if (this.gzip) this.res.writeHead(head.code, gzipHeaders(head.headers));
+    else this.res.writeHead(head.code, length === undefined ? head.headers : { ...head.headers, 'content-length': length });
+  }
+
+  /** Sends the rest of the body through a compressor piped into the response; a client that leaves stops it. */
+  private startGzip(): void {
+    const gzip = createGzip(GZIP_OPTIONS);
+    gzip.on('error', () => this.res.destroy());
+    gzip.pipe(this.res);
+    whenGone(this.res, () => gzip.destroy());
+    this.gzip = gzip;
   }
 
   /**
@@ -48,14 +95,22 @@ export class StreamWriter {
    */
   async end(p: Piece = ''): Promise<void> {
     if (p.length) await this.write(p);
+    // A held body that ended under the threshold goes out as it is, its length known.
+    this.holdBytes = 0;
     const chunk = this.take();
     if (responseGone(this.res)) throw new ClientGoneError();
+    this.writeHead(this.gzip ? undefined : Buffer.byteLength(chunk));
     await new Promise<void>((resolve, reject) => {
       const stop = whenGone(this.res, () => (this.res.writableFinished ? resolve() : reject(new ClientGoneError())));
-      this.res.end(chunk, () => {
+      const done = (): void => {
         stop();
         resolve();
-      });
+      };
+      // The compressor ends the response when its last output is written (pipe).
+      if (this.gzip) {
+        this.res.once('finish', done);
+        this.gzip.end(chunk);
+      } else this.res.end(chunk, done);
     });
   }
 
@@ -144,17 +199,18 @@ function onConnectionClose(conn: Socket, f: () => void): () => void {
   return () => void set.delete(f);
 }
 
-function drained(res: ServerResponse): Promise<void> {
+/** Waits for `into` (the response, or the compressor in front of it) to take more; rejects when the client left. */
+function drained(res: ServerResponse, into: NodeJS.WritableStream): Promise<void> {
   return new Promise((resolve, reject) => {
     const stop = whenGone(res, () => {
-      res.off('drain', onDrain);
+      into.removeListener('drain', onDrain);
       reject(new ClientGoneError());
     });
     const onDrain = (): void => {
       stop();
       resolve();
     };
-    res.once('drain', onDrain);
+    into.once('drain', onDrain);
   });
 }
 

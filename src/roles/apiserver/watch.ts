@@ -205,7 +205,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   const { head: feedHead, unsubscribe } = p.feed.subscribe(sub);
   res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
-  const out = new StreamWriter(res, 16 * 1024);
+  const out = new StreamWriter(res, { chunkBytes: 16 * 1024 });
   const line = async (s: string): Promise<void> => {
     await out.write(`${s}\n`);
   };

@@ -1,13 +1,15 @@
 // Pages served as stored go from storage to the socket as bytes (StorageReader.listJoined for resources,
 // ListQuery.objectBytes rows for collections): multi-byte UTF-8 must come out intact whatever the page form (joined
 // buffers, streamed from a cursor as text, chunked) and across the writer's 64 KB chunks, for resources and
-// collections alike, and every other form must still see the same objects — on both backends.
+// collections alike, and every other form must still see the same objects — on both backends. Every form is read
+// twice: gzipped, as kubectl and fetch ask for it (compress.ts; the bodies here are all over its threshold), and plain.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
+import { GZIP_THRESHOLD_BYTES } from '../../../src/roles/apiserver/compress.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
@@ -42,11 +44,23 @@ function bytesContract(dialect: string, open: () => Promise<Target>): void {
   let storage: Storage;
   let api: TestApiserver;
 
-  async function getJson(path: string, accept = 'application/json'): Promise<Record<string, unknown>> {
-    const r = await fetch(`${api.base}${path}`, { headers: { accept } });
+  /** `gzip`: the client accepts it, as fetch and kubectl do by default; `identity`: it does not. */
+  type Encoding = 'gzip' | 'identity';
+  const ENCODINGS: Encoding[] = ['gzip', 'identity'];
+
+  /** Fetches a body, checking it came gzipped exactly when asked for and over the threshold (fetch decodes gzip). */
+  async function getBody(path: string, accept: string, encoding: Encoding): Promise<ArrayBuffer> {
+    const r = await fetch(`${api.base}${path}`, { headers: { accept, 'accept-encoding': encoding } });
     expect(r.status).toBe(200);
+    const body = await r.arrayBuffer();
+    const gzipped = encoding === 'gzip' && body.byteLength > GZIP_THRESHOLD_BYTES;
+    expect(r.headers.get('content-encoding'), `${path} ${encoding}, ${body.byteLength} bytes`).toBe(gzipped ? 'gzip' : null);
+    return body;
+  }
+
+  async function getJson(path: string, encoding: Encoding, accept = 'application/json'): Promise<Record<string, unknown>> {
     // Decoded strictly: a character cut at a chunk boundary would throw here rather than turn into U+FFFD.
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await r.arrayBuffer())) as Record<string, unknown>;
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await getBody(path, accept, encoding))) as Record<string, unknown>;
   }
 
   beforeAll(async () => {
@@ -102,18 +116,18 @@ function bytesContract(dialect: string, open: () => Promise<Target>): void {
       }
     });
 
-    it('an unlimited list (streamed from a cursor) keeps every multi-byte character', async () => {
-      const body = await getJson(`${P}/api/v1/namespaces/intl/pods`);
+    it.each(ENCODINGS)('an unlimited list (streamed from a cursor) keeps every multi-byte character (%s)', async (encoding) => {
+      const body = await getJson(`${P}/api/v1/namespaces/intl/pods`, encoding);
       expect(body.kind).toBe('PodList');
       expectAllNotes(body.items as Item[], 'unlimited');
     });
 
-    it('limited pages (read at once, joined) walked with limit 1000 and 7 keep them too', async () => {
-      for (const limit of [1000, 7]) {
+    it.each(ENCODINGS)('limited pages (read at once, joined) walked with limit 1000 and 30 keep them too (%s)', async (encoding) => {
+      for (const limit of [1000, 30]) {
         const walked: Item[] = [];
         let token = '';
         do {
-          const b = await getJson(`${P}/api/v1/namespaces/intl/pods?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+          const b = await getJson(`${P}/api/v1/namespaces/intl/pods?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`, encoding);
           walked.push(...(b.items as Item[]));
           token = (b.metadata as { continue?: string }).continue ?? '';
         } while (token);
@@ -127,28 +141,30 @@ function bytesContract(dialect: string, open: () => Promise<Target>): void {
         return Number(/clusterpedia_apiserver_listed_rows_total\{resource="pods"\} (\d+)/.exec(text)?.[1] ?? 0);
       };
       const before = await listed();
-      const body = await getJson(`${P}/api/v1/namespaces/big/pods?limit=500`);
+      const body = await getJson(`${P}/api/v1/namespaces/big/pods?limit=500`, 'gzip');
       const items = body.items as Item[];
       expect(items.map((o) => o.metadata.name)).toEqual([...bigNames].sort());
       for (const o of items) expect(o.metadata.annotations.note).toBe(`${19 - Number(o.metadata.name.slice(4))} ${'ü'.repeat(500_000)}`);
       expect(body.metadata).toEqual({ resourceVersion: expect.stringMatching(/^\d+$/) });
       expect(await listed()).toBe(before + 20);
-      const page = await getJson(`${P}/api/v1/namespaces/big/pods?limit=15`);
+      const page = await getJson(`${P}/api/v1/namespaces/big/pods?limit=15`, 'identity');
       expect((page.items as Item[]).length).toBe(15);
       expect((page.metadata as { continue?: string }).continue).toMatch(/^[A-Za-z0-9_-]+$/);
     });
 
-    it('a collection, YAML, metadata-only and Table lists still decode the same objects', async () => {
-      const coll = await getJson('/apis/clusterpedia.io/v1beta1/collectionresources/any?resources=/pods&namespaces=intl');
+    it.each(ENCODINGS)('a collection, YAML, metadata-only and Table lists still decode the same objects (%s)', async (encoding) => {
+      const coll = await getJson('/apis/clusterpedia.io/v1beta1/collectionresources/any?resources=/pods&namespaces=intl', encoding);
       expectAllNotes(coll.items as Item[], 'collection');
-      const meta = await getJson(`${P}/api/v1/namespaces/intl/pods`, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
+      const meta = await getJson(`${P}/api/v1/namespaces/intl/pods`, encoding, 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
       expectAllNotes(meta.items as Item[], 'metadata only');
-      const table = await getJson(`${P}/api/v1/namespaces/intl/pods?includeObject=Object`, 'application/json;as=Table;g=meta.k8s.io;v=v1');
+      const table = await getJson(`${P}/api/v1/namespaces/intl/pods?includeObject=Object`, encoding, 'application/json;as=Table;g=meta.k8s.io;v=v1');
       expect((table.rows as unknown[]).length).toBe(N);
-      const yaml = await fetch(`${api.base}${P}/api/v1/namespaces/intl/pods`, { headers: { accept: 'application/yaml' } });
+      const yaml = new TextDecoder().decode(await getBody(`${P}/api/v1/namespaces/intl/pods`, 'application/yaml', encoding));
       // YAML is rendered from parsed objects; `yaml` used to fold the long note between an emoji's two UTF-16 halves.
-      expectAllNotes((parseYaml(await yaml.text()) as { items: Item[] }).items, 'yaml');
-      const one = await fetch(`${api.base}${P}/clusters/c1/api/v1/namespaces/intl/pods/intl-0007`, { headers: { accept: 'application/yaml' } });
+      expectAllNotes((parseYaml(yaml) as { items: Item[] }).items, 'yaml');
+      // One object of ~14 KB: under the threshold, never compressed.
+      const one = await fetch(`${api.base}${P}/clusters/c1/api/v1/namespaces/intl/pods/intl-0007`, { headers: { accept: 'application/yaml', 'accept-encoding': encoding } });
+      expect(one.headers.get('content-encoding')).toBeNull();
       expect((parseYaml(await one.text()) as Item).metadata.annotations.note).toBe(note(7));
     });
   });
