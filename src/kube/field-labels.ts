@@ -26,10 +26,12 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
   '/namespaces': { 'status.phase': str },
   '/secrets': { type: str },
   '/replicationcontrollers': { 'status.replicas': { absentAs: '0' } },
+  // core/v1 Event keeps its ReportingController under the JSON name reportingComponent (events.k8s.io names it
+  // reportingController): the label reads that field as it is.
   '/events': {
     'involvedObject.kind': str, 'involvedObject.namespace': str, 'involvedObject.name': str, 'involvedObject.uid': str,
     'involvedObject.apiVersion': str, 'involvedObject.resourceVersion': str, 'involvedObject.fieldPath': str,
-    reason: str, type: str, reportingComponent: { path: 'reportingController', absentAs: '' }, source: { path: 'source.component', absentAs: '' },
+    reason: str, type: str, reportingComponent: str, source: { path: 'source.component', absentAs: '' },
   },
   'apps/replicasets': { 'status.replicas': { absentAs: '0' } },
   'batch/jobs': { 'status.successful': { path: 'status.succeeded', absentAs: '0' } },

@@ -12,8 +12,18 @@ describe('withFieldLabels', () => {
   it('gives a label the value kube renders for an absent field, and reads a renamed label from its field', () => {
     expect(labels('', 'nodes', 'spec.unschedulable=false')).toEqual([{ path: [{ name: 'spec' }, { name: 'unschedulable' }], operator: '=', values: ['false'], absentAs: 'false' }]);
     expect(labels('batch', 'jobs', 'status.successful=1')).toEqual([{ path: [{ name: 'status' }, { name: 'succeeded' }], operator: '=', values: ['1'], absentAs: '0' }]);
-    expect(labels('', 'events', 'source=kubelet,reportingComponent=kubelet').map((r) => r.path.map((s) => s.name).join('.'))).toEqual(['reportingController', 'source.component']);
+    expect(labels('', 'events', 'source=kubelet,reportingComponent=kubelet').map((r) => r.path.map((s) => s.name).join('.'))).toEqual(['reportingComponent', 'source.component']);
     expect(labels('apps', 'deployments', 'metadata.namespace=')[0]?.absentAs).toBe('');
+  });
+
+  it('events: reportingComponent reads the core/v1 field of that JSON name (the Go field ReportingController)', () => {
+    const byKubelet = { reason: 'Pulled', reportingComponent: 'kubelet', source: { component: 'kubelet' } };
+    const legacy = { reason: 'Pulled', source: { component: 'kubelet' } };
+    expect(matches('', 'events', 'reportingComponent=kubelet', byKubelet)).toBe(true);
+    expect(matches('', 'events', 'reportingComponent=kubelet', legacy)).toBe(false);
+    expect(matches('', 'events', 'reportingComponent=', legacy)).toBe(true);
+    expect(matches('', 'events', 'reportingComponent=', byKubelet)).toBe(false);
+    expect(matches('', 'events', 'source=kubelet', legacy)).toBe(true);
   });
 
   it('leaves JSON paths alone: other resources, list paths, unknown names, prototype keys', () => {
