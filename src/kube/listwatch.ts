@@ -6,7 +6,11 @@ import { systemClock, type Clock } from '../lib/lifecycle.js';
 import { KubeApiError, MAX_RESPONSE_BYTES, type KubeClient } from './client.js';
 import type { KubeList, KubeObject } from './types.js';
 
-export type ListReason = 'initial' | 'expired' | 'restart';
+/**
+ * Why a list runs: the first one; the watch's resourceVersion expired (410); a list that failed, started again; the
+ * member's resourceVersions went back behind the one to resume from (`rewound`: see memberRewound).
+ */
+export type ListReason = 'initial' | 'expired' | 'restart' | 'rewound';
 
 /** What the loop drives. Every method is awaited: a slow handler slows the socket, never buffers without bound. */
 export interface ListWatchHandler {
@@ -77,12 +81,27 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
   const backoff = new Backoff(o.backoff ?? { initialMs: 500, maxMs: 30_000, random });
   let rv = o.resumeResourceVersion;
   let reason: ListReason = 'initial';
+  // A resourceVersion this run did not get from the member's own answers (one stored before a restart, or one kept
+  // across a failure that may have been the member going away) is checked before watching from it.
+  let unverified = rv !== undefined;
 
   while (!signal.aborted) {
     try {
       if (rv === undefined) {
         rv = await list(o, reason, signal);
+        unverified = false;
         if (rv === undefined) break; // aborted mid-list
+      }
+      if (unverified) {
+        const current = await memberRewound(o, rv, signal);
+        unverified = false;
+        if (current !== undefined) {
+          o.logger.warn({ resourceVersion: rv, memberResourceVersion: current },
+            'the member is behind the resourceVersion to resume from (restored from a backup, or a new cluster at its address?); relisting');
+          rv = undefined;
+          reason = 'rewound';
+          continue;
+        }
       }
       const started = clock.now();
       let progressed = false;
@@ -110,13 +129,30 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
         continue;
       }
       o.handler.failed(err, rv === undefined ? 'list' : 'watch');
+      unverified = rv !== undefined;
       const delay = Math.max(backoff.next(), (err.retryAfterSeconds ?? 0) * 1000);
       o.logger.warn({ err: err.message, status: err.status, delayMs: delay }, 'list/watch failed; retrying');
-      if (rv === undefined) reason = 'restart';
+      // A relist after the member went back must still start by forgetting what storage holds of it.
+      if (rv === undefined && reason !== 'rewound') reason = 'restart';
       await clock.sleep(delay, signal);
     }
   }
   return { resourceVersion: rv };
+}
+
+/**
+ * The member's current resourceVersion when it is behind `rv`, else undefined. A kube-apiserver asked to watch from a
+ * resourceVersion it has not reached waits in silence until it gets there (its watch cache drops everything older),
+ * so a member restored from an etcd backup, or a new cluster at the same address, would never be heard from again.
+ * One list of one object (a consistent read) says where the member is. Only numeric resourceVersions are compared,
+ * as etcd's are; any other form passes.
+ */
+async function memberRewound(o: ListWatchOptions, rv: string, signal: AbortSignal): Promise<string | undefined> {
+  if (!/^\d+$/.test(rv)) return undefined;
+  const { value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1 }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES });
+  const current = value.metadata?.resourceVersion;
+  if (current === undefined || !/^\d+$/.test(current)) return undefined;
+  return BigInt(current) < BigInt(rv) ? current : undefined;
 }
 
 /** Lists page by page into the handler. Returns the list's resourceVersion, or undefined when aborted. */

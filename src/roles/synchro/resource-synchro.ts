@@ -57,7 +57,7 @@ export interface ResourceSynchroDeps {
   resource: SyncedResource;
   client: KubeClient;
   queue: WriteQueue;
-  storage: Pick<StorageWriter, 'resourceVersions'>;
+  storage: Pick<StorageWriter, 'resourceVersions' | 'cleanResource'>;
   prune: PruneOptions;
   pageSize: number;
   maxListPageBytes?: number;
@@ -219,9 +219,25 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
 
   async listStart(reason: ListReason): Promise<void> {
     this.d.metrics?.relists.inc({ ...this.labels, reason });
+    if (reason === 'rewound') await this.forgetRows();
     this.versions!.beginSweep();
     this.state.initialListPhase = true;
     this.d.changed();
+  }
+
+  /**
+   * The member went back behind what storage holds (restored from a backup, or a new cluster at its address): its
+   * objects now carry resourceVersions older than the rows', which the guards against replays would keep. The rows go
+   * (watchers see them deleted), with whatever is still queued for them, and the list that follows writes the member
+   * as it is now. Storage refusing throws: the loop retries the whole relist, this included.
+   */
+  private async forgetRows(): Promise<void> {
+    await this.d.queue.purge((owner) => owner === this);
+    const removed = await this.d.storage.cleanResource(this.cluster, this.type);
+    this.versions = new VersionMap();
+    this.marks = [];
+    this.durableRv = undefined;
+    this.d.logger.warn({ removed }, 'removed the stored rows of a member that went back; listing it again');
   }
 
   async listPage(items: KubeObject[], bytes: number): Promise<void> {

@@ -252,9 +252,17 @@ export class Harness {
     }, timeoutMs, () => `not converged: ${last.slice(0, 5).join('; ')} (${last.length} differences)`);
   }
 
-  /** Collection GETs (lists, not watches) of a resource path the synchro sent since `since`. */
+  /**
+   * Collection GETs (lists, not watches) of a resource path the synchro sent since `since`, without the one-object
+   * reads that check where the member is before a watch resumes (`probes`).
+   */
   lists(c: SimCluster, path: string, since = 0): number {
-    return c.requestLog.entries((r) => r.path === path && !r.watch && r.method === 'GET' && r.startedAt >= since).length;
+    return c.requestLog.entries((r) => r.path === path && !r.watch && r.method === 'GET' && r.startedAt >= since && !isProbe(r.params)).length;
+  }
+
+  /** Lists of one object without a continue token: where the member is, asked before resuming a watch (listwatch.ts). */
+  probes(c: SimCluster, path: string, since = 0): number {
+    return c.requestLog.entries((r) => r.path === path && !r.watch && r.method === 'GET' && r.startedAt >= since && isProbe(r.params)).length;
   }
 
   watches(c: SimCluster, path: string, since = 0): { resourceVersion: string }[] {
@@ -286,3 +294,7 @@ export const postgresBackend: Backend = {
     return freshPostgresDatabase('synchro');
   },
 };
+
+function isProbe(params: Record<string, string | undefined>): boolean {
+  return params.limit === '1' && params.continue === undefined;
+}

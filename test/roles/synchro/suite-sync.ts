@@ -1,6 +1,6 @@
 // The synchro integration suite, written once and run per storage backend: convergence and recovery.
 import { afterEach, describe, expect, it } from 'vitest';
-import { pediaClusterFor } from '../../../src/sim/index.js';
+import { pediaClusterFor, startSimulatedCluster } from '../../../src/sim/index.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
 import { Harness, SYNC, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 
@@ -153,7 +153,33 @@ export function syncSuite(backend: Backend): void {
       await h.startSynchro();
       await h.converged();
       expect(h.lists(c!, PODS, since)).toBe(0);
+      // One read of one pod says the member is not behind the stored resourceVersion.
+      expect(h.probes(c!, PODS, since)).toBe(1);
       expect(h.watches(c!, PODS, since)[0]?.resourceVersion).toBe(resumeRv);
+    });
+
+    it('a member restored from a backup (its resourceVersions went back) is listed again at a restart, not watched from where it was', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 20 });
+      const [before] = h.clusters;
+      // Far ahead of what a cluster generated afresh reaches: a watch from there would wait in silence for good.
+      before!.churn.step(300);
+      await h.startSynchro();
+      await h.converged();
+      await h.stopSynchro();
+      const port = Number(new URL(before!.url).port);
+      await before!.stop();
+      // The same cluster name and address, other objects, resourceVersions from an older point in time.
+      const restored = await startSimulatedCluster({ name: before!.name, seed: 77, pods: 20, tls: true, port });
+      try {
+        expect(restored.store.revision).toBeLessThan(before!.store.revision);
+        h.writeClusters([pediaClusterFor(restored, SYNC)]);
+        const since = Date.now();
+        await h.startSynchro();
+        await h.converged(20_000, [restored]);
+        expect(h.lists(restored, PODS, since)).toBeGreaterThan(0);
+      } finally {
+        await restored.stop();
+      }
     });
 
     it('a restart in the middle of the initial list loses nothing: it lists again rather than watch from a listed row', async () => {
