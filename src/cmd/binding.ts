@@ -18,7 +18,7 @@ interface DemoFlags {
 export function newBindingCommand(): Command {
   const cmd = new Command('binding').description('run the search API and the synchro in one process over one storage');
   for (const o of storageOptions()) cmd.addOption(o);
-  addSynchroFlags(cmd);
+  addSynchroFlags(cmd, { leaderElect: false, metricsEndpoint: false });
   addApiserverFlags(cmd);
   cmd
     .addOption(option('--demo', 'also start simulated member clusters in-process and register them (no cluster needed)'))

@@ -33,8 +33,9 @@ export interface SynchroFlagValues {
   writeQueueMaxEntries: number;
   writeQueueMaxBytes: number;
   writeTimeout: number;
-  metricsPort: number;
-  metricsHost: string;
+  /** Absent in binding, which has no metrics listener of the synchro's own. */
+  metricsPort?: number;
+  metricsHost?: string;
   heapGrowingPercent: number;
   leaderElect: boolean;
   leaderElectLeaseDuration: number;
@@ -48,10 +49,14 @@ export interface SynchroFlagValues {
  * `leaderElect`: the default of --leader-elect (on for `synchro`, which may run as several replicas; off for
  * `binding`, a single process by design, as Clusterpedia's binding-apiserver).
  */
-export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean } = { leaderElect: false }): Command {
+/**
+ * The synchro's flags. `metricsEndpoint`: its own /metrics listener (binding has none: the apiserver's ports serve
+ * both roles' metrics and health).
+ */
+export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metricsEndpoint: boolean } = { leaderElect: false, metricsEndpoint: true }): Command {
   const d = defaultSynchroOptions();
   const le = d.leaderElection;
-  return cmd
+  cmd
     .addOption(option('--leader-elect <bool>', 'run the write path only while holding a lease (a Lease in the host cluster, else a lease row in storage), so replicas never write at once').argParser(parseBool).default(o.leaderElect))
     .addOption(option('--leader-elect-lease-duration <duration>', 'how long a lease is valid without renewal').argParser(parseDuration).default(le.leaseDurationMs, '15s'))
     .addOption(option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long stops (shorter than the lease duration)').argParser(parseDuration).default(le.renewDeadlineMs, '10s'))
@@ -75,10 +80,12 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean } = { le
     .addOption(option('--write-queue-max-entries <n>', 'back-pressure: objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxEntries))
     .addOption(option('--write-queue-max-bytes <n>', 'back-pressure: bytes of objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxBytes))
     .addOption(option('--write-timeout <duration>', 'a storage write not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
-    .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
-    .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost))
     .addOption(heapGrowingPercentOption())
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
+  if (!o.metricsEndpoint) return cmd;
+  return cmd
+    .addOption(option('--metrics-port <port>', '/metrics, /healthz, /readyz and /livez; 0 turns it off').argParser(parsePort).default(d.metricsPort))
+    .addOption(option('--metrics-host <address>', 'address of the metrics endpoint').default(d.metricsHost));
 }
 
 /**
@@ -122,8 +129,8 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     discoveryIntervalMs: v.discoveryInterval,
     statusIntervalMs: v.statusInterval,
     queue: { batchSize: v.writeBatchSize, flushDelayMs: v.writeFlushDelay, maxEntries: v.writeQueueMaxEntries, maxBytes: v.writeQueueMaxBytes, writeTimeoutMs: v.writeTimeout },
-    metricsPort: v.metricsPort,
-    metricsHost: v.metricsHost,
+    metricsPort: v.metricsPort ?? 0,
+    metricsHost: v.metricsHost ?? d.metricsHost,
     leaderElection: {
       enabled: v.leaderElect,
       name: leaseName,
@@ -156,7 +163,7 @@ export function requireClustersPath(o: SynchroOptions): void {
 export function newSynchroCommand(): Command {
   const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
   for (const o of storageOptions()) cmd.addOption(o);
-  addSynchroFlags(cmd, { leaderElect: true });
+  addSynchroFlags(cmd, { leaderElect: true, metricsEndpoint: true });
   cmd.action(async (_opts: unknown, command: Command) => {
     const flags = command.opts<SynchroFlagValues>();
     const options = synchroOptionsFrom(flags);

@@ -150,7 +150,7 @@ describe('bin/clusterpedia', () => {
     writeFileSync(clusters, '');
     const synchro = ['synchro', '--storage', `sqlite:${join(dir, 'arena-synchro.db')}`, '--clusters', clusters, '--metrics-port', '0'];
     expect((await nodeProcess(synchro)).env.get('MALLOC_ARENA_MAX')).toBe('2');
-    const binding = ['binding', '--storage', `sqlite:${join(dir, 'arena-binding.db')}`, '--clusters', clusters, '--secure-port', '0', '--insecure-port', '0', '--metrics-port', '0'];
+    const binding = ['binding', '--storage', `sqlite:${join(dir, 'arena-binding.db')}`, '--clusters', clusters, '--secure-port', '0', '--insecure-port', '0'];
     expect((await nodeProcess(binding)).env.get('MALLOC_ARENA_MAX')).toBe('2');
     const apiserver = ['apiserver', '--storage', `sqlite:${join(dir, 'arena-api.db')}`, '--secure-port', '0', '--insecure-port', '0'];
     expect((await nodeProcess(apiserver)).env.has('MALLOC_ARENA_MAX')).toBe(false);

@@ -105,7 +105,7 @@ beforeAll(async () => {
     '--bind-address', '127.0.0.1', '--secure-port', String(securePort), '--insecure-port', '0',
     '--tls-cert-file', pki.files.tlsCert, '--tls-private-key-file', pki.files.tlsKey,
     '--client-ca-file', pki.files.clientCa, '--requestheader-client-ca-file', pki.files.frontProxyCa,
-    '--authentication-token-webhook', '--authorization-mode', 'Delegated', '--metrics-port', '0', '--health-interval', '1s',
+    '--authentication-token-webhook', '--authorization-mode', 'Delegated', '--health-interval', '1s',
   ], { env: { CLUSTERPEDIA_STORAGE: storageUrl } });
   insecure = `http://127.0.0.1:${await proc.insecurePort()}`;
   await waitForSync();
