@@ -32,6 +32,13 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that goes away (`show clusters -w | head`) ends the output, as it ends any Unix tool's: quietly.
+process.stdout.on('error', (e: unknown) => {
+  if (hasCode(e, 'EPIPE')) process.exit(0);
+  process.stderr.write(`fatal: writing to standard output: ${messageOf(e)}\n`);
+  process.exit(1);
+});
+
 main(process.argv).then(
   (code) => {
     process.exitCode = code;

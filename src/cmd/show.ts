@@ -49,7 +49,7 @@ function kubeconfigCommand(): Command {
     .addOption(option('--fleet-name <name>', 'name of the context (and cluster) that searches every member').default('clusterpedia'));
   cmd.action(async (_f: unknown, self: Command) => {
     const f = self.opts<KubeconfigFlags>();
-    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger: loggerFor(self) });
+    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger: loggerFor(self), mustExist: true });
     try {
       const names = (await loadReports(storage)).map((r) => r.name);
       const o: KubeconfigOptions = { server: f.server, fleetName: f.fleetName, insecureSkipTlsVerify: f.insecureSkipTlsVerify === true };
@@ -74,7 +74,8 @@ function subcommand(name: string, description: string, render: (r: ClusterReport
     const f = self.opts<ShowFlags>();
     const logger = loggerFor(self);
     // show only reads: never migrate; a missing or newer schema is reported by the storage layer.
-    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger });
+    // Only reads: a mistyped path is reported, not created empty.
+    const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger, mustExist: true });
     const tty = process.stdout.isTTY === true;
     const colour = tty && !process.env.NO_COLOR;
     const signal = f.watch ? shutdownSignal() : undefined;

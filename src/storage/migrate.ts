@@ -1,6 +1,7 @@
 // `clusterpedia migrate` in one function: open the storage, apply (or only plan) the pending migrations, close.
 import type { Logger } from '../lib/log.js';
-import { openStorage, type StorageLocation } from './open.js';
+import { openStorage, targetExists, type StorageLocation } from './open.js';
+import { resolveStorageTarget } from './storage-config.js';
 import { describePlan } from './schema-version.js';
 import type { MigrationPlan } from './types.js';
 
@@ -16,7 +17,10 @@ export interface MigrateResult {
  * migrate the same database: PostgreSQL serialises on an advisory lock, SQLite on its write lock.
  */
 export async function runMigrate(location: StorageLocation, opts: { logger: Logger; dryRun: boolean }): Promise<MigrateResult> {
-  const storage = await openStorage(location, { logger: opts.logger });
+  // A plan for a SQLite file not made yet is a fresh database's: planned in memory, so --dry-run creates no file.
+  const target = resolveStorageTarget({ url: location.url, configFile: location.configFile, env: location.env ?? process.env });
+  const planned = opts.dryRun && !targetExists(target) ? { url: 'sqlite::memory:' } : location;
+  const storage = await openStorage(planned, { logger: opts.logger });
   try {
     const plan = await storage.migrate({ dryRun: opts.dryRun });
     return { plan, message: describePlan(plan, opts.dryRun) };

@@ -1,5 +1,7 @@
 // openStorage: resolves the target and loads its backend lazily, so the native SQLite addon loads only when used.
+import { existsSync } from 'node:fs';
 import type { Logger } from '../lib/log.js';
+import { StorageError } from './errors.js';
 import { describeTarget, resolveStorageTarget, type StorageTarget } from './storage-config.js';
 import type { Storage, StorageOptions } from './types.js';
 
@@ -30,6 +32,12 @@ const backends: Record<StorageTarget['dialect'], () => Promise<OpenBackend>> = {
 export async function openStorage(location: StorageLocation, opts: { logger: Logger } & StorageOptions): Promise<Storage> {
   const target = resolveStorageTarget({ url: location.url, configFile: location.configFile, env: location.env ?? process.env });
   opts.logger.debug({ storage: describeTarget(target) }, 'opening storage');
+  if (opts.mustExist && !targetExists(target)) throw new StorageError('NotFound', `no SQLite database at ${target.dialect === 'sqlite' ? target.path : ''}`, false);
   const open = await backends[target.dialect]();
   return open(target, opts);
+}
+
+/** False only for a SQLite file that is not there (opening it would create it); a server's database is asked when opened. */
+export function targetExists(target: StorageTarget): boolean {
+  return target.dialect !== 'sqlite' || target.path === ':memory:' || existsSync(target.path);
 }

@@ -317,6 +317,8 @@ export interface StorageOptions {
    * only writes are change-log compactions) and is better off without a second V8 isolate.
    */
   sqliteWrites?: 'thread' | 'inline';
+  /** SQLite: a database file that does not exist is a NotFound error instead of a new, empty database (read-only commands). */
+  mustExist?: boolean;
 }
 
 /** An opened storage: both halves over one connection set, plus lifecycle. */

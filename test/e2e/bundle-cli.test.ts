@@ -2,10 +2,10 @@
 // bin/clusterpedia runs it with the node flags of its role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ROOT, runBundle } from '../support/bundle.js';
+import { BUNDLE, ROOT, runBundle } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 let dir: string;
@@ -49,6 +49,33 @@ describe('dist/clusterpedia.mjs', () => {
     const again = await runBundle(['migrate', '--storage', url, '--log-level', 'warn']);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/up to date/);
+  });
+
+  it('read-only commands leave a SQLite path alone: migrate --dry-run plans a fresh schema, show names the missing file', async () => {
+    const path = join(dir, 'not-made-yet.db');
+    const plan = await runBundle(['migrate', '--dry-run', '--storage', `sqlite:${path}`, '--log-level', 'warn']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/would migrate schema version 0 → \d+: 0000_init/);
+    for (const args of [['show', 'clusters'], ['show', 'resources'], ['show', 'kubeconfig', '--server', 'https://cp.example:8443']]) {
+      const r = await runBundle([...args, '--storage', `sqlite:${path}`]);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain(`error: no SQLite database at ${path}`);
+    }
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('show --watch whose reader goes away (| head) ends quietly, exit 0', async () => {
+    const url = `sqlite:${join(dir, 'watched.db')}`;
+    expect((await runBundle(['migrate', '--storage', url, '--log-level', 'warn'])).code).toBe(0);
+    const child = spawn(process.execPath, [BUNDLE, 'show', 'clusters', '-o', 'yaml', '--watch', '--watch-interval', '50ms', '--storage', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    // The first screen, then the reader leaves, as head does after its lines.
+    await new Promise<void>((res) => child.stdout.once('data', () => res()));
+    child.stdout.destroy();
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
   });
 
   it('migrate creates a fresh PostgreSQL schema, then is a no-op', async () => {
