@@ -6,15 +6,18 @@ import { DEFAULT_HEAP_GROWING_PERCENT } from '../lib/v8-heap.js';
 import { redactUrl } from '../storage/storage-config.js';
 
 /** `--secure-port` → `CLUSTERPEDIA_SECURE_PORT`. */
-export function envName(longFlag: string): string {
-  return `CLUSTERPEDIA_${longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`;
+export function envName(longFlag: string, prefix = 'CLUSTERPEDIA_'): string {
+  return `${prefix}${longFlag.replace(/^--/, '').replace(/-/g, '_').toUpperCase()}`;
 }
 
-/** An Option whose value also comes from its environment variable. */
-export function option(flags: string, description: string): Option {
+/**
+ * An Option whose value also comes from its environment variable, CLUSTERPEDIA_<FLAG> (`prefix` for a command whose
+ * flags must not read the roles' variables: simulate's --clusters is a number, the roles' a path).
+ */
+export function option(flags: string, description: string, prefix?: string): Option {
   const long = flags.split(/[ ,|]+/).find((f) => f.startsWith('--'));
   const opt = new Option(flags, description);
-  if (long) opt.env(envName(long.replace(/^--no-/, '--')));
+  if (long) opt.env(envName(long.replace(/^--no-/, '--'), prefix));
   return opt;
 }
 

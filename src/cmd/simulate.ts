@@ -2,7 +2,10 @@
 import { Command } from 'commander';
 import { runSimulation, type SimulateOptions } from '../sim/run.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { option, parseNonNegativeInt, parsePort, parsePositiveInt } from './flags.js';
+import { option as roleOption, parseNonNegativeInt, parsePort, parsePositiveInt } from './flags.js';
+
+/** simulate's flags read CLUSTERPEDIA_SIMULATE_<FLAG>: CLUSTERPEDIA_CLUSTERS, exported for the roles, is a path. */
+const option = (flags: string, description: string) => roleOption(flags, description, 'CLUSTERPEDIA_SIMULATE_');
 
 export function newSimulateCommand(): Command {
   return new Command('simulate')

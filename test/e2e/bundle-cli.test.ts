@@ -78,6 +78,25 @@ describe('dist/clusterpedia.mjs', () => {
     expect(stderr).toBe('');
   });
 
+  it('simulate reads CLUSTERPEDIA_SIMULATE_*, not the roles\' CLUSTERPEDIA_CLUSTERS path', async () => {
+    const out = join(dir, 'simulated.yaml');
+    const child = spawn(process.execPath, [BUNDLE, 'simulate', '--out', out, '--pods-per-cluster', '2'], {
+      stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CLUSTERPEDIA_CLUSTERS: './clusters/', CLUSTERPEDIA_SIMULATE_CLUSTERS: '3' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!existsSync(out) && child.exitCode === null && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+      expect(child.exitCode, stderr).toBeNull();
+      expect(readFileSync(out, 'utf8').match(/^kind: PediaCluster$/gm)).toHaveLength(3);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   it('migrate creates a fresh PostgreSQL schema, then is a no-op', async () => {
     const db = await freshPostgresDatabase('cli');
     try {
