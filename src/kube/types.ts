@@ -96,3 +96,8 @@ export const CLUSTER_ANNOTATION = 'shadow.clusterpedia.io/cluster-name';
 export const MEMBER_RV_ANNOTATION = 'shadow.clusterpedia.io/resource-version';
 /** Annotation pruned before storage by default. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** A time as metav1.Time puts it on the wire: RFC 3339 in UTC, to the second. */
+export function kubeTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+}

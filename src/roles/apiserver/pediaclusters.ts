@@ -2,7 +2,7 @@
 import type { ClusterStatusRecord } from '../../storage/types.js';
 import { notFound } from '../../kube/status.js';
 import { buildTable, customResourcePrinter, rowObject, type IncludeObject, type PrinterColumn, type Table } from '../../kube/printers/index.js';
-import type { KubeObject } from '../../kube/types.js';
+import { kubeTime, type KubeObject } from '../../kube/types.js';
 import { stringMap } from '../../kube/printers/fields.js';
 import { parseFieldSelector } from '../../kube/field-selector.js';
 import { parseLabelSelector } from '../../kube/label-selector.js';
@@ -28,7 +28,8 @@ const SECRET_SPEC_FIELDS = ['kubeconfig', 'caData', 'tokenData', 'certData', 'ke
 
 export function pediaClusterObject(name: string, rec: ClusterStatusRecord): KubeObject {
   // The stored summary keeps the PediaCluster's labels beside its spec (cluster-manager.ts specSummary).
-  const { labels, ...spec } = rec.spec;
+  // creationTimestamp rides in the summary to become metadata's; labels are shown apart.
+  const { labels, creationTimestamp: _created, ...spec } = rec.spec;
   for (const f of SECRET_SPEC_FIELDS) delete spec[f];
   const metadata: KubeObject['metadata'] = { name, uid: uidFor(name), resourceVersion: String(Date.parse(rec.updatedAt) || 0), creationTimestamp: creationOf(rec) };
   const shown = stringMap(labels);
@@ -76,7 +77,9 @@ export function pediaClusterGet(statuses: Map<string, ClusterStatusRecord>, name
 
 function creationOf(rec: ClusterStatusRecord): string {
   const c = rec.spec.creationTimestamp;
-  return typeof c === 'string' ? c : rec.updatedAt;
+  const at = Date.parse(typeof c === 'string' ? c : rec.updatedAt);
+  // metav1.Time's form (records written before it carried milliseconds); an unreadable one is shown as it is.
+  return Number.isNaN(at) ? String(c ?? rec.updatedAt) : kubeTime(at);
 }
 
 /** A stable pseudo-UID per name (clusters from a file have no UID of their own). */

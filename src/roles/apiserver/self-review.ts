@@ -14,6 +14,7 @@ import { allowedClusters } from './authz-clusters.js';
 import type { SelfReviewTarget } from './request-info.js';
 import { readBody } from './request-body.js';
 import { named } from './warnings.js';
+import { kubeTime } from '../../kube/types.js';
 
 /** A review is a few hundred bytes; past this the body is refused (413), as kube-apiserver refuses oversized ones. */
 const MAX_REVIEW_BYTES = 64 * 1024;
@@ -118,7 +119,7 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
 export async function answerSelfReview(req: IncomingMessage, res: ServerResponse, t: SelfReviewTarget, user: UserInfo, secure: boolean, authority: ReviewAuthority,
   signal: AbortSignal, forwarded: readonly string[]): Promise<Record<string, unknown>> {
   const { spec } = parseReview(await readBody(req, res, signal, MAX_REVIEW_BYTES), req.headers['content-type'], t);
-  const metadata = { creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+  const metadata = { creationTimestamp: kubeTime(Date.now()) };
   if (t.review === 'subject') {
     const userInfo: Record<string, unknown> = { username: user.name, groups: user.groups };
     if (user.uid) userInfo.uid = user.uid;

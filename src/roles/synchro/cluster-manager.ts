@@ -15,6 +15,7 @@ import type { SynchroOptions } from './options.js';
 import { Semaphore } from './list-gate.js';
 import { StatusWriter } from './status-writer.js';
 import type { WriteQueue } from './write-queue.js';
+import { kubeTime } from '../../kube/types.js';
 
 /** A cluster as a source declares it. */
 export interface DesiredCluster {
@@ -270,7 +271,7 @@ export class ClusterManager implements Runnable {
     if (!entry) return undefined;
     const snap = entry.synchro?.snapshot();
     const phase: SynchroPhase = !entry.validated.ok || !snap ? { phase: 'None' } : snap.synchro;
-    const now = new Date(this.clock.now()).toISOString();
+    const now = kubeTime(this.clock.now());
     const conditions = buildConditions({ validated: entry.validated, synchro: phase, health: snap?.health ?? { status: 'Unknown', message: MESSAGES.waitSynchro } }, entry.conditions, now);
     entry.conditions = conditions;
     return {

@@ -8,6 +8,7 @@ import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecyc
 import { pediaClusterLabels, type ClusterGroupResources, type PediaCluster } from '../../kube/pediacluster.js';
 import { listClusterFiles, parseClusterDocuments, readTexts, type ClusterFileContents } from '../../kube/cluster-files.js';
 import type { ClusterManager } from './cluster-manager.js';
+import { kubeTime } from '../../kube/types.js';
 
 export interface FileClusterSourceOptions {
   path: string;
@@ -137,7 +138,7 @@ export class FileClusterSource implements Runnable {
       const fingerprint = JSON.stringify([pc.spec, refResources, labels]);
       if (this.applied.get(name) === fingerprint) continue;
       this.applied.set(name, fingerprint);
-      if (!this.firstSeen.has(name)) this.firstSeen.set(name, new Date(this.clock.now()).toISOString());
+      if (!this.firstSeen.has(name)) this.firstSeen.set(name, kubeTime(this.clock.now()));
       ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, source: 'file', creationTimestamp: this.firstSeen.get(name), labels }));
     }
     for (const name of [...this.applied.keys()]) {

@@ -17,6 +17,7 @@ import { negotiate } from './negotiate.js';
 import type { SynchroOptions } from './options.js';
 import { ResourceSynchro, type ResumePoint, type SyncedResource } from './resource-synchro.js';
 import type { WriteQueue } from './write-queue.js';
+import { kubeTime } from '../../kube/types.js';
 
 export interface ClusterSynchroDeps {
   name: string;
@@ -313,7 +314,7 @@ export class ClusterSynchro {
    * as Stop/CleanResourceFailed until a later discovery poll succeeds. The number of rows removed, or undefined.
    */
   private async cleanRows(id: string, t: ResourceType, shown: { kind: string; namespaced: boolean }): Promise<number | undefined> {
-    const since = this.removing.get(id)?.since ?? new Date(this.clock.now()).toISOString();
+    const since = this.removing.get(id)?.since ?? kubeTime(this.clock.now());
     this.removing.set(id, { type: t, kind: shown.kind, namespaced: shown.namespaced, reason: 'SynchroRemoved', message: 'the resource synchro is removed; deleting its rows', since });
     this.d.changed();
     try {

@@ -5,7 +5,7 @@ import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
 import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
-import { groupVersionString, type KubeObject } from '../../kube/types.js';
+import { groupVersionString, kubeTime, type KubeObject } from '../../kube/types.js';
 import { prepareUpsert } from '../../storage/object-columns.js';
 import type { PreparedUpsert, ResourceType, StorageWriter } from '../../storage/types.js';
 import type { Action } from './coalesce.js';
@@ -119,7 +119,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.apiVersion = groupVersionString(d.resource.group, d.resource.version);
     this.clock = d.clock ?? systemClock;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
-    this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: this.nowIso(), count: 0 };
+    this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: kubeTime(this.clock.now()), count: 0 };
     const before = d.resume;
     if (before?.lastError) {
       this.state.lastError = before.lastError;
@@ -351,13 +351,14 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     // An error is recorded each time it happens, the same one again included: its time says it is still recurring.
     if (status === 'Error') this.noteError(reason, message);
     if (s.status === status && s.reason === reason && s.message === message) return;
-    if (s.status !== status) s.lastTransitionTime = this.nowIso();
+    if (s.status !== status) s.lastTransitionTime = kubeTime(this.clock.now());
     s.status = status;
     s.reason = reason;
     s.message = message;
     this.d.changed();
   }
 
+  /** Event and error times keep their milliseconds (the age `show` prints, "newer than" in tests); transitions are metav1.Time. */
   private nowIso(): string {
     return new Date(this.clock.now()).toISOString();
   }

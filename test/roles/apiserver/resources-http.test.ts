@@ -512,6 +512,18 @@ describe('pediaclusters (clusters from a file)', () => {
     expect(post.status).toBe(405);
   });
 
+  it('the time a cluster was registered is metadata.creationTimestamp (metav1.Time, to the second), not a spec field', async () => {
+    const before = (await storage.clusterStatuses()).get('c2')!;
+    await storage.putClusterStatus('c2', { ...before, spec: { ...before.spec, creationTimestamp: '2026-01-02T03:04:05.678Z' } });
+    try {
+      const one = (await get(`${PC}/pediaclusters/c2`)).body as { metadata: { creationTimestamp: string }; spec: Record<string, unknown> };
+      expect(one.metadata.creationTimestamp).toBe('2026-01-02T03:04:05Z');
+      expect(one.spec).not.toHaveProperty('creationTimestamp');
+    } finally {
+      await storage.putClusterStatus('c2', before);
+    }
+  });
+
   it('watch: the current state, then what storage writes after it; from a list\'s resourceVersion only what is newer', async () => {
     const list = (await get(`${PC}/pediaclusters`)).body as { metadata: { resourceVersion: string }; items: { metadata: { resourceVersion: string } }[] };
     expect(list.metadata.resourceVersion).toBe(String(Math.max(...list.items.map((i) => Number(i.metadata.resourceVersion)))));
