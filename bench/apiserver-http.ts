@@ -1,5 +1,6 @@
 // The benchmark's HTTP client: one undici request read to its last byte, timed, with cheap checks on the body
 // (status, complete list envelope, items counted by a marker) that do not parse megabytes of JSON.
+import { createGunzip } from 'node:zlib';
 import { Agent, request } from 'undici';
 
 /** One per pod object as served: SQLite keeps the synchro's JSON text, PostgreSQL renders jsonb with `": "`. */
@@ -13,7 +14,10 @@ const TAIL = 4096;
 
 export interface Fetched {
   status: number;
+  /** Bytes received: compressed ones when the answer was gzipped. */
   bytes: number;
+  /** The answer came gzipped (Content-Encoding); what is counted and checked is the decoded body. */
+  gzipped: boolean;
   /** Request start to the first body byte, and to the last one, milliseconds. */
   ttfbMs: number;
   ms: number;
@@ -33,6 +37,8 @@ export interface FetchOptions {
   keepBody?: boolean;
   /** A list: complete only when the body ends with the list metadata. */
   list?: boolean;
+  /** Accept gzip, as kubectl and client-go do (the server compresses answers over 128 KiB). */
+  gzip?: boolean;
 }
 
 /** A keep-alive agent on loopback with room for `connections` parallel requests; 2-minute body timeouts. */
@@ -42,18 +48,32 @@ export function newAgent(connections: number): Agent {
 
 export async function fetchBody(agent: Agent, url: string, o: FetchOptions): Promise<Fetched> {
   const t0 = performance.now();
-  const res = await request(url, { dispatcher: agent, headers: { accept: o.accept ?? 'application/json', 'user-agent': o.userAgent } });
+  const headers: Record<string, string> = { accept: o.accept ?? 'application/json', 'user-agent': o.userAgent };
+  if (o.gzip) headers['accept-encoding'] = 'gzip';
+  const res = await request(url, { dispatcher: agent, headers });
+  const gzipped = res.headers['content-encoding'] === 'gzip';
   let ttfb = 0;
   let bytes = 0;
+  // A gzipped body is counted as it arrives (bytes, first byte) and read decoded (markers, completeness).
+  let body: AsyncIterable<Buffer> = res.body as AsyncIterable<Buffer>;
+  if (gzipped) {
+    res.body.on('data', (chunk: Buffer) => {
+      if (bytes === 0) ttfb = performance.now() - t0;
+      bytes += chunk.length;
+    });
+    body = res.body.pipe(createGunzip());
+  }
   let count = 0;
   const markers = (o.count ?? []).map((m) => Buffer.from(m));
   const keep = Math.max(0, ...markers.map((m) => m.length - 1));
   let carry = Buffer.alloc(0);
   let tail = '';
   const parts: Buffer[] = [];
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    if (bytes === 0) ttfb = performance.now() - t0;
-    bytes += chunk.length;
+  for await (const chunk of body) {
+    if (!gzipped) {
+      if (bytes === 0) ttfb = performance.now() - t0;
+      bytes += chunk.length;
+    }
     if (o.keepBody) parts.push(chunk);
     if (markers.length > 0) {
       // The last bytes are carried over so a marker split between two chunks is found; a match lying wholly in the
@@ -70,7 +90,7 @@ export async function fetchBody(agent: Agent, url: string, o: FetchOptions): Pro
   const ms = performance.now() - t0;
   // undici already rejects a cut chunked body; this also catches a list that ended without its metadata.
   const complete = o.list ? /"metadata":\{[^{}]*\}\}$/.test(tail) : tail.endsWith('}');
-  const out: Fetched = { status: res.statusCode, bytes, ttfbMs: ttfb, ms, count, complete };
+  const out: Fetched = { status: res.statusCode, bytes, gzipped, ttfbMs: ttfb, ms, count, complete };
   if (o.keepBody) out.body = Buffer.concat(parts).toString('utf8');
   return out;
 }

@@ -60,15 +60,19 @@ export async function storageList(storage: StorageReader, clusters: string[], ex
 }
 
 /** GET of the whole selection without a limit, read to the last byte; `table` asks kubectl's Table form. */
-export async function unpagedList(agent: Agent, base: string, pid: number, selector: string, table: boolean, expected: number): Promise<BigList> {
+export async function unpagedList(agent: Agent, base: string, pid: number, selector: string, table: boolean, expected: number, gzip = false): Promise<BigList> {
   const url = `${base}/api/v1/pods?${new URLSearchParams({ labelSelector: selector }).toString()}`;
   const mem = new MemorySampler(pid).start();
   const cpu0 = cpuSecondsOf(pid);
   try {
-    const h = await fetchBody(agent, url, { userAgent: `bench-apiserver/biglist/${table ? 'table' : 'json'}`, list: true, count: table ? ['{"cells":['] : POD_MARKERS, ...(table ? { accept: TABLE_ACCEPT } : {}) });
+    const h = await fetchBody(agent, url, {
+      userAgent: `bench-apiserver/biglist/${table ? 'table' : 'json'}${gzip ? '-gzip' : ''}`, list: true, count: table ? ['{"cells":['] : POD_MARKERS,
+      ...(table ? { accept: TABLE_ACCEPT } : {}), gzip,
+    });
+    const what = table ? 'unpaged list as a Table (kubectl\'s Accept)' : 'unpaged list, JSON';
     return {
-      what: table ? 'unpaged list as a Table (kubectl\'s Accept)' : 'unpaged list, JSON', seconds: h.ms / 1000, ttfbMs: h.ttfbMs, bytes: h.bytes, items: h.count,
-      ok: h.status === 200 && h.complete && h.count === expected, cpuSeconds: cpuSecondsOf(pid) - cpu0, memory: peak(mem.stop()),
+      what: gzip ? `${what}, gzip accepted (bytes as received)` : what, seconds: h.ms / 1000, ttfbMs: h.ttfbMs, bytes: h.bytes, items: h.count,
+      ok: h.status === 200 && h.complete && h.count === expected && h.gzipped === gzip, cpuSeconds: cpuSecondsOf(pid) - cpu0, memory: peak(mem.stop()),
     };
   } finally {
     mem.stop();

@@ -1,7 +1,8 @@
 // Writes a response body piece by piece, waiting for 'drain' so a slow client slows the database cursor, not memory.
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { createGzip, type Gzip } from 'node:zlib';
+import type { TransformOptions } from 'node:stream';
+import { createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
 import { GZIP_OPTIONS, GZIP_THRESHOLD_BYTES, gzipHeaders, mayCompress } from './compress.js';
 
 /** A piece of a body: text, or bytes copied out as they are (objects read as UTF-8, ListQuery.objectBytes). */
@@ -80,7 +81,11 @@ export class StreamWriter {
 
   /** Sends the rest of the body through a compressor piped into the response; a client that leaves stops it. */
   private startGzip(): void {
-    const gzip = createGzip(GZIP_OPTIONS);
+    // Room for a few chunks ahead: rows are read while zlib compresses the chunks before them on libuv's pool (with
+    // its default 16 KiB the two took turns: 3.5 s against 2.8 s for 100,000 pods), and 64 KiB writes to the socket.
+    // (zlib hands its options to the Transform it is, so the stream's buffer sizes go in the same object.)
+    const options: ZlibOptions & Pick<TransformOptions, 'writableHighWaterMark'> = { ...GZIP_OPTIONS, chunkSize: 64 * 1024, writableHighWaterMark: 256 * 1024 };
+    const gzip = createGzip(options);
     gzip.on('error', () => this.res.destroy());
     gzip.pipe(this.res);
     whenGone(this.res, () => gzip.destroy());
