@@ -149,7 +149,14 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
  */
 async function memberRewound(o: ListWatchOptions, rv: string, signal: AbortSignal): Promise<string | undefined> {
   if (!/^\d+$/.test(rv)) return undefined;
-  const { value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1 }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES });
+  let value: KubeList<unknown>;
+  try {
+    ({ value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1 }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES }));
+  } catch (e: unknown) {
+    // A server that ignores limit (some aggregated APIs) and answers more than a page: it cannot tell; watch as before.
+    if (e instanceof KubeApiError && e.reason === 'ResponseTooLarge' && !signal.aborted) return undefined;
+    throw e;
+  }
   const current = value.metadata?.resourceVersion;
   if (current === undefined || !/^\d+$/.test(current)) return undefined;
   return BigInt(current) < BigInt(rv) ? current : undefined;

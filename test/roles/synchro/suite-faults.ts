@@ -165,6 +165,26 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods did not recover');
     });
 
+    it('a restart whose one-object check meets an object past the page bound still resumes watching', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const [c] = h.clusters;
+      await h.startSynchro({ maxListPageBytes: 64 * 1024 });
+      await h.converged();
+      await h.stopSynchro();
+      // First in list order (namespace "aaa") and larger than the bound: the check before resuming lists it alone and
+      // cannot read it. It cannot tell where the member is then, and must not keep the resource from watching.
+      c!.store.create('namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'aaa' } });
+      c!.store.create('pods', {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a-huge', namespace: 'aaa', annotations: { blob: 'x'.repeat(100_000) } },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      });
+      const since = Date.now();
+      await h.startSynchro({ maxListPageBytes: 64 * 1024 });
+      const pods = (r: { path: string; startedAt: number }): boolean => r.path === '/api/v1/pods' && r.startedAt >= since;
+      await waitFor(() => c!.requestLog.entries((r) => pods(r) && r.watch).length > 0, 10_000, () => 'pods not watched after the restart');
+      expect(c!.requestLog.entries((r) => pods(r) && !r.watch).map((r) => r.params.limit)).toEqual(['1']);
+    });
+
     it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const [c] = h.clusters;
