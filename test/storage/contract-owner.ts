@@ -1,6 +1,7 @@
 // Contract: owner search (reference §2.8, §9.1 OW1–OW9).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
+import { MAX_OWNER_SENIORITY } from '../../src/roles/apiserver/list-options.js';
 import { ids, obj, PODS, REPLICASETS, type Harness, type OpenHarness } from './fixtures.js';
 
 const c1 = { op: 'in' as const, values: ['c1'] };
@@ -88,6 +89,17 @@ export function ownerContract(open: OpenHarness): void {
 
     it('the other cluster is never mixed in', async () => {
       expect(await ids(s, { types: PODS, clusters: { op: 'in', values: ['c2'] }, owner: { name: 'dep-a', seniority: 1 } })).toEqual(['c2/ns-1/dep-a-7d-x1']);
+    });
+
+    it('the deepest search the API allows (MAX_OWNER_SENIORITY generations) is one query storage can run', async () => {
+      // A chain of ReplicaSets, each owning the next, with a pod at the bottom: a nested subquery per generation.
+      const depth = MAX_OWNER_SENIORITY + 1;
+      const chain = Array.from({ length: depth }, (_, i) =>
+        obj('replicasets', { cluster: 'c3', namespace: 'deep', name: `rs-${i}`, uid: `uid-deep-${i}`, ...(i > 0 ? { owner: `uid-deep-${i - 1}` } : {}) }));
+      await s.write({ upserts: [...chain, obj('pods', { cluster: 'c3', namespace: 'deep', name: 'bottom', uid: 'uid-deep-pod', owner: `uid-deep-${depth - 1}` })], deletes: [] });
+      const c3 = { op: 'in' as const, values: ['c3'] };
+      expect(await ids(s, { types: PODS, clusters: c3, owner: { uid: 'uid-deep-0', seniority: MAX_OWNER_SENIORITY } })).toEqual(['c3/deep/bottom']);
+      expect(await ids(s, { types: PODS, clusters: c3, owner: { name: 'rs-0', seniority: MAX_OWNER_SENIORITY } })).toEqual(['c3/deep/bottom']);
     });
   });
 

@@ -53,6 +53,13 @@ describe('sqlite errors', () => {
     db.prepare('INSERT INTO t VALUES (?, ?)').run('b', 'y');
     expect(mapSqliteError(thrownBy(() => db.prepare('INSERT INTO t VALUES (?, ?)').run('b', 'y')), 'write')).toMatchObject({ code: 'Conflict', retryable: false });
     expect(mapSqliteError(thrownBy(() => db.prepare('SELECT * FROM resources').all()), 'list')).toMatchObject({ code: 'SchemaMismatch', retryable: false });
+    // Subqueries nested past the parser's depth (an owner search 336 generations deep, before the API bounded it):
+    // a request too big for storage, a 400, not an internal error.
+    for (const depth of [100, 400]) { // "Expression tree is too large", then "Recursion limit"
+      let nested = 'SELECT 1';
+      for (let i = 0; i < depth; i++) nested = `SELECT k FROM t WHERE v IN (${nested})`;
+      expect(mapSqliteError(thrownBy(() => db.prepare(nested).all()), 'list'), `depth ${depth}`).toMatchObject({ code: 'Invalid', retryable: false });
+    }
     db.close();
     expect(mapSqliteError(Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' }), 'list')).toMatchObject({ code: 'Internal', retryable: false });
     expect(mapSqliteError(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }), 'write')).toMatchObject({ code: 'Unavailable', retryable: true });

@@ -117,6 +117,19 @@ function nonNegative(what: string, value: string): number {
   return Number(n);
 }
 
+/**
+ * Generations below the owner. Each is one more nested subquery, and storage's SQL parsers give out in the twenties
+ * (SQLite: "Expression tree is too large"); real owner chains are a few deep (Deployment → ReplicaSet → Pod is 1,
+ * CronJob → Job → Pod too). Past the bound: a 400 saying so, not a storage error.
+ */
+export const MAX_OWNER_SENIORITY = 16;
+
+function ownerSeniority(value: string): number {
+  const n = nonNegative('OwnerSeniority', value);
+  if (n > MAX_OWNER_SENIORITY) throw badRequest(`Invalid Query OwnerSeniority(${value}): must be at most ${MAX_OWNER_SENIORITY}`);
+  return n;
+}
+
 /** `deployments.apps` → {group:'apps', resource:'deployments'}; `pods` → core (schema.ParseGroupResource). */
 function parseGroupResource(value: string): { group: string; resource: string } {
   const dot = value.indexOf('.');
@@ -131,9 +144,9 @@ function parseOwner(query: URLSearchParams, labels: SearchLabels): OwnerFilter |
   // ownerGR and ownerSeniority mean nothing without a uid or a name (reference §2.8): no owner filter.
   if (!uid && !name) return undefined;
   const urlSeniority = firstParam(query, 'ownerSeniority')?.trim();
-  let seniority = urlSeniority ? nonNegative('OwnerSeniority', urlSeniority) : 0;
+  let seniority = urlSeniority ? ownerSeniority(urlSeniority) : 0;
   const labelSeniority = labels.scalars['owner-seniority'];
-  if (seniority === 0 && labelSeniority !== undefined) seniority = nonNegative('OwnerSeniority', labelSeniority);
+  if (seniority === 0 && labelSeniority !== undefined) seniority = ownerSeniority(labelSeniority);
   // The UID wins over the name (reference §2.8), and the group/resource only narrows a search by name.
   if (uid) return { uid, seniority };
   const owner: OwnerFilter = { name, seniority };

@@ -31,7 +31,7 @@ export function mapSqliteError(e: unknown, what: string): StorageError {
       return new StorageError('Invalid', `${what}: a value is too large for storage (${code})`, false, { cause: e });
     default:
       // Limits of SQLite's parser hit by a query built from many filter values: the request is too big, not a fault.
-      if (/expression tree is too large|too many SQL variables|too many terms|parser stack overflow|too many arguments/i.test(message)) {
+      if (/expression tree is too large|too many SQL variables|too many terms|parser stack overflow|too many arguments|recursion limit/i.test(message)) {
         return new StorageError('Invalid', `${what}: the query has too many filter values or requirements for storage (${message})`, false, { cause: e });
       }
       if (/no such table/i.test(message)) {

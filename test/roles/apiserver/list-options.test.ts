@@ -274,6 +274,9 @@ describe('A6 owner search', () => {
   it.each([
     [{ ownerUID: 'u', clusters: 'c1', ownerSeniority: 'x' }, 'Invalid Query OwnerSeniority(x): must be a non-negative integer'],
     [{ ownerUID: 'u', clusters: 'c1', ownerSeniority: '-1' }, 'Invalid Query OwnerSeniority(-1): must be a non-negative integer'],
+    // Each generation nests a subquery: a fuzzer's 336 hit SQLite's recursion limit, a 500 before this bound.
+    [{ ownerUID: 'u', clusters: 'c1', ownerSeniority: '17' }, 'Invalid Query OwnerSeniority(17): must be at most 16'],
+    [{ ownerName: 'n', clusters: 'c1', labelSelector: 'search.clusterpedia.io/owner-seniority=336' }, 'Invalid Query OwnerSeniority(336): must be at most 16'],
     [{ ownerName: 'n', clusters: 'c1', ownerGR: '.apps' }, 'Invalid Query OwnerGR(.apps): expected <resource>[.<group>], e.g. deployments.apps or pods'],
     [{ ownerUID: 'u', clusters: 'c1', watch: 'true' }, 'watch: owner search (ownerUID, ownerName) is not supported with watch=true'],
   ])('%j → 400', (params, message) => {
