@@ -1,9 +1,11 @@
 // Response compression as kube-apiserver's APIResponseCompression: gets and lists over 128 KiB go out gzipped (level 1)
 // to clients that accept gzip; smaller ones, watches, clients that refuse it and a server started without it get
 // plain bodies. Read here with undici's request, which does not decode, so the bytes on the wire are seen.
+import { Command } from 'commander';
 import { request } from 'undici';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addApiserverFlags, apiserverOptionsFrom, type ApiserverFlags } from '../../../src/cmd/apiserver.js';
 import { acceptsGzip, GZIP_THRESHOLD_BYTES } from '../../../src/roles/apiserver/compress.js';
 import { serveStore, startTestApiserver, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
 import { pod } from '../../support/fixtures.js';
@@ -37,6 +39,29 @@ describe('acceptsGzip', () => {
     [undefined, false], ['', false], ['identity', false], ['deflate, br', false], ['gzip;q=0', false], ['gzip; q=0.000', false], ['x-gzip', false],
   ] as const)('%s → %s', (header, want) => {
     expect(acceptsGzip(header)).toBe(want);
+  });
+});
+
+describe('--api-response-compression', () => {
+  const parsed = (args: string[], env: Record<string, string> = {}): boolean => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      const cmd = addApiserverFlags(new Command('apiserver').exitOverride());
+      let flags: ApiserverFlags | undefined;
+      cmd.action((_o: unknown, self: Command) => {
+        flags = self.opts<ApiserverFlags>();
+      });
+      cmd.parse(args, { from: 'user' });
+      return apiserverOptionsFrom(flags!).apiResponseCompression;
+    } finally {
+      process.env = saved;
+    }
+  };
+  it('is on by default, off with false, and reads CLUSTERPEDIA_API_RESPONSE_COMPRESSION', () => {
+    expect(parsed([])).toBe(true);
+    expect(parsed(['--api-response-compression', 'false'])).toBe(false);
+    expect(parsed([], { CLUSTERPEDIA_API_RESPONSE_COMPRESSION: 'false' })).toBe(false);
   });
 });
 
