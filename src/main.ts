@@ -2,6 +2,7 @@
 import { CommanderError, type Command } from 'commander';
 import { newRootCommand } from './cmd/root.js';
 import { hasCode, messageOf } from './lib/errors.js';
+import { guardPostgresTypeFetch } from './storage/postgres/type-fetch-guard.js';
 
 async function main(argv: string[]): Promise<number> {
   const root = newRootCommand();
@@ -31,6 +32,9 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
+
+// A PostgreSQL connection failing while postgres.js reads the catalog's array types must not end the process.
+guardPostgresTypeFetch();
 
 // A reader that goes away (`show clusters -w | head`) ends the output, as it ends any Unix tool's: quietly.
 process.stdout.on('error', (e: unknown) => {
