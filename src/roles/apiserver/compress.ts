@@ -4,6 +4,7 @@
 // WAN as ~4 % of its bytes (BENCHMARKS.md). Watches are never compressed: their events must reach the client as they happen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip, type ZlibOptions } from 'node:zlib';
+import { parseAccept } from './negotiate.js';
 
 /** kube-apiserver's defaultGzipThresholdBytes: smaller answers are not worth compressing. */
 export const GZIP_THRESHOLD_BYTES = 128 * 1024;
@@ -14,19 +15,13 @@ export const GZIP_OPTIONS: ZlibOptions = { level: 1 };
 const accepting = new WeakSet<ServerResponse>();
 
 /**
- * True when Accept-Encoding names gzip (or `*`) with a non-zero quality. kube-apiserver looks for the bare token
- * `gzip`; a client that says `gzip;q=0` means "not gzip", which it would take as a different token too.
+ * True when Accept-Encoding names gzip (or `*`) with a non-zero quality. It has Accept's grammar (codings with
+ * parameters and q-values), read by the same parser; no header means no compression. kube-apiserver looks for the bare
+ * token `gzip`; a client that says `gzip;q=0` means "not gzip", which it would take as a different token too.
  */
 export function acceptsGzip(header: string | undefined): boolean {
-  if (!header) return false;
-  for (const part of header.split(',')) {
-    const [coding, ...params] = part.split(';').map((s) => s.trim());
-    const name = coding?.toLowerCase();
-    if (name !== 'gzip' && name !== '*') continue;
-    const q = params.find((p) => /^q\s*=/i.test(p));
-    if (q === undefined || Number(q.slice(q.indexOf('=') + 1)) > 0) return true;
-  }
-  return false;
+  if (!header?.trim()) return false;
+  return parseAccept(header).some((r) => (r.type === 'gzip' || r.type === '*') && r.q > 0);
 }
 
 /** Marks `res` as one that may be compressed: a non-watch request whose client accepts gzip. */
@@ -37,7 +32,7 @@ export function allowCompression(req: IncomingMessage, res: ServerResponse): voi
 
 /** Whether a body of `bytes` for `res` goes out gzipped. */
 export function compresses(res: ServerResponse, bytes: number): boolean {
-  return bytes > GZIP_THRESHOLD_BYTES && accepting.has(res);
+  return bytes > GZIP_THRESHOLD_BYTES && mayCompress(res);
 }
 
 /** Whether `res` may be compressed once its body turns out large enough (bodies whose size is not known up front). */
