@@ -21,7 +21,7 @@ import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTabl
 import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
-import { sendObject } from './respond.js';
+import { sendBody, sendObject } from './respond.js';
 import { allowCompression } from './compress.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
@@ -91,9 +91,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
         return sendObject(res, 200, rootDiscovery(target.path));
       case 'rootOpenapi': {
         const { body, contentType } = rootOpenApi(target.path, String(req.headers.accept ?? ''));
-        res.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-        return;
+        return sendBody(res, 200, { 'content-type': contentType }, [body], Buffer.byteLength(body));
       }
       case 'discovery':
         return discovery(req, res, target, d);
