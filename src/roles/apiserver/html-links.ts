@@ -4,7 +4,11 @@
 // that second rewrite: absolute paths (`/x`, not `//host/x`, `https://…` or `x`) in those attributes get `prefix`.
 // Comments and the raw text of script and style elements are left alone, as a tokenizer leaves them. Bytes are read
 // as latin1, so that whatever the page's charset every byte but the rewritten links is sent back as it came.
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
+
+const gunzip = promisify(gunzipCallback);
+const gzip = promisify(gzipCallback);
 
 const URL_ATTRS: Readonly<Record<string, readonly string[]>> = {
   a: ['href'], applet: ['codebase'], area: ['href'], audio: ['src'], base: ['href'], blockquote: ['cite'], body: ['background'],
@@ -34,6 +38,8 @@ function rewriteAttrs(tag: string, attrs: string, prefix: string): string {
 export function prefixHtmlLinks(html: string, prefix: string): string {
   let out = '';
   let from = 0;
+  // For finding end tags whatever their case (latin1 text: lowercasing keeps every index where it was).
+  let lower: string | undefined;
   TAG.lastIndex = 0;
   for (let m = TAG.exec(html); m !== null; m = TAG.exec(html)) {
     const [whole, rawTag, attrs] = m;
@@ -47,7 +53,8 @@ export function prefixHtmlLinks(html: string, prefix: string): string {
     out += `<${rawTag}${rewriteAttrs(tag, attrs, prefix)}>`;
     if (tag === 'script' || tag === 'style') {
       // Raw text up to the element's end tag.
-      const end = html.toLowerCase().indexOf(`</${tag}`, from);
+      lower ??= html.toLowerCase();
+      const end = lower.indexOf(`</${tag}`, from);
       const stop = end < 0 ? html.length : end;
       out += html.slice(from, stop);
       from = stop;
@@ -57,13 +64,16 @@ export function prefixHtmlLinks(html: string, prefix: string): string {
   return out + html.slice(from);
 }
 
-/** A page's body rewritten whatever its encoding allows (none or gzip, as kube's proxy); undefined when it cannot be. */
-export function prefixHtmlBody(body: Buffer, encoding: string, prefix: string): Buffer | undefined {
+/**
+ * A page's body rewritten whatever its encoding allows (none or gzip, as kube's proxy); undefined when it cannot be.
+ * A gzipped page (up to the proxy's 10 MiB) is unpacked and packed again on libuv's pool, not on the event loop.
+ */
+export async function prefixHtmlBody(body: Buffer, encoding: string, prefix: string): Promise<Buffer | undefined> {
   const e = encoding.trim().toLowerCase();
   if (e === '' || e === 'identity') return Buffer.from(prefixHtmlLinks(body.toString('latin1'), prefix), 'latin1');
   if (e !== 'gzip') return undefined;
   try {
-    return gzipSync(Buffer.from(prefixHtmlLinks(gunzipSync(body).toString('latin1'), prefix), 'latin1'));
+    return await gzip(Buffer.from(prefixHtmlLinks((await gunzip(body)).toString('latin1'), prefix), 'latin1'));
   } catch {
     return undefined;
   }

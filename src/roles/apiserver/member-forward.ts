@@ -117,7 +117,7 @@ async function rewrittenPage(answer: MemberAnswer, base: string): Promise<Buffer
     if (size > MAX_REWRITTEN_PAGE) return chunks;
   }
   const body = Buffer.concat(chunks);
-  return prefixHtmlBody(body, String(answer.headers['content-encoding'] ?? ''), base) ?? body;
+  return (await prefixHtmlBody(body, String(answer.headers['content-encoding'] ?? ''), base)) ?? body;
 }
 
 /**

@@ -19,14 +19,14 @@ describe('prefixHtmlLinks', () => {
     expect(prefixHtmlLinks(page, P)).toBe(page.replace('src="/i"', `src="${P}/i"`));
   });
 
-  it('rewrites a gzip page and gives it back gzipped; other encodings are not touched; bytes of any charset survive', () => {
+  it('rewrites a gzip page and gives it back gzipped; other encodings are not touched; bytes of any charset survive', async () => {
     const latin1 = Buffer.from('<p>caf\u00e9</p><a href="/x">', 'latin1');
-    expect(prefixHtmlBody(latin1, '', P)?.toString('latin1')).toBe(`<p>caf\u00e9</p><a href="${P}/x">`);
+    expect((await prefixHtmlBody(latin1, '', P))?.toString('latin1')).toBe(`<p>caf\u00e9</p><a href="${P}/x">`);
     const utf8 = Buffer.from('<p>\u00e9\u4e2d</p><a href="/x">');
-    expect(prefixHtmlBody(utf8, 'identity', P)?.toString('utf8')).toBe(`<p>\u00e9\u4e2d</p><a href="${P}/x">`);
-    const gz = prefixHtmlBody(gzipSync('<a href="/x">'), 'gzip', P);
+    expect((await prefixHtmlBody(utf8, 'identity', P))?.toString('utf8')).toBe(`<p>\u00e9\u4e2d</p><a href="${P}/x">`);
+    const gz = await prefixHtmlBody(gzipSync('<a href="/x">'), 'gzip', P);
     expect(gunzipSync(gz ?? Buffer.alloc(0)).toString()).toBe(`<a href="${P}/x">`);
-    expect(prefixHtmlBody(Buffer.from('<a href="/x">'), 'br', P)).toBeUndefined();
-    expect(prefixHtmlBody(Buffer.from('not gzip'), 'gzip', P)).toBeUndefined();
+    expect(await prefixHtmlBody(Buffer.from('<a href="/x">'), 'br', P)).toBeUndefined();
+    expect(await prefixHtmlBody(Buffer.from('not gzip'), 'gzip', P)).toBeUndefined();
   });
 });
