@@ -5,6 +5,7 @@ import { Backoff, type BackoffOptions } from '../lib/backoff.js';
 import { systemClock, type Clock } from '../lib/lifecycle.js';
 import { KubeApiError, MAX_RESPONSE_BYTES, type KubeClient } from './client.js';
 import type { KubeList, KubeObject } from './types.js';
+import { compareMemberRv } from '../storage/resource-version.js';
 
 /**
  * Why a list runs: the first one; the watch's resourceVersion expired (410); a list that failed, started again; the
@@ -144,11 +145,12 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
  * The member's current resourceVersion when it is behind `rv`, else undefined. A kube-apiserver asked to watch from a
  * resourceVersion it has not reached waits in silence until it gets there (its watch cache drops everything older),
  * so a member restored from an etcd backup, or a new cluster at the same address, would never be heard from again.
- * One list of one object (a consistent read) says where the member is. Only numeric resourceVersions are compared,
- * as etcd's are; any other form passes.
+ * One list of one object (a consistent read) says where the member is. Only decimal resourceVersions are compared
+ * (compareMemberRv, the order storage's guards use), as etcd's are; any other form passes.
  */
 async function memberRewound(o: ListWatchOptions, rv: string, signal: AbortSignal): Promise<string | undefined> {
-  if (!/^\d+$/.test(rv)) return undefined;
+  // A resourceVersion that cannot be ordered (not decimal) cannot be found behind: nothing to ask.
+  if (compareMemberRv(rv, '0') === 'unordered') return undefined;
   let value: KubeList<unknown>;
   try {
     ({ value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1 }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES }));
@@ -158,8 +160,7 @@ async function memberRewound(o: ListWatchOptions, rv: string, signal: AbortSigna
     throw e;
   }
   const current = value.metadata?.resourceVersion;
-  if (current === undefined || !/^\d+$/.test(current)) return undefined;
-  return BigInt(current) < BigInt(rv) ? current : undefined;
+  return current !== undefined && compareMemberRv(current, rv) === 'older' ? current : undefined;
 }
 
 /** Lists page by page into the handler. Returns the list's resourceVersion, or undefined when aborted. */
