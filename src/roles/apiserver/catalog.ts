@@ -2,7 +2,7 @@
 // Rebuilt from storage at most every `ttlMs`, so discovery and routing never scan the resources table.
 import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-resources.js';
 import type { PrinterColumn } from '../../kube/printers/index.js';
-import type { StorageReader } from '../../storage/types.js';
+import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
 import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
 
@@ -63,6 +63,12 @@ const typeKey = (group: string, version: string, resource: string): string => `$
 export class Catalog {
   private snap: Snapshot | undefined;
   private pending: Promise<Snapshot> | undefined;
+  /** Stored CRDs as of the last load, by cluster, version and name (loadCrds). */
+  private crdRows = new Map<string, CrdRow>();
+  /** What loadCrds made of them, and the storage revision it read them at (or found none written since). */
+  private crds: { revision: string; maps: CrdMaps } | undefined;
+  /** What those rows say, by its JSON: one object for the same CRD in every cluster. */
+  private readonly crdIntern = new Map<string, CrdInfo>();
 
   constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
 
@@ -161,7 +167,7 @@ export class Catalog {
     // Read first: whatever is written after it shows as a newer revision to a lookup that misses.
     const revision = await this.storage.currentRevision();
     const [stored, statuses] = await Promise.all([this.storage.resourceTypes(), this.storage.clusterStatuses()]);
-    const crd = await this.loadCrds();
+    const crd = await this.loadCrds(revision);
     const clusters = new Map<string, ClusterInfo>();
     const all = new Map<string, TypeInfo>();
     const versions = new Map<string, Map<string, string[]>>();
@@ -203,28 +209,129 @@ export class Catalog {
     return { clusters, all, versions, firstListing, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
   }
 
-  /** Printer columns and names of CRDs synced from members (apiextensions.k8s.io customresourcedefinitions rows). */
-  private async loadCrds(): Promise<{ columns: Map<string, PrinterColumn[]>; subresources: Map<string, Subresources>; names: Snapshot['crdNames'] }> {
+  /**
+   * Printer columns, names and subresources of the CRDs synced from members (apiextensions.k8s.io
+   * customresourcedefinitions rows, however many). A fleet that syncs its CRDs keeps thousands of them, often tens of
+   * kB each (OpenAPI schemas): a refresh asks the change log whether any was written since the last one, and if so
+   * reads their keys and revisions and parses only the rows written since (all of them, once, at the first load).
+   */
+  private async loadCrds(revision: string): Promise<CrdMaps> {
+    if (this.crds) {
+      const since = await this.storage.changesSince(this.crds.revision, { types: CRD_TYPES }, 1);
+      if (!since.expired && since.changes.length === 0) {
+        this.crds.revision = revision;
+        return this.crds.maps;
+      }
+    }
+    const rows = new Map<string, CrdRow>();
+    const stale = new Map<string, { cluster: string; version: string; name: string }>();
+    for await (const row of (await this.storage.list({ types: CRD_TYPES, keysOnly: true })).rows) {
+      const key = crdRowKey(row);
+      const had = this.crdRows.get(key);
+      rows.set(key, had?.revision === row.revision ? had : { revision: row.revision, info: undefined });
+      if (had?.revision !== row.revision) stale.set(key, { cluster: row.cluster, version: row.version, name: row.name });
+    }
+    // The same CRD in a hundred clusters is kept once.
+    const intern = this.crdIntern;
+    const keep = (key: string, row: StoredRow): void => {
+      let info = crdInfo(row.object);
+      if (info) {
+        const text = JSON.stringify(info);
+        info = intern.get(text) ?? info;
+        intern.set(text, info);
+      }
+      rows.set(key, { revision: row.revision, info });
+      stale.delete(key);
+    };
+    if (stale.size > CRD_GETS_AT_MOST) {
+      // Many written since (the first load): read them in one pass rather than one query each, in small pages, so
+      // that each page's objects die young instead of piling up as garbage (tens of kB each).
+      let token: string | undefined;
+      do {
+        const page = await this.storage.list({ types: CRD_TYPES, limit: CRD_PAGE, ...(token ? { continue: { token } } : {}) });
+        for await (const row of page.rows) {
+          const key = crdRowKey(row);
+          if (stale.has(key)) keep(key, row);
+        }
+        token = page.continueToken();
+      } while (token);
+    } else {
+      for (const [key, k] of [...stale]) {
+        const row = await this.storage.get({ cluster: k.cluster, group: CRD_GROUP, version: k.version, resource: CRD_RESOURCE, namespace: '', name: k.name });
+        if (row) keep(key, row);
+      }
+    }
+    // Left: deleted since their keys were read.
+    for (const key of stale.keys()) rows.delete(key);
+    this.crdRows = rows;
+    const used = new Set<CrdInfo>();
+    for (const { info } of rows.values()) if (info) used.add(info);
+    for (const [text, info] of intern) if (!used.has(info)) intern.delete(text);
     const columns = new Map<string, PrinterColumn[]>();
     const subresources = new Map<string, Subresources>();
     const names: Snapshot['crdNames'] = new Map();
-    const page = await this.storage.list({ types: { kind: 'many', entries: [{ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' }] }, limit: 5000 });
-    for await (const row of page.rows) {
-      const crd = JSON.parse(row.object) as CrdObject;
-      const group = crd.spec?.group;
-      const plural = crd.spec?.names?.plural;
-      if (!group || !plural) continue;
-      const n = crd.spec?.names;
-      names.set(`${group}/${plural}`, { singular: n?.singular, shortNames: n?.shortNames, categories: n?.categories });
-      for (const v of crd.spec?.versions ?? []) {
-        if (!v.name) continue;
-        const cols = v.additionalPrinterColumns ?? crd.spec?.additionalPrinterColumns;
-        if (cols) columns.set(typeKey(group, v.name, plural), cols);
-        subresources.set(typeKey(group, v.name, plural), crdSubresources(v.subresources ?? crd.spec?.subresources));
+    // Rows in (cluster, name) order; where clusters' CRDs of one type differ, the last cluster's wins.
+    for (const { info } of rows.values()) {
+      if (!info) continue;
+      names.set(`${info.group}/${info.plural}`, info.names);
+      for (const v of info.versions) {
+        if (v.columns) columns.set(typeKey(info.group, v.name, info.plural), v.columns);
+        subresources.set(typeKey(info.group, v.name, info.plural), v.subresources);
       }
     }
-    return { columns, subresources, names };
+    this.crds = { revision, maps: { columns, subresources, names } };
+    return this.crds.maps;
   }
+}
+
+/** A stored CRD row's key: a cluster may keep a CRD at more than one version of apiextensions. */
+const crdRowKey = (row: StoredRow): string => `${row.cluster}\u0000${row.version}\u0000${row.name}`;
+
+interface CrdMaps {
+  columns: Map<string, PrinterColumn[]>;
+  subresources: Map<string, Subresources>;
+  names: Snapshot['crdNames'];
+}
+
+const CRD_GROUP = 'apiextensions.k8s.io';
+const CRD_RESOURCE = 'customresourcedefinitions';
+const CRD_TYPES: TypeFilter = { kind: 'many', entries: [{ group: CRD_GROUP, resource: CRD_RESOURCE }] };
+/** Up to this many CRD rows written since the last refresh are read one by one; more, in one pass over all. */
+const CRD_GETS_AT_MOST = 50;
+const CRD_PAGE = 50;
+
+/** What the catalog keeps of one stored CRD: what discovery, Tables and subresources need, not its schemas. */
+interface CrdInfo {
+  group: string;
+  plural: string;
+  names: { singular?: string; shortNames?: string[]; categories?: string[] };
+  versions: { name: string; columns?: PrinterColumn[]; subresources: Subresources }[];
+}
+
+/** A stored CRD row as last read: its revision, and what it says (undefined when it names no group or plural). */
+interface CrdRow {
+  revision: string;
+  info: CrdInfo | undefined;
+}
+
+function crdInfo(text: string): CrdInfo | undefined {
+  let crd: CrdObject;
+  try {
+    crd = JSON.parse(text) as CrdObject;
+  } catch {
+    return undefined;
+  }
+  const group = crd.spec?.group;
+  const plural = crd.spec?.names?.plural;
+  if (!group || !plural) return undefined;
+  const n = crd.spec?.names;
+  const versions: CrdInfo['versions'] = [];
+  for (const v of crd.spec?.versions ?? []) {
+    if (!v.name) continue;
+    const columns = v.additionalPrinterColumns ?? crd.spec?.additionalPrinterColumns;
+    versions.push({ name: v.name, ...(columns ? { columns } : {}), subresources: crdSubresources(v.subresources ?? crd.spec?.subresources) });
+  }
+  return { group, plural, names: { singular: n?.singular, shortNames: n?.shortNames, categories: n?.categories }, versions };
 }
 
 interface CrdObject {
