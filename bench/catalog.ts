@@ -3,7 +3,7 @@
 // stored CRDs included (their printer columns, short names, subresources). `BENCH_CLUSTERS` (20) clusters of
 // `BENCH_CRDS` (300) CRDs each with an OpenAPI schema of ~`BENCH_CRD_KB` kB (60; Crossplane providers, Istio), written
 // to a fresh SQLite file, plus one more cluster whose only CRD is its own (`widgets.late.example.io`, a printer column
-// `Size`). Then the shipped apiserver (or BENCH_BUNDLE) in its own process, and `BENCH_ROUNDS` (10) gets spaced past
+// `Size`); with BENCH_CRS=1 also one custom resource of each CRD in each cluster. Then the shipped apiserver (or BENCH_BUNDLE) in its own process, and `BENCH_ROUNDS` (10) gets spaced past
 // the TTL, so each one meets a refresh: client latency, apiserver CPU per request, peak RSS; and whether the late
 // cluster's widgets print with their CRD's column. Prints a Markdown table. Bounded, loopback only. BENCH_DB: a SQLite
 // file to keep (and reuse when it exists) instead of a fresh one.
@@ -20,6 +20,8 @@ const CLUSTERS = envNumber('BENCH_CLUSTERS', 20);
 const CRDS = envNumber('BENCH_CRDS', 300);
 const CRD_KB = envNumber('BENCH_CRD_KB', 60);
 const ROUNDS = Math.max(1, envNumber('BENCH_ROUNDS', 10));
+/** 1: one custom resource of each CRD in each cluster, so that every CRD is also a stored type (discovery, routing). */
+const CRS = envNumber('BENCH_CRS', 0) > 0;
 const TTL_MS = 2000;
 const bundle = process.env.BENCH_BUNDLE ?? BUNDLE;
 const LATE = 'late';
@@ -56,7 +58,14 @@ async function writeFleet(url: string): Promise<void> {
   let rv = 1;
   for (let c = 0; c < CLUSTERS; c++) {
     const batch: UpsertObject[] = [];
-    for (let i = 0; i < CRDS; i++) batch.push(crd(`cluster-${c}`, `provider${i % 10}.example.io`, `things${i}s`, `Thing${i}`, rv++, big));
+    for (let i = 0; i < CRDS; i++) {
+      const group = `provider${i % 10}.example.io`;
+      batch.push(crd(`cluster-${c}`, group, `things${i}s`, `Thing${i}`, rv++, big));
+      if (CRS) {
+        batch.push({ cluster: `cluster-${c}`, group, version: 'v1beta1', resource: `things${i}s`, kind: `Thing${i}`,
+          object: { apiVersion: `${group}/v1beta1`, kind: `Thing${i}`, metadata: { name: 'one', uid: `${c}-${i}`, resourceVersion: String(rv++), creationTimestamp: '2026-11-01T00:00:00Z' } } });
+      }
+    }
     await s.write({ upserts: batch, deletes: [] });
   }
   await s.write({
@@ -98,7 +107,7 @@ try {
     const rss = (memoryOf(api.pid)?.hwm ?? 0) / 1024 / 1024;
     ms.sort((a, b) => a - b);
     const q = (p: number): string => (ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] ?? 0).toFixed(1);
-    console.log(`${CLUSTERS} clusters × ${CRDS} CRDs of ~${CRD_KB} kB (${(CLUSTERS * CRDS * CRD_KB / 1024).toFixed(0)} MB of CRDs) + 1 cluster with its own CRD, SQLite; ` +
+    console.log(`${CLUSTERS} clusters × ${CRDS} CRDs of ~${CRD_KB} kB${CRS ? ', one custom resource of each' : ''} (${(CLUSTERS * CRDS * CRD_KB / 1024).toFixed(0)} MB of CRDs) + 1 cluster with its own CRD, SQLite; ` +
       `${ROUNDS} gets each past the catalog's TTL; ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${bundle === BUNDLE ? 'dist' : bundle}\n`);
     console.log('| first request (the first load) | its peak RSS | later gets, each with a refresh: p50 / max | apiserver CPU per get | peak RSS at the end | the late cluster\'s Widget as a Table |');
     console.log('|---|---|---|---|---|---|');

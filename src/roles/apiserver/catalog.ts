@@ -55,6 +55,9 @@ interface Snapshot {
   revision: string;
 }
 
+/** How many TTLs old a snapshot may be and still answer while a refresh runs (Catalog.get). */
+const STALE_SERVE_TTLS = 5;
+
 /** A lookup that misses refreshes a snapshot older than this, whatever the revision says (status-only changes). */
 const MISS_REFRESH_MS = 250;
 
@@ -74,15 +77,31 @@ export class Catalog {
 
   /**
    * The current snapshot, refreshed when older than `maxAgeMs` (the TTL by default); concurrent callers share one
-   * refresh.
+   * refresh. Past the TTL (but not STALE_SERVE_TTLS of them) a snapshot still answers while the next one loads, so
+   * requests do not wait on a refresh (a fleet's catalog takes a while to read); a caller that asks for a fresher one
+   * (a lookup that missed) waits for it.
    */
   async get(maxAgeMs = this.ttlMs): Promise<Snapshot> {
-    if (this.snap && this.now() - this.snap.at < maxAgeMs) return this.snap;
-    this.pending ??= this.load().finally(() => {
-      this.pending = undefined;
-    });
-    this.snap = await this.pending;
-    return this.snap;
+    const snap = this.snap;
+    const age = snap ? this.now() - snap.at : Infinity;
+    if (snap && age < maxAgeMs) return snap;
+    this.pending ??= this.load().then(
+      (next) => {
+        this.snap = next;
+        this.pending = undefined;
+        return next;
+      },
+      (e: unknown) => {
+        this.pending = undefined;
+        throw e;
+      },
+    );
+    if (snap && maxAgeMs >= this.ttlMs && age < STALE_SERVE_TTLS * this.ttlMs) {
+      // Its failure is the next caller's to see: this one answers from what it has.
+      this.pending.catch(() => undefined);
+      return snap;
+    }
+    return this.pending;
   }
 
   /**
@@ -167,7 +186,8 @@ export class Catalog {
     // Read first: whatever is written after it shows as a newer revision to a lookup that misses.
     const revision = await this.storage.currentRevision();
     const [stored, statuses] = await Promise.all([this.storage.resourceTypes(), this.storage.clusterStatuses()]);
-    const crd = await this.loadCrds(revision);
+    const crdVersions = sortVersions(stored.filter((t) => t.group === CRD_GROUP && t.resource === CRD_RESOURCE).map((t) => t.version));
+    const crd = await this.loadCrds(revision, crdVersions);
     const clusters = new Map<string, ClusterInfo>();
     const all = new Map<string, TypeInfo>();
     const versions = new Map<string, Map<string, string[]>>();
@@ -179,9 +199,13 @@ export class Catalog {
       }
       return c;
     };
+    // The same type in every cluster is described once (a fleet holds clusters × types of them).
+    const described = new Map<string, TypeInfo>();
     const add = (cluster: string, t: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): void => {
-      const info = describe(t, crd.names.get(`${t.group}/${t.resource}`));
       const k = typeKey(t.group, t.version, t.resource);
+      const dk = `${k}/${t.kind}/${t.namespaced ? 1 : 0}`;
+      let info = described.get(dk);
+      if (!info) described.set(dk, (info = describe(t, crd.names.get(`${t.group}/${t.resource}`))));
       ensure(cluster).types.set(k, info);
       if (!all.has(k)) all.set(k, info);
       const gr = `${t.group}/${t.resource}`;
@@ -215,7 +239,7 @@ export class Catalog {
    * kB each (OpenAPI schemas): a refresh asks the change log whether any was written since the last one, and if so
    * reads their keys and revisions and parses only the rows written since (all of them, once, at the first load).
    */
-  private async loadCrds(revision: string): Promise<CrdMaps> {
+  private async loadCrds(revision: string, versions: string[]): Promise<CrdMaps> {
     if (this.crds) {
       const since = await this.storage.changesSince(this.crds.revision, { types: CRD_TYPES }, 1);
       if (!since.expired && since.changes.length === 0) {
@@ -225,11 +249,16 @@ export class Catalog {
     }
     const rows = new Map<string, CrdRow>();
     const stale = new Map<string, { cluster: string; version: string; name: string }>();
-    for await (const row of (await this.storage.list({ types: CRD_TYPES, keysOnly: true })).rows) {
-      const key = crdRowKey(row);
-      const had = this.crdRows.get(key);
-      rows.set(key, had?.revision === row.revision ? had : { revision: row.revision, info: undefined });
-      if (had?.revision !== row.revision) stale.set(key, { cluster: row.cluster, version: row.version, name: row.name });
+    // One type at a time, the least preferred version first (the preferred one's CRDs are applied last, and win):
+    // a single type's rows come in the order of its key index.
+    const types = versions.reverse().map((version): TypeFilter => ({ kind: 'one', group: CRD_GROUP, version, resource: CRD_RESOURCE }));
+    for (const t of types) {
+      for await (const row of (await this.storage.list({ types: t, keysOnly: true })).rows) {
+        const key = crdRowKey(row);
+        const had = this.crdRows.get(key);
+        rows.set(key, had?.revision === row.revision ? had : { revision: row.revision, info: undefined });
+        if (had?.revision !== row.revision) stale.set(key, { cluster: row.cluster, version: row.version, name: row.name });
+      }
     }
     // The same CRD in a hundred clusters is kept once.
     const intern = this.crdIntern;
@@ -246,15 +275,17 @@ export class Catalog {
     if (stale.size > CRD_GETS_AT_MOST) {
       // Many written since (the first load): read them in one pass rather than one query each, in small pages, so
       // that each page's objects die young instead of piling up as garbage (tens of kB each).
-      let token: string | undefined;
-      do {
-        const page = await this.storage.list({ types: CRD_TYPES, limit: CRD_PAGE, ...(token ? { continue: { token } } : {}) });
-        for await (const row of page.rows) {
-          const key = crdRowKey(row);
-          if (stale.has(key)) keep(key, row);
-        }
-        token = page.continueToken();
-      } while (token);
+      for (const t of types) {
+        let token: string | undefined;
+        do {
+          const page = await this.storage.list({ types: t, limit: CRD_PAGE, ...(token ? { continue: { token } } : {}) });
+          for await (const row of page.rows) {
+            const key = crdRowKey(row);
+            if (stale.has(key)) keep(key, row);
+          }
+          token = page.continueToken();
+        } while (token);
+      }
     } else {
       for (const [key, k] of [...stale]) {
         const row = await this.storage.get({ cluster: k.cluster, group: CRD_GROUP, version: k.version, resource: CRD_RESOURCE, namespace: '', name: k.name });
@@ -270,7 +301,7 @@ export class Catalog {
     const columns = new Map<string, PrinterColumn[]>();
     const subresources = new Map<string, Subresources>();
     const names: Snapshot['crdNames'] = new Map();
-    // Rows in (cluster, name) order; where clusters' CRDs of one type differ, the last cluster's wins.
+    // Rows in (version, cluster, name) order; where clusters' CRDs of one type differ, the last one read wins.
     for (const { info } of rows.values()) {
       if (!info) continue;
       names.set(`${info.group}/${info.plural}`, info.names);

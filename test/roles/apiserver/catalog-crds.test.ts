@@ -27,7 +27,8 @@ function crd(cluster: string, group: string, plural: string, rv: number, column 
 /** Counts what a reader parses of stored CRDs: their objects read through list (not keys only) and get. */
 function counting(storage: Storage): { reader: StorageReader; objectsRead: () => number } {
   let n = 0;
-  const isCrd = (q: ListQuery): boolean => q.types.kind === 'many' && q.types.entries.some((e) => e.resource === CRD_RESOURCE);
+  const isCrd = (q: ListQuery): boolean =>
+    (q.types.kind === 'one' && q.types.resource === CRD_RESOURCE) || (q.types.kind === 'many' && q.types.entries.some((e) => e.resource === CRD_RESOURCE));
   const reader = new Proxy(storage, {
     get(target, prop, receiver) {
       if (prop === 'list') {
@@ -108,6 +109,13 @@ describe.each(['sqlite', 'postgres'] as const)('catalog CRDs (%s)', (backend) =>
     expect(await catalog.subresources('fleet.example.io', 'v1', 'things8s')).toEqual({ status: false });
     expect(snap.crdColumns.has('fleet.example.io/v1/things9s')).toBe(true);
     expect(objectsRead()).toBe(181);
+  });
+
+  it('reads CRDs a cluster stores at apiextensions v1beta1 too', async () => {
+    const old = crd('old-member', 'legacy.example.io', 'gadgets', 1, 'Age');
+    await storage.write({ upserts: [{ ...old, version: 'v1beta1', object: { ...old.object, apiVersion: 'apiextensions.k8s.io/v1beta1' } }], deletes: [] });
+    const catalog = new Catalog(storage, 60_000);
+    expect(await catalog.crdColumns('legacy.example.io', 'v1', 'gadgets')).toEqual([{ name: 'Age', type: 'string', jsonPath: '.spec.age' }]);
   });
 
   it('knows every stored CRD, past the 5,000 it used to read', async () => {

@@ -48,3 +48,48 @@ it('rows written just after a miss refreshed the snapshot are found by the next 
   expect((await catalog.cluster('c3'))?.name).toBe('c3');
   expect(await catalog.type('c3', '', 'v1', 'pods')).toBeDefined();
 });
+
+it('past its TTL a snapshot answers while the next one loads; a miss, or a snapshot far too old, waits', async () => {
+  let t = 0;
+  const gate: { held: boolean; release?: () => void } = { held: false };
+  const releaseLoad = (): void => gate.release?.();
+  const slow = new Proxy(storage, {
+    get(target, prop, receiver) {
+      if (prop === 'resourceTypes' && gate.held) {
+        return async () => {
+          await new Promise<void>((r) => (gate.release = r));
+          return target.resourceTypes();
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const catalog = new Catalog(slow, 2_000, () => t);
+  const first = await catalog.get();
+  await storage.write({ upserts: [pod('swr', 'default', 'x')], deletes: [] });
+  gate.held = true;
+  t = 2_500;
+  // Stale: answered at once from the old snapshot, a refresh started behind it.
+  expect(await catalog.get()).toBe(first);
+  expect(gate.release).toBeDefined();
+  // A lookup that misses waits for the refresh in flight and finds the new cluster.
+  const found = catalog.cluster('swr');
+  gate.held = false;
+  releaseLoad();
+  expect((await found)?.name).toBe('swr');
+  const second = await catalog.get();
+  expect(second).not.toBe(first);
+  expect(second.clusters.has('swr')).toBe(true);
+  // Five TTLs later a caller waits for the new snapshot rather than being answered from one that old.
+  gate.held = true;
+  gate.release = undefined;
+  t = 2_500 + 10_000;
+  const waiting = catalog.get();
+  let settled = false;
+  void waiting.then(() => (settled = true));
+  await new Promise((r) => setTimeout(r, 20));
+  expect(settled).toBe(false);
+  releaseLoad();
+  expect(await waiting).not.toBe(second);
+});
