@@ -14,7 +14,7 @@ import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
 import type { UpsertObject } from '../src/storage/types.js';
 import { BUNDLE, cpuSecondsOf, memoryOf, startApiserver } from './apiserver-process.js';
-import { envNumber } from './env.js';
+import { crdSchema, envNumber } from './env.js';
 
 const CLUSTERS = envNumber('BENCH_CLUSTERS', 20);
 const CRDS = envNumber('BENCH_CRDS', 300);
@@ -26,14 +26,6 @@ const TTL_MS = 2000;
 const bundle = process.env.BENCH_BUNDLE ?? BUNDLE;
 const LATE = 'late';
 
-/** A schema of nested string properties with descriptions, as controller-gen writes them, of about `kb` kB. */
-function schema(kb: number): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; JSON.stringify(properties).length < kb * 1024; i++) {
-    properties[`field${i}`] = { type: 'string', description: `Field${i} is one of the provider's settings; see the provider documentation for what it accepts and when it is required.` };
-  }
-  return { type: 'object', properties: { spec: { type: 'object', properties }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
-}
 
 function crd(cluster: string, group: string, plural: string, kind: string, rv: number, openAPIV3Schema: Record<string, unknown>,
   columns: Record<string, unknown>[] = []): UpsertObject {
@@ -54,7 +46,7 @@ function crd(cluster: string, group: string, plural: string, kind: string, rv: n
 async function writeFleet(url: string): Promise<void> {
   const s = await openStorage({ url }, { logger: silentLogger() });
   await s.migrate();
-  const big = schema(CRD_KB);
+  const big = crdSchema(CRD_KB);
   let rv = 1;
   for (let c = 0; c < CLUSTERS; c++) {
     const batch: UpsertObject[] = [];

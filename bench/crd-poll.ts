@@ -7,21 +7,13 @@ import { KubeClient } from '../src/kube/client.js';
 import { discoverGroups } from '../src/kube/discovery.js';
 import { pagesOf } from '../src/kube/listwatch.js';
 import { kubeconfigFor, startSimulatedCluster } from '../src/sim/index.js';
-import { envNumber } from './env.js';
+import { crdSchema, envNumber } from './env.js';
 
 const CRDS = envNumber('BENCH_CRDS', 300);
 const CRD_KB = envNumber('BENCH_CRD_KB', 60);
 const ROUNDS = Math.max(1, envNumber('BENCH_ROUNDS', 5));
 const CRD_REF = 'customresourcedefinitions.apiextensions.k8s.io';
 
-/** A schema of nested string properties with descriptions, as controller-gen writes them, of about `kb` kB. */
-function schema(kb: number): Record<string, unknown> {
-  const properties: Record<string, unknown> = {};
-  for (let i = 0; JSON.stringify(properties).length < kb * 1024; i++) {
-    properties[`field${i}`] = { type: 'string', description: `Field${i} is one of the provider's settings; see the provider documentation for what it accepts and when it is required.` };
-  }
-  return { type: 'object', properties: { spec: { type: 'object', properties }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
-}
 
 async function measure(client: KubeClient, accept: string | undefined): Promise<{ bytes: number; ms: number; cpuMs: number }> {
   let bytes = 0;
@@ -38,7 +30,7 @@ async function measure(client: KubeClient, accept: string | undefined): Promise<
 
 const sim = await startSimulatedCluster({ name: 'crds', pods: 1, seed: 1 });
 try {
-  const big = schema(CRD_KB);
+  const big = crdSchema(CRD_KB);
   for (let i = 0; i < CRDS; i++) {
     const crd = sim.addCRD({ group: `provider${i % 10}.example.io`, plural: `things${i}`, kind: `Thing${i}`, scope: 'Cluster', versions: [{ name: 'v1beta1' }] });
     const spec = crd.spec as { versions: Record<string, unknown>[] };

@@ -15,3 +15,12 @@ export function rng(seed: number): Rng {
   const g = new SimRng(seed);
   return (n) => g.int(n);
 }
+
+/** A schema of nested string properties with descriptions, as controller-gen writes them, of about `kb` kB. */
+export function crdSchema(kb: number): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; JSON.stringify(properties).length < kb * 1024; i++) {
+    properties[`field${i}`] = { type: 'string', description: `Field${i} is one of the provider's settings; see the provider documentation for what it accepts and when it is required.` };
+  }
+  return { type: 'object', properties: { spec: { type: 'object', properties }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
+}
