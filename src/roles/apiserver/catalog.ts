@@ -58,6 +58,12 @@ interface Snapshot {
 /** How many TTLs old a snapshot may be and still answer while a refresh runs (Catalog.get). */
 const STALE_SERVE_TTLS = 5;
 
+/** Refreshes take at most 1/LOAD_SHARE of the time: the TTL grows with the time a load takes. */
+const LOAD_SHARE = 20;
+const MAX_TTLS = 10;
+/** A lookup that misses refreshes no snapshot younger than this many load times (nor than one TTL). */
+const MISS_LOADS = 4;
+
 /** A lookup that misses refreshes a snapshot older than this, whatever the revision says (status-only changes). */
 const MISS_REFRESH_MS = 250;
 
@@ -72,6 +78,8 @@ export class Catalog {
   private crds: { revision: string; maps: CrdMaps } | undefined;
   /** What those rows say, by its JSON: one object for the same CRD in every cluster. */
   private readonly crdIntern = new Map<string, CrdInfo>();
+  /** How long the last load took (real time, ms). */
+  private loadMs = 0;
 
   constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
 
@@ -81,12 +89,15 @@ export class Catalog {
    * requests do not wait on a refresh (a fleet's catalog takes a while to read); a caller that asks for a fresher one
    * (a lookup that missed) waits for it.
    */
-  async get(maxAgeMs = this.ttlMs): Promise<Snapshot> {
+  async get(maxAgeMs = this.ttl()): Promise<Snapshot> {
     const snap = this.snap;
     const age = snap ? this.now() - snap.at : Infinity;
     if (snap && age < maxAgeMs) return snap;
+    const started = performance.now();
     this.pending ??= this.load().then(
       (next) => {
+        // The first load also parses every stored CRD, once: it says little about the next ones.
+        if (snap) this.loadMs = performance.now() - started;
         this.snap = next;
         this.pending = undefined;
         return next;
@@ -96,12 +107,20 @@ export class Catalog {
         throw e;
       },
     );
-    if (snap && maxAgeMs >= this.ttlMs && age < STALE_SERVE_TTLS * this.ttlMs) {
+    if (snap && maxAgeMs >= this.ttl() && age < STALE_SERVE_TTLS * this.ttl()) {
       // Its failure is the next caller's to see: this one answers from what it has.
       this.pending.catch(() => undefined);
       return snap;
     }
     return this.pending;
+  }
+
+  /**
+   * The TTL, or more when a load takes long (a large fleet): refreshes then take at most 1/LOAD_SHARE of the time,
+   * up to MAX_TTLS times the TTL.
+   */
+  private ttl(): number {
+    return Math.min(Math.max(this.ttlMs, LOAD_SHARE * this.loadMs), MAX_TTLS * this.ttlMs);
   }
 
   /**
@@ -115,7 +134,12 @@ export class Catalog {
     const snap = await this.get();
     const found = find(snap);
     if (found !== undefined) return found;
-    const stale = this.now() - snap.at >= MISS_REFRESH_MS || (await this.storage.currentRevision()) !== snap.revision;
+    // Misses on a fleet whose catalog takes long to load (over MISS_REFRESH_MS / MISS_LOADS) refresh it less often:
+    // a flood of bogus names must not keep it loading.
+    const age = this.now() - snap.at;
+    const spacing = Math.min(MISS_LOADS * this.loadMs, this.ttlMs);
+    if (spacing > MISS_REFRESH_MS && age < spacing) return undefined;
+    const stale = age >= MISS_REFRESH_MS || (await this.storage.currentRevision()) !== snap.revision;
     return stale ? find(await this.get(0)) : undefined;
   }
 

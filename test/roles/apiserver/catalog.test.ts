@@ -93,3 +93,37 @@ it('past its TTL a snapshot answers while the next one loads; a miss, or a snaps
   releaseLoad();
   expect(await waiting).not.toBe(second);
 });
+
+it('a catalog slow to load is refreshed less often, by misses too', async () => {
+  let t = 0;
+  let loads = 0;
+  const slow = new Proxy(storage, {
+    get(target, prop, receiver) {
+      if (prop === 'resourceTypes') {
+        return async () => {
+          loads++;
+          await new Promise((r) => setTimeout(r, 100));
+          return target.resourceTypes();
+        };
+      }
+      const v: unknown = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  // A TTL of 500 ms, but a load takes ≥ 100 ms: refreshes come no sooner than 20 load times (≥ 2 s) apart. The
+  // first load (every CRD parsed) is not taken as the measure.
+  const catalog = new Catalog(slow, 500, () => t);
+  await catalog.get();
+  const second = await catalog.get(0);
+  expect(loads).toBe(2);
+  t = 1_500;
+  expect(await catalog.get()).toBe(second);
+  expect(loads).toBe(2);
+  // A miss loads nothing until four load times (≥ 400 ms, at most one TTL) have passed since the last load.
+  t = 300;
+  expect(await catalog.cluster('nope')).toBeUndefined();
+  expect(loads).toBe(2);
+  t = 600;
+  expect(await catalog.cluster('nope')).toBeUndefined();
+  expect(loads).toBe(3);
+});
