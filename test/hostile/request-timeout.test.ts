@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { openStorage } from '../../src/storage/open.js';
-import type { ListPage, ListQuery, Storage } from '../../src/storage/types.js';
+import type { JoinedPage, ListPage, ListQuery, Storage } from '../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../support/apiserver.js';
 import { healthyStatus, pod } from '../support/fixtures.js';
 import { stalledGet, within } from './stalled-client.js';
@@ -87,6 +87,10 @@ describe('a request stuck on storage', () => {
         if (prop === 'list') return async (q: ListQuery, signal?: AbortSignal): Promise<ListPage> => {
           await hung;
           return target.list(q, signal);
+        };
+        if (prop === 'listJoined') return async (q: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined> => {
+          await hung;
+          return target.listJoined?.(q, signal);
         };
         const v: unknown = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;

@@ -87,9 +87,9 @@ export class Catalog {
    * The current snapshot, refreshed when older than `maxAgeMs` (the TTL by default); concurrent callers share one
    * refresh. Past the TTL (but not STALE_SERVE_TTLS of them) a snapshot still answers while the next one loads, so
    * requests do not wait on a refresh (a fleet's catalog takes a while to read); a caller that asks for a fresher one
-   * (a lookup that missed) waits for it.
+   * (a lookup that missed) or will not take a stale one (`staleOk` false: discovery) waits for it.
    */
-  async get(maxAgeMs = this.ttl()): Promise<Snapshot> {
+  async get(maxAgeMs = this.ttl(), staleOk = true): Promise<Snapshot> {
     const snap = this.snap;
     const age = snap ? this.now() - snap.at : Infinity;
     if (snap && age < maxAgeMs) return snap;
@@ -107,7 +107,7 @@ export class Catalog {
         throw e;
       },
     );
-    if (snap && maxAgeMs >= this.ttl() && age < STALE_SERVE_TTLS * this.ttl()) {
+    if (snap && staleOk && maxAgeMs >= this.ttl() && age < STALE_SERVE_TTLS * this.ttl()) {
       // Its failure is the next caller's to see: this one answers from what it has.
       this.pending.catch(() => undefined);
       return snap;
@@ -130,8 +130,8 @@ export class Catalog {
    * older than MISS_REFRESH_MS (a cluster status alone moves no revision); a flood of bogus names on a quiet store
    * costs one revision read each, and loads in flight are shared.
    */
-  private async lookup<T>(find: (s: Snapshot) => T | undefined): Promise<T | undefined> {
-    const snap = await this.get();
+  private async lookup<T>(find: (s: Snapshot) => T | undefined, staleOk = true): Promise<T | undefined> {
+    const snap = await this.get(undefined, staleOk);
     const found = find(snap);
     if (found !== undefined) return found;
     // Misses on a fleet whose catalog takes long to load (over MISS_REFRESH_MS / MISS_LOADS) refresh it less often:
@@ -158,8 +158,12 @@ export class Catalog {
     return this.lookup((s) => (cluster === undefined ? s.all.get(k) : s.clusters.get(cluster)?.types.get(k)));
   }
 
+  /**
+   * The types discovery lists: never from a snapshot past its TTL, since kubectl keeps discovery for hours (a type
+   * missing from it, `pods` during a first sync, sends `kubectl get pods` to another group's `pods` until then).
+   */
   async types(cluster: string | undefined): Promise<TypeInfo[]> {
-    const m = await this.lookup((s) => (cluster === undefined ? s.all : s.clusters.get(cluster)?.types));
+    const m = await this.lookup((s) => (cluster === undefined ? s.all : s.clusters.get(cluster)?.types), false);
     return m ? [...m.values()] : [];
   }
 

@@ -4,7 +4,7 @@ import { openStorage } from '../../../src/storage/open.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { Catalog } from '../../../src/roles/apiserver/catalog.js';
-import { pod } from '../../support/fixtures.js';
+import { namespace, pod } from '../../support/fixtures.js';
 
 let storage: Storage;
 beforeAll(async () => {
@@ -126,4 +126,16 @@ it('a catalog slow to load is refreshed less often, by misses too', async () => 
   t = 600;
   expect(await catalog.cluster('nope')).toBeUndefined();
   expect(loads).toBe(3);
+});
+
+it('discovery never answers from a snapshot past its TTL', async () => {
+  // kubectl keeps discovery for hours: a type missing from it (pods during a first sync) would send `kubectl get pods`
+  // to metrics.k8s.io's pods until then.
+  let t = 0;
+  await storage.write({ upserts: [namespace('disc', 'default')], deletes: [] });
+  const catalog = new Catalog(storage, 2_000, () => t);
+  expect((await catalog.types('disc')).map((x) => x.resource)).toEqual(['namespaces']);
+  await storage.write({ upserts: [pod('disc', 'default', 'p')], deletes: [] });
+  t = 2_500;
+  expect((await catalog.types('disc')).map((x) => x.resource).sort()).toEqual(['namespaces', 'pods']);
 });
