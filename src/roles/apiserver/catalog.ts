@@ -1,5 +1,6 @@
 // What the apiserver knows exists: clusters, their resource types (stored or being synced), CRD printer columns.
-// Rebuilt from storage at most every `ttlMs`, so discovery and routing never scan the resources table.
+// Rebuilt from storage at most every `ttlMs` (more on a fleet whose catalog takes long to read), so discovery and
+// routing never scan the resources table.
 import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-resources.js';
 import type { PrinterColumn } from '../../kube/printers/index.js';
 import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
@@ -60,6 +61,7 @@ const STALE_SERVE_TTLS = 5;
 
 /** Refreshes take at most 1/LOAD_SHARE of the time: the TTL grows with the time a load takes. */
 const LOAD_SHARE = 20;
+/** ... but the TTL grows to no more than this many times the configured one. */
 const MAX_TTLS = 10;
 /** A lookup that misses refreshes no snapshot younger than this many load times (nor than one TTL). */
 const MISS_LOADS = 4;
