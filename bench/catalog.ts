@@ -6,13 +6,15 @@
 // `Size`); with BENCH_CRS=1 also one custom resource of each CRD in each cluster. Then the shipped apiserver (or BENCH_BUNDLE) in its own process, and `BENCH_ROUNDS` (10) gets spaced past
 // the TTL, so each one meets a refresh: client latency, apiserver CPU per request, peak RSS; and whether the late
 // cluster's widgets print with their CRD's column. Prints a Markdown table. Bounded, loopback only. BENCH_DB: a SQLite
-// file to keep (and reuse when it exists) instead of a fresh one.
+// file to keep (and reuse when it exists) instead of a fresh one. BENCH_BACKEND=postgres: a throwaway PostgreSQL server
+// on a loopback port instead.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
 import type { UpsertObject } from '../src/storage/types.js';
+import { startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
 import { BUNDLE, cpuSecondsOf, memoryOf, startApiserver } from './apiserver-process.js';
 import { crdSchema, envNumber } from './env.js';
 
@@ -25,6 +27,7 @@ const CRS = envNumber('BENCH_CRS', 0) > 0;
 const TTL_MS = 2000;
 const bundle = process.env.BENCH_BUNDLE ?? BUNDLE;
 const LATE = 'late';
+const BACKEND = process.env.BENCH_BACKEND ?? 'sqlite';
 
 
 function crd(cluster: string, group: string, plural: string, kind: string, rv: number, openAPIV3Schema: Record<string, unknown>,
@@ -72,10 +75,18 @@ async function writeFleet(url: string): Promise<void> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-bench-catalog-'));
+let pg: PostgresServer | undefined;
 try {
-  const file = process.env.BENCH_DB ?? join(dir, 'catalog.db');
-  const url = `sqlite:${file}`;
-  if (!existsSync(file)) await writeFleet(url);
+  let url: string;
+  if (BACKEND === 'postgres') {
+    pg = await startPostgres();
+    url = pg.url;
+    await writeFleet(url);
+  } else {
+    const file = process.env.BENCH_DB ?? join(dir, 'catalog.db');
+    url = `sqlite:${file}`;
+    if (!existsSync(file)) await writeFleet(url);
+  }
 
   const api = await startApiserver(url, dir, [], bundle);
   try {
@@ -99,7 +110,7 @@ try {
     const rss = (memoryOf(api.pid)?.hwm ?? 0) / 1024 / 1024;
     ms.sort((a, b) => a - b);
     const q = (p: number): string => (ms[Math.min(ms.length - 1, Math.floor(p * ms.length))] ?? 0).toFixed(1);
-    console.log(`${CLUSTERS} clusters × ${CRDS} CRDs of ~${CRD_KB} kB${CRS ? ', one custom resource of each' : ''} (${(CLUSTERS * CRDS * CRD_KB / 1024).toFixed(0)} MB of CRDs) + 1 cluster with its own CRD, SQLite; ` +
+    console.log(`${CLUSTERS} clusters × ${CRDS} CRDs of ~${CRD_KB} kB${CRS ? ', one custom resource of each' : ''} (${(CLUSTERS * CRDS * CRD_KB / 1024).toFixed(0)} MB of CRDs) + 1 cluster with its own CRD, ${BACKEND}; ` +
       `${ROUNDS} gets each past the catalog's TTL; ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${bundle === BUNDLE ? 'dist' : bundle}\n`);
     console.log('| first request (the first load) | its peak RSS | later gets, each with a refresh: p50 / max | apiserver CPU per get | peak RSS at the end | the late cluster\'s Widget as a Table |');
     console.log('|---|---|---|---|---|---|');
@@ -108,5 +119,6 @@ try {
     await api.stop();
   }
 } finally {
+  pg?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
