@@ -3,11 +3,11 @@
 // alone, then pods and every group (`*`). After `BENCH_SETTLE_SECONDS` (25) of each: its RSS, its TCP connections,
 // the member's open watches. Prints a Markdown table. Bounded, loopback only.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pediaClustersYaml, startSimulatedCluster, type SimCluster } from '../src/sim/index.js';
-import { BUNDLE } from './apiserver-process.js';
+import { BUNDLE, memoryOf } from './apiserver-process.js';
 import { envNumber } from './env.js';
 
 const TYPES = envNumber('BENCH_TYPES', 300);
@@ -20,7 +20,7 @@ async function measure(sim: SimCluster, dir: string, everything: boolean): Promi
     { stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const rss = (memoryOf(child.pid ?? 0)?.rss ?? 0) / 1024 / 1024;
     const ss = execFileSync('ss', ['-tnpH', 'state', 'established'], { encoding: 'utf8' });
     const connections = ss.split('\n').filter((l) => l.includes(`pid=${child.pid},`)).length;
     return { rssMB: Math.round(rss), connections, watches: sim.openWatches };

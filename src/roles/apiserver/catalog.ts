@@ -286,8 +286,12 @@ export class Catalog {
       for await (const row of (await this.storage.list({ types: t, keysOnly: true })).rows) {
         const key = crdRowKey(row);
         const had = this.crdRows.get(key);
-        rows.set(key, had?.revision === row.revision ? had : { revision: row.revision, info: undefined });
-        if (had?.revision !== row.revision) stale.set(key, { cluster: row.cluster, version: row.version, name: row.name });
+        if (had?.revision === row.revision) {
+          rows.set(key, had);
+        } else {
+          rows.set(key, { revision: row.revision, info: undefined });
+          stale.set(key, { cluster: row.cluster, version: row.version, name: row.name });
+        }
       }
     }
     // The same CRD in a hundred clusters is kept once.
@@ -317,7 +321,7 @@ export class Catalog {
         } while (token);
       }
     } else {
-      for (const [key, k] of [...stale]) {
+      for (const [key, k] of stale) {
         const row = await this.storage.get({ cluster: k.cluster, group: CRD_GROUP, version: k.version, resource: CRD_RESOURCE, namespace: '', name: k.name });
         if (row) keep(key, row);
       }
