@@ -2,7 +2,7 @@
 // strings in every string parameter.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
-import { drain, ids, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
+import { drain, ids, path, pod, PODS, revisionsOf, type Harness, type OpenHarness } from './fixtures.js';
 
 /** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json; SQLite has text). */
 const MIGRATIONS_OF: Record<Storage['dialect'], string[]> = {
@@ -63,6 +63,7 @@ export function lifecycleContract(open: OpenHarness): void {
 
     it('injection strings in every string parameter match nothing and change nothing', async () => {
       await s.migrate();
+      const rev = await revisionsOf(s);
       await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', labels: { app: 'x' }, fields: { status: { phase: 'Running' } } })], deletes: [] });
       for (const x of INJECTIONS) {
         const queries: Partial<ListQuery>[] = [
@@ -90,11 +91,11 @@ export function lifecycleContract(open: OpenHarness): void {
         expect(await s.cleanCluster(x)).toBe(0);
         expect(await s.cleanResource('c', { group: x, version: 'v1', resource: 'pods' })).toBe(0);
         await s.write({ upserts: [], deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: x }] });
-        const ch = await s.changesSince('0', { types: PODS, clusters: { op: 'in', values: [x] }, labels: [{ key: x, operator: '=', values: [x] }] }, 10);
+        const ch = await s.changesSince(rev(0), { types: PODS, clusters: { op: 'in', values: [x] }, labels: [{ key: x, operator: '=', values: [x] }] }, 10);
         expect(ch.expired ? 'expired' : ch.changes).toEqual([]);
       }
       expect((await drain(await s.list({ types: { kind: 'all' } }))).map((r) => r.name)).toEqual(['a']);
-      expect(await s.currentRevision()).toBe('1');
+      expect(await s.currentRevision()).toBe(rev(1));
     });
   });
 }

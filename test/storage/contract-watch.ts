@@ -1,21 +1,26 @@
 // Contract: the change log behind watch — changesSince filters, skipped superseded entries, expiry, notifications.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChangesResult, Storage, WatchFilter } from '../../src/storage/types.js';
-import { obj, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
+import { obj, path, pod, PODS, revisionsOf, type Harness, type OpenHarness } from './fixtures.js';
 
-function summary(r: ChangesResult): string[] {
+/** The entries as "<revision since the store's origin> <type> <key>". */
+function summary(r: ChangesResult, origin: bigint): string[] {
   if (r.expired) throw new Error(`expired at ${r.oldestRevision}`);
-  return r.changes.map((c) => `${c.revision} ${c.type} ${c.row.cluster}/${c.row.namespace}/${c.row.name}`);
+  return r.changes.map((c) => `${BigInt(c.revision) - origin} ${c.type} ${c.row.cluster}/${c.row.namespace}/${c.row.name}`);
 }
 
 export function watchContract(open: OpenHarness): void {
   describe('change log', () => {
     let h: Harness;
     let s: Storage;
+    let rev: (n: number) => string;
+    let origin: bigint;
     beforeEach(async () => {
       h = await open({ changeLogRevisions: 5 });
       s = h.storage;
       await s.migrate();
+      rev = await revisionsOf(s);
+      origin = BigInt(rev(0));
     });
     afterEach(async () => h.cleanup());
 
@@ -25,16 +30,16 @@ export function watchContract(open: OpenHarness): void {
       await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '1', labels: { app: 'x' } }), pod({ cluster: 'c1', namespace: 'ns', name: 'b', rv: '1' })], deletes: [] });
       await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '2', labels: { app: 'x' } })], deletes: [] });
       await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'b' }] });
-      const r = await s.changesSince('0', all, 100);
-      expect(summary(r)).toEqual(['3 MODIFIED c1/ns/a', '4 DELETED c1/ns/b']);
-      expect(r.expired ? '' : r.revision).toBe('4');
+      const r = await s.changesSince(rev(0), all, 100);
+      expect(summary(r, origin)).toEqual(['3 MODIFIED c1/ns/a', '4 DELETED c1/ns/b']);
+      expect(r.expired ? '' : r.revision).toBe(rev(4));
       const del = r.expired ? undefined : r.changes[1];
-      expect(del?.row).toMatchObject({ kind: 'Pod', uid: 'uid-c1-ns-b', resourceVersion: '1', revision: '4', createdAt: '2022-01-01T00:00:00Z' });
-      expect(JSON.parse(del?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'b', resourceVersion: '4' } });
+      expect(del?.row).toMatchObject({ kind: 'Pod', uid: 'uid-c1-ns-b', resourceVersion: '1', revision: rev(4), createdAt: '2022-01-01T00:00:00Z' });
+      expect(JSON.parse(del?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'b', resourceVersion: rev(4) } });
       const mod = r.expired ? undefined : r.changes[0];
-      expect(JSON.parse(mod?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'a', resourceVersion: '3' } });
-      expect(summary(await s.changesSince('3', all, 100))).toEqual(['4 DELETED c1/ns/b']);
-      expect(await s.changesSince('4', all, 100)).toEqual({ expired: false, changes: [], revision: '4' });
+      expect(JSON.parse(mod?.row.object ?? '{}')).toMatchObject({ metadata: { name: 'a', resourceVersion: rev(3) } });
+      expect(summary(await s.changesSince(rev(3), all, 100), origin)).toEqual(['4 DELETED c1/ns/b']);
+      expect(await s.changesSince(rev(4), all, 100)).toEqual({ expired: false, changes: [], revision: rev(4) });
     });
 
     it('filters: types, clusters, namespaces, names, labels (also of deleted objects), fields, fuzzy names, since/before', async () => {
@@ -47,7 +52,7 @@ export function watchContract(open: OpenHarness): void {
         deletes: [],
       });
       await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns-1', name: 'a' }] });
-      const q = async (f: Partial<WatchFilter>): Promise<string[]> => summary(await s.changesSince('0', { types: PODS, ...f }, 100));
+      const q = async (f: Partial<WatchFilter>): Promise<string[]> => summary(await s.changesSince(rev(0), { types: PODS, ...f }, 100), origin);
       expect(await q({})).toEqual(['2 ADDED c2/ns-2/b', '4 DELETED c1/ns-1/a']);
       expect(await q({ types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toEqual(['3 ADDED c1//n']);
       expect(await q({ clusters: { op: 'notin', values: ['c2'] } })).toEqual(['4 DELETED c1/ns-1/a']);
@@ -60,26 +65,40 @@ export function watchContract(open: OpenHarness): void {
       expect(await q({ since: new Date('2022-03-05T00:00:00Z') })).toEqual(['2 ADDED c2/ns-2/b']);
       expect(await q({ before: new Date('2022-03-05T00:00:00Z') })).toEqual(['4 DELETED c1/ns-1/a']);
       // Nothing matches: the caller is still current up to the head.
-      expect(await s.changesSince('0', { types: PODS, names: { op: 'in', values: ['zzz'] } }, 100)).toEqual({ expired: false, changes: [], revision: '4' });
+      expect(await s.changesSince(rev(0), { types: PODS, names: { op: 'in', values: ['zzz'] } }, 100)).toEqual({ expired: false, changes: [], revision: rev(4) });
+    });
+
+    it('a new store starts at its creation time in microseconds: a revision an earlier store issued is expired in it', async () => {
+      // This store was created (migrated) in beforeEach, within the last minute.
+      expect(origin).toBeLessThanOrEqual(BigInt(Date.now()) * 1000n);
+      expect(origin).toBeGreaterThan(BigInt(Date.now() - 60_000) * 1000n);
+      expect(await s.changesSince(String(origin - 1n), all, 100)).toEqual({ expired: true, oldestRevision: rev(0) });
+      expect((await s.changesSince('1', all, 100)).expired).toBe(true);
+      expect(await s.changesSince(rev(0), all, 100)).toEqual({ expired: false, changes: [], revision: rev(0) });
+      expect((await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' })], deletes: [] })).revision).toBe(rev(1));
+      // Migrating again (every start does) keeps the store's revisions.
+      await s.migrate();
+      expect(await s.currentRevision()).toBe(rev(1));
+      expect(summary(await s.changesSince(rev(0), all, 100), origin)).toEqual(['1 ADDED c/ns/a']);
     });
 
     it('limit: at most `limit` entries, and the revision returned is the last one delivered', async () => {
       for (let i = 0; i < 4; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
-      const r = await s.changesSince('0', all, 2);
-      expect(summary(r)).toEqual(['1 ADDED c/ns/p0', '2 ADDED c/ns/p1']);
-      expect(r.expired ? '' : r.revision).toBe('2');
-      expect(summary(await s.changesSince('2', all, 2))).toEqual(['3 ADDED c/ns/p2', '4 ADDED c/ns/p3']);
+      const r = await s.changesSince(rev(0), all, 2);
+      expect(summary(r, origin)).toEqual(['1 ADDED c/ns/p0', '2 ADDED c/ns/p1']);
+      expect(r.expired ? '' : r.revision).toBe(rev(2));
+      expect(summary(await s.changesSince(rev(2), all, 2), origin)).toEqual(['3 ADDED c/ns/p2', '4 ADDED c/ns/p3']);
     });
 
     it('compaction keeps the window (changeLogRevisions: 5); an older revision is expired; a revision from the future too', async () => {
       for (let i = 0; i < 10; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
-      expect(summary(await s.changesSince('0', all, 100))).toHaveLength(10);
+      expect(summary(await s.changesSince(rev(0), all, 100), origin)).toHaveLength(10);
       await s.compact();
-      expect(await s.changesSince('4', all, 100)).toEqual({ expired: true, oldestRevision: '5' });
-      expect(summary(await s.changesSince('5', all, 100))).toEqual(['6 ADDED c/ns/p5', '7 ADDED c/ns/p6', '8 ADDED c/ns/p7', '9 ADDED c/ns/p8', '10 ADDED c/ns/p9']);
-      expect((await s.changesSince('11', all, 100)).expired).toBe(true);
+      expect(await s.changesSince(rev(4), all, 100)).toEqual({ expired: true, oldestRevision: rev(5) });
+      expect(summary(await s.changesSince(rev(5), all, 100), origin)).toEqual(['6 ADDED c/ns/p5', '7 ADDED c/ns/p6', '8 ADDED c/ns/p7', '9 ADDED c/ns/p8', '10 ADDED c/ns/p9']);
+      expect((await s.changesSince(rev(11), all, 100)).expired).toBe(true);
       await s.compact();
-      expect((await s.changesSince('5', all, 100)).expired).toBe(false);
+      expect((await s.changesSince(rev(5), all, 100)).expired).toBe(false);
     });
 
     it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
@@ -88,8 +107,8 @@ export function watchContract(open: OpenHarness): void {
         for (let i = 0; i < 3; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
         await new Promise((r) => setTimeout(r, 5));
         await aged.compact();
-        expect(await s.changesSince('2', all, 100)).toEqual({ expired: true, oldestRevision: '3' });
-        expect(await s.changesSince('3', all, 100)).toEqual({ expired: false, changes: [], revision: '3' });
+        expect(await s.changesSince(rev(2), all, 100)).toEqual({ expired: true, oldestRevision: rev(3) });
+        expect(await s.changesSince(rev(3), all, 100)).toEqual({ expired: false, changes: [], revision: rev(3) });
       } finally {
         await aged.close();
       }
@@ -105,7 +124,7 @@ export function watchContract(open: OpenHarness): void {
       off();
       await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b' })], deletes: [] });
       await new Promise((r) => setTimeout(r, 50));
-      expect(heard).toEqual(['1', '2']);
+      expect(heard).toEqual([rev(1), rev(2)]);
     });
   });
 }

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMBER_RV_ANNOTATION } from '../../src/kube/types.js';
 import { prepareUpsert } from '../../src/storage/object-columns.js';
 import type { DeleteKey, Storage } from '../../src/storage/types.js';
-import { drain, ids, obj, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
+import { drain, ids, obj, pod, PODS, revisionsOf, type Harness, type OpenHarness } from './fixtures.js';
 
 const key = (cluster: string, namespace: string, name: string, resourceVersion?: string): DeleteKey => ({
   cluster, group: '', version: 'v1', resource: 'pods', namespace, name, ...(resourceVersion !== undefined ? { resourceVersion } : {}),
@@ -19,26 +19,28 @@ export function writeContract(open: OpenHarness): void {
   describe('writes', () => {
     let h: Harness;
     let s: Storage;
+    let rev: (n: number) => string;
     beforeEach(async () => {
       h = await open();
       s = h.storage;
       await s.migrate();
+      rev = await revisionsOf(s);
     });
     afterEach(async () => h.cleanup());
 
     it('U1: each effective write takes the next revision, stamped into metadata.resourceVersion; the member RV moves to the annotation', async () => {
       const r1 = await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '5', labels: { app: 'x' } }), pod({ cluster: 'c1', namespace: 'ns', name: 'b', rv: '6' })], deletes: [] });
-      expect(r1).toEqual({ written: 2, skipped: 0, deleted: 0, revision: '2' });
+      expect(r1).toEqual({ written: 2, skipped: 0, deleted: 0, revision: rev(2) });
       const r2 = await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv: '7', labels: { app: 'y' } })], deletes: [] });
-      expect(r2.revision).toBe('3');
+      expect(r2.revision).toBe(rev(3));
       const a = await stored(s, 'c1', 'ns', 'a');
-      expect(a?.revision).toBe('3');
+      expect(a?.revision).toBe(rev(3));
       expect(a?.memberRv).toBe('7');
-      expect(a?.object).toMatchObject({ metadata: { resourceVersion: '3', labels: { app: 'y' }, annotations: { [MEMBER_RV_ANNOTATION]: '7' } } });
+      expect(a?.object).toMatchObject({ metadata: { resourceVersion: rev(3), labels: { app: 'y' }, annotations: { [MEMBER_RV_ANNOTATION]: '7' } } });
       expect(await ids(s, { types: PODS, labels: [{ key: 'app', operator: '=', values: ['x'] }] })).toEqual([]);
       expect(await ids(s, { types: PODS, labels: [{ key: 'app', operator: '=', values: ['y'] }] })).toEqual(['c1/ns/a']);
       expect(await ids(s, { types: PODS })).toEqual(['c1/ns/a', 'c1/ns/b']);
-      expect(await s.currentRevision()).toBe('3');
+      expect(await s.currentRevision()).toBe(rev(3));
     });
 
     it('revisions are strictly increasing across batches and rows', async () => {
@@ -50,7 +52,7 @@ export function writeContract(open: OpenHarness): void {
       for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1] as number);
       const revs = (await drain(await s.list({ types: PODS, orderBy: [{ column: 'name', desc: false }] }))).map((r) => Number(r.revision));
       expect(new Set(revs).size).toBe(revs.length);
-      const changes = await s.changesSince('0', { types: { kind: 'all' } }, 1000);
+      const changes = await s.changesSince(rev(0), { types: { kind: 'all' } }, 1000);
       expect(changes.expired).toBe(false);
       const crevs = changes.expired ? [] : changes.changes.map((c) => Number(c.revision));
       expect(crevs).toEqual([...crevs].sort((x, y) => x - y));
@@ -58,7 +60,7 @@ export function writeContract(open: OpenHarness): void {
 
     it('RV guard: a replay (same RV) and an older RV are skipped; a newer RV and a different non-decimal RV replace', async () => {
       await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '100', labels: { v: '1' } })], deletes: [] });
-      expect(await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '100', labels: { v: '2' } })], deletes: [] })).toEqual({ written: 0, skipped: 1, deleted: 0, revision: '1' });
+      expect(await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '100', labels: { v: '2' } })], deletes: [] })).toEqual({ written: 0, skipped: 1, deleted: 0, revision: rev(1) });
       expect(await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '99', labels: { v: '3' } })], deletes: [] })).toMatchObject({ written: 0, skipped: 1 });
       // Numeric, not text: "1000" > "999" although "1000" < "999" as text.
       await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '999' })], deletes: [] });
@@ -82,7 +84,7 @@ export function writeContract(open: OpenHarness): void {
         ],
         deletes: [key('c', 'ns', 'b', '11'), key('c', 'ns', 'c', '9')],
       });
-      expect(r).toEqual({ written: 2, skipped: 3, deleted: 0, revision: '2' });
+      expect(r).toEqual({ written: 2, skipped: 3, deleted: 0, revision: rev(2) });
       expect((await stored(s, 'c', 'ns', 'a'))?.object).toMatchObject({ metadata: { labels: { v: 'five' } } });
       expect(await ids(s, { types: PODS })).toEqual(['c/ns/a', 'c/ns/c']);
     });
@@ -95,7 +97,7 @@ export function writeContract(open: OpenHarness): void {
       const prepared = await s.get({ cluster: 'prepared', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'a' });
       expect(prepared?.resourceVersion).toBe('5');
       // Byte for byte, but for the cluster's name (annotation, uid) and the revision.
-      expect(prepared?.object.replaceAll('prepared', 'parsed').replace('"resourceVersion":"2"', '"resourceVersion":"1"')).toBe(parsed?.object);
+      expect(prepared?.object.replaceAll('prepared', 'parsed').replace(`"resourceVersion":"${rev(2)}"`, `"resourceVersion":"${rev(1)}"`)).toBe(parsed?.object);
       expect(await ids(s, { types: PODS, labels: [{ key: 'v', operator: '=', values: ['x'] }] })).toEqual(['parsed/ns/a', 'prepared/ns/a']);
       expect(await ids(s, { types: PODS, clusters: { op: 'in', values: ['prepared'] }, owner: { uid: 'o-1', seniority: 0 } })).toEqual(['prepared/ns/a']);
       // In one batch, prepared and parsed upserts of a key collapse by member RV whichever form each came in.
@@ -107,7 +109,7 @@ export function writeContract(open: OpenHarness): void {
     it('delete guard: a delete older than the stored row keeps it; a delete without RV or not older removes it', async () => {
       await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '10' }), pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '10' }), pod({ cluster: 'c', namespace: 'ns', name: 'c', rv: '10' })], deletes: [] });
       expect(await s.write({ upserts: [], deletes: [key('c', 'ns', 'a', '9')] })).toMatchObject({ deleted: 0, skipped: 1 });
-      expect(await s.write({ upserts: [], deletes: [key('c', 'ns', 'a', '10'), key('c', 'ns', 'b'), key('c', 'ns', 'zzz', '1')] })).toMatchObject({ deleted: 2, revision: '5' });
+      expect(await s.write({ upserts: [], deletes: [key('c', 'ns', 'a', '10'), key('c', 'ns', 'b'), key('c', 'ns', 'zzz', '1')] })).toMatchObject({ deleted: 2, revision: rev(5) });
       expect(await ids(s, { types: PODS })).toEqual(['c/ns/c']);
       // Re-created after the delete: a fresh row.
       expect(await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a', rv: '3' })], deletes: [] })).toMatchObject({ written: 1 });

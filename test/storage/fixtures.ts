@@ -109,6 +109,15 @@ export async function walk(storage: Storage, q: ListQuery, limit: number): Promi
   return { rows, pages };
 }
 
+/**
+ * The store's revision `n` writes after its origin: a new store's revisions start at its creation time
+ * (src/storage/revision-origin.ts). Read once the store is migrated, before it is written.
+ */
+export async function revisionsOf(s: Storage): Promise<(n: number) => string> {
+  const origin = BigInt(await s.currentRevision());
+  return (n) => String(origin + BigInt(n));
+}
+
 export const path = (...names: string[]): FieldPathSegment[] => names.map((name) => ({ name }));
 
 /**

@@ -97,6 +97,7 @@ describe('clusterpedia migrate', () => {
       await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations)`);
       const objects: StoredJsonObject[] = [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: '1', labels: { app: `a${i}`, 'x.io/k': 'v' } }, spec: { n: [i, true, null] } }));
       const before = storage(db.url);
+      const origin = await (await before).currentRevision();
       try {
         await (await before).write({ upserts: objects.map((object) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod', object })), deletes: [] });
         await (await before).write({ upserts: [], deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p2' }] });
@@ -116,7 +117,7 @@ describe('clusterpedia migrate', () => {
         for await (const r of page.rows) got.push(essentials(JSON.parse(r.object) as StoredJsonObject));
         expect(got).toEqual(objects.slice(0, 2).map(essentials));
         // The deleted object's last state is still in the change log, and a watch from before the deletion gets it.
-        const changes = await after.changesSince('0', { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
+        const changes = await after.changesSince(origin, { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
         const deleted = changes.expired ? [] : changes.changes.filter((c) => c.type === 'DELETED');
         expect(deleted.map((c) => (JSON.parse(c.row.object) as { metadata: { name: string } }).metadata.name)).toEqual(['p2']);
         // Status updates leave the label rows alone (same row versions): the stored labels text is the text written,

@@ -141,10 +141,12 @@ describe('stored texts cross to the thread as bytes', () => {
     ];
     const file = join(tempDir(), 'db.sqlite');
     const threaded = await migrated(file, 'thread');
+    const threadedOrigin = BigInt(await threaded.currentRevision());
     await threaded.write({ upserts: ups('c'), deletes: [] });
     await threaded.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '3', fields: { spec: { s: '集群🚀 again' } } })], deletes: [] });
     const file2 = join(tempDir(), 'db.sqlite');
     const inline = await migrated(file2, 'inline');
+    const inlineOrigin = BigInt(await inline.currentRevision());
     await inline.write({ upserts: ups('c'), deletes: [] });
     await inline.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'b', rv: '3', fields: { spec: { s: '集群🚀 again' } } })], deletes: [] });
     const read = (f: string) => {
@@ -155,12 +157,16 @@ describe('stored texts cross to the thread as bytes', () => {
         db.close();
       }
     };
-    const rows = read(file) as { name: string; t: string; object: string; size: number; emoji: string | null }[];
-    expect(rows).toEqual(read(file2));
+    type Row = { name: string; t: string; object: string; size: number; emoji: string | null };
+    // The stores started at different revisions (revision-origin.ts): compare the revisions stamped since each one's.
+    const sinceOrigin = (rs: Row[], origin: bigint): Row[] =>
+      rs.map((r) => ({ ...r, object: r.object.replace(/"resourceVersion":"(\d+)"/, (_, v: string) => `"resourceVersion":"${BigInt(v) - origin}"`) }));
+    const rows = read(file) as Row[];
+    expect(sinceOrigin(rows, threadedOrigin)).toEqual(sinceOrigin(read(file2) as Row[], inlineOrigin));
     expect(rows.map((r) => r.t)).toEqual(['text', 'text']);
     expect(rows[0]!.emoji).toBe('🚀 ok');
     for (const r of rows) expect(r.size).toBe(Buffer.byteLength(r.object));
-    expect((JSON.parse(rows[1]!.object) as { metadata: { resourceVersion: string }; spec: { s: string } })).toMatchObject({ metadata: { resourceVersion: '3' }, spec: { s: '集群🚀 again' } });
+    expect((JSON.parse(rows[1]!.object) as { metadata: { resourceVersion: string }; spec: { s: string } })).toMatchObject({ metadata: { resourceVersion: String(threadedOrigin + 3n) }, spec: { s: '集群🚀 again' } });
   });
 });
 

@@ -240,6 +240,18 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
     } else {
       from = rv;
+      // Ahead of the feed is normal for a moment (another replica listed at a revision this one's feed has not
+      // polled yet); ahead of storage itself, the revision was never issued by this store: it was reset (an emptyDir
+      // SQLite file, a new database) or restored from a backup. Waiting would keep the client's cache silently stale
+      // until the revisions caught up, so it is told to list again, as for a revision too old.
+      if (BigInt(rv) > BigInt(feedHead)) {
+        const current = await p.storage.currentRevision();
+        if (BigInt(rv) > BigInt(current)) {
+          await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired',
+            `resource version ${rv} is newer than the newest this server holds (${current}): its storage was reset or restored since; list again`) }));
+          return;
+        }
+      }
       const m = await p.matchingKeys?.();
       if (m) members = Membership.take(m.keys, BigInt(m.revision), p.members);
     }

@@ -7,6 +7,7 @@ import type { PostgresConnection } from '../storage-config.js';
 import { createPool, type Pg } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { mapPostgresError } from './errors.js';
+import { originRevision } from '../revision-origin.js';
 
 /** drizzle's defaults, so `drizzle-kit migrate` and this code agree on what is applied. */
 const MIGRATIONS_SCHEMA = 'drizzle';
@@ -40,6 +41,10 @@ export async function migratePostgres(pool: Pg, conn: PostgresConnection, dryRun
       migrationsTable: MIGRATIONS_TABLE,
     });
     await pool.unsafe(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(migrations.length)]);
+    // A store created now: its revisions start at its origin (revision-origin.ts), the change log empty up to there.
+    if (plan.from === 0) {
+      await pool.unsafe(`INSERT INTO meta (key, value) VALUES ('revision', $1), ('compacted_revision', $1) ON CONFLICT (key) DO NOTHING`, [String(originRevision())]);
+    }
     return plan;
   } catch (e: unknown) {
     throw mapPostgresError(e, 'migrate');

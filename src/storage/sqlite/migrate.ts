@@ -6,6 +6,7 @@ import type { MigrationPlan } from '../types.js';
 import type { Db } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { mapSqliteError } from './errors.js';
+import { originRevision } from '../revision-origin.js';
 import { writeMeta } from './write.js';
 
 /** drizzle's default table, so `drizzle-kit migrate` and this code agree on what is applied. */
@@ -34,6 +35,13 @@ export function migrateSqlite(db: Db, dryRun: boolean): MigrationPlan {
       throw e;
     }
     writeMeta(db, 'schema_version', migrations.length);
+    // A store created now: its revisions start at its origin (revision-origin.ts), the change log empty up to there.
+    if (plan.from === 0) {
+      const origin = String(originRevision());
+      const seed = db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)`);
+      seed.run('revision', origin);
+      seed.run('compacted_revision', origin);
+    }
     return plan;
   } catch (e: unknown) {
     throw mapSqliteError(e, 'migrate');
