@@ -3,7 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { decodeContinueToken, encodeContinueToken, type KeyValue } from './continue-token.js';
 import { StorageError } from './errors.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
-import { and, filterConditions, resourceColumns } from './list-sql.js';
+import { and, filterConditions, resourceColumns, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { HEAD_REVISION, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
@@ -68,6 +68,63 @@ function clustersInOrder(q: ListQuery, keys: SortKey[], after: KeyValue | undefi
   return [...new Set(q.clusters?.values)].filter((v) => from === undefined || cmp(v, from) >= 0).sort(cmp);
 }
 
+/** A list over more concrete types than this sorts their matches, as before (each type is one index scan). */
+const MAX_MERGED_TYPES = 32;
+
+/**
+ * The concrete types of a list over several types read in the default order (cluster, namespace, name, then group,
+ * version, resource; some of the first three may be pinned), a page at a time: each type's page can then be read
+ * along its own key index and the pages merged (mergedTypesPage), where one query over all the types would sort every
+ * match of every one of them (collectionresources `workloads` on a fleet with 100,000 Deployments sorted 100,000 rows
+ * for each page of 500). Undefined when the plan does not apply.
+ */
+function mergedTypes(q: ListQuery, keys: SortKey[], limit: number, offset: number | undefined, drivingLabel: number | undefined): { group: string; version: string; resource: string }[] | undefined {
+  if (q.types.kind !== 'many' || limit === 0 || offset !== undefined || sortsMatches(q, drivingLabel)) return undefined;
+  const types = new Map<string, { group: string; version: string; resource: string }>();
+  for (const e of q.types.entries) {
+    if (e.version === undefined || e.resource === undefined) return undefined;
+    types.set(JSON.stringify([e.group, e.version, e.resource]), { group: e.group, version: e.version, resource: e.resource });
+  }
+  if (types.size < 2 || types.size > MAX_MERGED_TYPES) return undefined;
+  const ids = keys.map((k) => k.id);
+  const prefix = ids.slice(0, -3);
+  const defaultOrder = ids.slice(-3).join() === 'group,version,resource' && keys.every((k) => !k.desc && !k.nullable)
+    && prefix.join() === ['cluster', 'namespace', 'name'].filter((id) => prefix.includes(id)).join();
+  return defaultOrder ? [...types.values()] : undefined;
+}
+
+/**
+ * The ids of the page of a list over `types` (mergedTypes), one after the continue token's position: each type's
+ * next `limit + 1` rows along its key index (the sort keys but the type's, pinned), merged and cut to `limit + 1`.
+ * Within one type the token's position is a row-value bound on the remaining keys, inclusive for the types that sort
+ * after the token's own (their rows at an equal prefix come after it).
+ */
+function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: ColumnRefs, types: { group: string; version: string; resource: string }[],
+  after: KeyValue[] | undefined, limit: number): SQL {
+  const prefix = keys.slice(0, -3);
+  const byteOrder = (a: string[], b: string[]): number => {
+    for (let i = 0; i < a.length; i++) {
+      const r = Buffer.compare(Buffer.from(a[i] ?? ''), Buffer.from(b[i] ?? ''));
+      if (r !== 0) return r;
+    }
+    return 0;
+  };
+  const arms = types.map((t, i) => {
+    const conds = filterConditions(d, { ...q, types: { kind: 'one', ...t } }, c);
+    if (after) {
+      const tokenType = after.slice(-3).map((v) => String(v));
+      const inclusive = byteOrder([t.group, t.version, t.resource], tokenType) > 0;
+      const bound = after.slice(0, -3);
+      if (prefix.length === 0) conds.push(inclusive ? sql`TRUE` : sql`FALSE`);
+      else conds.push(sql`(${sql.join(prefix.map((k) => k.expr), sql`, `)}) ${sql.raw(inclusive ? '>=' : '>')} (${sql.join(bound.map((v) => sql`${v}`), sql`, `)})`);
+    }
+    const order = prefix.length > 0 ? sql` ORDER BY ${orderBy(prefix)}` : sql``;
+    return sql`SELECT * FROM (SELECT r.id, ${keyColumns(keys)} FROM resources r WHERE ${and(conds)}${order} LIMIT ${limit + 1}) ${sql.raw(`t${i}`)}`;
+  });
+  const merged = keys.map((_, i) => sql.raw(`m.k${i}`));
+  return sql`SELECT m.id FROM (${sql.join(arms, sql` UNION ALL `)}) m ORDER BY ${sql.join(merged, sql`, `)} LIMIT ${limit + 1}`;
+}
+
 /** `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel). */
 export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number): ListStatements {
   const c = resourceColumns('r');
@@ -99,9 +156,15 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   );
   const paging = pagingOf(limit);
   const select = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r`;
+  const types = mergedTypes(q, keys, limit, offset, drivingLabel);
+  const merged = types ? d.inSubquery(sql.raw('r.id'), mergedTypesPage(d, q, keys, c, types, after, limit)) : undefined;
   // An unlimited list is joined only if it fits in a page read at once: its ids are read up to one row more.
-  const ids = sql`SELECT r.id, r.size, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${pagingOf(limit > 0 ? limit : MATERIALISE_LIMIT)}`;
-  const page = limit > 0 && sortsMatches(q, drivingLabel)
+  const ids = merged
+    ? sql`SELECT r.id, r.size, ${keyColumns(keys)} FROM resources r WHERE ${merged} ORDER BY ${orderBy(keys)}`
+    : sql`SELECT r.id, r.size, ${keyColumns(keys)} FROM resources r WHERE ${where} ORDER BY ${orderBy(keys)} ${pagingOf(limit > 0 ? limit : MATERIALISE_LIMIT)}`;
+  const page = merged
+    ? sql`${select} WHERE ${merged} ORDER BY ${orderBy(keys)}`
+    : limit > 0 && sortsMatches(q, drivingLabel)
     ? // Choose the page on narrow rows, then read only its objects: otherwise every match carries its 4 KB object
       // into the sort, and PostgreSQL detoasts and renders each one. Measured at 200k rows, 4,000 matches of a
       // driving label: PostgreSQL 130 → 38 ms, SQLite 11 → 9 ms.
@@ -111,7 +174,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   // A list in cluster order is each cluster's list in turn: one ordered scan per cluster, read one after the other
   // until the page is full. Not where the matches are sorted anyway (a page with sortsMatches), nor with a driving
   // label, whose id set each scan would compute again.
-  const chain = perCluster(d, q, keys, offset) && drivingLabel === undefined && (limit === 0 || !sortsMatches(q, drivingLabel))
+  const chain = !merged && perCluster(d, q, keys, offset) && drivingLabel === undefined && (limit === 0 || !sortsMatches(q, drivingLabel))
     ? clustersInOrder(q, keys, after?.[0]).map((v) => (rows: number): SQL =>
       sql`${select} WHERE ${whereOf({ ...q, clusters: { op: 'in', values: [v] } })} ORDER BY ${orderBy(keys)}${rows > 0 ? sql` LIMIT ${rows}` : sql``}`)
     : undefined;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
 import type { ListQuery, OrderTerm, Storage, StoredRow } from '../../src/storage/types.js';
 import { fixture } from './contract-queries.js';
-import { drain, id, ids, path, pod, PODS, walk, type Harness, type OpenHarness } from './fixtures.js';
+import { drain, id, ids, obj, path, pod, PODS, walk, type Harness, type OpenHarness } from './fixtures.js';
 
 const ALL = ['c1/ns-1/name-1', 'c1/ns-1/name-2', 'c1/ns-2/name-1', 'c2/ns-1/name-1', 'c2/ns-2/name-3', 'c3/ns-1/name-2'];
 
@@ -98,6 +98,69 @@ export function pagingContract(open: OpenHarness): void {
       await reject({ types: { kind: 'one', group: 'apps', version: 'v1', resource: 'deployments' }, limit: 2, continue: { token } });
       await reject({ types: PODS, limit: 2, continue: { token: 'not-a-token' } });
       await reject({ types: PODS, limit: 2, continue: { token: Buffer.from('{"v":1,"f":"x","k":[]}').toString('base64url') } });
+    });
+  });
+
+  describe('keyset walks over several types', () => {
+    let h: Harness;
+    let s: Storage;
+    const TYPES = ['pods', 'deployments', 'statefulsets', 'widgets'] as const;
+    const key = (r: StoredRow): string => `${r.cluster}/${r.namespace}/${r.name}/${r.group}/${r.version}/${r.resource}`;
+    const bytes = (r: StoredRow): Buffer[] => [r.cluster, r.namespace, r.name, r.group, r.version, r.resource].map((x) => Buffer.from(x));
+    const byteOrder = (a: StoredRow, b: StoredRow): number => {
+      const [x, y] = [bytes(a), bytes(b)];
+      for (let i = 0; i < x.length; i++) {
+        const c = Buffer.compare(x[i] as Buffer, y[i] as Buffer);
+        if (c !== 0) return c;
+      }
+      return 0;
+    };
+    let all: StoredRow[];
+    beforeAll(async () => {
+      h = await open();
+      s = h.storage;
+      await s.migrate();
+      // 4 types × 150 objects over 3 clusters × 3 namespaces, names shared across types (the type breaks the ties).
+      const upserts = TYPES.flatMap((t, ti) => Array.from({ length: 150 }, (_, i) => {
+        const n = (i * 37 + ti * 11) % 150;
+        return obj(t, { cluster: `c${n % 3}`, namespace: `ns-${Math.floor(n / 3) % 3}`, name: `w-${String(n % 60).padStart(2, '0')}`, labels: { half: n % 2 === 0 ? 'even' : 'odd' } });
+      }));
+      for (let i = 0; i < upserts.length; i += 100) await s.write({ upserts: upserts.slice(i, i + 100), deletes: [] });
+      all = await drain(await s.list({ types: { kind: 'all' } }));
+    });
+    afterAll(async () => h.cleanup());
+
+    const of = (...names: (typeof TYPES)[number][]): ListQuery['types'] => ({
+      kind: 'many',
+      entries: names.map((t) => ({ ...{ pods: { group: '', resource: 'pods' }, deployments: { group: 'apps', resource: 'deployments' }, statefulsets: { group: 'apps', resource: 'statefulsets' }, widgets: { group: 'example.io', resource: 'widgets' } }[t], version: 'v1' })),
+    });
+
+    it('a list over several types in the default order pages through every row once, in byte order of the whole key', async () => {
+      const cases: [Partial<ListQuery>, (r: StoredRow) => boolean][] = [
+        [{}, () => true],
+        [{ namespaces: { op: 'in', values: ['ns-1'] } }, (r) => r.namespace === 'ns-1'],
+        [{ clusters: { op: 'in', values: ['c2'] } }, (r) => r.cluster === 'c2'],
+        [{ clusters: { op: 'in', values: ['c2', 'c0'] }, labels: [{ key: 'half', operator: '=', values: ['odd'] }] }, (r) => r.cluster !== 'c1' && (JSON.parse(r.object) as { metadata: { labels?: Record<string, string> } }).metadata.labels?.['half'] === 'odd'],
+        [{ clusters: { op: 'in', values: ['c1'] }, namespaces: { op: 'in', values: ['ns-0'] } }, (r) => r.cluster === 'c1' && r.namespace === 'ns-0'],
+      ];
+      for (const types of [of('pods', 'deployments', 'statefulsets', 'widgets'), of('statefulsets', 'deployments'), of('widgets', 'pods', 'widgets')]) {
+        const named = new Set(types.kind === 'many' ? types.entries.map((e) => `${e.group}/${e.resource}`) : []);
+        for (const [filter, keep] of cases) {
+          const q: ListQuery = { types, ...filter };
+          const expected = all.filter((r) => named.has(`${r.group}/${r.resource}`) && keep(r)).sort(byteOrder).map(key);
+          expect(expected.length, JSON.stringify(q)).toBeGreaterThan(5);
+          expect((await drain(await s.list(q))).map(key), JSON.stringify(q)).toEqual(expected);
+          // Pages of one on the smaller sets (every row a page boundary, ties between types included), else of 7 and 500.
+          for (const limit of expected.length <= 120 ? [1, 7] : [7, 500]) {
+            const { rows, pages } = await walk(s, q, limit);
+            expect(rows.map(key), `${JSON.stringify(q)} limit ${limit}`).toEqual(expected);
+            expect(pages).toBe(Math.max(1, Math.ceil(expected.length / limit)));
+          }
+        }
+      }
+      const page = await s.list({ types: of('deployments', 'pods'), limit: 10, withRemainingCount: true });
+      expect((await drain(page)).length).toBe(10);
+      expect(page.remainingItemCount).toBe(all.filter((r) => r.resource === 'deployments' || r.resource === 'pods').length - 10);
     });
   });
 

@@ -73,6 +73,27 @@ describe('sqlite query plans', () => {
     expect(page({ ...q2, continue: { token: t2 } })).toMatch(/USING INDEX resources_namespace \(.*namespace=\? AND \(cluster,name\)>\(\?,\?\)\)/);
   });
 
+  it('a page over several types reads a page of each along its index and sorts only those (collectionresources)', () => {
+    const types: ListQuery['types'] = { kind: 'many', entries: [{ group: 'apps', version: 'v1', resource: 'deployments' }, { group: '', version: 'v1', resource: 'pods' }] };
+    const tokenFor = (q: ListQuery, values: string[]): string => encodeContinueToken(values, orderFingerprint(q, sortKeys(sqliteQuery, q, resourceColumns('r'))));
+    const q: ListQuery = { types, limit: 500 };
+    const inNs: ListQuery = { ...q, namespaces: { op: 'in', values: ['ns-1'] } };
+    const plans: [string, RegExp][] = [
+      [page(q), /SEARCH r USING COVERING INDEX resources_key \(group=\? AND version=\? AND resource=\?\)/g],
+      [page({ ...q, continue: { token: tokenFor(q, ['c3', 'ns-1', 'p7', '', 'v1', 'pods']) } }),
+        /SEARCH r USING COVERING INDEX resources_key \(group=\? AND version=\? AND resource=\? AND \(cluster,namespace,name\)>\(\?,\?,\?\)\)/g],
+      [page({ ...inNs, continue: { token: tokenFor(inNs, ['c3', 'p7', '', 'v1', 'pods']) } }),
+        /SEARCH r USING COVERING INDEX resources_namespace \(group=\? AND version=\? AND resource=\? AND namespace=\? AND \(cluster,name\)>\(\?,\?\)\)/g],
+    ];
+    for (const [p, arm] of plans) {
+      expect(p.match(arm), p).toHaveLength(2);
+      // The sorts are of the merged pages (at most 2 × 501 ids) and of the page itself, after every arm.
+      expect(p.slice(0, p.indexOf('SCAN m')), p).not.toMatch(/TEMP B-TREE/);
+    }
+    // A type given without its version could be stored at several: those lists sort their matches, as before.
+    expect(page({ types: { kind: 'many', entries: [{ group: 'apps', resource: 'deployments' }, { group: '', version: 'v1', resource: 'pods' }] }, limit: 500 })).not.toMatch(/UNION ALL/);
+  });
+
   it('one object by its key is one index seek', () => {
     const p = page({ types: PODS, clusters: { op: 'in', values: ['c1'] }, namespaces: { op: 'in', values: ['ns-1'] }, names: { op: 'in', values: ['p6'] } });
     expect(p).toMatch(/SEARCH r USING INDEX resources_(key|namespace) \(.*cluster=\?.*name=\?\)/);
