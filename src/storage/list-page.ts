@@ -3,7 +3,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { decodeContinueToken, encodeContinueToken, type KeyValue } from './continue-token.js';
 import { StorageError } from './errors.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
-import { and, filterConditions, resourceColumns, type ColumnRefs } from './list-sql.js';
+import { and, filterConditions, resourceColumns, setCondition, typeCondition, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { HEAD_REVISION, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
@@ -71,21 +71,60 @@ function clustersInOrder(q: ListQuery, keys: SortKey[], after: KeyValue | undefi
 /** A list over more concrete types than this sorts their matches, as before (each type is one index scan). */
 const MAX_MERGED_TYPES = 32;
 
+/** One stored type: a group, version and resource. */
+export interface ConcreteType { group: string; version: string; resource: string }
+
+/**
+ * Whether a list over several types could be read type by type and merged (mergedTypes): a page (limit) in keyset
+ * order, found by walking indexes rather than as a set to sort (sortsMatches).
+ */
+function mergeable(q: ListQuery, drivingLabel: number | undefined): boolean {
+  return q.types.kind === 'many' && (q.limit ?? 0) > 0 && !(q.continue && 'offset' in q.continue) && !sortsMatches(q, drivingLabel);
+}
+
+/** The types of a `many` filter when every entry names its version and resource; undefined otherwise. */
+function concreteTypes(q: ListQuery): ConcreteType[] | undefined {
+  if (q.types.kind !== 'many') return undefined;
+  const out: ConcreteType[] = [];
+  for (const e of q.types.entries) {
+    if (e.version === undefined || e.resource === undefined) return undefined;
+    out.push({ group: e.group, version: e.version, resource: e.resource });
+  }
+  return out;
+}
+
+/**
+ * For a mergeable list whose types are given by group (collectionresources `kuberesources`, `any?groups=apps`), or
+ * without a version: the stored types it covers (in the asked clusters), read from resource_types just before the
+ * page's snapshot, to pass to listStatements. Undefined when the list needs none. A type first written between the
+ * two reads is missing from that page, as a row written behind a continue token is from the rest of a walk.
+ */
+export function storedTypesQuery(d: QueryDialect, q: ListQuery, drivingLabel: number | undefined): SQL | undefined {
+  if (!mergeable(q, drivingLabel) || concreteTypes(q)) return undefined;
+  const t = { group: sql.raw('t."group"'), version: sql.raw('t.version'), resource: sql.raw('t.resource') };
+  const conds = [typeCondition(q.types, t), ...(q.clusters ? [setCondition(d, sql.raw('t.cluster'), q.clusters)] : [])];
+  return sql`SELECT DISTINCT t."group", t.version, t.resource FROM resource_types t WHERE ${and(conds)} LIMIT ${MAX_MERGED_TYPES + 1}`;
+}
+
+/** The rows of storedTypesQuery as types. */
+export function storedTypes(rows: unknown[][]): ConcreteType[] {
+  return rows.map((r) => ({ group: String(r[0]), version: String(r[1]), resource: String(r[2]) }));
+}
+
 /**
  * The concrete types of a list over several types read in the default order (cluster, namespace, name, then group,
  * version, resource; some of the first three may be pinned), a page at a time: each type's page can then be read
  * along its own key index and the pages merged (mergedTypesPage), where one query over all the types would sort every
  * match of every one of them (collectionresources `workloads` on a fleet with 100,000 Deployments sorted 100,000 rows
- * for each page of 500). Undefined when the plan does not apply.
+ * for each page of 500). `stored`: what storedTypesQuery found, for types not given whole. Undefined when the plan
+ * does not apply.
  */
-function mergedTypes(q: ListQuery, keys: SortKey[], limit: number, offset: number | undefined, drivingLabel: number | undefined): { group: string; version: string; resource: string }[] | undefined {
-  if (q.types.kind !== 'many' || limit === 0 || offset !== undefined || sortsMatches(q, drivingLabel)) return undefined;
-  const types = new Map<string, { group: string; version: string; resource: string }>();
-  for (const e of q.types.entries) {
-    if (e.version === undefined || e.resource === undefined) return undefined;
-    types.set(JSON.stringify([e.group, e.version, e.resource]), { group: e.group, version: e.version, resource: e.resource });
-  }
-  if (types.size < 2 || types.size > MAX_MERGED_TYPES) return undefined;
+function mergedTypes(q: ListQuery, keys: SortKey[], drivingLabel: number | undefined, stored: ConcreteType[] | undefined): ConcreteType[] | undefined {
+  if (!mergeable(q, drivingLabel)) return undefined;
+  const given = concreteTypes(q) ?? stored;
+  if (!given) return undefined;
+  const types = new Map(given.map((t) => [JSON.stringify([t.group, t.version, t.resource]), t]));
+  if (types.size < 1 || types.size > MAX_MERGED_TYPES) return undefined;
   const ids = keys.map((k) => k.id);
   const prefix = ids.slice(0, -3);
   const defaultOrder = ids.slice(-3).join() === 'group,version,resource' && keys.every((k) => !k.desc && !k.nullable)
@@ -99,7 +138,7 @@ function mergedTypes(q: ListQuery, keys: SortKey[], limit: number, offset: numbe
  * Within one type the token's position is a row-value bound on the remaining keys, inclusive for the types that sort
  * after the token's own (their rows at an equal prefix come after it).
  */
-function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: ColumnRefs, types: { group: string; version: string; resource: string }[],
+function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: ColumnRefs, types: ConcreteType[],
   after: KeyValue[] | undefined, limit: number): SQL {
   const prefix = keys.slice(0, -3);
   const byteOrder = (a: string[], b: string[]): number => {
@@ -125,8 +164,11 @@ function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: Colu
   return sql`SELECT m.id FROM (${sql.join(arms, sql` UNION ALL `)}) m ORDER BY ${sql.join(merged, sql`, `)} LIMIT ${limit + 1}`;
 }
 
-/** `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel). */
-export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number): ListStatements {
+/**
+ * `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel); `stored`: the stored types
+ * a list over types given by group covers (storedTypesQuery).
+ */
+export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number, stored?: ConcreteType[]): ListStatements {
   const c = resourceColumns('r');
   const keys = sortKeys(d, q, c);
   const fp = orderFingerprint(q, keys);
@@ -156,7 +198,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
   );
   const paging = pagingOf(limit);
   const select = sql`SELECT ${cols}, ${keyColumns(keys)} FROM resources r`;
-  const types = mergedTypes(q, keys, limit, offset, drivingLabel);
+  const types = mergedTypes(q, keys, drivingLabel, stored);
   const merged = types ? d.inSubquery(sql.raw('r.id'), mergedTypesPage(d, q, keys, c, types, after, limit)) : undefined;
   // An unlimited list is joined only if it fits in a page read at once: its ids are read up to one row more.
   const ids = merged

@@ -83,7 +83,7 @@ export function and(conds: SQL[]): SQL {
   return conds.length === 0 ? sql`TRUE` : sql.join(conds.map((x) => sql`(${x})`), sql` AND `);
 }
 
-function typeCondition(t: TypeFilter, c: ColumnRefs): SQL {
+export function typeCondition(t: TypeFilter, c: Pick<ColumnRefs, 'group' | 'version' | 'resource'>): SQL {
   if (t.kind === 'all') return sql`TRUE`;
   if (t.kind === 'one') return sql`${c.group} = ${t.group} AND ${c.version} = ${t.version} AND ${c.resource} = ${t.resource}`;
   if (t.entries.length === 0) return sql`FALSE`;
@@ -98,7 +98,7 @@ function typeCondition(t: TypeFilter, c: ColumnRefs): SQL {
   );
 }
 
-function setCondition(d: QueryDialect, col: SQL, f: SetFilter): SQL {
+export function setCondition(d: QueryDialect, col: SQL, f: SetFilter): SQL {
   const values = [...new Set(f.values)];
   if (values.length === 0) return f.op === 'in' ? sql`FALSE` : sql`TRUE`;
   if (values.length === 1) return f.op === 'in' ? sql`${col} = ${values[0]}` : sql`${col} <> ${values[0]}`;

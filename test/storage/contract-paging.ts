@@ -125,6 +125,11 @@ export function pagingContract(open: OpenHarness): void {
         const n = (i * 37 + ti * 11) % 150;
         return obj(t, { cluster: `c${n % 3}`, namespace: `ns-${Math.floor(n / 3) % 3}`, name: `w-${String(n % 60).padStart(2, '0')}`, labels: { half: n % 2 === 0 ? 'even' : 'odd' } });
       }));
+      // The same widgets stored at a second version too, for types given by group: one more tie-breaker.
+      for (let n = 0; n < 40; n++) {
+        const w = obj('widgets', { cluster: `c${n % 3}`, namespace: `ns-${Math.floor(n / 3) % 3}`, name: `w-${String(n).padStart(2, '0')}` });
+        upserts.push({ ...w, version: 'v2', object: { ...w.object, apiVersion: 'example.io/v2' } });
+      }
       for (let i = 0; i < upserts.length; i += 100) await s.write({ upserts: upserts.slice(i, i + 100), deletes: [] });
       all = await drain(await s.list({ types: { kind: 'all' } }));
     });
@@ -143,11 +148,19 @@ export function pagingContract(open: OpenHarness): void {
         [{ clusters: { op: 'in', values: ['c2', 'c0'] }, labels: [{ key: 'half', operator: '=', values: ['odd'] }] }, (r) => r.cluster !== 'c1' && (JSON.parse(r.object) as { metadata: { labels?: Record<string, string> } }).metadata.labels?.['half'] === 'odd'],
         [{ clusters: { op: 'in', values: ['c1'] }, namespaces: { op: 'in', values: ['ns-0'] } }, (r) => r.cluster === 'c1' && r.namespace === 'ns-0'],
       ];
-      for (const types of [of('pods', 'deployments', 'statefulsets', 'widgets'), of('statefulsets', 'deployments'), of('widgets', 'pods', 'widgets')]) {
-        const named = new Set(types.kind === 'many' ? types.entries.map((e) => `${e.group}/${e.resource}`) : []);
+      // Types given whole, and by group or without a version (collectionresources kuberesources, any?groups=…).
+      const typeSets: ListQuery['types'][] = [
+        of('pods', 'deployments', 'statefulsets', 'widgets'), of('statefulsets', 'deployments'), of('widgets', 'pods', 'widgets'),
+        { kind: 'many', entries: [{ group: 'apps' }] },
+        { kind: 'many', entries: [{ group: 'example.io', resource: 'widgets' }, { group: '', resource: 'pods' }] },
+        { kind: 'many', entries: [{ group: 'example.io' }, { group: 'apps', version: 'v1', resource: 'statefulsets' }] },
+      ];
+      for (const types of typeSets) {
+        const covers = (r: StoredRow): boolean => types.kind === 'many'
+          && types.entries.some((e) => e.group === r.group && (e.version ?? r.version) === r.version && (e.resource ?? r.resource) === r.resource);
         for (const [filter, keep] of cases) {
           const q: ListQuery = { types, ...filter };
-          const expected = all.filter((r) => named.has(`${r.group}/${r.resource}`) && keep(r)).sort(byteOrder).map(key);
+          const expected = all.filter((r) => covers(r) && keep(r)).sort(byteOrder).map(key);
           expect(expected.length, JSON.stringify(q)).toBeGreaterThan(5);
           expect((await drain(await s.list(q))).map(key), JSON.stringify(q)).toEqual(expected);
           // Pages of one on the smaller sets (every row a page boundary, ties between types included), else of 7 and 500.

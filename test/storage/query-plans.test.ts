@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { changesQuery } from '../../src/storage/changes-sql.js';
 import { encodeContinueToken } from '../../src/storage/continue-token.js';
-import { listStatements } from '../../src/storage/list-page.js';
+import { listStatements, storedTypes, storedTypesQuery } from '../../src/storage/list-page.js';
 import { orderFingerprint, sortKeys } from '../../src/storage/list-plan.js';
 import { resourceColumns } from '../../src/storage/list-sql.js';
 import { openStorage } from '../../src/storage/open.js';
@@ -90,8 +90,17 @@ describe('sqlite query plans', () => {
       // The sorts are of the merged pages (at most 2 × 501 ids) and of the page itself, after every arm.
       expect(p.slice(0, p.indexOf('SCAN m')), p).not.toMatch(/TEMP B-TREE/);
     }
-    // A type given without its version could be stored at several: those lists sort their matches, as before.
-    expect(page({ types: { kind: 'many', entries: [{ group: 'apps', resource: 'deployments' }, { group: '', version: 'v1', resource: 'pods' }] }, limit: 500 })).not.toMatch(/UNION ALL/);
+    // Types given by group or without their version: the stored ones are read first (resource_types), then merged too.
+    const byGroup: ListQuery = { types: { kind: 'many', entries: [{ group: 'apps' }, { group: '', resource: 'pods' }] }, limit: 500 };
+    expect(page(byGroup)).not.toMatch(/UNION ALL/);
+    const typesSql = sqliteQuery.render(storedTypesQuery(sqliteQuery, byGroup, undefined) ?? sql`SELECT 1`);
+    const stored = storedTypes(db.prepare(typesSql.sql).raw(true).all(...(typesSql.params as unknown[])) as unknown[][]);
+    expect(stored.map((t) => `${t.group}/${t.version}/${t.resource}`).sort()).toEqual(['/v1/pods', 'apps/v1/deployments']);
+    expect(plan(listStatements(sqliteQuery, byGroup, undefined, stored).page).match(plans[0]?.[1] ?? /^$/)).toHaveLength(2);
+    // Nothing to look up for types given whole, nor for what is not read a page at a time in key order.
+    expect(storedTypesQuery(sqliteQuery, q, undefined)).toBeUndefined();
+    expect(storedTypesQuery(sqliteQuery, { ...byGroup, limit: 0 }, undefined)).toBeUndefined();
+    expect(storedTypesQuery(sqliteQuery, { ...byGroup, orderBy: [{ column: 'name', desc: true }] }, undefined)).toBeUndefined();
   });
 
   it('one object by its key is one index seek', () => {
