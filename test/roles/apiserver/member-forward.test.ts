@@ -153,7 +153,8 @@ describe('exec from the host cluster', () => {
     const p = runningPod(m1);
     const k = new Kubectl(`${fromHost.resources}/clusters/m1`);
     try {
-      expect(await k.run(['exec', '-n', p.metadata.namespace ?? '', p.metadata.name ?? '', '--', 'hostname'])).toMatchObject({ code: 0, stdout: `${p.metadata.name}\n` });
+      const r = await k.run(['exec', '-n', p.metadata.namespace ?? '', p.metadata.name ?? '', '--', 'hostname']);
+      expect(r, r.stderr).toMatchObject({ code: 0, stdout: `${p.metadata.name}\n` });
     } finally {
       k.dispose();
     }
