@@ -88,6 +88,7 @@ async function main(): Promise<void> {
         ['`workloads`, one namespace', { types: workloads, namespaces: { op: 'in', values: ['ns-3'] } }],
         ['`workloads`, ten clusters', { types: workloads, clusters: { op: 'in', values: tenClusters } }],
         ['`any?groups=apps` (types by group), every cluster', { types: { kind: 'many', entries: [{ group: 'apps' }] } }],
+        ['`any?groups=*` (every type), every cluster', { types: { kind: 'all' } }],
       ];
       const lines = [
         `${BACKEND === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${rows.toLocaleString('en-US')} rows (${CLUSTERS} clusters × ${DEPLOYMENTS} Deployments + a fifth as many StatefulSets and DaemonSets), ${PAGES} pages of 500 per walk:`,

@@ -79,7 +79,7 @@ export interface ConcreteType { group: string; version: string; resource: string
  * order, found by walking indexes rather than as a set to sort (sortsMatches).
  */
 function mergeable(q: ListQuery, drivingLabel: number | undefined): boolean {
-  return q.types.kind === 'many' && (q.limit ?? 0) > 0 && !(q.continue && 'offset' in q.continue) && !sortsMatches(q, drivingLabel);
+  return q.types.kind !== 'one' && (q.limit ?? 0) > 0 && !(q.continue && 'offset' in q.continue) && !sortsMatches(q, drivingLabel);
 }
 
 /** The types of a `many` filter when every entry names its version and resource; undefined otherwise. */
@@ -95,9 +95,10 @@ function concreteTypes(q: ListQuery): ConcreteType[] | undefined {
 
 /**
  * For a mergeable list whose types are given by group (collectionresources `kuberesources`, `any?groups=apps`), or
- * without a version: the stored types it covers (in the asked clusters), read from resource_types just before the
- * page's snapshot, to pass to listStatements. Undefined when the list needs none. A type first written between the
- * two reads is missing from that page, as a row written behind a continue token is from the rest of a walk.
+ * without a version, or not at all (`any?groups=*`): the stored types it covers (in the asked clusters), read from
+ * resource_types just before the page's snapshot, to pass to listStatements. Undefined when the list needs none. A
+ * type first written between the two reads is missing from that page, as a row written behind a continue token is
+ * from the rest of a walk.
  */
 export function storedTypesQuery(d: QueryDialect, q: ListQuery, drivingLabel: number | undefined): SQL | undefined {
   if (!mergeable(q, drivingLabel) || concreteTypes(q)) return undefined;

@@ -154,10 +154,11 @@ export function pagingContract(open: OpenHarness): void {
         { kind: 'many', entries: [{ group: 'apps' }] },
         { kind: 'many', entries: [{ group: 'example.io', resource: 'widgets' }, { group: '', resource: 'pods' }] },
         { kind: 'many', entries: [{ group: 'example.io' }, { group: 'apps', version: 'v1', resource: 'statefulsets' }] },
+        { kind: 'all' },
       ];
       for (const types of typeSets) {
-        const covers = (r: StoredRow): boolean => types.kind === 'many'
-          && types.entries.some((e) => e.group === r.group && (e.version ?? r.version) === r.version && (e.resource ?? r.resource) === r.resource);
+        const covers = (r: StoredRow): boolean => types.kind === 'all' || (types.kind === 'many'
+          && types.entries.some((e) => e.group === r.group && (e.version ?? r.version) === r.version && (e.resource ?? r.resource) === r.resource));
         for (const [filter, keep] of cases) {
           const q: ListQuery = { types, ...filter };
           const expected = all.filter((r) => covers(r) && keep(r)).sort(byteOrder).map(key);

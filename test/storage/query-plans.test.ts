@@ -97,6 +97,9 @@ describe('sqlite query plans', () => {
     const stored = storedTypes(db.prepare(typesSql.sql).raw(true).all(...(typesSql.params as unknown[])) as unknown[][]);
     expect(stored.map((t) => `${t.group}/${t.version}/${t.resource}`).sort()).toEqual(['/v1/pods', 'apps/v1/deployments']);
     expect(plan(listStatements(sqliteQuery, byGroup, undefined, stored).page).match(plans[0]?.[1] ?? /^$/)).toHaveLength(2);
+    // Every type (any?groups=*): every stored one.
+    const every = sqliteQuery.render(storedTypesQuery(sqliteQuery, { types: { kind: 'all' }, limit: 500 }, undefined) ?? sql`SELECT 1`);
+    expect(storedTypes(db.prepare(every.sql).raw(true).all(...(every.params as unknown[])) as unknown[][]).map((t) => t.resource).sort()).toEqual(['deployments', 'pods']);
     // Nothing to look up for types given whole, nor for what is not read a page at a time in key order.
     expect(storedTypesQuery(sqliteQuery, q, undefined)).toBeUndefined();
     expect(storedTypesQuery(sqliteQuery, { ...byGroup, limit: 0 }, undefined)).toBeUndefined();
