@@ -42,8 +42,10 @@ export async function migratePostgres(pool: Pg, conn: PostgresConnection, dryRun
     });
     await pool.unsafe(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [String(migrations.length)]);
     // A store created now: its revisions start at its origin (revision-origin.ts), the change log empty up to there.
+    // Not if a writer got in first (a process that does not migrate takes no lock): one statement.
     if (plan.from === 0) {
-      await pool.unsafe(`INSERT INTO meta (key, value) VALUES ('revision', $1), ('compacted_revision', $1) ON CONFLICT (key) DO NOTHING`, [String(originRevision())]);
+      await pool.unsafe(`WITH r AS (INSERT INTO meta (key, value) VALUES ('revision', $1) ON CONFLICT (key) DO NOTHING RETURNING 1)
+        INSERT INTO meta (key, value) SELECT 'compacted_revision', $1 FROM r ON CONFLICT (key) DO NOTHING`, [String(originRevision())]);
     }
     return plan;
   } catch (e: unknown) {

@@ -36,11 +36,13 @@ export function migrateSqlite(db: Db, dryRun: boolean): MigrationPlan {
     }
     writeMeta(db, 'schema_version', migrations.length);
     // A store created now: its revisions start at its origin (revision-origin.ts), the change log empty up to there.
+    // Not if another process wrote already (it migrated after this one's commit): its revisions stay as they are.
     if (plan.from === 0) {
       const origin = String(originRevision());
       const seed = db.prepare(`INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)`);
-      seed.run('revision', origin);
-      seed.run('compacted_revision', origin);
+      db.transaction(() => {
+        if (seed.run('revision', origin).changes > 0) seed.run('compacted_revision', origin);
+      }).immediate();
     }
     return plan;
   } catch (e: unknown) {
