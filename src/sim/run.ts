@@ -1,5 +1,6 @@
 // The `simulate` command's body: start a fleet, write the PediaCluster file, print one line per cluster, stop on the signal.
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../lib/log.js';
 import { aborted } from '../lib/lifecycle.js';
 import { ConfigError } from '../lib/errors.js';
@@ -27,7 +28,7 @@ export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, 
     throw e;
   });
   try {
-    await writeFile(opts.out, pediaClustersYaml(fleet.clusters));
+    await writeWhole(opts.out, pediaClustersYaml(fleet.clusters));
     for (const c of fleet.clusters) {
       if (opts.churn > 0) c.churn.start(opts.churn);
       print(`${c.name} ${c.url} pods=${opts.podsPerCluster}${opts.tls ? ' tls' : ''}`);
@@ -37,5 +38,20 @@ export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, 
   } finally {
     await fleet.stop();
     logger.info('simulated clusters stopped');
+  }
+}
+
+/**
+ * Writes `path` whole or not at all: beside it under a hidden name (which `--clusters <dir>` skips), then renamed over
+ * it. A synchro watching the file, or a script waiting for it to appear, never reads half of it.
+ */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  } catch (e: unknown) {
+    await rm(tmp, { force: true });
+    throw e;
   }
 }
