@@ -2,12 +2,13 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { decodeContinueToken, encodeContinueToken, type KeyValue } from './continue-token.js';
 import { StorageError } from './errors.js';
+import { chooseDrivingLabel } from './label-strategy.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
 import { and, filterConditions, resourceColumns, setCondition, typeCondition, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { HEAD_REVISION, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
-import type { JoinedPage, ListPage, ListQuery, StoredRow } from './types.js';
+import type { JoinedPage, ListPage, ListQuery, ResourceType, StoredRow } from './types.js';
 
 /** Pages up to this size are read at once and the connection is given back before the rows are served. */
 const MATERIALISE_LIMIT = 1000;
@@ -58,21 +59,27 @@ function perCluster(d: QueryDialect, q: ListQuery, keys: SortKey[], offset: numb
   return d.scanPerCluster && offset === undefined && n > 1 && keys[0]?.id === 'cluster';
 }
 
+/** Text tuples compared element by element, byte-wise, as both dialects compare text. */
+function bytewise(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const r = Buffer.compare(Buffer.from(a[i] ?? ''), Buffer.from(b[i] ?? ''));
+    if (r !== 0) return r;
+  }
+  return 0;
+}
+
 /**
  * The asked clusters in the order of the first sort key (byte-wise, as both dialects compare text), from the cluster
  * a continue token stopped in: the ones before it have nothing left.
  */
 function clustersInOrder(q: ListQuery, keys: SortKey[], after: KeyValue | undefined): string[] {
-  const cmp = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b)) * (keys[0]?.desc ? -1 : 1);
+  const cmp = (a: string, b: string): number => bytewise([a], [b]) * (keys[0]?.desc ? -1 : 1);
   const from = typeof after === 'string' ? after : undefined;
   return [...new Set(q.clusters?.values)].filter((v) => from === undefined || cmp(v, from) >= 0).sort(cmp);
 }
 
 /** A list over more concrete types than this sorts their matches, as before (each type is one index scan). */
 const MAX_MERGED_TYPES = 32;
-
-/** One stored type: a group, version and resource. */
-export interface ConcreteType { group: string; version: string; resource: string }
 
 /**
  * Whether a list over several types could be read type by type and merged (mergedTypes): a page (limit) in keyset
@@ -83,9 +90,9 @@ function mergeable(q: ListQuery, drivingLabel: number | undefined): boolean {
 }
 
 /** The types of a `many` filter when every entry names its version and resource; undefined otherwise. */
-function concreteTypes(q: ListQuery): ConcreteType[] | undefined {
+function concreteTypes(q: ListQuery): ResourceType[] | undefined {
   if (q.types.kind !== 'many') return undefined;
-  const out: ConcreteType[] = [];
+  const out: ResourceType[] = [];
   for (const e of q.types.entries) {
     if (e.version === undefined || e.resource === undefined) return undefined;
     out.push({ group: e.group, version: e.version, resource: e.resource });
@@ -108,7 +115,7 @@ export function storedTypesQuery(d: QueryDialect, q: ListQuery, drivingLabel: nu
 }
 
 /** The rows of storedTypesQuery as types. */
-export function storedTypes(rows: unknown[][]): ConcreteType[] {
+export function storedTypes(rows: unknown[][]): ResourceType[] {
   return rows.map((r) => ({ group: String(r[0]), version: String(r[1]), resource: String(r[2]) }));
 }
 
@@ -120,7 +127,7 @@ export function storedTypes(rows: unknown[][]): ConcreteType[] {
  * for each page of 500). `stored`: what storedTypesQuery found, for types not given whole. Undefined when the plan
  * does not apply.
  */
-function mergedTypes(q: ListQuery, keys: SortKey[], drivingLabel: number | undefined, stored: ConcreteType[] | undefined): ConcreteType[] | undefined {
+function mergedTypes(q: ListQuery, keys: SortKey[], drivingLabel: number | undefined, stored: ResourceType[] | undefined): ResourceType[] | undefined {
   if (!mergeable(q, drivingLabel)) return undefined;
   const given = concreteTypes(q) ?? stored;
   if (!given) return undefined;
@@ -139,24 +146,21 @@ function mergedTypes(q: ListQuery, keys: SortKey[], drivingLabel: number | undef
  * Within one type the token's position is a row-value bound on the remaining keys, inclusive for the types that sort
  * after the token's own (their rows at an equal prefix come after it).
  */
-function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: ColumnRefs, types: ConcreteType[],
+function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: ColumnRefs, types: ResourceType[],
   after: KeyValue[] | undefined, limit: number): SQL {
   const prefix = keys.slice(0, -3);
-  const byteOrder = (a: string[], b: string[]): number => {
-    for (let i = 0; i < a.length; i++) {
-      const r = Buffer.compare(Buffer.from(a[i] ?? ''), Buffer.from(b[i] ?? ''));
-      if (r !== 0) return r;
-    }
-    return 0;
+  // The token's position: its type, and a row-value bound on the remaining keys.
+  const token = after && {
+    type: after.slice(-3).map((v) => String(v)),
+    keys: sql`(${sql.join(prefix.map((k) => k.expr), sql`, `)})`,
+    values: sql`(${sql.join(after.slice(0, -3).map((v) => sql`${v}`), sql`, `)})`,
   };
   const arms = types.map((t, i) => {
     const conds = filterConditions(d, { ...q, types: { kind: 'one', ...t } }, c);
-    if (after) {
-      const tokenType = after.slice(-3).map((v) => String(v));
-      const inclusive = byteOrder([t.group, t.version, t.resource], tokenType) > 0;
-      const bound = after.slice(0, -3);
+    if (token) {
+      const inclusive = bytewise([t.group, t.version, t.resource], token.type) > 0;
       if (prefix.length === 0) conds.push(inclusive ? sql`TRUE` : sql`FALSE`);
-      else conds.push(sql`(${sql.join(prefix.map((k) => k.expr), sql`, `)}) ${sql.raw(inclusive ? '>=' : '>')} (${sql.join(bound.map((v) => sql`${v}`), sql`, `)})`);
+      else conds.push(sql`${token.keys} ${sql.raw(inclusive ? '>=' : '>')} ${token.values}`);
     }
     const order = prefix.length > 0 ? sql` ORDER BY ${orderBy(prefix)}` : sql``;
     return sql`SELECT * FROM (SELECT r.id, ${keyColumns(keys)} FROM resources r WHERE ${and(conds)}${order} LIMIT ${limit + 1}) ${sql.raw(`t${i}`)}`;
@@ -166,10 +170,20 @@ function mergedTypesPage(d: QueryDialect, q: ListQuery, keys: SortKey[], c: Colu
 }
 
 /**
+ * A list's statements, with what chooses them read first through `rows`, before the page's snapshot: the label
+ * requirement to drive from (chooseDrivingLabel) and the stored types a list over types not given whole covers.
+ */
+export async function planList(d: QueryDialect, q: ListQuery, rows: (statement: SQL) => Promise<unknown[][]>): Promise<ListStatements> {
+  const driving = await chooseDrivingLabel(d, q, async (count) => Number((await rows(count))[0]?.[0] ?? 0));
+  const typesQuery = storedTypesQuery(d, q, driving);
+  return listStatements(d, q, driving, typesQuery ? storedTypes(await rows(typesQuery)) : undefined);
+}
+
+/**
  * `drivingLabel`: index in q.labels of the requirement to drive from (chooseDrivingLabel); `stored`: the stored types
  * a list over types given by group covers (storedTypesQuery).
  */
-export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number, stored?: ConcreteType[]): ListStatements {
+export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: number, stored?: ResourceType[]): ListStatements {
   const c = resourceColumns('r');
   const keys = sortKeys(d, q, c);
   const fp = orderFingerprint(q, keys);

@@ -7,8 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { chooseDrivingLabel } from '../label-strategy.js';
-import { joinRows, listStatements, readAtOnce, readPage, storedTypes, storedTypesQuery } from '../list-page.js';
+import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
 import { RevisionNotifier } from '../notifier.js';
 import type { OpenBackend } from '../open.js';
@@ -193,10 +192,7 @@ class PostgresStorage implements Storage {
   }
 
   async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
-    const driving = await chooseDrivingLabel(postgresQuery, query, async (q) => Number((await this.rows('list', q))[0]?.[0] ?? 0));
-    const typesQuery = storedTypesQuery(postgresQuery, query, driving);
-    const stored = typesQuery ? storedTypes(await this.rows('list', typesQuery)) : undefined;
-    const st = listStatements(postgresQuery, query, driving, stored);
+    const st = await planList(postgresQuery, query, (q) => this.rows('list', q));
     const snap = await this.run('list', () => PgSnapshot.open(this.pool));
     return readPage(snap, st, signal);
   }

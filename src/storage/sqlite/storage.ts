@@ -9,8 +9,7 @@ import { AnalyzePolicy } from '../analyze-policy.js';
 import { StorageError } from '../errors.js';
 import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { joinable, listStatements, readJoinedPage, readPage, storedTypes, storedTypesQuery, type ListStatements } from '../list-page.js';
-import { chooseDrivingLabel } from '../label-strategy.js';
+import { joinable, planList, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
@@ -244,12 +243,9 @@ class SqliteStorage implements Storage {
     return readJoinedPage(snap, st, (ids) => joinedObjects(ids, query.onlyMetadata === true), JOIN_GROUP_BYTES, signal);
   }
 
-  /** A list's statements (with its driving label chosen) and the read snapshot to run them on. */
+  /** A list's statements (planList) and the read snapshot to run them on. */
   private async openList(query: ListQuery): Promise<{ st: ListStatements; snap: SqliteSnapshot }> {
-    const driving = await chooseDrivingLabel(sqliteQuery, query, async (q) => Number(this.run('list', () => allRows(this.db, q))[0]?.[0] ?? 0));
-    const typesQuery = storedTypesQuery(sqliteQuery, query, driving);
-    const stored = typesQuery ? storedTypes(this.run('list', () => allRows(this.db, typesQuery))) : undefined;
-    const st = listStatements(sqliteQuery, query, driving, stored);
+    const st = await planList(sqliteQuery, query, async (q) => this.run('list', () => allRows(this.db, q)));
     return { st, snap: await SqliteSnapshot.open(this.readers) };
   }
 
