@@ -9,6 +9,7 @@ import type { StoredRow, TypeFilter } from '../../storage/types.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
+import { checkBeforeRead, checkPage } from './read-revision.js';
 import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import { whereSqlError } from './where-sql.js';
 import { sendObject } from './respond.js';
@@ -82,7 +83,9 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
 
 async function sendCollection(res: ServerResponse, def: CollectionDef, parsed: ReturnType<typeof parseListOptions>, neg: Negotiated,
   includeObject: IncludeObject, capped: boolean, d: HandlerDeps, signal: AbortSignal): Promise<void> {
+  await checkBeforeRead(parsed.revision, d.feed, d.storage);
   const page = await d.storage.list(parsed.query, signal);
+  await checkPage(parsed.revision, page, parsed.query, d.storage);
   const meta = (): ListMeta => pageMeta(page, parsed.withContinue !== false || capped);
 
   // resourceTypes lists the distinct types of the returned items in first-seen order (reference §1.6).

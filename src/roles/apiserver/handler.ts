@@ -14,7 +14,7 @@ import { methodVerb } from './authz-attributes.js';
 import { isForwarded, proxyPath, type MemberConnections } from './member-forward.js';
 import type { ApiserverMetrics } from './metrics.js';
 import type { IncludeObject } from '../../kube/printers/index.js';
-import { invalidParam, parseKubeListOptions } from './list-options-kube.js';
+import { parseKubeListOptions } from './list-options-kube.js';
 import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import type { ApiserverOptions } from './options.js';
 import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable, type PediaClusterFilter } from './pediaclusters.js';
@@ -136,7 +136,6 @@ async function watchPediaClusters(res: ServerResponse, ctx: RequestContext, url:
   includeObject: IncludeObject, filter: PediaClusterFilter, d: HandlerDeps): Promise<void> {
   const kube = parseKubeListOptions(url.searchParams);
   const rv = kube.resourceVersion;
-  if (rv !== undefined && !/^\d+$/.test(rv)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
   const { maxTimeoutSeconds } = d.options.watch;
   const timeoutSeconds = watchTimeoutSeconds(kube.timeoutSeconds, maxTimeoutSeconds);
   const tables = watchTables(neg.meta);

@@ -21,6 +21,14 @@ export function invalidParam(param: string, value: string, why: string): StatusE
   return badRequest(`${param}: Invalid value: ${goQuote(value)}: ${why}`);
 }
 
+/** A resourceVersion parameter, checked: kube parses one as an unsigned 64-bit integer too (this server issues no other). */
+export function checkedResourceVersion(rv: string | undefined): string | undefined {
+  if (rv !== undefined && (!/^\d{1,20}$/.test(rv) || BigInt(rv) > UINT64_MAX)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
+  return rv;
+}
+
+const UINT64_MAX = 2n ** 64n - 1n;
+
 /** A decimal int64 as a JS number, saturated at MAX_SAFE_INTEGER (every use caps far lower anyway). */
 export function parseIntParam(param: string, value: string): number {
   const n = parseInt64(value);
@@ -93,7 +101,7 @@ export function parseKubeListOptions(query: URLSearchParams): KubeListOptions {
   const match = nonEmpty('resourceVersionMatch');
   const options: KubeListOptions = {
     watch: parseBool(firstParam(query, 'watch')) ?? false,
-    resourceVersion: nonEmpty('resourceVersion'),
+    resourceVersion: checkedResourceVersion(nonEmpty('resourceVersion')),
     resourceVersionMatch: match as ResourceVersionMatch | undefined,
     timeoutSeconds: timeout === 0 ? undefined : timeout,
     allowWatchBookmarks: parseBool(firstParam(query, 'allowWatchBookmarks')) ?? false,

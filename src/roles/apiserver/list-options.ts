@@ -7,7 +7,8 @@ import { parseFieldSelector } from '../../kube/field-selector.js';
 import { withFieldLabels } from '../../kube/field-labels.js';
 import { isSearchTimeError, parseSearchTime } from '../../kube/search-time.js';
 import type { ListQuery, OwnerFilter, SetFilter, TypeFilter, WatchFilter } from '../../storage/types.js';
-import { firstParam, invalidParam, parseBool, parseKubeListOptions, type ResourceVersionMatch } from './list-options-kube.js';
+import { firstParam, invalidParam, parseBool, parseKubeListOptions } from './list-options-kube.js';
+import { revisionWanted, type RevisionWanted } from './read-revision.js';
 import { splitSearchLabels, type SearchLabels } from './list-options-search-labels.js';
 import { parseOrderByLabel, parseOrderByParam } from './list-options-orderby.js';
 import { parseAnyCollectionTypes } from './list-options-collection.js';
@@ -60,8 +61,8 @@ export interface WatchOptions {
 export interface ParsedListOptions {
   query: ListQuery;
   watch: WatchOptions | undefined;
-  resourceVersion: string | undefined;
-  resourceVersionMatch: ResourceVersionMatch | undefined;
+  /** What the list's resourceVersion asks of its answer (read-revision.ts). */
+  revision: RevisionWanted;
   timeoutSeconds: number | undefined;
   /**
    * Clusterpedia's withContinue, when given. Our lists always emit a continue token for a full page
@@ -252,8 +253,7 @@ export function parseListOptions(input: ListOptionsInput): ParsedListOptions {
       timeoutSeconds: kube.timeoutSeconds,
       sendInitialEvents: kube.sendInitialEvents,
     } : undefined,
-    resourceVersion: kube.resourceVersion,
-    resourceVersionMatch: kube.resourceVersionMatch,
+    revision: revisionWanted({ resourceVersion: kube.resourceVersion, resourceVersionMatch: kube.resourceVersionMatch, limit, continued: cont !== undefined }),
     timeoutSeconds: kube.timeoutSeconds,
     withContinue: parseBool(firstParam(query, 'withContinue')) ?? labelBool(labels.scalars['with-continue']),
     injectEvents: parseBool(firstParam(query, 'injectEvents')) ?? labelBool(labels.scalars['inject-events']) ?? false,

@@ -11,6 +11,8 @@ import { methodVerb } from './authz-attributes.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
 import { parseListOptions } from './list-options.js';
+import { firstParam } from './list-options-kube.js';
+import { checkAfterRead, checkBeforeRead, checkPage, getRevisionWanted } from './read-revision.js';
 import { includeObjectPolicy, negotiate, type Negotiated } from './negotiate.js';
 import { eventEncoder, listRenderer, pageMeta, renderOne, type RenderContext } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
@@ -86,6 +88,7 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     return await counted(res, d, metric, async () => {
       switch (t.verb) {
         case 'get':
+          await checkBeforeRead(getRevisionWanted(firstParam(url.searchParams, 'resourceVersion')), d.feed, d.storage);
           return get(res, ctx, t, type, neg, rc, d, scale);
         case 'list':
           return list(res, ctx, url, t, neg, rc, d);
@@ -208,13 +211,18 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) query.limit = d.options.limits.maxPageSize;
   const withContinue = parsed.withContinue !== false || capped;
+  await checkBeforeRead(parsed.revision, d.feed, d.storage);
   try {
     if (query.objectBytes && d.storage.listJoined) {
       // A page read at once comes as a few buffers of joined objects: no row objects, no copies on the way out.
       const joined = await d.storage.listJoined(query, ctx.signal);
-      if (joined) return await sendJoined(res, joined, neg, rc, withContinue, t.resource, d);
+      if (joined) {
+        await checkAfterRead(parsed.revision, joined.revision, query, d.storage);
+        return await sendJoined(res, joined, neg, rc, withContinue, t.resource, d);
+      }
     }
     const listed = await d.storage.list(query, ctx.signal);
+    await checkPage(parsed.revision, listed, query, d.storage);
     const page = injectEvents ? { ...listed, rows: withInvolvedEvents(listed.rows, d.storage) } : listed;
     // withContinue=false drops the token of a page the client limited; a page the server cut keeps it, or the client
     // would take the first page for the whole list.

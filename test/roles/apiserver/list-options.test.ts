@@ -30,7 +30,7 @@ const DEPLOYMENTS = { kind: 'one', group: 'apps', version: 'v1', resource: 'depl
 describe('defaults', () => {
   it('an empty query selects the one GVR and nothing else', () => {
     expect(parse('')).toEqual({
-      query: { types: DEPLOYMENTS }, watch: undefined, resourceVersion: undefined, resourceVersionMatch: undefined,
+      query: { types: DEPLOYMENTS }, watch: undefined, revision: { kind: 'newest' },
       timeoutSeconds: undefined, withContinue: undefined, injectEvents: false,
     });
   });
@@ -328,14 +328,27 @@ describe('kube list options', () => {
     expect(parse({ watch: '1', timeoutSeconds: '0' }).watch?.timeoutSeconds).toBeUndefined();
   });
 
-  it('resourceVersionMatch for lists and sendInitialEvents for watches', () => {
-    expect(parse({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' }).resourceVersionMatch).toBe('NotOlderThan');
+  it('resourceVersion and resourceVersionMatch for lists, by kube\'s table, and sendInitialEvents for watches', () => {
+    expect(parse({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan' }).revision).toEqual({ kind: 'notOlderThan', rv: 5n });
+    expect(parse({ resourceVersion: '5', resourceVersionMatch: 'NotOlderThan', limit: '10' }).revision).toEqual({ kind: 'notOlderThan', rv: 5n });
+    expect(parse({ resourceVersion: '5', resourceVersionMatch: 'Exact' }).revision).toEqual({ kind: 'exact', rv: 5n });
+    expect(parse({ resourceVersion: '5' }).revision).toEqual({ kind: 'notOlderThan', rv: 5n });
+    // The legacy rule: a first page with a limit and a resourceVersion is exact; the search label's limit counts.
+    expect(parse({ resourceVersion: '5', limit: '10' }).revision).toEqual({ kind: 'exact', rv: 5n });
+    expect(parse({ resourceVersion: '5', labelSelector: 'search.clusterpedia.io/limit=10' }).revision).toEqual({ kind: 'exact', rv: 5n });
+    for (const q of [{ limit: '10' }, { resourceVersion: '0' }, { resourceVersion: '0', limit: '10' }, { resourceVersion: '0', continue: 'x' }, { resourceVersion: '5', continue: '20' }] as Record<string, string>[]) {
+      expect(parse(q).revision).toEqual({ kind: 'newest' });
+    }
     expect(parse({ watch: 'true', sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan' }).watch?.sendInitialEvents).toBe(true);
   });
 
   it.each([
     [{ timeoutSeconds: 'soon' }, 'timeoutSeconds: Invalid value: "soon": must be an integer'],
     [{ timeoutSeconds: '-1' }, 'timeoutSeconds: Invalid value: "-1": must be a non-negative integer'],
+    [{ resourceVersion: 'abc' }, 'resourceVersion: Invalid value: "abc": must be a non-negative integer'],
+    [{ resourceVersion: '-5' }, 'resourceVersion: Invalid value: "-5": must be a non-negative integer'],
+    [{ watch: 'true', resourceVersion: '1e3' }, 'resourceVersion: Invalid value: "1e3": must be a non-negative integer'],
+    [{ resourceVersion: '18446744073709551616' }, 'resourceVersion: Invalid value: "18446744073709551616": must be a non-negative integer'],
     [{ resourceVersionMatch: 'Exact' }, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
     [{ resourceVersion: '1', resourceVersionMatch: 'Newest' }, 'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
     [{ resourceVersion: '0', resourceVersionMatch: 'Exact' }, 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
