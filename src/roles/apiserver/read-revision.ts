@@ -43,9 +43,14 @@ export function getRevisionWanted(rv: string | undefined): RevisionWanted {
   return revisionWanted({ resourceVersion: rv, resourceVersionMatch: undefined, limit: undefined, continued: false });
 }
 
+/** What a revision this store never issued is told, for a list or get (a 410 Status) and a watch (its ERROR event). */
+export function aheadOfStoreMessage(rv: bigint | string, current: string): string {
+  return `resource version ${rv} is newer than the newest this server holds (${current}): its storage was reset or `
+    + 'restored since; list again without resourceVersion';
+}
+
 function aheadOfStore(rv: bigint, current: string): StatusError {
-  return expired(`resource version ${rv} is newer than the newest this server holds (${current}): its storage was reset or `
-    + 'restored since; list again without resourceVersion');
+  return expired(aheadOfStoreMessage(rv, current));
 }
 
 /**

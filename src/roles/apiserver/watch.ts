@@ -6,6 +6,7 @@ import { status as makeStatus } from '../../kube/status.js';
 import type { ChangeFeed, FeedSubscriber } from './change-feed.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { StreamWriter } from './stream-writer.js';
+import { aheadOfStoreMessage } from './read-revision.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -226,6 +227,18 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     // 1. Initial state or catch-up, up to the feed head at subscription time.
     const rv = p.resourceVersion;
     let from: string;
+    // Ahead of the feed is normal for a moment (another replica listed at a revision this one's feed has not polled
+    // yet); ahead of storage itself, the revision was never issued by this store: it was reset (an emptyDir SQLite
+    // file, a new database) or restored from a backup. Waiting would keep the client's cache silently stale until the
+    // revisions caught up, so it is told to list again, as for a revision too old. The initial events of a watch-list
+    // from such a revision would be older than it asked for, too.
+    if (rv !== undefined && rv !== '' && rv !== '0' && BigInt(rv) > BigInt(feedHead)) {
+      const current = await p.storage.currentRevision();
+      if (BigInt(rv) > BigInt(current)) {
+        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', aheadOfStoreMessage(rv, current)) }));
+        return;
+      }
+    }
     if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
       const page = await p.initial();
       let shown = p.matchingKeys ? new KeyHashSet() : undefined;
@@ -240,18 +253,6 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
     } else {
       from = rv;
-      // Ahead of the feed is normal for a moment (another replica listed at a revision this one's feed has not
-      // polled yet); ahead of storage itself, the revision was never issued by this store: it was reset (an emptyDir
-      // SQLite file, a new database) or restored from a backup. Waiting would keep the client's cache silently stale
-      // until the revisions caught up, so it is told to list again, as for a revision too old.
-      if (BigInt(rv) > BigInt(feedHead)) {
-        const current = await p.storage.currentRevision();
-        if (BigInt(rv) > BigInt(current)) {
-          await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired',
-            `resource version ${rv} is newer than the newest this server holds (${current}): its storage was reset or restored since; list again`) }));
-          return;
-        }
-      }
       const m = await p.matchingKeys?.();
       if (m) members = Membership.take(m.keys, BigInt(m.revision), p.members);
     }
