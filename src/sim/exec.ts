@@ -21,6 +21,14 @@ const STREAM_CREATION_MS = 30_000;
 const CLOSE_GRACE_MS = 10_000;
 /** With a tty, how long the runtime waits for the client's terminal size before it starts the process anyway. */
 const FIRST_SIZE_MS = 200;
+/**
+ * How long an exec'd process takes to start, as a container runtime takes (runc forks and joins the container's
+ * namespaces: tens of milliseconds). A process that wrote at once, within the upgrade's round trip, would race kubectl:
+ * its WebSocket client drops a message for a stream it has not set up yet ("Unknown stream id 1, discarding message"),
+ * and `kubectl exec … -- hostname` printed nothing now and then, against a real kubelet, whose output never comes
+ * that soon.
+ */
+const PROCESS_START_MS = 50;
 
 /** What a process sees of its session, whichever the transport. */
 interface ProcessIO {
@@ -42,7 +50,11 @@ export function serveExec(pod: SimObject, query: URLSearchParams, req: IncomingM
   const container = containerFor(pod, query, false);
   const tty = flag(query, 'tty');
   const input = new Input(tty, flag(query, 'stdin'));
-  const start = (io: ProcessIO): void => input.whenSized(() => run(pod, query, container, mode, tty ? terminal(io) : io));
+  const start = (io: ProcessIO): void => input.whenSized(() => {
+    const go = (): void => run(pod, query, container, mode, tty ? terminal(io) : io);
+    if (mode === 'exec') setTimeout(go, PROCESS_START_MS).unref();
+    else go();
+  });
   if (isWebSocket(req)) {
     acceptWebSocket(req, socket, WS_PROTOCOLS);
     start(webSocketIO(socket, head, input));
