@@ -4,7 +4,7 @@ import { MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { and, filterConditions, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { rowColumns, toStoredRow } from './stored-row.js';
-import type { Change, ChangeType, WatchFilter } from './types.js';
+import type { Change, ChangeType, KeyFilter, WatchFilter } from './types.js';
 
 /**
  * Entries with after < revision ≤ head, oldest first. ADDED/MODIFIED entries carry no object: the row serves while
@@ -34,6 +34,22 @@ export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number
   };
   const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${head}`, sql`(c.type = 'DELETED' OR r.id IS NOT NULL)`, ...filterConditions(d, filter, refs)];
   return sql`SELECT c.type, ${rowColumns(d, refs)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
+}
+
+/**
+ * changedBetween(): one row if any entry with after < revision ≤ upTo matches `filter`, read from the change log's own
+ * columns (what KeyFilter names never changes for an object, so the entry holds it whatever happened to the row since).
+ */
+export function changedQuery(d: QueryDialect, filter: KeyFilter, after: number, upTo: number): SQL {
+  const c = (name: string): SQL => sql.raw(`c."${name}"`);
+  // KeyFilter has no labels, fields, owner or SQL: the columns those read are never used here.
+  const unused = sql`NULL`;
+  const refs: ColumnRefs = {
+    id: c('resource_id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), namespace: c('namespace'), name: c('name'),
+    createdAt: c('created_at'), kind: unused, ownerUid: unused, resourceVersion: unused, doc: unused, labels: unused, labelsPath: [],
+  };
+  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, ...filterConditions(d, filter, refs)];
+  return sql`SELECT 1 FROM changes c WHERE ${and(conds)} LIMIT 1`;
 }
 
 /** A row of changesQuery() as a Change. */

@@ -265,6 +265,14 @@ export interface Change {
 /** Filter of a watch: the subset of ListQuery a change can be matched against. */
 export type WatchFilter = Pick<ListQuery, 'types' | 'clusters' | 'namespaces' | 'names' | 'labels' | 'fields' | 'fuzzyNames' | 'since' | 'before'>;
 
+/** What a list covers that no write changes: types, clusters, namespaces, names, creation times (changedBetween). */
+export type KeyFilter = Pick<WatchFilter, 'types' | 'clusters' | 'namespaces' | 'names' | 'fuzzyNames' | 'since' | 'before'>;
+
+export type ChangedResult =
+  | { expired: false; changed: boolean }
+  /** `after` left the change-log window: what changed since is not known. */
+  | { expired: true; oldestRevision: string };
+
 export type ChangesResult =
   | { expired: false; changes: Change[]; revision: string }
   /** The revision left the change-log window: the client must relist (410 Expired). */
@@ -282,6 +290,11 @@ export interface StorageReader {
   listJoined?(query: ListQuery, signal?: AbortSignal): Promise<JoinedPage | undefined>;
   /** Changes with revision > `revision` matching `filter`, oldest first, at most `limit`. */
   changesSince(revision: string, filter: WatchFilter, limit: number): Promise<ChangesResult>;
+  /**
+   * Whether anything matching `filter` changed with after < revision ≤ upTo: any change-log entry, also one whose
+   * object changed again since (which changesSince skips, the later entry standing for it).
+   */
+  changedBetween(after: string, upTo: string, filter: KeyFilter): Promise<ChangedResult>;
   /** The current storage revision (decimal string). */
   currentRevision(): Promise<string>;
   /** Every stored (cluster, group, version, resource, kind), for discovery. */

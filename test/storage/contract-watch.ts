@@ -101,6 +101,33 @@ export function watchContract(open: OpenHarness): void {
       expect((await s.changesSince(rev(5), all, 100)).expired).toBe(false);
     });
 
+    it('changedBetween: any entry in the range matching types, clusters, namespaces, names, creation times, also one superseded since; expired before the window', async () => {
+      await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns-1', name: 'a', rv: '1', created: '2022-03-01T00:00:00Z' }), obj('nodes', { cluster: 'c1', name: 'n' })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns-1', name: 'a', rv: '2', created: '2022-03-01T00:00:00Z' })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c2', namespace: 'ns-2', name: 'b', rv: '1' })], deletes: [] });
+      const changed = async (after: number, upTo: number, f: Partial<WatchFilter> = {}): Promise<boolean> => {
+        const r = await s.changedBetween(rev(after), rev(upTo), { types: PODS, ...f });
+        if (r.expired) throw new Error(`expired at ${r.oldestRevision}`);
+        return r.changed;
+      };
+      // Revision 3 (a's second write) superseded the entry at 1, which changesSince skips; this one does not.
+      expect(summary(await s.changesSince(rev(0), { types: PODS }, 100), origin)).toEqual(['3 MODIFIED c1/ns-1/a', '4 ADDED c2/ns-2/b']);
+      expect(await changed(0, 1)).toBe(true);
+      expect(await changed(1, 2)).toBe(false); // the node
+      expect(await changed(1, 2, { types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toBe(true);
+      expect(await changed(3, 4, { clusters: { op: 'in', values: ['c1'] } })).toBe(false);
+      expect(await changed(3, 4, { namespaces: { op: 'in', values: ['ns-2'] } })).toBe(true);
+      expect(await changed(0, 4, { names: { op: 'in', values: ['zz'] } })).toBe(false);
+      expect(await changed(0, 4, { fuzzyNames: ['b'] })).toBe(true);
+      expect(await changed(0, 3, { since: new Date('2022-04-01T00:00:00Z') })).toBe(false);
+      expect(await changed(0, 3, { before: new Date('2022-04-01T00:00:00Z') })).toBe(true);
+      expect(await changed(4, 4)).toBe(false);
+      for (let i = 0; i < 8; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      await s.compact();
+      expect(await s.changedBetween(rev(2), rev(12), { types: PODS })).toEqual({ expired: true, oldestRevision: rev(7) });
+      expect(await s.changedBetween(rev(7), rev(12), { types: PODS })).toEqual({ expired: false, changed: true });
+    });
+
     it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
       const aged = await h.openAnother({ changeLogMaxAgeMs: 0, changeLogRevisions: 1_000_000 });
       try {

@@ -8,7 +8,7 @@
 //   410 Expired otherwise: kube answers so for a revision its storage no longer holds, and client-go then lists again
 //   from the newest. Before, such a list was answered with the newest state, a different one than asked.
 import { expired, type StatusError } from '../../kube/status.js';
-import type { ListPage, ListQuery, StorageReader, WatchFilter } from '../../storage/types.js';
+import type { KeyFilter, ListPage, ListQuery, StorageReader } from '../../storage/types.js';
 import type { ChangeFeed } from './change-feed.js';
 import { checkedResourceVersion, type ResourceVersionMatch } from './list-options-kube.js';
 
@@ -64,8 +64,8 @@ export async function checkBeforeRead(wanted: RevisionWanted, feed: ChangeFeed, 
 }
 
 /** What can move an object in or out of a list without changing any of these: labels, fields, owners can. */
-function coveredBy(q: ListQuery): WatchFilter {
-  const f: WatchFilter = { types: q.types };
+function coveredBy(q: ListQuery): KeyFilter {
+  const f: KeyFilter = { types: q.types };
   for (const k of ['clusters', 'namespaces', 'names', 'fuzzyNames', 'since', 'before'] as const) {
     if (q[k] !== undefined) Object.assign(f, { [k]: q[k] });
   }
@@ -74,7 +74,7 @@ function coveredBy(q: ListQuery): WatchFilter {
 
 /**
  * After reading a page at `revision`: for "exact N", whether the list is the state at N, i.e. nothing of the types,
- * clusters, namespaces and names it covers changed in (N, revision]. The change log is looked at outside the page's
+ * clusters, namespaces and names it covers changed in (N, revision]. The change log is read outside the page's
  * snapshot, which is sound: every revision up to the page's is committed, and one compacted away since counts as a
  * change.
  */
@@ -85,12 +85,11 @@ export async function checkAfterRead(wanted: RevisionWanted, revision: string, q
     if (wanted.rv > at) throw aheadOfStore(wanted.rv, revision);
     return;
   }
-  const r = await storage.changesSince(wanted.rv.toString(), coveredBy(q), 1);
+  const r = await storage.changedBetween(wanted.rv.toString(), revision, coveredBy(q));
   if (r.expired) throw expired(`The resourceVersion for the provided list is too old: ${wanted.rv} (the oldest kept is ${r.oldestRevision}); list again without resourceVersion`);
-  const first = r.changes[0];
-  if (first && BigInt(first.revision) <= at) {
-    throw expired(`resource version ${wanted.rv} (exact): what this list covers changed since (at ${first.revision}), and this server `
-      + 'keeps only the newest state; list again without resourceVersion or with resourceVersionMatch=NotOlderThan');
+  if (r.changed) {
+    throw expired(`resource version ${wanted.rv} (exact): what this list covers changed since, and this server keeps only the `
+      + 'newest state; list again without resourceVersion or with resourceVersionMatch=NotOlderThan');
   }
 }
 

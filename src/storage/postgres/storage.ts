@@ -5,7 +5,7 @@ import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type postgres from 'postgres';
 import type { Logger } from '../../lib/log.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
-import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
@@ -15,7 +15,7 @@ import { migrationPlan } from '../schema-version.js';
 import type { PostgresConnection } from '../storage-config.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import type {
-  ChangesResult, ClusterStatusRecord, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -224,6 +224,17 @@ class PostgresStorage implements Storage {
     const changes = rows.filter((r) => r[2] !== null).map((r) => toChange(r.slice(2)));
     const last = changes.length >= n ? changes[changes.length - 1]?.revision : undefined;
     return { expired: false, changes, revision: last ?? String(head) };
+  }
+
+  async changedBetween(after: string, upTo: string, filter: KeyFilter): Promise<ChangedResult> {
+    const from = Number(after);
+    if (!Number.isSafeInteger(from)) return { expired: true, oldestRevision: String(await this.compactedRevision()) };
+    // One statement: the compacted revision and the entries from one snapshot.
+    const rows = await this.rows('changedBetween', sql`SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0),
+      EXISTS (${changedQuery(postgresQuery, filter, from, Number(upTo))})`);
+    const compacted = Number(rows[0]?.[0] ?? 0);
+    if (from < compacted) return { expired: true, oldestRevision: String(compacted) };
+    return { expired: false, changed: rows[0]?.[1] === true };
   }
 
   private async compactedRevision(): Promise<number> {

@@ -7,14 +7,14 @@ import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { StorageError } from '../errors.js';
-import { changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinable, planList, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
-  ChangesResult, ClusterStatusRecord, JoinedPage, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -261,6 +261,17 @@ class SqliteStorage implements Storage {
         const changes = rows.map(toChange);
         const last = changes.length >= limit ? changes[changes.length - 1]?.revision : undefined;
         return { expired: false, changes, revision: last ?? String(head) };
+      }).deferred(),
+    );
+  }
+
+  async changedBetween(after: string, upTo: string, filter: KeyFilter): Promise<ChangedResult> {
+    const from = Number(after);
+    return this.run('changedBetween', () =>
+      this.db.transaction((): ChangedResult => {
+        const compacted = readMeta(this.db, 'compacted_revision');
+        if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
+        return { expired: false, changed: allRows(this.db, changedQuery(sqliteQuery, filter, from, Number(upTo))).length > 0 };
       }).deferred(),
     );
   }

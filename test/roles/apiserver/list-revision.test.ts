@@ -62,7 +62,7 @@ function contract(backend: string, target: () => Promise<{ url: string; drop: ()
             const a = await get(`${api.base}${P}/api/v1/pods?${q}`, headers);
             expect(a.status, q).toBe(410);
             expect(a.body).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
-            expect(a.body.message).toMatch(new RegExp(`^resource version ${rv} \\(exact\\): what this list covers changed since`));
+            expect(a.body.message).toMatch(new RegExp(`^resource version ${rv} \\(exact\\): what this list covers changed since, and this server keeps only the newest state`));
           }
         }
         // Not older than: the newest, which is.
@@ -71,6 +71,13 @@ function contract(backend: string, target: () => Promise<{ url: string; drop: ()
           expect(a.status, q).toBe(200);
           expect(names(a)).toEqual(q.includes('limit') ? ['p1', 'p2'] : ['p1', 'p2', 'p3', 'p4']);
         }
+        // An object changed after the revision asked for and again after that: its first change counts too.
+        const before = await storage.currentRevision();
+        await storage.write({ upserts: [pod('c1', 'a', 'p1', { rv: '400' })], deletes: [] });
+        const between = await storage.currentRevision();
+        await storage.write({ upserts: [pod('c1', 'a', 'p1', { rv: '500' })], deletes: [] });
+        expect((await get(`${api.base}${P}/clusters/c1/api/v1/namespaces/a/pods?resourceVersion=${before}&resourceVersionMatch=Exact`)).status).toBe(410);
+        expect((await get(`${api.base}${P}/clusters/c1/api/v1/namespaces/a/pods?resourceVersion=${between}&resourceVersionMatch=Exact`)).status).toBe(410);
         // A label change moves an object out of a selector without changing its type, cluster or name: it counts.
         await storage.write({ upserts: [pod('c2', 'a', 'labelled', { labels: { app: 'x' }, rv: '200' })], deletes: [] });
         const labelled = await get(`${api.base}${P}/api/v1/pods?labelSelector=app%3Dx&clusters=c2`);
