@@ -2,6 +2,7 @@
 // Expired (this server keeps only the newest state), "not older than" the newest, and a revision this store never
 // issued (ahead of it: reset or restored since) 410 Expired, so that client-go and client-node list again from the
 // newest. Both backends.
+import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openStorage } from '../../../src/storage/open.js';
@@ -91,6 +92,27 @@ function contract(backend: string, target: () => Promise<{ url: string; drop: ()
         expect((await get(`${workloads}&resourceVersionMatch=Exact`)).status).toBe(200);
         await storage.write({ upserts: [deployment('c2', 'a', 'd2')], deletes: [] });
         expect((await get(`${workloads}&limit=10`)).body).toMatchObject({ code: 410, reason: 'Expired' });
+      });
+    });
+
+    it('through client-node: a paged list from a revision since changed is an ApiException 410; NotOlderThan is served', async () => {
+      await withStore(async (storage, api) => {
+        const kc = new k8s.KubeConfig();
+        kc.loadFromOptions({
+          clusters: [{ name: 'cp', server: `${api.base}${P}`, skipTLSVerify: true }],
+          users: [{ name: 'u' }], contexts: [{ name: 'cp', cluster: 'cp', user: 'u' }], currentContext: 'cp',
+        });
+        const core = kc.makeApiClient(k8s.CoreV1Api);
+        const first = await core.listPodForAllNamespaces({ limit: 2 });
+        const rv = first.metadata?.resourceVersion ?? '';
+        expect((await core.listPodForAllNamespaces({ limit: 2, resourceVersion: rv })).items.map((p) => p.metadata?.name)).toEqual(['p1', 'p2']);
+        await storage.write({ upserts: [pod('c1', 'a', 'p0')], deletes: [] });
+        const refused = await core.listPodForAllNamespaces({ limit: 2, resourceVersion: rv }).then(() => undefined, (e: unknown) => e);
+        expect(refused).toBeInstanceOf(k8s.ApiException);
+        expect((refused as k8s.ApiException<string>).code).toBe(410);
+        expect(JSON.parse((refused as k8s.ApiException<string>).body)).toMatchObject({ kind: 'Status', reason: 'Expired' });
+        const served = await core.listPodForAllNamespaces({ limit: 2, resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' });
+        expect(served.items.map((p) => p.metadata?.name)).toEqual(['p0', 'p1']);
       });
     });
 
