@@ -6,6 +6,7 @@ import { isStorageError } from '../../storage/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { compresses, gzipBody, gzipHeaders } from './compress.js';
 import type { Wire } from './negotiate.js';
+import { indenterFor } from './pretty.js';
 import { ClientGoneError, responseGone, whenGone, type Piece } from './stream-writer.js';
 
 export function sendObject(res: ServerResponse, code: number, body: unknown, wire: Wire = 'json', contentType?: string): Promise<void> {
@@ -25,7 +26,8 @@ export function sendText(res: ServerResponse, code: number, text: string, wire: 
  * client reads it, so the request keeps its slot until then. A page the kernel took whole holds nothing here
  * (waiting for 'close' cost ~0.1 ms of a 24-pod answer).
  */
-export async function sendBody(res: ServerResponse, code: number, headers: Record<string, string | number>, pieces: readonly Piece[], length: number): Promise<void> {
+export async function sendBody(res: ServerResponse, code: number, headers: Record<string, string | number>, given: readonly Piece[], givenLength: number): Promise<void> {
+  const { pieces, length } = indented(res, headers['content-type'], given, givenLength);
   if (compresses(res, length)) {
     const gzipped = await gzipBody(pieces);
     // The deadline may have answered while zlib worked; a client may have left.
@@ -47,6 +49,14 @@ export async function sendBody(res: ServerResponse, code: number, headers: Recor
       whenGone(res, () => (res.writableFinished ? resolve() : reject(new ClientGoneError())));
     });
   }
+}
+
+/** A whole JSON body as indented for a response marked pretty (pretty.ts); as given otherwise. */
+function indented(res: ServerResponse, contentType: string | number | undefined, pieces: readonly Piece[], length: number): { pieces: readonly Piece[]; length: number } {
+  const indenter = indenterFor(res, contentType);
+  if (!indenter) return { pieces, length };
+  const out = [...pieces.map((p) => indenter.push(p)), indenter.end()];
+  return { pieces: out, length: out.reduce((n, b) => n + b.length, 0) };
 }
 
 /** Maps anything thrown while serving to a Kubernetes Status. Unexpected errors are logged and answered 500 without details. */
@@ -95,7 +105,9 @@ export function sendError(res: ServerResponse, e: unknown, log: Logger): void {
   const retry = st.details?.retryAfterSeconds;
   if (retry) headers['retry-after'] = String(retry);
   const text = JSON.stringify(st);
-  headers['content-length'] = String(Buffer.byteLength(text));
+  const { pieces, length } = indented(res, headers['content-type'], [text], Buffer.byteLength(text));
+  headers['content-length'] = String(length);
   res.writeHead(st.code, headers);
-  res.end(text);
+  for (const p of pieces) res.write(p);
+  res.end();
 }

@@ -14,6 +14,7 @@ import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
 import type { RequestAccess } from './authz-gate.js';
 import { TurnQueue } from '../../lib/turns.js';
+import { markPretty, wantsPretty } from './pretty.js';
 
 export interface RequestContext {
   /** True on the HTTPS listener. */
@@ -230,6 +231,7 @@ export class ApiHttpServer implements Runnable {
     };
     const timer = longRunning || limits.requestTimeoutMs <= 0 ? undefined : setTimeout(onDeadline, limits.requestTimeoutMs);
     const ctx: RequestContext = { secure, socket: req.socket, url, signal: ac.signal, longRunning, log, ...(upgrade ? { upgrade } : {}) };
+    if (wantsPretty(req, url)) markPretty(res);
     try {
       // Health and metrics answer at once, as kube-apiserver exempts them: a probe must not queue behind lists.
       if (!QUIET.test(url.pathname)) await this.turns.wait();

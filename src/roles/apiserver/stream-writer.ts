@@ -4,6 +4,8 @@ import type { Socket } from 'node:net';
 import type { TransformOptions } from 'node:stream';
 import { createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
 import { GZIP_OPTIONS, GZIP_THRESHOLD_BYTES, gzipHeaders, mayCompress } from './compress.js';
+import type { JsonIndenter } from '../../lib/json-indent.js';
+import { indenterFor } from './pretty.js';
 
 /** A piece of a body: text, or bytes copied out as they are (objects read as UTF-8, ListQuery.objectBytes). */
 export type Piece = string | Buffer;
@@ -31,14 +33,22 @@ export class StreamWriter {
   /** The compressor the body goes through once it turned out large enough. */
   private gzip: Gzip | undefined;
 
+  /** A JSON body asked for indented (pretty.ts) goes through this; only a body whose head the writer writes. */
+  private readonly indenter: JsonIndenter | undefined;
+
   constructor(private readonly res: ServerResponse, o: StreamWriterOptions = {}) {
     this.chunkBytes = o.chunkBytes ?? 64 * 1024;
     this.head = o.head;
     this.holdBytes = o.head && mayCompress(res) ? GZIP_THRESHOLD_BYTES : 0;
+    this.indenter = o.head ? indenterFor(res, o.head.headers['content-type']) : undefined;
   }
 
   /** Queues `p`; flushes to the socket when the chunk is full, waiting if the socket is saturated. */
   async write(p: Piece): Promise<void> {
+    await this.queue(this.indenter ? this.indenter.push(p) : p);
+  }
+
+  private async queue(p: Piece): Promise<void> {
     if (this.holdBytes === 0 && typeof p !== 'string' && p.length >= this.chunkBytes) {
       // A buffer as big as a chunk goes out as it is, after what is queued: copying it into chunks only costs time.
       await this.flush();
@@ -100,6 +110,7 @@ export class StreamWriter {
    */
   async end(p: Piece = ''): Promise<void> {
     if (p.length) await this.write(p);
+    if (this.indenter) await this.queue(this.indenter.end());
     // A held body that ended under the threshold goes out as it is, its length known.
     this.holdBytes = 0;
     const chunk = this.take();
