@@ -261,7 +261,7 @@ function resourceQuery(rng: Rng, pool: TokenPool, pathCluster: boolean, pathName
         params.push({ key: rng.pick(['since', 'before']), value: rng.chance(0.5) ? rng.pick(FRAGMENTS) : scalarValue(rng) });
         break;
       case 'flags':
-        params.push({ key: rng.pick(['withContinue', 'withRemainingCount', 'onlyMetadata', 'injectEvents', 'allowWatchBookmarks', 'sendInitialEvents']), value: rng.pick(['true', 'false', '1', '0', '', 'yes', scalarValue(rng)]) });
+        params.push({ key: rng.pick(['withContinue', 'withRemainingCount', 'onlyMetadata', 'injectEvents', 'allowWatchBookmarks', 'sendInitialEvents', 'pretty']), value: rng.pick(['true', 'false', '1', '0', '', 'yes', scalarValue(rng)]) });
         break;
       case 'resourceVersion':
         params.push({ key: rng.pick(['resourceVersion', 'resourceVersionMatch']), value: rng.pick(['0', '1', '', 'Exact', 'NotOlderThan', '99999999999999999999', '-5', scalarValue(rng)]) });
@@ -354,7 +354,7 @@ function headers(rng: Rng): Record<string, string> {
   const h: Record<string, string> = {};
   // Mostly what kubectl and client-go send, so that most requests get past negotiation to the storage.
   if (rng.chance(0.5)) h.accept = rng.chance(0.7) ? rng.pick(ACCEPTS.slice(0, 8)) : rng.pick(ACCEPTS);
-  if (rng.chance(0.1)) h['user-agent'] = rng.pick(['kubectl/v1.32.0', scalarValue(rng).replace(/[^\x20-\x7e]/g, ''), 'x'.repeat(rng.range(1, 8000))]);
+  if (rng.chance(0.1)) h['user-agent'] = rng.pick(['kubectl/v1.32.0', 'curl/8.5.0', 'Mozilla/5.0', scalarValue(rng).replace(/[^\x20-\x7e]/g, ''), 'x'.repeat(rng.range(1, 8000))]);
   if (rng.chance(0.05)) h.authorization = rng.pick(['Bearer x', `Bearer ${rng.pick(INJECTIONS).replace(/[^\x20-\x7e]/g, '')}`, 'Basic YWRtaW46YWRtaW4=', 'Bearer', '']);
   if (rng.chance(0.04)) h['impersonate-user'] = rng.pick(['system:admin', 'system:serviceaccount:kube-system:x', 'system:serviceaccount:', '', rng.pick(INJECTIONS).replace(/[^\x20-\x7e]/g, '')]);
   // kubectl --as-group, --as-uid, --as-user-extra: with or without a user, keys badly percent-encoded.
