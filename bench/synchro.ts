@@ -125,6 +125,17 @@ function metric(text: string, name: string, labels: Record<string, string> = {})
   return sum;
 }
 
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'] as const;
+
+/** The event loop's GC pauses so far, by kind, from prom-client's default metrics. */
+function gcPauses(text: string): Record<(typeof GC_KINDS)[number], { seconds: number; count: number }> {
+  const of = (kind: string): { seconds: number; count: number } => ({
+    seconds: metric(text, 'nodejs_gc_duration_seconds_sum', { kind }),
+    count: metric(text, 'nodejs_gc_duration_seconds_count', { kind }),
+  });
+  return { minor: of('minor'), major: of('major'), incremental: of('incremental'), weakcb: of('weakcb') };
+}
+
 /**
  * VmRSS, VmHWM (peak) and RssAnon of a process, from /proc, in bytes. RssAnon leaves out file-backed pages:
  * SQLite maps the database file (mmap_size), and those pages count in RSS though the kernel can drop them.
@@ -223,6 +234,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const releasedP = CHURN_PACED ? sim.wait('released') : undefined;
   await sim.request(CHURN_PACED ? { cmd: 'release', rate: CHURN_EPS } : { cmd: 'churn', rate: CHURN_EPS });
   const cpuBefore = { synchro: cpuSecondsOf(child.pid!), synchroMain: cpuSecondsOf(child.pid!, true), sim: cpuSecondsOf(sim.child.pid!), harness: cpuSecondsOf(process.pid) };
+  const gcBefore = gcPauses(await scrape());
   // How far the synchro falls behind: its write queue, sampled.
   let queuePeak = 0;
   // Where the memory is when it peaks: V8 heap (used, reserved) and external memory (Buffers), from prom-client's
@@ -278,6 +290,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     harness: (cpuSecondsOf(process.pid) - cpuBefore.harness) / churnSeconds,
   };
   clearInterval(queueSampler);
+  const gcAfter = gcPauses(await scrape());
   if (!CHURN_PACED) await sim.request({ cmd: 'churn', rate: 0 });
   // What the synchro had taken in by the end of the churn: a synchro that falls behind catches up afterwards.
   const receivedByEnd = received(await scrape());
@@ -339,6 +352,9 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     churnSynchroMainThreadCores: +churnCores.synchroMain.toFixed(2),
     churnSimulatorCores: +churnCores.sim.toFixed(2),
     churnHarnessCores: +churnCores.harness.toFixed(2),
+    // The event loop's garbage-collection pauses over the churn (prom-client's nodejs_gc_duration_seconds, by kind):
+    // share of the churn's wall time, and how many. V8's helper threads' share is in churnSynchroCores only.
+    churnGcPauses: Object.fromEntries(GC_KINDS.map((k) => [k, `${((gcAfter[k].seconds - gcBefore[k].seconds) / churnSeconds * 100).toFixed(1)} % (${gcAfter[k].count - gcBefore[k].count})`])),
     simulatorLagP50ms: percentile(simLag, 50),
     simulatorLagP99ms: percentile(simLag, 99),
   };
