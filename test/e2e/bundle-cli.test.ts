@@ -156,17 +156,27 @@ describe('bin/clusterpedia', () => {
     return (await nodeProcess(args, env)).argv;
   }
 
-  /** Node's command line and environment once the launcher has exec'd it. */
-  async function nodeProcess(args: string[], env: NodeJS.ProcessEnv = withoutArenaMax()): Promise<{ argv: string[]; env: Map<string, string> }> {
-    const child = spawn(join(ROOT, 'bin/clusterpedia'), args, { stdio: 'ignore', env });
+  /**
+   * Node's command line, environment and open-files limits (soft, hard) once the launcher has exec'd it. With
+   * `softNoFile`, the launcher starts under that soft limit.
+   */
+  async function nodeProcess(
+    args: string[], env: NodeJS.ProcessEnv = withoutArenaMax(), softNoFile?: number,
+  ): Promise<{ argv: string[]; env: Map<string, string>; noFile: [string, string] }> {
+    const bin = join(ROOT, 'bin/clusterpedia');
+    const child = softNoFile === undefined
+      ? spawn(bin, args, { stdio: 'ignore', env })
+      : spawn('sh', ['-c', `ulimit -S -n ${softNoFile} && exec "$0" "$@"`, bin, ...args], { stdio: 'ignore', env });
     try {
       for (let i = 0; i < 200; i++) {
         const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
         if (argv.some((a) => a.endsWith('clusterpedia.mjs'))) {
           const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+          const limits = /^Max open files\s+(\S+)\s+(\S+)/m.exec(readFileSync(`/proc/${child.pid}/limits`, 'utf8'));
           return {
             argv: argv.map((a) => (a.endsWith('.mjs') ? resolve(a) : a)),
             env: new Map(environ.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+            noFile: [limits?.[1] ?? '', limits?.[2] ?? ''],
           };
         }
         await new Promise((r) => setTimeout(r, 25));
@@ -201,6 +211,18 @@ describe('bin/clusterpedia', () => {
     const apiserver = ['apiserver', '--storage', `sqlite:${join(dir, 'arena-api.db')}`, '--secure-port', '0', '--insecure-port', '0'];
     expect((await nodeProcess(apiserver)).env.has('MALLOC_ARENA_MAX')).toBe(false);
     expect((await nodeProcess(synchro, { ...withoutArenaMax(), MALLOC_ARENA_MAX: '8' })).env.get('MALLOC_ARENA_MAX')).toBe('8');
+  });
+
+  it('raises the soft open-files limit to the hard one for every role, as Go programs do (systemd starts services at 1,024)', async () => {
+    const hard = spawnSync('sh', ['-c', 'ulimit -H -n'], { encoding: 'utf8' }).stdout.trim();
+    expect(Number(hard)).toBeGreaterThan(256);
+    const clusters = join(dir, 'clusters.yaml');
+    writeFileSync(clusters, '');
+    const synchro = ['synchro', '--storage', `sqlite:${join(dir, 'nofile-synchro.db')}`, '--clusters', clusters, '--metrics-port', '0'];
+    const apiserver = ['apiserver', '--storage', `sqlite:${join(dir, 'nofile-api.db')}`, '--secure-port', '0', '--insecure-port', '0'];
+    for (const args of [synchro, apiserver]) {
+      expect((await nodeProcess(args, withoutArenaMax(), 256)).noFile).toEqual([hard, hard]);
+    }
   });
 });
 

@@ -76,7 +76,7 @@ export function resolveDatabasePath(path: string): { file: string; cleanup: () =
   return { file: join(dir, 'memory.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Read connections handed out one per snapshot; at most `max` open, further callers wait. */
+/** Read connections handed out one per snapshot; one opened at once, at most `max`, further callers wait. */
 export class ReadPool {
   private readonly idle: Db[] = [];
   private readonly waiters: ((db: Db) => void)[] = [];
@@ -87,7 +87,12 @@ export class ReadPool {
     private readonly path: string,
     private readonly busyTimeoutMs: number,
     private readonly max: number,
-  ) {}
+  ) {
+    // One is opened now, so that a request can always wait for a connection instead of failing when no more can be
+    // opened (the open-files limit reached under many client connections).
+    this.idle.push(openConnection(path, busyTimeoutMs, 'reader'));
+    this.open = 1;
+  }
 
   async acquire(): Promise<Db> {
     if (this.closed) throw new Error('storage is closed');
@@ -97,9 +102,10 @@ export class ReadPool {
       this.open++;
       try {
         return openConnection(this.path, this.busyTimeoutMs, 'reader');
-      } catch (e: unknown) {
+      } catch {
+        // Out of file descriptors (EMFILE: the open-files limit) or memory: one connection is always open (the
+        // constructor's), and it will come back, so wait for it rather than fail the request.
         this.open--;
-        throw e;
       }
     }
     return new Promise((resolve) => this.waiters.push(resolve));

@@ -1,0 +1,30 @@
+// What a failed request to a member says: network errors keep their code and gain a hint where the code alone misleads.
+import { describe, expect, it } from 'vitest';
+import { networkError } from '../../src/kube/client-errors.js';
+
+/** An error shaped as undici reports a failed connect. */
+function connectError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+describe('networkError', () => {
+  it('names the open-files limit for EMFILE (what the synchro meets with many types per member) and the system limit for ENFILE', () => {
+    const emfile = networkError(connectError('EMFILE', 'connect EMFILE 127.0.0.1:6443 - Local (undefined:undefined)'), 'GET', '/api/v1/pods');
+    expect(emfile.message).toMatch(/^GET \/api\/v1\/pods: EMFILE connect EMFILE 127\.0\.0\.1:6443/);
+    expect(emfile.message).toContain('open-files limit');
+    expect(emfile.message).toContain('ulimit -n');
+    expect(emfile.reason).toBe('NetworkError');
+    expect(emfile.retryable).toBe(true);
+    const enfile = networkError(connectError('ENFILE', 'connect ENFILE 127.0.0.1:6443'), 'GET', '/api/v1/pods');
+    expect(enfile.message).toContain('fs.file-max');
+    expect(enfile.message).not.toContain('ulimit');
+  });
+
+  it('leaves other network errors as they are, and tells TLS failures apart', () => {
+    const refused = networkError(connectError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:6443'), 'GET', '/version');
+    expect(refused.message).toBe('GET /version: ECONNREFUSED connect ECONNREFUSED 127.0.0.1:6443');
+    expect(refused.reason).toBe('NetworkError');
+    const tls = networkError(connectError('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate'), 'GET', '/version');
+    expect(tls.reason).toBe('TLSError');
+  });
+});
