@@ -79,6 +79,15 @@ async function postgresStorage(): Promise<RunStorage> {
   await pgctl(['-D', data, '-m', 'fast', '-w', 'stop']);
   await startWithOpts();
   let down = false;
+  // Stops and starts run one after the other, in the order asked: the schedule spaces them by their planned times,
+  // but a stop and a start each take seconds on a loaded machine, and a stop that overtook the start before it left
+  // the server down for good (the start then found `down` cleared by the one before and did nothing).
+  let serverOps: Promise<void> = Promise.resolve();
+  const serially = (op: () => Promise<void>): Promise<void> => {
+    const next = serverOps.then(op);
+    serverOps = next.catch(() => undefined);
+    return next;
+  };
   let probe: postgres.Sql | undefined;
   const probeErrors: { count: number; last?: string } = { count: 0 };
   const state = {
@@ -103,16 +112,20 @@ async function postgresStorage(): Promise<RunStorage> {
         return false;
       }
     },
-    async stopServer(mode: 'fast' | 'immediate'): Promise<void> {
-      await probe?.end({ timeout: 0 }).catch(() => undefined);
-      probe = undefined;
-      down = true;
-      await pgctl(['-D', data, '-m', mode, '-w', 'stop']);
+    stopServer(mode: 'fast' | 'immediate'): Promise<void> {
+      return serially(async () => {
+        await probe?.end({ timeout: 0 }).catch(() => undefined);
+        probe = undefined;
+        down = true;
+        await pgctl(['-D', data, '-m', mode, '-w', 'stop']);
+      });
     },
-    async startServer(): Promise<void> {
-      if (!down) return;
-      await startWithOpts();
-      down = false;
+    startServer(): Promise<void> {
+      return serially(async () => {
+        if (!down) return;
+        await startWithOpts();
+        down = false;
+      });
     },
     async close(): Promise<void> {
       await probe?.end({ timeout: 0 }).catch(() => undefined);
