@@ -74,6 +74,11 @@ describe('postgres errors', () => {
     for (const c of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300', '08006', '08001', '57014']) {
       expect(m(c), c).toMatchObject({ code: 'Unavailable', retryable: true });
     }
+    // This process out of descriptors or memory for a new connection: it passes, so 503 and retried.
+    for (const c of ['EMFILE', 'ENFILE', 'ENOMEM']) {
+      expect(m(c), c).toMatchObject({ code: 'Unavailable', retryable: true });
+      expect(m(c).message, c).toContain('no new database connection');
+    }
     expect(m('40001')).toMatchObject({ code: 'Conflict', retryable: true });
     expect(m('40P01')).toMatchObject({ code: 'Conflict', retryable: true });
     expect(m('23505')).toMatchObject({ code: 'Conflict', retryable: false });

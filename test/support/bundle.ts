@@ -90,11 +90,14 @@ export class BundleProcess {
     this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
   }
 
-  static start(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): BundleProcess {
+  /** Starts the bundle with `args`; with `noFile`, under that open-files limit (soft and hard). */
+  static start(args: string[], opts: { env?: Record<string, string>; cwd?: string; noFile?: number } = {}): BundleProcess {
     const bundle = ensureBundle();
-    const child = spawn(process.execPath, [bundle, ...args, '--log-format', 'json'], {
-      cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const argv = [bundle, ...args, '--log-format', 'json'];
+    const [cmd, cmdArgs] = opts.noFile === undefined
+      ? [process.execPath, argv]
+      : ['sh', ['-c', `ulimit -n ${opts.noFile} && exec "$0" "$@"`, process.execPath, ...argv]];
+    const child = spawn(cmd, cmdArgs, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     return new BundleProcess(child);
   }
 

@@ -7,6 +7,9 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
 ]);
 
+/** Node errno codes of a connection this process could not make for want of its own resources. */
+const LOCAL_RESOURCE_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL']);
+
 /**
  * Maps anything thrown by postgres.js to a StorageError. SQLSTATE classes: 08 connection, 53 insufficient
  * resources, 57P01-03 shutdown/crash/starting up, 57014 canceled → Unavailable (retryable); 40001 serialization
@@ -23,6 +26,8 @@ export function mapPostgresError(e: unknown, what: string): StorageError {
   const fail = (c: StorageError['code'], retryable: boolean, text = message): StorageError =>
     new StorageError(c, `${what}: ${text}${code ? ` (${code})` : ''}`, retryable, { cause: e });
   if (CONNECTION_CODES.has(code)) return fail('Unavailable', true, `database unreachable: ${message}`);
+  // This process out of file descriptors or memory for a new connection: it passes when requests end (503, retried).
+  if (LOCAL_RESOURCE_CODES.has(code)) return fail('Unavailable', true, `no new database connection: ${message}`);
   if (/^08/.test(code) || /^53/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57014') return fail('Unavailable', true);
   if (code === '40001' || code === '40P01') return fail('Conflict', true);
   if (code === '23505') return fail('Conflict', false);
