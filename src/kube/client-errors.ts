@@ -53,7 +53,7 @@ export function networkError(e: unknown, method: string, path: string): KubeApiE
   // Out of file descriptors: say which limit, since "connect EMFILE 10.0.0.1:6443 - Local" does not.
   const hint = code === 'EMFILE'
     ? ' (this process has as many files and connections open as its open-files limit allows, and each synced resource'
-      + ' type holds a connection to its member: raise the limit, ulimit -n, or sync fewer types)'
+      + ' type holds a connection to a member that speaks only HTTP/1.1: raise the limit, ulimit -n, or sync fewer types)'
     : code === 'ENFILE' ? ' (the system has as many files open as its limit allows: fs.file-max)' : '';
   return new KubeApiError(`${method} ${path}: ${code ? `${code} ` : ''}${msg}${hint}`, 0, tls ? 'TLSError' : 'NetworkError', true, { cause: e });
 }

@@ -10,6 +10,7 @@ import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
 import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
 import { execClusterConfigOf, impersonationOf } from './kubeconfig.js';
+import { WatchTransport } from './watch-transport.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -54,6 +55,11 @@ export interface KubeClientOptions {
   env?: NodeJS.ProcessEnv;
   /** How long a request waits for credentials (CREDENTIAL_TIMEOUT_MS by default; tests). */
   credentialTimeoutMs?: number;
+  /**
+   * Watches over HTTP/2 when the server's TLS handshake picks it (default true): one connection carries many, as
+   * client-go's do. False keeps every watch on an HTTP/1.1 connection of its own.
+   */
+  http2Watches?: boolean;
 }
 
 /**
@@ -133,6 +139,8 @@ interface TlsMaterial {
 export class KubeClient {
   /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read. */
   private credential: { headers: Record<string, string>; at: number } | undefined;
+  /** Watches over HTTP/2 when the server offers it (watch-transport.ts); HTTPS without a proxy only. */
+  private watches: WatchTransport | undefined;
 
   private constructor(
     private readonly kc: KubeConfig,
@@ -180,17 +188,27 @@ export class KubeClient {
     const connect = (cert?: ExecCredential): Dispatcher => dispatcherFor(proxy, cert?.cert ? { ...tls, cert: cert.cert, key: cert.key } : tls, opts.connections);
     let auth: ClientAuth = user?.exec ?? user?.authProvider ? { kind: 'provider' } : { kind: 'static' };
     let agent: Dispatcher;
+    let execCert = false;
     if (exec) {
       const credential = await awaitCredential(exec.get(), execBackstopMs(credentialTimeoutMs));
       auth = { kind: 'exec', source: exec, headers, connect, used: credential };
       agent = connect(credential);
+      execCert = Boolean(credential.cert);
     } else agent = connect();
-    return new KubeClient(view, cluster.server.replace(/\/+$/, ''), agent, {
+    const client = new KubeClient(view, cluster.server.replace(/\/+$/, ''), agent, {
       userAgent: opts.userAgent ?? 'clusterpedia',
       requestTimeoutMs: opts.requestTimeoutMs ?? 30_000,
       now,
       credentialTimeoutMs,
     }, auth, headers, impersonationOf(kc));
+    // An exec plugin's client certificate can change under the pool; its watches stay on HTTP/1.1 (authHeaders).
+    if (url.protocol === 'https:' && !proxy && !execCert && opts.http2Watches !== false) client.watches = new WatchTransport(url, tls, () => client.agent);
+    return client;
+  }
+
+  /** The protocol member watches use: 'h2' or 'http/1.1' once learnt, undefined before (or when not over TLS). */
+  get watchProtocol(): 'h2' | 'http/1.1' | undefined {
+    return this.watches?.current ?? (this.server.startsWith('http:') ? 'http/1.1' : undefined);
   }
 
   /**
@@ -210,6 +228,10 @@ export class KubeClient {
           const old = this.agent;
           this.agent = a.connect(c);
           old.close().catch(() => undefined);
+          // The HTTP/2 pool holds the old certificate's connections: watches go over the new pool from here on.
+          const watches = this.watches;
+          this.watches = undefined;
+          void watches?.close();
         }
         a.used = c;
       }
@@ -235,7 +257,7 @@ export class KubeClient {
    * A 401 to a credential plugin's credential is sent once more with a fresh one, if it differs (a token past its
    * expiry, another client certificate).
    */
-  async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
+  async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number; watch?: boolean } = {}): Promise<Dispatcher.ResponseData> {
     const auth = await this.authHeaders(o.signal);
     const agent = this.agent;
     const res = await this.send(path, o, auth);
@@ -247,7 +269,7 @@ export class KubeClient {
     return this.send(path, o, fresh);
   }
 
-  private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number; watch?: boolean }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string | string[]> = { accept: o.accept ?? 'application/json', ...o.headers, ...this.identity(auth) };
     let body: string | Buffer | undefined = o.bodyBytes;
     if (o.body !== undefined) {
@@ -256,11 +278,14 @@ export class KubeClient {
     }
     const timeout = o.timeoutMs ?? this.opts.requestTimeoutMs;
     try {
+      if (o.watch) await this.watches?.ready();
+      // Picked and dispatched with no await between (watch-transport.ts).
+      const dispatcher = o.watch && this.watches ? this.watches.pick() : this.agent;
       return await request(o.search !== undefined ? `${this.server}${path}${o.search}` : this.url(path, o.query), {
         method: o.method ?? 'GET',
         headers,
         body,
-        dispatcher: this.agent,
+        dispatcher,
         signal: o.signal,
         headersTimeout: timeout,
         bodyTimeout: o.bodyTimeoutMs ?? timeout,
@@ -347,7 +372,7 @@ export class KubeClient {
   async *watch(
     path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000, onOpen?: () => void,
   ): AsyncGenerator<SizedWatchEvent> {
-    const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
+    const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs, watch: true });
     if (res.statusCode !== 200) {
       const text = await readText(res.body, MAX_ERROR_BODY_BYTES, 'WATCH', path, true);
       throw KubeApiError.fromResponse(res.statusCode, text, 'WATCH', path, res.headers);
@@ -377,7 +402,7 @@ export class KubeClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.watches?.close()]);
   }
 }
 

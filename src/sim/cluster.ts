@@ -27,6 +27,8 @@ export interface SimClusterOptions {
   host?: boolean;
   /** HTTPS with a CA made by the simulator (true), or with given certificates. Default plain HTTP. */
   tls?: boolean | SimCertificates;
+  /** With TLS: also serve HTTP/2 (ALPN `h2`) as kube-apiserver does; HTTP/1.1 stays. Default false (HTTP/1.1 only). */
+  http2?: boolean;
   /** Bearer token required on every request. undefined: a random one with TLS, none without; null: none. */
   token?: string | null;
   /** Also accept client certificates signed by the CA (TLS only); `clientCert` gives one. */
@@ -136,7 +138,7 @@ export class SimCluster {
       ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000 },
       faults, log, logger,
       token: () => token,
-      ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}) } } : {}),
+      ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}), http2: opts.http2 === true } } : {}),
       admin: adminHandler({
         dropWatches: (abort) => watches.dropAll(abort),
         failNext: (count, code, retryAfterSeconds) => cluster?.faults.failNext(count, code, retryAfterSeconds),
@@ -163,9 +165,19 @@ export class SimCluster {
     return this.raw.revision;
   }
 
-  /** Open watch connections. */
+  /** Open watches. */
   get openWatches(): number {
     return this.watches.size;
+  }
+
+  /** Open TCP connections from clients (over HTTP/2 one carries many watches). */
+  get openConnections(): number {
+    return this.server.connections;
+  }
+
+  /** Of them, the HTTP/2 ones (with the `http2` option). */
+  get openHttp2Connections(): number {
+    return this.server.http2Sessions;
   }
 
   /** Serves a new CRD (discovery, list, watch) and records its object in customresourcedefinitions. */

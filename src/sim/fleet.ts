@@ -3,7 +3,9 @@ import { stringify } from 'yaml';
 import { startSimulatedCluster, type SimCluster, type SimClusterOptions } from './cluster.js';
 import { generateCertificates } from './tls.js';
 
-export interface SimFleetOptions extends Omit<SimClusterOptions, 'name' | 'port' | 'pods'> {
+export interface SimFleetOptions extends Omit<SimClusterOptions, 'name' | 'port' | 'pods' | 'http2'> {
+  /** With TLS, which clusters also serve HTTP/2: all (true), none (false, the default), or by index. */
+  http2?: boolean | ((index: number) => boolean);
   /** Number of clusters. Default 2. */
   clusters?: number;
   /** Pods per cluster. Default 50. */
@@ -27,9 +29,11 @@ export async function startSimulatedFleet(opts: SimFleetOptions = {}): Promise<S
   const clusters: SimCluster[] = [];
   try {
     for (let i = 0; i < n; i++) {
+      const { http2, ...rest } = opts;
       clusters.push(await startSimulatedCluster({
-        ...opts,
+        ...rest,
         ...(tls ? { tls } : {}),
+        http2: typeof http2 === 'function' ? http2(i) : http2 === true,
         name: `${opts.namePrefix ?? 'sim-'}${i + 1}`,
         pods: opts.podsPerCluster ?? 50,
         port: opts.basePort ? opts.basePort + i : 0,

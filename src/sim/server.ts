@@ -1,6 +1,7 @@
 // The HTTP(S) listener of one simulated cluster: authentication, injected faults, request log, routing, Status errors.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../lib/log.js';
@@ -21,6 +22,11 @@ export interface ServerTls {
   key: string;
   /** When set, client certificates signed by this CA authenticate too. */
   clientCa?: string;
+  /**
+   * Also serve HTTP/2, chosen by ALPN (`h2`), as kube-apiserver does over TLS: many requests (watches) share one
+   * connection. HTTP/1.1 stays for clients that ask for it and for upgrades (exec, port-forward).
+   */
+  http2?: boolean;
 }
 
 export type AdminHandler = (parts: string[], req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
@@ -54,19 +60,33 @@ function recordOf(req: IncomingMessage, url: URL): RequestRecord {
 }
 
 export class SimServer {
-  private readonly server: Server;
+  private readonly server: Server | Http2SecureServer;
   private readonly sockets = new Set<Socket>();
+  /** Open HTTP/2 connections (sessions). */
+  http2Sessions = 0;
 
   constructor(private readonly deps: ServerDeps) {
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((e: unknown) => deps.logger.error({ err: e }, 'simulator request failed'));
     };
-    this.server = deps.tls
-      ? createHttpsServer({ cert: deps.tls.cert, key: deps.tls.key, ...(deps.tls.clientCa ? { ca: deps.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) }, handler)
-      : createHttpServer(handler);
-    this.server.keepAliveTimeout = 5000;
-    // Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
-    this.server.requestTimeout = 0;
+    const tls = deps.tls && { cert: deps.tls.cert, key: deps.tls.key, ...(deps.tls.clientCa ? { ca: deps.tls.clientCa, requestCert: true, rejectUnauthorized: false } : {}) };
+    if (tls && deps.tls?.http2) {
+      // Node's compatibility request and response stand in for HTTP/1's here (the handlers use only what both have:
+      // method, url, headers, socket, writeHead, write, end, destroy, 'close').
+      const h2 = createSecureServer({ ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: 250 } });
+      h2.on('request', (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+      h2.on('session', (session) => {
+        this.http2Sessions++;
+        session.once('close', () => this.http2Sessions--);
+      });
+      this.server = h2;
+    } else {
+      const h1 = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
+      h1.keepAliveTimeout = 5000;
+      // Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
+      h1.requestTimeout = 0;
+      this.server = h1;
+    }
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.upgrade(req, socket, head));
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);
@@ -102,6 +122,11 @@ export class SimServer {
 
   get listening(): boolean {
     return this.server.listening;
+  }
+
+  /** TCP connections open now (HTTP/2 carries many requests on one). */
+  get connections(): number {
+    return this.sockets.size;
   }
 
   private authenticated(req: IncomingMessage): boolean {

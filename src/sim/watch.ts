@@ -66,7 +66,8 @@ export function serveWatch(w: WatchRequest): void {
   const startRev = initial || rv === undefined || rv === 0 ? current : rv;
   const prefix = def.namespaced && w.namespace ? `${w.namespace}/` : '';
 
-  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+  // HTTP/2 has no chunked encoding (and refuses the header): its frames carry the stream.
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', ...(res.req.httpVersionMajor >= 2 ? {} : { 'transfer-encoding': 'chunked' }) });
   // client-node waits for the headers before it reports the watch as started (toolchain §4).
   res.flushHeaders();
 

@@ -94,8 +94,10 @@ export class Harness {
   }
 
   static async start(backend: Backend, o: { clusters?: number; pods?: number; url?: string } = {}): Promise<Harness> {
-    // TLS with a bearer token: PediaClusters need credentials (reference §4.2), and the CA path gets exercised.
-    const fleet = await startSimulatedFleet({ clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true });
+    // TLS with a bearer token: PediaClusters need credentials (reference §4.2), and the CA path gets exercised. The
+    // first cluster also speaks HTTP/2, as kube-apiserver does, so its watches share a connection; the others are
+    // HTTP/1.1 only (a member behind such a proxy): every suite runs over both transports.
+    const fleet = await startSimulatedFleet({ clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true, http2: (i) => i === 0 });
     const db = o.url ? { url: o.url, drop: async () => undefined } : await backend.fresh();
     const storage = await openStorage({ url: db.url }, { logger: silentLogger() });
     await storage.migrate();

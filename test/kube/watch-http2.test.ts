@@ -1,0 +1,125 @@
+// Member watches over HTTP/2 where the member's TLS handshake picks it (as kube-apiserver's does): many on one
+// connection, each stream flow-controlled on its own; over HTTP/1.1, a connection each, and never pipelined.
+import { afterEach, describe, expect, it } from 'vitest';
+import { KubeClient } from '../../src/kube/client.js';
+import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
+import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { generateCertificates } from '../../src/sim/tls.js';
+
+const RESOURCES = [
+  '/api/v1/pods', '/api/v1/services', '/api/v1/configmaps', '/api/v1/secrets', '/api/v1/serviceaccounts', '/api/v1/events',
+  '/apis/apps/v1/deployments', '/apis/apps/v1/replicasets', '/apis/batch/v1/jobs', '/apis/networking.k8s.io/v1/ingresses',
+];
+const running: { sim: SimCluster; client: KubeClient; ac: AbortController }[] = [];
+
+afterEach(async () => {
+  for (const r of running.splice(0)) {
+    r.ac.abort();
+    await r.client.close();
+    await r.sim.stop();
+  }
+});
+
+/** Starts a watch on each core resource and reads it in the background; resolves once the member holds them all. */
+async function watchAll(http2: boolean, http2Watches?: boolean): Promise<{ sim: SimCluster; client: KubeClient; events: Map<string, number> }> {
+  const sim = await startSimulatedCluster({ pods: 10, seed: 5, tls: true, http2, bookmarkIntervalMs: 100 });
+  const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)), http2Watches === undefined ? {} : { http2Watches });
+  const ac = new AbortController();
+  running.push({ sim, client, ac });
+  const events = new Map<string, number>();
+  for (const r of RESOURCES) {
+    // One after the other, each started once the one before it was answered: how the synchro starts its watches,
+    // and what would hang behind a pipelined watch.
+    const stream = client.watch(r, { allowWatchBookmarks: true }, ac.signal);
+    const first = await stream.next();
+    expect(first.done).toBe(false);
+    events.set(r, 1);
+    void (async () => {
+      for await (const _ of stream) events.set(r, (events.get(r) ?? 0) + 1);
+    })().catch(() => undefined);
+  }
+  for (let i = 0; i < 200 && sim.openWatches < RESOURCES.length; i++) await new Promise((res) => setTimeout(res, 10));
+  expect(sim.openWatches).toBe(RESOURCES.length);
+  return { sim, client, events };
+}
+
+describe('member watches', () => {
+  it('over HTTP/2 when the member offers it: every watch on one connection', async () => {
+    const { sim, client, events } = await watchAll(true);
+    expect(client.watchProtocol).toBe('h2');
+    expect(sim.openConnections).toBe(1);
+    expect(sim.openHttp2Connections).toBe(1);
+    // Started together (as the synchro starts a member's watches once its lists end), they still share it.
+    const together = await Promise.all(RESOURCES.map(async (r) => {
+      const s = client.watch(r, { allowWatchBookmarks: true }, running.at(-1)!.ac.signal);
+      await s.next();
+      return s;
+    }));
+    expect(together).toHaveLength(RESOURCES.length);
+    expect(sim.openWatches).toBe(2 * RESOURCES.length);
+    expect(sim.openConnections).toBe(1);
+    // They carry changes: one made in the member reaches its watch on the shared connection.
+    const pod = sim.snapshot('pods')[0]!;
+    const before = events.get('/api/v1/pods') ?? 0;
+    sim.store.patch('pods', pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', { metadata: { labels: { touched: 'yes' } } });
+    for (let i = 0; i < 200 && (events.get('/api/v1/pods') ?? 0) === before; i++) await new Promise((res) => setTimeout(res, 10));
+    expect(events.get('/api/v1/pods')).toBe(before + 1);
+  }, 30_000);
+
+  it('over HTTP/1.1 when the member does not offer HTTP/2: a connection each, none pipelined behind another', async () => {
+    const { sim, client } = await watchAll(false);
+    expect(client.watchProtocol).toBe('http/1.1');
+    expect(sim.openConnections).toBe(RESOURCES.length);
+  }, 30_000);
+
+  it('http2Watches: false keeps HTTP/1.1 even where HTTP/2 is offered', async () => {
+    const { sim, client } = await watchAll(true, false);
+    expect(client.watchProtocol).toBeUndefined();
+    expect(sim.openConnections).toBe(RESOURCES.length);
+  }, 30_000);
+
+  it('a member that stops offering HTTP/2 (another server at its address) gets its watches over HTTP/1.1, none pipelined', async () => {
+    const certs = await generateCertificates();
+    const sim = await startSimulatedCluster({ pods: 10, seed: 5, tls: certs, http2: true, bookmarkIntervalMs: 100 });
+    const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)));
+    const ac = new AbortController();
+    running.push({ sim, client, ac });
+    await (client.watch(RESOURCES[0]!, { allowWatchBookmarks: true }, ac.signal)).next();
+    expect(client.watchProtocol).toBe('h2');
+    await sim.stop();
+    const again = await startSimulatedCluster({ pods: 10, seed: 5, tls: certs, token: sim.token ?? null, port: sim.port, bookmarkIntervalMs: 100 });
+    running.push({ sim: again, client: await KubeClient.create(kubeConfigFromString(kubeconfigFor(again))), ac: new AbortController() });
+    // The first attempt may find the old connection gone, as any would after a restart; the next connection to the
+    // address is HTTP/1.1 and refused once; from then on every watch has a connection of its own.
+    let failures = 0;
+    for (const r of RESOURCES) {
+      for (;;) {
+        try {
+          await client.watch(r, { allowWatchBookmarks: true }, ac.signal).next();
+          break;
+        } catch {
+          failures++;
+          expect(failures).toBeLessThanOrEqual(2);
+        }
+      }
+    }
+    expect(client.watchProtocol).toBe('http/1.1');
+    expect(again.openHttp2Connections).toBe(0);
+    expect(again.openWatches).toBe(RESOURCES.length);
+    expect(again.openConnections).toBeGreaterThanOrEqual(RESOURCES.length);
+  }, 30_000);
+
+  it('more watches than one connection carries (100) open another connection, started together or not', async () => {
+    const sim = await startSimulatedCluster({ pods: 1, seed: 5, tls: true, http2: true, bookmarkIntervalMs: 100 });
+    for (let i = 0; i < 150; i++) sim.addCRD({ group: `g${i % 10}.example.io`, plural: `things${i}s`, kind: `Thing${i}`, scope: 'Namespaced', versions: [{ name: 'v1' }] });
+    const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)));
+    const ac = new AbortController();
+    running.push({ sim, client, ac });
+    await Promise.all(Array.from({ length: 150 }, async (_, i) => {
+      await client.watch(`/apis/g${i % 10}.example.io/v1/things${i}s`, { allowWatchBookmarks: true }, ac.signal).next();
+    }));
+    expect(sim.openWatches).toBe(150);
+    expect(sim.openHttp2Connections).toBe(2);
+    expect(sim.openConnections).toBe(2);
+  }, 30_000);
+});
