@@ -61,7 +61,10 @@ describe.each(['sqlite', 'postgres'])('%s', (backend) => {
       // and kubectl retry it); SQLite waits for a read connection in use.
       const failed = answers.filter((a) => a.status >= 500 && !(backend === 'postgres' && a.status === 503 && a.retryAfter === '1'));
       expect(failed.map((a) => a.status), context).toEqual([]);
-      expect(statuses.filter((s) => s === 200).length, context).toBeGreaterThanOrEqual(20);
+      // SQLite serves every request it accepted. PostgreSQL's pool opens its connections as requests come, so when
+      // the descriptors ran out before any was opened, every answer may be that 503.
+      if (backend === 'sqlite') expect(statuses.filter((s) => s === 200).length, context).toBeGreaterThanOrEqual(20);
+      else expect(statuses.filter((s) => s !== 0).length, context).toBeGreaterThanOrEqual(20);
       for (const a of answers.filter((x) => x.status === 200)) expect((JSON.parse(a.body) as { items: unknown[] }).items).toHaveLength(5);
       // No request failed inside the server.
       expect(api.lines.filter((l) => Number(l.level) >= 50), context).toEqual([]);
