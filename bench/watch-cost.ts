@@ -1,5 +1,5 @@
 // What each synced resource type costs the synchro: one watch, on a connection of its own to a member that speaks
-// HTTP/1.1 only, or sharing one when the member offers HTTP/2 (src/kube/watch-transport.ts).
+// HTTP/1.1 only, or sharing one when the member offers HTTP/2 (src/kube/http2-transport.ts).
 // One simulated member over TLS with `BENCH_TYPES` CRDs (300) besides pods, serving HTTP/1.1 only, then HTTP/2 too; the
 // synchro as shipped (dist) syncs pods alone, then pods and every group (`*`). After `BENCH_SETTLE_SECONDS` (25) of
 // each: its RSS, its TCP connections, the member's open watches. Prints a Markdown table. Bounded, loopback only.
@@ -14,10 +14,10 @@ import { envNumber } from './env.js';
 const TYPES = envNumber('BENCH_TYPES', 300);
 const SETTLE_MS = envNumber('BENCH_SETTLE_SECONDS', 25) * 1000;
 
-async function measure(sim: SimCluster, dir: string, everything: boolean): Promise<{ rssMB: number; connections: number; watches: number; http2: number; memberConnections: number }> {
-  const file = join(dir, `clusters-${everything ? 'all' : 'pods'}.yaml`);
+async function measure(sim: SimCluster, dir: string, everything: boolean, tag: string): Promise<{ rssMB: number; connections: number; watches: number; http2: number; memberConnections: number }> {
+  const file = join(dir, `clusters-${tag}-${everything ? 'all' : 'pods'}.yaml`);
   writeFileSync(file, pediaClustersYaml([sim], [{ group: '', resources: ['pods'] }, ...(everything ? [{ group: '*', resources: ['*'] }] : [])]));
-  const child = spawn(process.execPath, [BUNDLE, 'synchro', '--storage', `sqlite:${join(dir, `${everything ? 'all' : 'pods'}.db`)}`, '--clusters', file, '--metrics-port', '0', '--log-level', 'warn'],
+  const child = spawn(process.execPath, [BUNDLE, 'synchro', '--storage', `sqlite:${join(dir, `${tag}-${everything ? 'all' : 'pods'}.db`)}`, '--clusters', file, '--metrics-port', '0', '--log-level', 'warn'],
     { stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
@@ -39,8 +39,8 @@ try {
     const sim = await startSimulatedCluster({ name: 'm1', pods: 10, seed: 1, tls: true, http2 });
     try {
       for (let i = 0; i < TYPES; i++) sim.addCRD({ group: `g${i % 10}.example.io`, plural: `things${i}s`, kind: `Thing${i}`, scope: 'Namespaced', versions: [{ name: 'v1' }] });
-      const pods = await measure(sim, dir, false);
-      const all = await measure(sim, dir, true);
+      const pods = await measure(sim, dir, false, http2 ? 'h2' : 'h1');
+      const all = await measure(sim, dir, true, http2 ? 'h2' : 'h1');
       const member = http2 ? 'HTTP/2 and HTTP/1.1' : 'HTTP/1.1 only';
       rows.push(`| ${member} | pods | ${pods.watches} | ${pods.connections} (${pods.http2}) | ${pods.rssMB} MB |`);
       rows.push(`| ${member} | pods and every group (\`*\`) | ${all.watches} | ${all.connections} (${all.http2}) | ${all.rssMB} MB |`);

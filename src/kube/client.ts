@@ -10,7 +10,7 @@ import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
 import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
 import { execClusterConfigOf, impersonationOf } from './kubeconfig.js';
-import { WatchTransport } from './watch-transport.js';
+import { Http2Transport } from './http2-transport.js';
 
 export { KubeApiError } from './client-errors.js';
 
@@ -56,10 +56,11 @@ export interface KubeClientOptions {
   /** How long a request waits for credentials (CREDENTIAL_TIMEOUT_MS by default; tests). */
   credentialTimeoutMs?: number;
   /**
-   * Watches over HTTP/2 when the server's TLS handshake picks it (default true): one connection carries many, as
-   * client-go's do. False keeps every watch on an HTTP/1.1 connection of its own.
+   * HTTP/2 when the server's TLS handshake picks it (default true), as client-go: one connection carries many
+   * requests, watches included. False keeps HTTP/1.1, where every watch holds a connection of its own. Protocol
+   * upgrades (exec, port-forward) always go over HTTP/1.1.
    */
-  http2Watches?: boolean;
+  http2?: boolean;
 }
 
 /**
@@ -139,8 +140,8 @@ interface TlsMaterial {
 export class KubeClient {
   /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read. */
   private credential: { headers: Record<string, string>; at: number } | undefined;
-  /** Watches over HTTP/2 when the server offers it (watch-transport.ts); HTTPS without a proxy only. */
-  private watches: WatchTransport | undefined;
+  /** Requests over HTTP/2 when the server offers it (http2-transport.ts); HTTPS without a proxy only. */
+  private transport: Http2Transport | undefined;
 
   private constructor(
     private readonly kc: KubeConfig,
@@ -201,14 +202,17 @@ export class KubeClient {
       now,
       credentialTimeoutMs,
     }, auth, headers, impersonationOf(kc));
-    // An exec plugin's client certificate can change under the pool; its watches stay on HTTP/1.1 (authHeaders).
-    if (url.protocol === 'https:' && !proxy && !execCert && opts.http2Watches !== false) client.watches = new WatchTransport(url, tls, () => client.agent);
+    // An exec plugin's client certificate can change under the pool; such a client stays on HTTP/1.1 (authHeaders).
+    if (url.protocol === 'https:' && !proxy && !execCert && opts.http2 !== false) client.transport = new Http2Transport(url, tls, () => client.agent);
     return client;
   }
 
-  /** The protocol member watches use: 'h2' or 'http/1.1' once learnt, undefined before (or when not over TLS). */
-  get watchProtocol(): 'h2' | 'http/1.1' | undefined {
-    return this.watches?.current ?? (this.server.startsWith('http:') ? 'http/1.1' : undefined);
+  /**
+   * The protocol requests use: 'h2' or 'http/1.1' once learnt; undefined before it is, and for a client that never
+   * asks for HTTP/2 (a proxy, http2: false).
+   */
+  get protocol(): 'h2' | 'http/1.1' | undefined {
+    return this.transport?.current ?? (this.server.startsWith('http:') ? 'http/1.1' : undefined);
   }
 
   /**
@@ -228,10 +232,10 @@ export class KubeClient {
           const old = this.agent;
           this.agent = a.connect(c);
           old.close().catch(() => undefined);
-          // The HTTP/2 pool holds the old certificate's connections: watches go over the new pool from here on.
-          const watches = this.watches;
-          this.watches = undefined;
-          void watches?.close();
+          // The HTTP/2 connections carry the old certificate: requests go over the new pool from here on.
+          const transport = this.transport;
+          this.transport = undefined;
+          void transport?.close();
         }
         a.used = c;
       }
@@ -257,7 +261,7 @@ export class KubeClient {
    * A 401 to a credential plugin's credential is sent once more with a fresh one, if it differs (a token past its
    * expiry, another client certificate).
    */
-  async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number; watch?: boolean } = {}): Promise<Dispatcher.ResponseData> {
+  async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
     const auth = await this.authHeaders(o.signal);
     const agent = this.agent;
     const res = await this.send(path, o, auth);
@@ -269,7 +273,7 @@ export class KubeClient {
     return this.send(path, o, fresh);
   }
 
-  private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number; watch?: boolean }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  private async send(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, auth: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string | string[]> = { accept: o.accept ?? 'application/json', ...o.headers, ...this.identity(auth) };
     let body: string | Buffer | undefined = o.bodyBytes;
     if (o.body !== undefined) {
@@ -278,9 +282,9 @@ export class KubeClient {
     }
     const timeout = o.timeoutMs ?? this.opts.requestTimeoutMs;
     try {
-      if (o.watch) await this.watches?.ready();
-      // Picked and dispatched with no await between (watch-transport.ts).
-      const dispatcher = o.watch && this.watches ? this.watches.pick() : this.agent;
+      await this.transport?.ready();
+      // Picked and dispatched with no await between (http2-transport.ts).
+      const dispatcher = this.transport ? this.transport.pick() : this.agent;
       return await request(o.search !== undefined ? `${this.server}${path}${o.search}` : this.url(path, o.query), {
         method: o.method ?? 'GET',
         headers,
@@ -372,7 +376,7 @@ export class KubeClient {
   async *watch(
     path: string, query: RequestOptions['query'], signal?: AbortSignal, idleTimeoutMs = 120_000, onOpen?: () => void,
   ): AsyncGenerator<SizedWatchEvent> {
-    const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs, watch: true });
+    const res = await this.raw(path, { query: { ...query, watch: 'true' }, signal, timeoutMs: this.opts.requestTimeoutMs, bodyTimeoutMs: idleTimeoutMs });
     if (res.statusCode !== 200) {
       const text = await readText(res.body, MAX_ERROR_BODY_BYTES, 'WATCH', path, true);
       throw KubeApiError.fromResponse(res.statusCode, text, 'WATCH', path, res.headers);
@@ -402,7 +406,7 @@ export class KubeClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.agent.close(), this.watches?.close()]);
+    await Promise.all([this.agent.close(), this.transport?.close()]);
   }
 }
 

@@ -29,10 +29,12 @@ export function syncSuite(backend: Backend): void {
         expect(pods.syncConditions[0]).toMatchObject({ status: 'Syncing', count: c.store.count('pods'), initialListPhase: false });
         expect(groups.map((g) => g.group)).toEqual(['', 'apps', 'stable.example.com', 'cert-manager.io']);
       }
-      // The first member speaks HTTP/2 (harness.ts): its watches share one connection; the other's hold one each.
+      // The first member speaks HTTP/2 (harness.ts): its lists and watches share one connection; the other's watches
+      // hold one each.
       const [h2, h1] = h.clusters;
       expect(h2!.openWatches).toBeGreaterThanOrEqual(6);
       expect(h2!.openHttp2Connections).toBe(1);
+      expect(h2!.openConnections).toBe(1);
       expect(h1!.openHttp2Connections).toBe(0);
       expect(h1!.openConnections).toBeGreaterThanOrEqual(h1!.openWatches);
     });

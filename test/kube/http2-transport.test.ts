@@ -1,8 +1,10 @@
-// Member watches over HTTP/2 where the member's TLS handshake picks it (as kube-apiserver's does): many on one
+// Requests to a member over HTTP/2 where its TLS handshake picks it (as kube-apiserver's does): watches share a
 // connection, each stream flow-controlled on its own; over HTTP/1.1, a connection each, and never pipelined.
+import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
 import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
+import { Http2Transport } from '../../src/kube/http2-transport.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
 import { generateCertificates } from '../../src/sim/tls.js';
 
@@ -21,9 +23,9 @@ afterEach(async () => {
 });
 
 /** Starts a watch on each core resource and reads it in the background; resolves once the member holds them all. */
-async function watchAll(http2: boolean, http2Watches?: boolean): Promise<{ sim: SimCluster; client: KubeClient; events: Map<string, number> }> {
+async function watchAll(http2: boolean, clientHttp2?: boolean): Promise<{ sim: SimCluster; client: KubeClient; events: Map<string, number> }> {
   const sim = await startSimulatedCluster({ pods: 10, seed: 5, tls: true, http2, bookmarkIntervalMs: 100 });
-  const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)), http2Watches === undefined ? {} : { http2Watches });
+  const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)), clientHttp2 === undefined ? {} : { http2: clientHttp2 });
   const ac = new AbortController();
   running.push({ sim, client, ac });
   const events = new Map<string, number>();
@@ -35,7 +37,7 @@ async function watchAll(http2: boolean, http2Watches?: boolean): Promise<{ sim: 
     expect(first.done).toBe(false);
     events.set(r, 1);
     void (async () => {
-      for await (const _ of stream) events.set(r, (events.get(r) ?? 0) + 1);
+      for await (const ev of stream) if (ev.type !== 'BOOKMARK') events.set(r, (events.get(r) ?? 0) + 1);
     })().catch(() => undefined);
   }
   for (let i = 0; i < 200 && sim.openWatches < RESOURCES.length; i++) await new Promise((res) => setTimeout(res, 10));
@@ -46,7 +48,7 @@ async function watchAll(http2: boolean, http2Watches?: boolean): Promise<{ sim: 
 describe('member watches', () => {
   it('over HTTP/2 when the member offers it: every watch on one connection', async () => {
     const { sim, client, events } = await watchAll(true);
-    expect(client.watchProtocol).toBe('h2');
+    expect(client.protocol).toBe('h2');
     expect(sim.openConnections).toBe(1);
     expect(sim.openHttp2Connections).toBe(1);
     // Started together (as the synchro starts a member's watches once its lists end), they still share it.
@@ -58,7 +60,7 @@ describe('member watches', () => {
     expect(together).toHaveLength(RESOURCES.length);
     expect(sim.openWatches).toBe(2 * RESOURCES.length);
     expect(sim.openConnections).toBe(1);
-    // They carry changes: one made in the member reaches its watch on the shared connection.
+    // They carry changes: one made in the member reaches its watch on the shared connection (bookmarks not counted).
     const pod = sim.snapshot('pods')[0]!;
     const before = events.get('/api/v1/pods') ?? 0;
     sim.store.patch('pods', pod.metadata.namespace ?? 'default', pod.metadata.name ?? '', { metadata: { labels: { touched: 'yes' } } });
@@ -68,13 +70,13 @@ describe('member watches', () => {
 
   it('over HTTP/1.1 when the member does not offer HTTP/2: a connection each, none pipelined behind another', async () => {
     const { sim, client } = await watchAll(false);
-    expect(client.watchProtocol).toBe('http/1.1');
+    expect(client.protocol).toBe('http/1.1');
     expect(sim.openConnections).toBe(RESOURCES.length);
   }, 30_000);
 
-  it('http2Watches: false keeps HTTP/1.1 even where HTTP/2 is offered', async () => {
+  it('http2: false keeps HTTP/1.1 even where HTTP/2 is offered', async () => {
     const { sim, client } = await watchAll(true, false);
-    expect(client.watchProtocol).toBeUndefined();
+    expect(client.protocol).toBeUndefined();
     expect(sim.openConnections).toBe(RESOURCES.length);
   }, 30_000);
 
@@ -85,7 +87,7 @@ describe('member watches', () => {
     const ac = new AbortController();
     running.push({ sim, client, ac });
     await (client.watch(RESOURCES[0]!, { allowWatchBookmarks: true }, ac.signal)).next();
-    expect(client.watchProtocol).toBe('h2');
+    expect(client.protocol).toBe('h2');
     await sim.stop();
     const again = await startSimulatedCluster({ pods: 10, seed: 5, tls: certs, token: sim.token ?? null, port: sim.port, bookmarkIntervalMs: 100 });
     running.push({ sim: again, client: await KubeClient.create(kubeConfigFromString(kubeconfigFor(again))), ac: new AbortController() });
@@ -103,7 +105,7 @@ describe('member watches', () => {
         }
       }
     }
-    expect(client.watchProtocol).toBe('http/1.1');
+    expect(client.protocol).toBe('http/1.1');
     expect(again.openHttp2Connections).toBe(0);
     expect(again.openWatches).toBe(RESOURCES.length);
     expect(again.openConnections).toBeGreaterThanOrEqual(RESOURCES.length);
@@ -121,5 +123,48 @@ describe('member watches', () => {
     expect(sim.openWatches).toBe(150);
     expect(sim.openHttp2Connections).toBe(2);
     expect(sim.openConnections).toBe(2);
+  }, 30_000);
+});
+
+describe('Http2Transport', () => {
+  const sims: SimCluster[] = [];
+  afterEach(async () => {
+    for (const s of sims.splice(0)) await s.stop();
+  });
+
+  /** A watch of pods through the transport's pick, as KubeClient.send dispatches it; its status, or the error. */
+  async function watchThrough(t: Http2Transport, sim: SimCluster): Promise<number | string> {
+    await t.ready();
+    const dispatcher = t.pick();
+    try {
+      const r = await request(`${sim.url}/api/v1/pods?watch=true&allowWatchBookmarks=true`, { dispatcher, headers: { authorization: `Bearer ${sim.token}` } });
+      r.body.destroy();
+      return r.statusCode;
+    } catch (e: unknown) {
+      return (e as Error).message;
+    }
+  }
+
+  it('when the handshake that learns the protocol fails, the HTTP/2 connection decides: h2 kept, HTTP/1.1 refused once', async () => {
+    const certs = await generateCertificates();
+    const tls = { ca: certs.caCert };
+    const h1Pool = new Agent({ connect: tls });
+    for (const http2 of [true, false]) {
+      const sim = await startSimulatedCluster({ pods: 1, seed: 5, tls: certs, http2 });
+      sims.push(sim);
+      // A probe given no time at all: it always fails.
+      const t = new Http2Transport(new URL(sim.url), tls, () => h1Pool, 0);
+      if (http2) {
+        expect(await watchThrough(t, sim)).toBe(200);
+        expect(sim.openHttp2Connections).toBe(1);
+      } else {
+        expect(await watchThrough(t, sim)).toMatch(/did not negotiate HTTP\/2/);
+        expect(t.current).toBe('http/1.1');
+        expect(await watchThrough(t, sim)).toBe(200);
+        expect(sim.openHttp2Connections).toBe(0);
+      }
+      await t.close();
+    }
+    await h1Pool.close();
   }, 30_000);
 });

@@ -1,25 +1,26 @@
-// Where a member's watches go: over HTTP/2 when its TLS handshake picks h2, as client-go's do, so that one connection
-// carries up to STREAMS_PER_CONNECTION of them; otherwise through the client's HTTP/1.1 pool, a connection each.
+// HTTP/2 to a member where its TLS handshake picks h2, as client-go does: up to STREAMS_PER_CONNECTION requests share
+// a connection, which matters for watches (one per synced type, each for as long as it runs); otherwise the client's
+// HTTP/1.1 pool, a connection per request in flight.
 //
 // undici 7 multiplexes HTTP/2 only with `pipelining` > 1, and the same setting on a connection that ends up HTTP/1.1
 // pipelines a new request behind a watch that never ends (it hangs, no timeout fires; BENCHMARKS.md "Watches per
-// member"). So the protocol is learnt first, by a TLS handshake of our own, and the HTTP/2 pool takes only sockets
-// that negotiated h2: any other is refused, and the member's watches go over HTTP/1.1 from then on.
+// member"). So the protocol is learnt first, by a TLS handshake of our own, and the HTTP/2 connections take only
+// sockets that negotiated h2: any other is refused, and the member's requests go over HTTP/1.1 from then on.
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import { buildConnector, Client, type Dispatcher } from 'undici';
 
-/** Watches per HTTP/2 connection (kube-apiserver allows more; Go's default is 250, undici's 100). */
+/** Requests (watches) per HTTP/2 connection (kube-apiserver allows more; Go's default is 250, undici's 100). */
 export const STREAMS_PER_CONNECTION = 100;
 
 /** How long the handshake that learns the protocol may take. */
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** TLS material for connections to the member, as the client's pool uses it. */
-export type WatchTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+export type TransportTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
 /** The protocol a TLS server picks between h2 and http/1.1; undefined when the handshake failed. */
-export function negotiatedProtocol(url: URL, tls: WatchTls, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
+export function negotiatedProtocol(url: URL, tls: TransportTls, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
   return new Promise((resolve) => {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const socket: TLSSocket = tlsConnect({
@@ -40,12 +41,12 @@ export function negotiatedProtocol(url: URL, tls: WatchTls, timeoutMs = PROBE_TI
   });
 }
 
-export class WatchTransport {
+export class Http2Transport {
   /** 'h2' once the member picked it; 'http/1.1' once it did not (then for good); undefined until known. */
   private protocol: 'h2' | 'http/1.1' | undefined;
   private probe: Promise<string | undefined> | undefined;
   /**
-   * One undici Client per HTTP/2 connection, each taking up to STREAMS_PER_CONNECTION watches. Not an undici Pool:
+   * One undici Client per HTTP/2 connection, each taking up to STREAMS_PER_CONNECTION requests. Not an undici Pool:
    * a Pool counts a Client as busy while its connection is being made, so watches started together opened a
    * connection each.
    */
@@ -53,30 +54,35 @@ export class WatchTransport {
 
   constructor(
     private readonly url: URL,
-    private readonly tls: WatchTls,
+    private readonly tls: TransportTls,
     /** The client's HTTP/1.1 pool, as it is now. */
     private readonly http1: () => Dispatcher,
+    private readonly probeTimeoutMs = PROBE_TIMEOUT_MS,
   ) {}
 
-  /** The protocol watches use, once known. */
+  /** The protocol requests use, once known. */
   get current(): 'h2' | 'http/1.1' | undefined {
     return this.protocol;
   }
 
-  /** Learns the protocol, once. A handshake that fails leaves the question open (the watch then goes over HTTP/1.1). */
+  /**
+   * Learns the protocol, once. A handshake that fails or times out (the member down, or this process too busy to
+   * finish it) leaves the question open: the request then goes to an HTTP/2 connection, whose own handshake decides
+   * (a socket that did not negotiate h2 is refused there, and the member's requests move to HTTP/1.1).
+   */
   async ready(): Promise<void> {
     if (this.protocol !== undefined) return;
-    this.probe ??= negotiatedProtocol(this.url, this.tls).finally(() => { this.probe = undefined; });
+    this.probe ??= negotiatedProtocol(this.url, this.tls, this.probeTimeoutMs).finally(() => { this.probe = undefined; });
     const p = await this.probe;
     if (p !== undefined && this.protocol === undefined) this.protocol = p === 'h2' ? 'h2' : 'http/1.1';
   }
 
   /**
-   * The dispatcher for the next watch, after ready(). The caller must dispatch on it at once, with no await between:
+   * The dispatcher for the next request, after ready(). The caller must dispatch on it at once, with no await between:
    * a connection is picked by the count of streams it carries, which the dispatch itself raises.
    */
   pick(): Dispatcher {
-    if (this.protocol !== 'h2') return this.http1();
+    if (this.protocol === 'http/1.1') return this.http1();
     this.connections = this.connections.filter((c) => !c.closed && !c.destroyed);
     const free = this.connections.find((c) => c.stats.size < STREAMS_PER_CONNECTION);
     if (free) return free;
@@ -85,7 +91,7 @@ export class WatchTransport {
     return c;
   }
 
-  /** Closes the HTTP/2 connections (their watches end); the next watch learns the protocol again. */
+  /** Closes the HTTP/2 connections (their watches end); the next request learns the protocol again. */
   async close(): Promise<void> {
     const connections = this.connections;
     this.connections = [];
@@ -100,11 +106,11 @@ export class WatchTransport {
         const [err, socket] = args;
         if (err) return callback(err, null);
         if ((socket as TLSSocket).alpnProtocol !== 'h2') {
-          // The member stopped offering HTTP/2 (another server, a proxy in front): this Client would pipeline watches
-          // on an HTTP/1.1 connection. Refused; its watches fail once and are retried over HTTP/1.1.
+          // The member stopped offering HTTP/2 (another server, a proxy in front): this Client would pipeline requests
+          // on an HTTP/1.1 connection, behind watches. Refused; its requests fail once and are retried over HTTP/1.1.
           socket.destroy();
           this.protocol = 'http/1.1';
-          return callback(new Error(`${this.url.host} did not negotiate HTTP/2; watches go over HTTP/1.1`), null);
+          return callback(new Error(`${this.url.host} did not negotiate HTTP/2; requests go over HTTP/1.1 from now on`), null);
         }
         callback(null, socket);
       });
