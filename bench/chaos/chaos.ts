@@ -91,7 +91,10 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     event({ phase: 'start', options: { ...o, bindingFlags: o.bindingFlags.join(' ') } });
     const storage: RunStorage = await openRunStorage(o.backend, outDir);
     cleanups.push(() => storage.close());
-    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000 });
+    // TLS, and every other member also speaks HTTP/2 (as kube-apiserver does): faults hit both transports.
+    fleet = await startSimulatedFleet({
+      clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000, tls: true, http2: (i) => i % 2 === 0,
+    });
     const f = fleet;
     cleanups.push(() => f.stop());
     const clustersFile = join(outDir, 'clusters.yaml');
