@@ -26,10 +26,10 @@ export interface SimFleet {
 export async function startSimulatedFleet(opts: SimFleetOptions = {}): Promise<SimFleet> {
   const n = opts.clusters ?? 2;
   const tls = opts.tls === true ? await generateCertificates() : opts.tls;
+  const { http2, ...rest } = opts;
   const clusters: SimCluster[] = [];
   try {
     for (let i = 0; i < n; i++) {
-      const { http2, ...rest } = opts;
       clusters.push(await startSimulatedCluster({
         ...rest,
         ...(tls ? { tls } : {}),

@@ -62,8 +62,7 @@ function recordOf(req: IncomingMessage, url: URL): RequestRecord {
 export class SimServer {
   private readonly server: Server | Http2SecureServer;
   private readonly sockets = new Set<Socket>();
-  /** Open HTTP/2 connections (sessions). */
-  http2Sessions = 0;
+  private openSessions = 0;
 
   constructor(private readonly deps: ServerDeps) {
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -76,8 +75,8 @@ export class SimServer {
       const h2 = createSecureServer({ ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: 250 } });
       h2.on('request', (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
       h2.on('session', (session) => {
-        this.http2Sessions++;
-        session.once('close', () => this.http2Sessions--);
+        this.openSessions++;
+        session.once('close', () => this.openSessions--);
       });
       this.server = h2;
     } else {
@@ -127,6 +126,11 @@ export class SimServer {
   /** TCP connections open now (HTTP/2 carries many requests on one). */
   get connections(): number {
     return this.sockets.size;
+  }
+
+  /** Of them, the HTTP/2 ones (sessions). */
+  get http2Sessions(): number {
+    return this.openSessions;
   }
 
   private authenticated(req: IncomingMessage): boolean {

@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BUNDLE, ROOT, runBundle } from '../support/bundle.js';
+import { BUNDLE, ROOT, runBundle, underOpenFilesLimit } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 let dir: string;
@@ -164,9 +164,8 @@ describe('bin/clusterpedia', () => {
     args: string[], env: NodeJS.ProcessEnv = withoutArenaMax(), softNoFile?: number,
   ): Promise<{ argv: string[]; env: Map<string, string>; noFile: [string, string] }> {
     const bin = join(ROOT, 'bin/clusterpedia');
-    const child = softNoFile === undefined
-      ? spawn(bin, args, { stdio: 'ignore', env })
-      : spawn('sh', ['-c', `ulimit -S -n ${softNoFile} && exec "$0" "$@"`, bin, ...args], { stdio: 'ignore', env });
+    const [cmd, cmdArgs] = softNoFile === undefined ? [bin, args] : underOpenFilesLimit(`-S -n ${softNoFile}`, bin, args);
+    const child = spawn(cmd, cmdArgs, { stdio: 'ignore', env });
     try {
       for (let i = 0; i < 200; i++) {
         const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);

@@ -54,6 +54,14 @@ export function runBundle(args: string[], opts: { env?: Record<string, string>; 
   });
 }
 
+/**
+ * `command args` under an open-files limit: `limit` is what `ulimit` takes (`-n 64` soft and hard, `-S -n 256` soft
+ * only), set by a shell that then execs the command, so the pid is the command's.
+ */
+export function underOpenFilesLimit(limit: string, command: string, args: string[]): [string, string[]] {
+  return ['sh', ['-c', `ulimit ${limit} && exec "$0" "$@"`, command, ...args]];
+}
+
 /** A long-running bundle process (a role) whose JSON log lines are collected. */
 export class BundleProcess {
   readonly lines: Record<string, unknown>[] = [];
@@ -94,9 +102,7 @@ export class BundleProcess {
   static start(args: string[], opts: { env?: Record<string, string>; cwd?: string; noFile?: number } = {}): BundleProcess {
     const bundle = ensureBundle();
     const argv = [bundle, ...args, '--log-format', 'json'];
-    const [cmd, cmdArgs] = opts.noFile === undefined
-      ? [process.execPath, argv]
-      : ['sh', ['-c', `ulimit -n ${opts.noFile} && exec "$0" "$@"`, process.execPath, ...argv]];
+    const [cmd, cmdArgs] = opts.noFile === undefined ? [process.execPath, argv] : underOpenFilesLimit(`-n ${opts.noFile}`, process.execPath, argv);
     const child = spawn(cmd, cmdArgs, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     return new BundleProcess(child);
   }
