@@ -4,7 +4,7 @@ import { defaultApiserverOptions, type ApiserverOptions } from '../roles/apiserv
 import { loggerFor, shutdownSignal } from './context.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { serviceAccountNamespace } from './synchro.js';
-import { heapGrowingPercentOption, option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions, storageWaitOption } from './flags.js';
 
 function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -53,6 +53,7 @@ export function addApiserverFlags(cmd: Command): Command {
 export interface ApiserverFlags {
   storage: string;
   storageConfig?: string;
+  storageInitializationTimeout: number;
   migrate: boolean;
   kubeconfig?: string;
   bindAddress: string;
@@ -116,7 +117,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
   const d = defaultApiserverOptions();
   const o: ApiserverOptions = {
     ...d,
-    storage: f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage },
+    storage: { ...(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }), initializationTimeoutMs: f.storageInitializationTimeout },
     migrate: f.migrate,
     serving: { bindAddress: f.bindAddress, securePort: f.securePort, certDir: f.certDir },
     authentication: {
@@ -155,6 +156,7 @@ export function apiserverOptionsFrom(f: ApiserverFlags): ApiserverOptions {
 export function newApiserverCommand(): Command {
   const cmd = new Command('apiserver').description('serve the clusterpedia.io/v1beta1 search API (the read path)');
   for (const o of storageOptions()) cmd.addOption(o);
+  cmd.addOption(storageWaitOption());
   cmd.addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(true));
   cmd.addOption(option('--kubeconfig <path>', 'host cluster kubeconfig (TokenReview, SubjectAccessReview, forwarded members\' PediaClusters); in-cluster config when present'));
   // Only where members are reached from here: binding forwards through the synchro, which has its own of both.

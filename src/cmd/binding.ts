@@ -4,7 +4,7 @@ import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { addApiserverFlags, apiserverOptionsFrom, type ApiserverFlags } from './apiserver.js';
 import { addSynchroFlags, requireClustersPath, synchroOptionsFrom, type SynchroFlagValues } from './synchro.js';
-import { option, parseNonNegativeInt, parsePositiveInt, storageOptions } from './flags.js';
+import { option, parseNonNegativeInt, parsePositiveInt, storageOptions, storageWaitOption } from './flags.js';
 import type { BindingOptions } from '../roles/binding/options.js';
 
 interface DemoFlags {
@@ -18,6 +18,7 @@ interface DemoFlags {
 export function newBindingCommand(): Command {
   const cmd = new Command('binding').description('run the search API and the synchro in one process over one storage');
   for (const o of storageOptions()) cmd.addOption(o);
+  cmd.addOption(storageWaitOption());
   addSynchroFlags(cmd, { leaderElect: false, metricsEndpoint: false });
   addApiserverFlags(cmd);
   cmd

@@ -107,6 +107,12 @@ export function logFormatOption(): Option {
   return option('--log-format <format>', 'log format (default: pretty on a terminal, json otherwise)').choices(['json', 'pretty']);
 }
 
+/** Long-running roles and `migrate` wait this long for a database they cannot reach yet (storage/open.ts). */
+export function storageWaitOption(): Option {
+  return option('--storage-initialization-timeout <duration>', 'how long to keep trying at start while the database cannot be reached (0: try once)')
+    .argParser(parseDuration).default(60_000, '1m');
+}
+
 export function storageOptions(): Option[] {
   return [
     option('--storage <url>', 'storage: sqlite:<path>, sqlite::memory:, or postgres://user:pass@host:port/db').argParser(parseStorageUrl).default('sqlite:./clusterpedia.db'),

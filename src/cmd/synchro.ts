@@ -6,7 +6,7 @@ import { defaultSynchroOptions, type SynchroOptions } from '../roles/synchro/opt
 import { runSynchro } from '../roles/synchro/run.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePort, parsePositiveInt, storageOptions } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePort, parsePositiveInt, storageOptions, storageWaitOption } from './flags.js';
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -14,6 +14,7 @@ const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 export interface SynchroFlagValues {
   storage?: string;
   storageConfig?: string;
+  storageInitializationTimeout?: number;
   migrate: boolean;
   clusters?: string;
   kubeconfig?: string;
@@ -116,7 +117,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
   const minWatch = Math.max(1, Math.round(v.minWatchTimeout / 1000));
   return {
     ...d,
-    storage: { url: v.storage ?? d.storage.url, configFile: v.storageConfig, migrate: v.migrate },
+    storage: { url: v.storage ?? d.storage.url, configFile: v.storageConfig, migrate: v.migrate, initializationTimeoutMs: v.storageInitializationTimeout ?? d.storage.initializationTimeoutMs },
     clustersPath: v.clusters,
     host,
     namespace,
@@ -163,6 +164,7 @@ export function requireClustersPath(o: SynchroOptions): void {
 export function newSynchroCommand(): Command {
   const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
   for (const o of storageOptions()) cmd.addOption(o);
+  cmd.addOption(storageWaitOption());
   addSynchroFlags(cmd, { leaderElect: true, metricsEndpoint: true });
   cmd.action(async (_opts: unknown, command: Command) => {
     const flags = command.opts<SynchroFlagValues>();

@@ -1,7 +1,9 @@
 // openStorage: resolves the target and loads its backend lazily, so the native SQLite addon loads only when used.
 import { existsSync } from 'node:fs';
+import { Backoff } from '../lib/backoff.js';
+import { systemClock, type Clock } from '../lib/lifecycle.js';
 import type { Logger } from '../lib/log.js';
-import { StorageError } from './errors.js';
+import { isStorageError, StorageError } from './errors.js';
 import { describeTarget, resolveStorageTarget, type StorageTarget } from './storage-config.js';
 import type { Storage, StorageOptions } from './types.js';
 
@@ -40,4 +42,52 @@ export async function openStorage(location: StorageLocation, opts: { logger: Log
 /** False only for a SQLite file that is not there (opening it would create it); a server's database is asked when opened. */
 export function targetExists(target: StorageTarget): boolean {
   return target.dialect !== 'sqlite' || target.path === ':memory:' || existsSync(target.path);
+}
+
+/** How long a long-running role waits at start for a database it cannot reach (--storage-initialization-timeout). */
+export interface StorageWait {
+  /** Give up after this long, milliseconds; 0 tries once. */
+  timeoutMs: number;
+  /** Stops the wait (shutdown): the opener then resolves undefined. */
+  signal: AbortSignal;
+  clock?: Clock;
+}
+
+/**
+ * Opens the storage and readies it with `prepare` (the role's migration), trying both again with back-off (1 s
+ * doubling to 10 s) while the database answers a retryable Unavailable — a PostgreSQL that is starting, failing over
+ * or not yet routable — for up to `wait.timeoutMs`, as kube-apiserver waits for etcd. Anything else (bad credentials,
+ * a missing database, a newer schema) fails at once. Resolves undefined when `wait.signal` aborts first.
+ */
+export async function openStorageWaiting(
+  location: StorageLocation,
+  opts: { logger: Logger } & StorageOptions,
+  wait: StorageWait,
+  prepare: (storage: Storage) => Promise<void> = async () => {},
+): Promise<Storage | undefined> {
+  const clock = wait.clock ?? systemClock;
+  const started = clock.now();
+  const backoff = new Backoff({ initialMs: 1000, maxMs: 10_000, jitter: 0.1 });
+  for (;;) {
+    let storage: Storage | undefined;
+    try {
+      storage = await openStorage(location, opts);
+      await prepare(storage);
+      if (backoff.attempts > 0) opts.logger.info({ attempts: backoff.attempts + 1, waitedMs: clock.now() - started }, 'storage reachable');
+      return storage;
+    } catch (e: unknown) {
+      await storage?.close().catch(() => {});
+      if (!isStorageError(e) || e.code !== 'Unavailable' || !e.retryable) throw e;
+      const waitedMs = clock.now() - started;
+      const leftMs = wait.timeoutMs - waitedMs;
+      if (leftMs <= 0) {
+        const tried = backoff.attempts === 0 ? 'tried once (--storage-initialization-timeout 0)' : `still unreachable after ${Math.round(waitedMs / 1000)}s (--storage-initialization-timeout)`;
+        throw new StorageError('Unavailable', `${e.message}; ${tried}`, true, { cause: e });
+      }
+      const retryInMs = Math.min(backoff.next(), leftMs);
+      opts.logger.warn({ err: e.message, attempt: backoff.attempts, retryInMs }, 'storage unreachable; trying again');
+      await clock.sleep(retryInMs, wait.signal);
+      if (wait.signal.aborted) return undefined;
+    }
+  }
 }

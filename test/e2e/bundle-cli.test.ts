@@ -144,7 +144,7 @@ describe('dist/clusterpedia.mjs', () => {
     const env = await runBundle(['apiserver'], { env: { CLUSTERPEDIA_SECURE_PORT: 'x' } });
     expect(env.code).toBe(2);
     expect(env.stderr).toMatch(/secure-port/i);
-    const unreachable = await runBundle(['migrate', '--storage', 'postgres://u@127.0.0.1:1/db', '--log-level', 'silent']);
+    const unreachable = await runBundle(['migrate', '--storage', 'postgres://u@127.0.0.1:1/db', '--storage-initialization-timeout', '0', '--log-level', 'silent']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).not.toMatch(/\n\s+at /);
   });

@@ -2,6 +2,7 @@
 import { inject } from 'vitest';
 import postgres from 'postgres';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
 
 /** Creates a fresh database on the test server and returns its URL plus a drop function. */
 export async function freshPostgresDatabase(prefix = 'cp'): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -26,4 +27,36 @@ export async function freshPostgresDatabase(prefix = 'cp'): Promise<{ url: strin
       }
     },
   };
+}
+
+export interface Forwarder {
+  port: number;
+  /** Closes the listener and every connection through it. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A TCP forwarder on 127.0.0.1:`port` to the server of `url`: the database "comes up" at that port when this starts
+ * (or goes away when it stops), with no server restarted.
+ */
+export function forwarder(port: number, url: string): Promise<Forwarder> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => { client.destroy(); upstream.destroy(); });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const stop = (): Promise<void> => new Promise((resolve) => {
+    server.close(() => resolve());
+    for (const s of sockets) s.destroy();
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve({ port, stop }));
+  });
 }

@@ -3,6 +3,8 @@
 export interface StorageConfig {
   url?: string;
   configFile?: string;
+  /** How long the start waits for an unreachable database, milliseconds (storage/open.ts openStorageWaiting). */
+  initializationTimeoutMs?: number;
 }
 
 export interface ServingOptions {
@@ -122,7 +124,7 @@ export interface ForwardOptions {
 
 export function defaultApiserverOptions(): ApiserverOptions {
   return {
-    storage: { url: 'sqlite:./clusterpedia.db' },
+    storage: { url: 'sqlite:./clusterpedia.db', initializationTimeoutMs: 60_000 },
     migrate: true,
     serving: { bindAddress: '0.0.0.0', securePort: 8443, certDir: './apiserver.local.config/certificates' },
     authentication: {

@@ -4,7 +4,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { TurnQueue } from '../../lib/turns.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
-import { openStorage } from '../../storage/open.js';
+import { openStorageWaiting } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
 import { switchesProtocols, type MemberConnections } from './member-forward.js';
@@ -40,9 +40,16 @@ export interface ApiserverParts {
 export async function runApiserver(options: ApiserverOptions, deps: ApiserverDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'apiserver' });
   // Its only writes are change-log compactions: a writer thread (a second V8 isolate) would cost more than it saves.
-  const storage = await openStorage(options.storage, { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline' });
+  const storage = await openStorageWaiting(
+    options.storage,
+    { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline' },
+    { timeoutMs: options.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
+    async (s) => {
+      if (options.migrate) await s.migrate();
+    },
+  );
+  if (!storage) return;
   try {
-    if (options.migrate) await storage.migrate();
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     await runAll(await apiserverRunnables(options, { storage, logger, registry }), deps.signal);

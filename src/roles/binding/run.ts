@@ -3,10 +3,10 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
 import { runAll, type Runnable } from '../../lib/lifecycle.js';
 import { TurnQueue } from '../../lib/turns.js';
-import { openStorage } from '../../storage/open.js';
+import { openStorageWaiting } from '../../storage/open.js';
 import { serviceUnavailable } from '../../kube/status.js';
 import { apiserverRunnables } from '../apiserver/run.js';
-import { synchroRunnables } from '../synchro/run.js';
+import { migrateLogged, synchroRunnables } from '../synchro/run.js';
 import type { BindingOptions } from './options.js';
 import { startDemo, type Demo } from './demo.js';
 
@@ -19,15 +19,17 @@ export interface BindingDeps {
 
 export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'binding' });
-  const storage = await openStorage(o.apiserver.storage, {
-    logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs,
-  });
+  const storage = await openStorageWaiting(
+    o.apiserver.storage,
+    { logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs },
+    { timeoutMs: o.apiserver.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
+    async (s) => {
+      if (o.apiserver.migrate) await migrateLogged(s, logger);
+    },
+  );
+  if (!storage) return;
   let demo: Demo | undefined;
   try {
-    if (o.apiserver.migrate) {
-      const plan = await storage.migrate();
-      if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
-    }
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const runnables: Runnable[] = [];

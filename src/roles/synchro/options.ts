@@ -9,6 +9,8 @@ export interface SynchroOptions {
     configFile?: string;
     /** Apply pending migrations before starting. */
     migrate: boolean;
+    /** How long the start waits for an unreachable database, milliseconds (storage/open.ts openStorageWaiting). */
+    initializationTimeoutMs: number;
   };
   /** A YAML file or directory of PediaCluster / ClusterSyncResources documents. */
   clustersPath?: string;
@@ -82,7 +84,7 @@ export interface SynchroOptions {
 /** Defaults of every field, the one place they live. */
 export function defaultSynchroOptions(): SynchroOptions {
   return {
-    storage: { url: 'sqlite:./clusterpedia.db', migrate: true },
+    storage: { url: 'sqlite:./clusterpedia.db', migrate: true, initializationTimeoutMs: 60_000 },
     clustersRereadMs: 30_000,
     clustersDebounceMs: 200,
     namespace: 'clusterpedia-system',

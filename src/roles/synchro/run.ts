@@ -10,7 +10,7 @@ import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { kubeConfigFromFile } from '../../kube/kubeconfig.js';
-import { openStorage } from '../../storage/open.js';
+import { openStorageWaiting } from '../../storage/open.js';
 import type { Storage, StorageWriter } from '../../storage/types.js';
 import type { TurnQueue } from '../../lib/turns.js';
 import { ClusterManager } from './cluster-manager.js';
@@ -142,30 +142,33 @@ function storageLeaseLock(storage: Storage, name: string): LeaseLock {
   };
 }
 
-async function open(options: SynchroOptions, logger: Logger): Promise<Storage> {
+/** Opens (waiting for an unreachable database) and migrates the synchro's own storage; undefined if stopped first. */
+async function open(options: SynchroOptions, logger: Logger, signal: AbortSignal): Promise<Storage | undefined> {
+  const { url, configFile, migrate, initializationTimeoutMs } = options.storage;
   try {
-    return await openStorage({ url: options.storage.url, configFile: options.storage.configFile }, { logger });
+    return await openStorageWaiting({ url, configFile }, { logger }, { timeoutMs: initializationTimeoutMs, signal }, async (s) => {
+      if (migrate) await migrateLogged(s, logger);
+    });
   } catch (e: unknown) {
     logger.error({ err: messageOf(e) }, 'cannot open storage');
     throw e;
   }
 }
 
+/** Applies pending migrations, saying what it applied. */
+export async function migrateLogged(storage: Storage, logger: Logger): Promise<void> {
+  const plan = await storage.migrate();
+  if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
+}
+
 /** Runs the synchro role until `deps.signal` aborts (or a part fails). */
 export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'synchro' });
   const owned = !deps.storage;
-  const storage: Storage = deps.storage ?? (await open(options, logger));
+  const storage = deps.storage ?? (await open(options, logger, deps.signal));
+  if (!storage) return;
   try {
-    if (options.storage.migrate) {
-      try {
-        const plan = await storage.migrate();
-        if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
-      } catch (e: unknown) {
-        logger.error({ err: messageOf(e) }, 'cannot migrate storage');
-        throw e;
-      }
-    }
+    if (!owned && options.storage.migrate) await migrateLogged(storage, logger);
     // Alone, the synchro's /metrics also carries the process metrics (heap, RSS, event-loop lag); binding adds its own.
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });

@@ -51,7 +51,7 @@ export function testOptions(clustersPath: string | undefined, url: string): Sync
   const d = defaultSynchroOptions();
   return {
     ...d,
-    storage: { url, migrate: false },
+    storage: { url, migrate: false, initializationTimeoutMs: 0 },
     clustersPath,
     clustersRereadMs: 500,
     clustersDebounceMs: 20,

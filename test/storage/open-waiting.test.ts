@@ -1,0 +1,109 @@
+// openStorageWaiting: a role's start waits for a database that cannot be reached yet (a PostgreSQL starting or failing
+// over), gives up after --storage-initialization-timeout with the reason, and fails at once on what waiting cannot fix.
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, type Logger } from '../../src/lib/log.js';
+import { openStorageWaiting } from '../../src/storage/open.js';
+import { freeLoopbackPort } from '../support/certs.js';
+import { forwarder, freshPostgresDatabase, type Forwarder } from '../support/postgres.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  err?: string;
+  attempt?: number;
+  retryInMs?: number;
+}
+
+/** A JSON logger whose lines the test reads back. */
+function recordingLogger(): { logger: Logger; lines: LogLine[]; text: () => string } {
+  const raw: string[] = [];
+  const out = new PassThrough();
+  out.on('data', (b: Buffer) => raw.push(...b.toString('utf8').split('\n').filter((l) => l !== '')));
+  const logger = createLogger({ level: 'debug', format: 'json', destination: out });
+  return { logger, get lines() { return raw.map((l) => JSON.parse(l) as LogLine); }, text: () => raw.join('\n') };
+}
+
+describe('openStorageWaiting (PostgreSQL)', () => {
+  let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  beforeAll(async () => { db = await freshPostgresDatabase('cp_wait'); });
+  afterAll(async () => { await db.drop(); });
+
+  /** The test database's URL, pointed at another loopback port. */
+  function atPort(port: number, database?: string): string {
+    const u = new URL(db.url);
+    u.hostname = '127.0.0.1';
+    u.port = String(port);
+    if (database) u.pathname = `/${database}`;
+    return u.toString();
+  }
+
+  it('waits for a database that comes up, then opens and readies it', async () => {
+    const port = await freeLoopbackPort();
+    const log = recordingLogger();
+    let prepared = 0;
+    let proxy: Forwarder | undefined;
+    const late = setTimeout(() => { void forwarder(port, db.url).then((s) => { proxy = s; }); }, 2500);
+    try {
+      const storage = await openStorageWaiting({ url: atPort(port) }, { logger: log.logger }, { timeoutMs: 30_000, signal: new AbortController().signal }, async (s) => {
+        await s.migrate();
+        prepared++;
+      });
+      expect(storage).toBeDefined();
+      expect(prepared).toBe(1);
+      // Migrated through the late port: the schema is there and a read answers.
+      expect(await storage?.currentRevision()).toMatch(/^\d+$/);
+      await storage?.close();
+    } finally {
+      clearTimeout(late);
+      await proxy?.stop();
+    }
+    const warns = log.lines.filter((l) => l.msg === 'storage unreachable; trying again');
+    expect(warns.length).toBeGreaterThanOrEqual(2);
+    expect(warns[0]?.err).toMatch(/unreachable/);
+    // Back-off: each wait at least as long as the one before (1 s doubling, up to 10 s).
+    const delays = warns.map((w) => w.retryInMs ?? 0);
+    for (let i = 1; i < delays.length; i++) expect(delays[i] ?? 0).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
+    expect(log.lines.some((l) => l.msg === 'storage reachable')).toBe(true);
+    const password = new URL(db.url).password;
+    if (password) expect(log.text()).not.toContain(password);
+  });
+
+  it('gives up after the timeout, naming the last reason and the flag', async () => {
+    const log = recordingLogger();
+    const started = Date.now();
+    const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 2500, signal: new AbortController().signal })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/unreachable.*still unreachable after [23]s \(--storage-initialization-timeout\)/) });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
+    expect(log.lines.filter((l) => l.msg === 'storage unreachable; trying again').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a timeout of 0 tries once', async () => {
+    const log = recordingLogger();
+    const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 0, signal: new AbortController().signal })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/tried once/) });
+    expect(log.lines.some((l) => l.msg === 'storage unreachable; trying again')).toBe(false);
+  });
+
+  it('what waiting cannot fix fails at once: a database that does not exist', async () => {
+    const log = recordingLogger();
+    const real = new URL(db.url);
+    const started = Date.now();
+    const err: unknown = await openStorageWaiting({ url: atPort(Number(real.port), 'no_such_database_here') }, { logger: log.logger }, { timeoutMs: 30_000, signal: new AbortController().signal })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ code: 'Unavailable', retryable: false, message: expect.stringMatching(/no_such_database_here/) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(log.lines.some((l) => l.msg === 'storage unreachable; trying again')).toBe(false);
+  });
+
+  it('a stop while waiting ends the wait: nothing opened, no error', async () => {
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const started = Date.now();
+    const storage = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: recordingLogger().logger }, { timeoutMs: 60_000, signal: ac.signal });
+    expect(storage).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
