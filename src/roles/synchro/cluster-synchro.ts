@@ -207,6 +207,7 @@ export class ClusterSynchro {
       unsubscribe();
       await this.pauseAll('', '');
       this.setPhase({ phase: 'Shutdown' });
+      this.d.metrics?.removeMember(this.d.name);
       const client = this.client;
       this.client = undefined;
       await client.close();
@@ -399,7 +400,7 @@ export class ClusterSynchro {
   private setHealth(h: HealthState): void {
     const before = this.health;
     this.health = h;
-    this.d.metrics?.clusterHealthy.set({ cluster: this.d.name }, h.status === 'True' ? 1 : 0);
+    this.d.metrics?.setMember(this.d.name, h.status === 'True', this.client?.protocol);
     if (before.status !== h.status || before.message !== h.message) this.d.changed();
   }
 

@@ -17,6 +17,7 @@ export class SynchroMetrics {
   readonly queueEntries: Gauge;
   readonly queueBytes: Gauge;
   readonly clusterHealthy: Gauge<'cluster'>;
+  readonly memberProtocol: Gauge<'cluster' | 'protocol'>;
   private objectSources = new Set<ObjectCountSource>();
 
   constructor(readonly registry: Registry) {
@@ -32,6 +33,7 @@ export class SynchroMetrics {
     this.queueEntries = new Gauge({ name: 'clusterpedia_synchro_queue_entries', help: 'Distinct objects waiting to be written.', registers });
     this.queueBytes = new Gauge({ name: 'clusterpedia_synchro_queue_bytes', help: 'Bytes of objects waiting to be written.', registers });
     this.clusterHealthy = new Gauge({ name: 'clusterpedia_synchro_cluster_healthy', help: '1 when the member cluster answers its health probe.', labelNames: ['cluster'], registers });
+    this.memberProtocol = new Gauge({ name: 'clusterpedia_synchro_member_protocol', help: 'The HTTP version requests to the member use (1 for the one in use): h2 multiplexes every watch on a few connections, http/1.1 holds one per synced type.', labelNames: ['cluster', 'protocol'], registers });
     const sources = this.objectSources;
     new Gauge({
       name: 'clusterpedia_synchro_objects',
@@ -43,6 +45,21 @@ export class SynchroMetrics {
         for (const source of sources) for (const o of source()) this.set({ cluster: o.cluster, resource: o.resource }, o.count);
       },
     });
+  }
+
+  /** Sets the member's health and protocol series (protocol undefined: not learnt yet, or plain HTTP). */
+  setMember(cluster: string, healthy: boolean, protocol: 'h2' | 'http/1.1' | undefined): void {
+    this.clusterHealthy.set({ cluster }, healthy ? 1 : 0);
+    for (const p of ['h2', 'http/1.1'] as const) {
+      if (p === protocol) this.memberProtocol.set({ cluster, protocol: p }, 1);
+      else this.memberProtocol.remove({ cluster, protocol: p });
+    }
+  }
+
+  /** Drops a cluster's series once its synchro has stopped (a removed cluster leaves no stale health). */
+  removeMember(cluster: string): void {
+    this.clusterHealthy.remove({ cluster });
+    for (const protocol of ['h2', 'http/1.1']) this.memberProtocol.remove({ cluster, protocol });
   }
 
   /** Registers a source of object counts; returns the unregister function. */

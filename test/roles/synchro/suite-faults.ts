@@ -348,7 +348,15 @@ export function faultsSuite(backend: Backend): void {
       expect(metrics).toContain(`clusterpedia_synchro_objects{cluster="${c!.name}",resource="pods/v1"} ${c!.store.count('pods')}`);
       expect(metrics).toMatch(/clusterpedia_synchro_write_batch_size_count \d+/);
       expect(metrics).toContain('clusterpedia_synchro_queue_entries');
+      expect(metrics).toContain(`clusterpedia_synchro_cluster_healthy{cluster="${c!.name}"} 1`);
+      // The harness's first member speaks HTTP/2 (its watches share a connection).
+      expect(metrics).toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="h2"} 1`);
+      expect(metrics).not.toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="http/1.1"}`);
       for (const p of ['/readyz', '/healthz', '/livez']) expect(await (await fetch(`http://127.0.0.1:${port}${p}`)).text()).toBe('ok');
+      // A removed cluster leaves no series behind.
+      h.writeClusters([]);
+      const stale = (text: string): boolean => [`_cluster_healthy{cluster="${c!.name}"`, `_member_protocol{cluster="${c!.name}"`, `_objects{cluster="${c!.name}"`].some((s) => text.includes(s));
+      await waitFor(async () => !stale(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()), 10_000, () => 'gauges of the removed cluster remain');
     });
 
     it('host mode: finalizer, Secret credentials, status written back, rows and finalizer removed on deletion', async () => {
