@@ -21,6 +21,7 @@ export interface SynchroFlagValues {
   namespace?: string;
   shardingName: string;
   pageSize: number;
+  memberHttp2: boolean;
   listConcurrency: number;
   pruneManagedFields: boolean;
   pruneLastAppliedConfiguration: boolean;
@@ -48,11 +49,8 @@ export interface SynchroFlagValues {
 /**
  * Adds the synchro's own flags (not --storage: the binding command has that once for both roles).
  * `leaderElect`: the default of --leader-elect (on for `synchro`, which may run as several replicas; off for
- * `binding`, a single process by design, as Clusterpedia's binding-apiserver).
- */
-/**
- * The synchro's flags. `metricsEndpoint`: its own /metrics listener (binding has none: the apiserver's ports serve
- * both roles' metrics and health).
+ * `binding`, a single process by design, as Clusterpedia's binding-apiserver). `metricsEndpoint`: its own /metrics
+ * listener (binding has none: the apiserver's ports serve both roles' metrics and health).
  */
 export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metricsEndpoint: boolean } = { leaderElect: false, metricsEndpoint: true }): Command {
   const d = defaultSynchroOptions();
@@ -68,6 +66,7 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metrics
     .addOption(option('--namespace <ns>', 'namespace of authenticationFrom Secrets in the host cluster (default: the service account namespace, else clusterpedia-system)'))
     .addOption(option('--sharding-name <name>', 'serve only the clusters whose spec.shardingName is this name (absent counts as ""); each shard has its own lease').default(d.shardingName))
     .addOption(option('--page-size <n>', 'page size of member lists').argParser(parsePositiveInt).default(d.pageSize))
+    .addOption(option('--member-http2 <bool>', 'talk HTTP/2 to members that offer it (TLS, no proxy), so their watches share a few connections; false: HTTP/1.1, a connection per watch').argParser(parseBool).default(d.memberHttp2))
     .addOption(option('--list-concurrency <n>', 'member lists running at once across all clusters (each holds one page in memory)').argParser(parsePositiveInt).default(d.listConcurrency))
     .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
     .addOption(option('--prune-last-applied-configuration <bool>', 'remove the kubectl last-applied-configuration annotation before storage').argParser(parseBool).default(d.prune.lastAppliedConfiguration))
@@ -123,6 +122,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     namespace,
     shardingName: v.shardingName,
     pageSize: v.pageSize,
+    memberHttp2: v.memberHttp2,
     listConcurrency: v.listConcurrency,
     prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration },
     health: { intervalMs: v.healthInterval, timeoutMs: v.healthTimeout },

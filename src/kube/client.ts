@@ -208,11 +208,11 @@ export class KubeClient {
   }
 
   /**
-   * The protocol requests use: 'h2' or 'http/1.1' once learnt; undefined before it is, and for a client that never
-   * asks for HTTP/2 (a proxy, http2: false).
+   * The protocol requests use: 'h2' or 'http/1.1' once learnt; undefined while a client that asks for HTTP/2 has not
+   * learnt yet. A client that never asks (plain HTTP, a proxy, an exec certificate, http2: false) uses HTTP/1.1.
    */
   get protocol(): 'h2' | 'http/1.1' | undefined {
-    return this.transport?.current ?? (this.server.startsWith('http:') ? 'http/1.1' : undefined);
+    return this.transport ? this.transport.current : 'http/1.1';
   }
 
   /**

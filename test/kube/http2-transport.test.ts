@@ -76,7 +76,7 @@ describe('member watches', () => {
 
   it('http2: false keeps HTTP/1.1 even where HTTP/2 is offered', async () => {
     const { sim, client } = await watchAll(true, false);
-    expect(client.protocol).toBeUndefined();
+    expect(client.protocol).toBe('http/1.1');
     expect(sim.openConnections).toBe(RESOURCES.length);
   }, 30_000);
 

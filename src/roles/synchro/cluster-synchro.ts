@@ -165,7 +165,7 @@ export class ClusterSynchro {
     const backoff = new Backoff({ initialMs: 1000, maxMs: 60_000, random: this.random });
     while (!signal.aborted && !this.client) {
       try {
-        this.client = await KubeClient.create(this.d.connection.kubeConfig, { userAgent: 'clusterpedia-synchro' });
+        this.client = await KubeClient.create(this.d.connection.kubeConfig, { userAgent: 'clusterpedia-synchro', http2: this.d.options.memberHttp2 });
       } catch (e: unknown) {
         this.setPhase({ phase: 'InitialFailed', message: messageOf(e) });
         await this.clock.sleep(backoff.next(), signal);

@@ -359,6 +359,18 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => !stale(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()), 10_000, () => 'gauges of the removed cluster remain');
     });
 
+    it('--member-http2=false talks HTTP/1.1 to a member that offers HTTP/2: a connection per watch', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const port = await freePort();
+      await h.startSynchro({ metricsPort: port, metricsHost: '127.0.0.1', memberHttp2: false });
+      await h.converged();
+      const [c] = h.clusters;
+      expect(c!.openHttp2Connections).toBe(0);
+      expect(c!.openConnections).toBeGreaterThanOrEqual(c!.openWatches);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="http/1.1"} 1`);
+    });
+
     it('host mode: finalizer, Secret credentials, status written back, rows and finalizer removed on deletion', async () => {
       h = await Harness.start(backend, { clusters: 1 });
       const [member] = h.clusters;
