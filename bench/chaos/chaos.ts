@@ -45,6 +45,8 @@ export interface ChaosResult {
   faultErrors: number;
   /** kill -9 faults that found the storage writer inside a transaction. */
   killsMidTransaction: number;
+  /** kill -9 right after a PostgreSQL stop: the next start finds no database. */
+  killsWhileDatabaseDown: number;
   restarts: number;
   /** The final SIGTERM needed SIGKILL after the grace period. */
   shutdownHung: boolean;
@@ -215,6 +217,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
       faultsPlanned: plan.length, faultsByKind: byKind,
       faultErrors: injected.filter((x) => x.result.error !== undefined).length,
       killsMidTransaction: injected.filter((x) => x.result.midTransaction === true).length,
+      killsWhileDatabaseDown: injected.filter((x) => x.result.killedPid !== undefined).length,
       restarts: cp.incarnations - 1,
       shutdownHung,
       unplannedExits: cp.unplannedExits.map((x) => ({ atMs: x.atMs, code: x.code, signal: x.signal, lastLines: x.tail.slice(-8) })),

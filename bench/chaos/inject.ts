@@ -118,7 +118,9 @@ export class Injector {
       case 'postgres-stop': {
         await this.d.storage.stopServer(f.mode);
         this.later('postgres', f.forMs, () => this.d.storage.startServer());
-        record({ stoppedAfterMs: this.d.clock() - at });
+        // Restarted at once, it must wait for the database (--storage-initialization-timeout), not exit.
+        const killed = f.killToo ? await this.d.clusterpedia.kill9(0) : undefined;
+        record({ stoppedAfterMs: this.d.clock() - at, ...(killed ? { killedPid: killed.pid } : {}) });
         return;
       }
     }

@@ -44,7 +44,7 @@ function watchers(r: ChaosResult): string {
 /** The rows of a run, shared by the text and the markdown forms. */
 function rows(r: ChaosResult): [string, string][] {
   const o = r.options;
-  const kills = r.faultsByKind.kill + r.faultsByKind['kill-mid-write'];
+  const kills = r.faultsByKind.kill + r.faultsByKind['kill-mid-write'] + r.killsWhileDatabaseDown;
   return [
     ['result', r.passed ? 'PASS' : 'FAIL'],
     ['backend', o.backend],
@@ -53,7 +53,7 @@ function rows(r: ChaosResult): [string, string][] {
     ['chaos phase', `${s(o.durationMs)}, churn ${o.churnPerCluster} events/s per member (${n(r.memberChanges)} member changes); whole run ${s(r.totalMs)}`],
     ['faults injected', faults(r)],
     ['clusterpedia flags', r.bindingFlags.join(' ')],
-    ['kill -9', `${kills}, of which ${r.killsMidTransaction} inside a storage write transaction`],
+    ['kill -9', `${kills}, of which ${r.killsMidTransaction} inside a storage write transaction${r.killsWhileDatabaseDown > 0 ? `, ${r.killsWhileDatabaseDown} with PostgreSQL down (restarted into no database)` : ''}`],
     ['restarts', `${r.restarts} (unplanned exits: ${r.unplannedExits.length}); final SIGTERM ${r.shutdownHung ? 'HUNG (SIGKILL after 30 s)' : 'exited cleanly'}`],
     ['initial sync', s(r.initialSyncMs)],
     ['converged after the last fault', `${s(r.convergeMs)} (verified after ${s(r.verifiedMs)})`],

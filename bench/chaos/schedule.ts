@@ -23,7 +23,8 @@ export type Fault =
   /** A watch client of clusterpedia drops its connection and stays away for `forMs` (then resumes, or relists on 410). */
   | { kind: 'watcher-pause'; watcher: number; forMs: number }
   /** PostgreSQL stops (`pg_ctl stop -m fast|immediate`) and starts again after `forMs`. */
-  | { kind: 'postgres-stop'; mode: 'fast' | 'immediate'; forMs: number };
+  /** `killToo`: clusterpedia is also killed once the server is down, so its next start meets no database. */
+  | { kind: 'postgres-stop'; mode: 'fast' | 'immediate'; forMs: number; killToo: boolean };
 
 export type FaultKind = Fault['kind'];
 
@@ -126,7 +127,7 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
     case 'kill-mid-write':
       return { kind, burst: rng.range(100, 600), restartAfterMs: rng.range(0, 3_000) };
     case 'postgres-stop':
-      return { kind, mode: rng.chance(0.5) ? 'fast' : 'immediate', forMs: upTo(2_000, 12_000) };
+      return { kind, mode: rng.chance(0.5) ? 'fast' : 'immediate', forMs: upTo(2_000, 12_000), killToo: rng.chance(0.3) };
   }
 }
 
