@@ -24,16 +24,20 @@ function recordingLogger(): { logger: Logger; lines: LogLine[]; text: () => stri
   return { logger, get lines() { return raw.map((l) => JSON.parse(l) as LogLine); }, text: () => raw.join('\n') };
 }
 
+// The test server trusts loopback (no password asked); one in the URL must still stay out of every line.
+const PASSWORD = 'pw-never-logged-7f3a';
+
 describe('openStorageWaiting (PostgreSQL)', () => {
   let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   beforeAll(async () => { db = await freshPostgresDatabase('cp_wait'); });
   afterAll(async () => { await db.drop(); });
 
-  /** The test database's URL, pointed at another loopback port. */
+  /** The test database's URL, pointed at another loopback port, with a password the logs must never show. */
   function atPort(port: number, database?: string): string {
     const u = new URL(db.url);
     u.hostname = '127.0.0.1';
     u.port = String(port);
+    if (!u.password) u.password = PASSWORD;
     if (database) u.pathname = `/${database}`;
     return u.toString();
   }
@@ -65,8 +69,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     const delays = warns.map((w) => w.retryInMs ?? 0);
     for (let i = 1; i < delays.length; i++) expect(delays[i] ?? 0).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
     expect(log.lines.some((l) => l.msg === 'storage reachable')).toBe(true);
-    const password = new URL(db.url).password;
-    if (password) expect(log.text()).not.toContain(password);
+    expect(log.text()).not.toContain(new URL(atPort(port)).password);
   });
 
   it('gives up after the timeout, naming the last reason and the flag', async () => {
@@ -77,6 +80,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/unreachable.*still unreachable after [23]s \(--storage-initialization-timeout\)/) });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
     expect(log.lines.filter((l) => l.msg === 'storage unreachable; trying again').length).toBeGreaterThanOrEqual(2);
+    expect(`${log.text()}\n${(err as Error).message}`).not.toContain(PASSWORD);
   });
 
   it('a timeout of 0 tries once', async () => {
