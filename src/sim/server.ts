@@ -59,6 +59,12 @@ function recordOf(req: IncomingMessage, url: URL): RequestRecord {
   };
 }
 
+/**
+ * Idle keep-alive connections close after 5 s (the server says so in `Keep-Alive: timeout=5`). No request timeout:
+ * Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
+ */
+const HTTP1_SETTINGS = { keepAliveTimeout: 5000, requestTimeout: 0 };
+
 export class SimServer {
   private readonly server: Server | Http2SecureServer;
   private readonly sockets = new Set<Socket>();
@@ -73,6 +79,9 @@ export class SimServer {
       // Node's compatibility request and response stand in for HTTP/1's here (the handlers use only what both have:
       // method, url, headers, socket, writeHead, write, end, destroy, 'close').
       const h2 = createSecureServer({ ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: 250 } });
+      // Its HTTP/1.1 connections (clients that do not offer h2) are Node's HTTP/1 server's, with that server's
+      // settings read from this object: the same as the HTTP/1.1-only simulator's below.
+      Object.assign(h2, HTTP1_SETTINGS);
       h2.on('request', (req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
       h2.on('session', (session) => {
         this.openSessions++;
@@ -81,9 +90,7 @@ export class SimServer {
       this.server = h2;
     } else {
       const h1 = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
-      h1.keepAliveTimeout = 5000;
-      // Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
-      h1.requestTimeout = 0;
+      Object.assign(h1, HTTP1_SETTINGS);
       this.server = h1;
     }
     this.server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.upgrade(req, socket, head));
