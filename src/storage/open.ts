@@ -54,10 +54,11 @@ export interface StorageWait {
 }
 
 /**
- * Opens the storage and readies it with `prepare` (the role's migration), trying both again with back-off (1 s
- * doubling to 10 s) while the database answers a retryable Unavailable — a PostgreSQL that is starting, failing over
- * or not yet routable — for up to `wait.timeoutMs`, as kube-apiserver waits for etcd. Anything else (bad credentials,
- * a missing database, a newer schema) fails at once. Resolves undefined when `wait.signal` aborts first.
+ * Opens the storage and readies it with `prepare` (readySchema), trying both again with back-off (1 s doubling to
+ * 10 s) while the database answers a retryable Unavailable — a PostgreSQL that is starting, failing over or not yet
+ * routable, a schema another process has yet to migrate — for up to `wait.timeoutMs`, as kube-apiserver waits for
+ * etcd. Anything else (bad credentials, a missing database, a newer schema) fails at once. Resolves undefined when
+ * `wait.signal` aborts first.
  */
 export async function openStorageWaiting(
   location: StorageLocation,
@@ -73,7 +74,7 @@ export async function openStorageWaiting(
     try {
       storage = await openStorage(location, opts);
       await prepare(storage);
-      if (backoff.attempts > 0) opts.logger.info({ attempts: backoff.attempts + 1, waitedMs: clock.now() - started }, 'storage reachable');
+      if (backoff.attempts > 0) opts.logger.info({ attempts: backoff.attempts + 1, waitedMs: clock.now() - started }, 'storage ready');
       return storage;
     } catch (e: unknown) {
       await storage?.close().catch(() => {});
@@ -81,13 +82,30 @@ export async function openStorageWaiting(
       const waitedMs = clock.now() - started;
       const leftMs = wait.timeoutMs - waitedMs;
       if (leftMs <= 0) {
-        const tried = backoff.attempts === 0 ? 'tried once (--storage-initialization-timeout 0)' : `still unreachable after ${Math.round(waitedMs / 1000)}s (--storage-initialization-timeout)`;
+        const tried = backoff.attempts === 0 ? 'tried once (--storage-initialization-timeout 0)' : `gave up after ${Math.round(waitedMs / 1000)}s of trying (--storage-initialization-timeout)`;
         throw new StorageError('Unavailable', `${e.message}; ${tried}`, true, { cause: e });
       }
       const retryInMs = Math.min(backoff.next(), leftMs);
-      opts.logger.warn({ err: e.message, attempt: backoff.attempts, retryInMs }, 'storage unreachable; trying again');
+      opts.logger.warn({ err: e.message, attempt: backoff.attempts, retryInMs }, 'storage not ready; trying again');
       await clock.sleep(retryInMs, wait.signal);
       if (wait.signal.aborted) return undefined;
     }
+  }
+}
+
+/**
+ * A role's schema step: with `migrate`, applies pending migrations (saying what it applied); without (the split
+ * deployment, where only `clusterpedia migrate` changes the schema), a schema this binary finds behind is one to wait
+ * for — a retryable Unavailable for openStorageWaiting — rather than one to serve from and fail every request.
+ */
+export async function readySchema(storage: Storage, migrate: boolean, logger: Logger): Promise<void> {
+  if (migrate) {
+    const plan = await storage.migrate();
+    if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
+    return;
+  }
+  const plan = await storage.migrate({ dryRun: true });
+  if (plan.applied.length > 0) {
+    throw new StorageError('Unavailable', `the storage schema is at version ${plan.from} and this clusterpedia needs ${plan.to}; waiting for \`clusterpedia migrate\` (this role runs with --migrate=false)`, true);
   }
 }

@@ -307,7 +307,7 @@ export interface StorageReader {
   /** Row counts per (cluster, type), for `show resources`. */
   counts(): Promise<{ cluster: string; group: string; version: string; resource: string; count: number; bytes: number }[]>;
   clusterStatuses(): Promise<Map<string, ClusterStatusRecord>>;
-  /** Cheap round trip for /readyz. */
+  /** Cheap round trip for /readyz; reads a schema table, so a database not migrated fails it (SchemaMismatch). */
   ping(): Promise<void>;
   /**
    * Calls `listener` soon after the storage revision advances: at once for writes made through this process,

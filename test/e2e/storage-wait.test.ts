@@ -1,5 +1,7 @@
 // End to end: a role started before its PostgreSQL is reachable waits for it (--storage-initialization-timeout) instead
-// of exiting, then serves; past the timeout it exits 1 saying why; a stop while it waits exits cleanly.
+// of exiting, then serves — as one started with --migrate=false before the schema is migrated does; past the timeout
+// it exits 1 saying why; a stop while it waits exits cleanly.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleProcess, runBundle } from '../support/bundle.js';
 import { freeLoopbackPort } from '../support/certs.js';
@@ -35,7 +37,7 @@ function atPort(port: number): string {
   return u.toString();
 }
 
-const waitingLine = (l: Record<string, unknown>): boolean => l.msg === 'storage unreachable; trying again';
+const waitingLine = (l: Record<string, unknown>): boolean => l.msg === 'storage not ready; trying again';
 
 describe('a role whose database is not reachable yet', () => {
   it('binding waits, then migrates, syncs and serves once the database comes up', async () => {
@@ -49,13 +51,26 @@ describe('a role whose database is not reachable yet', () => {
     expect(p.lines.some((l) => l.msg === 'serving')).toBe(false);
     proxy = await forwarder(port, db.url);
     const base = `http://127.0.0.1:${await p.insecurePort(60_000)}`;
-    expect(p.lines.some((l) => l.msg === 'storage reachable')).toBe(true);
+    expect(p.lines.some((l) => l.msg === 'storage ready')).toBe(true);
     await waitConverged(base, f.fleet, 60_000);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     // The URL's password never reaches the waiting lines.
     expect(p.raw.join('\n')).not.toContain(new URL(atPort(port)).password);
   }, 120_000);
+
+  it('with --migrate=false, an apiserver waits for `clusterpedia migrate` instead of serving a schema it cannot read', async () => {
+    const url = `sqlite:${join(f.dir, 'late-schema.db')}`;
+    const p = BundleProcess.start(['apiserver', '--storage', url, '--migrate', 'false', '--secure-port', '0', '--insecure-port', '0'], { cwd: f.dir });
+    procs.push(p);
+    const waiting = await p.waitFor(waitingLine, 30_000);
+    expect(String(waiting.err)).toMatch(/schema is at version 0 and this clusterpedia needs \d+; waiting for `clusterpedia migrate`/);
+    expect(p.lines.some((l) => l.msg === 'serving')).toBe(false);
+    const m = await runBundle(['migrate', '--storage', url]);
+    expect(m.code, m.stderr).toBe(0);
+    const base = `http://127.0.0.1:${await p.insecurePort(30_000)}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+  }, 60_000);
 
   it('apiserver and synchro stopped while waiting exit 0 at once', async () => {
     const url = atPort(await freeLoopbackPort());
@@ -75,9 +90,9 @@ describe('a role whose database is not reachable yet', () => {
   it('past --storage-initialization-timeout, migrate exits 1 naming the reason and the flag', async () => {
     const r = await runBundle(['migrate', '--storage', atPort(await freeLoopbackPort()), '--storage-initialization-timeout', '2s', '--log-format', 'json']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error: open postgres: database unreachable: .*ECONNREFUSED.*; still unreachable after 2s \(--storage-initialization-timeout\)/);
+    expect(r.stderr).toMatch(/error: open postgres: database unreachable: .*ECONNREFUSED.*; gave up after 2s of trying \(--storage-initialization-timeout\)/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stdout + r.stderr).not.toContain(PASSWORD);
-    expect(r.stdout.split('\n').filter((l) => l.includes('"storage unreachable; trying again"')).length).toBeGreaterThanOrEqual(1);
+    expect(r.stdout.split('\n').filter((l) => l.includes('"storage not ready; trying again"')).length).toBeGreaterThanOrEqual(1);
   }, 30_000);
 });

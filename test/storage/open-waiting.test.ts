@@ -62,13 +62,13 @@ describe('openStorageWaiting (PostgreSQL)', () => {
       clearTimeout(late);
       await proxy?.stop();
     }
-    const warns = log.lines.filter((l) => l.msg === 'storage unreachable; trying again');
+    const warns = log.lines.filter((l) => l.msg === 'storage not ready; trying again');
     expect(warns.length).toBeGreaterThanOrEqual(2);
     expect(warns[0]?.err).toMatch(/unreachable/);
     // Back-off: each wait at least as long as the one before (1 s doubling, up to 10 s).
     const delays = warns.map((w) => w.retryInMs ?? 0);
     for (let i = 1; i < delays.length; i++) expect(delays[i] ?? 0).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
-    expect(log.lines.some((l) => l.msg === 'storage reachable')).toBe(true);
+    expect(log.lines.some((l) => l.msg === 'storage ready')).toBe(true);
     expect(log.text()).not.toContain(new URL(atPort(port)).password);
   });
 
@@ -77,9 +77,9 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     const started = Date.now();
     const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 2500, signal: new AbortController().signal })
       .then(() => undefined, (e: unknown) => e);
-    expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/unreachable.*still unreachable after [23]s \(--storage-initialization-timeout\)/) });
+    expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/unreachable.*gave up after [23]s of trying \(--storage-initialization-timeout\)/) });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2400);
-    expect(log.lines.filter((l) => l.msg === 'storage unreachable; trying again').length).toBeGreaterThanOrEqual(2);
+    expect(log.lines.filter((l) => l.msg === 'storage not ready; trying again').length).toBeGreaterThanOrEqual(2);
     expect(`${log.text()}\n${(err as Error).message}`).not.toContain(PASSWORD);
   });
 
@@ -88,7 +88,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 0, signal: new AbortController().signal })
       .then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/tried once/) });
-    expect(log.lines.some((l) => l.msg === 'storage unreachable; trying again')).toBe(false);
+    expect(log.lines.some((l) => l.msg === 'storage not ready; trying again')).toBe(false);
   });
 
   it('what waiting cannot fix fails at once: a database that does not exist', async () => {
@@ -99,7 +99,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
       .then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ code: 'Unavailable', retryable: false, message: expect.stringMatching(/no_such_database_here/) });
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(log.lines.some((l) => l.msg === 'storage unreachable; trying again')).toBe(false);
+    expect(log.lines.some((l) => l.msg === 'storage not ready; trying again')).toBe(false);
   });
 
   it('a stop while waiting ends the wait: nothing opened, no error', async () => {

@@ -5,6 +5,7 @@ import type { Subresources } from '../../kube/subresources.js';
 import { badRequest, methodNotSupported, notFound, serviceUnavailable } from '../../kube/status.js';
 import { kubeVersionInfo } from '../../lib/version.js';
 import type { StorageReader } from '../../storage/types.js';
+import { isStorageError } from '../../storage/errors.js';
 import type { Catalog, TypeInfo } from './catalog.js';
 import type { ChangeFeed } from './change-feed.js';
 import { watchTimeoutSeconds, type MemberBudget } from './watch.js';
@@ -165,8 +166,8 @@ async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez'
     if (d.draining()) throw serviceUnavailable('shutting down');
     try {
       await d.storage.ping();
-    } catch {
-      throw serviceUnavailable('storage is unreachable');
+    } catch (e: unknown) {
+      throw serviceUnavailable(isStorageError(e) && e.code === 'SchemaMismatch' ? 'storage schema is not migrated' : 'storage is unreachable');
     }
   }
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });

@@ -62,7 +62,11 @@ function indented(res: ServerResponse, contentType: string | number | undefined,
 /** Maps anything thrown while serving to a Kubernetes Status. Unexpected errors are logged and answered 500 without details. */
 export function statusFor(e: unknown, log: Logger): Status {
   const known = knownStatus(e);
-  if (known) return known;
+  if (known) {
+    // The database was emptied or replaced under a running server: loud, but not a bug of ours.
+    if (isStorageError(e) && e.code === 'SchemaMismatch') log.warn({ err: e.message }, 'storage schema does not match this server');
+    return known;
+  }
   log.error({ err: e }, 'internal error while serving a request');
   return makeStatus(500, 'InternalError', 'an internal error occurred; see the apiserver log');
 }
@@ -80,6 +84,8 @@ function knownStatus(e: unknown): Status | undefined {
       return makeStatus(503, 'ServiceUnavailable', 'storage is unavailable; retry later', { retryAfterSeconds: 1 });
     case 'Conflict':
       return makeStatus(409, 'Conflict', e.message);
+    case 'SchemaMismatch':
+      return makeStatus(503, 'ServiceUnavailable', 'storage schema is not migrated, or newer than this server; see the apiserver log', { retryAfterSeconds: 5 });
     default:
       return undefined;
   }

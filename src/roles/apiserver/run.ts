@@ -4,7 +4,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { TurnQueue } from '../../lib/turns.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
-import { openStorageWaiting } from '../../storage/open.js';
+import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
 import { switchesProtocols, type MemberConnections } from './member-forward.js';
@@ -44,9 +44,7 @@ export async function runApiserver(options: ApiserverOptions, deps: ApiserverDep
     options.storage,
     { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline' },
     { timeoutMs: options.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
-    async (s) => {
-      if (options.migrate) await s.migrate();
-    },
+    (s) => readySchema(s, options.migrate, logger),
   );
   if (!storage) return;
   try {

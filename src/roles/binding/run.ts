@@ -3,10 +3,10 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
 import { runAll, type Runnable } from '../../lib/lifecycle.js';
 import { TurnQueue } from '../../lib/turns.js';
-import { openStorageWaiting } from '../../storage/open.js';
+import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import { serviceUnavailable } from '../../kube/status.js';
 import { apiserverRunnables } from '../apiserver/run.js';
-import { migrateLogged, synchroRunnables } from '../synchro/run.js';
+import { synchroRunnables } from '../synchro/run.js';
 import type { BindingOptions } from './options.js';
 import { startDemo, type Demo } from './demo.js';
 
@@ -23,9 +23,7 @@ export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<
     o.apiserver.storage,
     { logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs },
     { timeoutMs: o.apiserver.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
-    async (s) => {
-      if (o.apiserver.migrate) await migrateLogged(s, logger);
-    },
+    (s) => readySchema(s, o.apiserver.migrate, logger),
   );
   if (!storage) return;
   let demo: Demo | undefined;

@@ -10,7 +10,7 @@ import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { kubeConfigFromFile } from '../../kube/kubeconfig.js';
-import { openStorageWaiting } from '../../storage/open.js';
+import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import type { Storage, StorageWriter } from '../../storage/types.js';
 import type { TurnQueue } from '../../lib/turns.js';
 import { ClusterManager } from './cluster-manager.js';
@@ -142,23 +142,15 @@ function storageLeaseLock(storage: Storage, name: string): LeaseLock {
   };
 }
 
-/** Opens (waiting for an unreachable database) and migrates the synchro's own storage; undefined if stopped first. */
+/** Opens the synchro's own storage, waiting for it to be reachable and its schema ready; undefined if stopped first. */
 async function open(options: SynchroOptions, logger: Logger, signal: AbortSignal): Promise<Storage | undefined> {
   const { url, configFile, migrate, initializationTimeoutMs } = options.storage;
   try {
-    return await openStorageWaiting({ url, configFile }, { logger }, { timeoutMs: initializationTimeoutMs, signal }, async (s) => {
-      if (migrate) await migrateLogged(s, logger);
-    });
+    return await openStorageWaiting({ url, configFile }, { logger }, { timeoutMs: initializationTimeoutMs, signal }, (s) => readySchema(s, migrate, logger));
   } catch (e: unknown) {
     logger.error({ err: messageOf(e) }, 'cannot open storage');
     throw e;
   }
-}
-
-/** Applies pending migrations, saying what it applied. */
-export async function migrateLogged(storage: Storage, logger: Logger): Promise<void> {
-  const plan = await storage.migrate();
-  if (plan.applied.length > 0) logger.info({ from: plan.from, to: plan.to, applied: plan.applied }, 'storage migrated');
 }
 
 /** Runs the synchro role until `deps.signal` aborts (or a part fails). */
@@ -168,7 +160,7 @@ export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Pr
   const storage = deps.storage ?? (await open(options, logger, deps.signal));
   if (!storage) return;
   try {
-    if (!owned && options.storage.migrate) await migrateLogged(storage, logger);
+    if (!owned && options.storage.migrate) await readySchema(storage, true, logger);
     // Alone, the synchro's /metrics also carries the process metrics (heap, RSS, event-loop lag); binding adds its own.
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });

@@ -267,7 +267,7 @@ class PostgresStorage implements Storage {
   }
 
   async ping(): Promise<void> {
-    await this.run('ping', () => this.pool.unsafe('SELECT 1'));
+    await this.run('ping', () => this.pool.unsafe('SELECT 1 FROM meta LIMIT 1'));
   }
 
   subscribe(listener: (revision: string) => void): () => void {

@@ -300,7 +300,7 @@ class SqliteStorage implements Storage {
   }
 
   async ping(): Promise<void> {
-    this.run('ping', () => this.db.prepare('SELECT 1').get());
+    this.run('ping', () => this.db.prepare('SELECT 1 FROM meta LIMIT 1').get());
   }
 
   subscribe(listener: (revision: string) => void): () => void {

@@ -1,5 +1,9 @@
-// While PostgreSQL is down the apiserver answers 503 Status (never a crash or 500) and /readyz fails; it recovers alone.
+// While PostgreSQL is down, or its schema is gone, the apiserver answers 503 Status (never a crash or 500) and /readyz
+// fails; it recovers alone.
+import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/lib/log.js';
+import { openStorage } from '../../../src/storage/open.js';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
 import { pod } from '../../support/fixtures.js';
@@ -60,3 +64,29 @@ it('answers 503 with a Status while storage is down and recovers by itself', asy
   const list = JSON.parse((await status(`${P}/api/v1/pods`)).body) as { items: unknown[] };
   expect(list.items.length).toBe(2);
 }, 90_000);
+
+it('a database emptied under it answers 503 naming the schema, and serves again once migrated', async () => {
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe('DROP SCHEMA public CASCADE; DROP SCHEMA IF EXISTS drizzle CASCADE; CREATE SCHEMA public');
+  } finally {
+    await admin.end();
+  }
+  const list = await status(`${P}/api/v1/pods`);
+  expect(list.code).toBe(503);
+  expect(JSON.parse(list.body)).toMatchObject({ kind: 'Status', reason: 'ServiceUnavailable', code: 503, message: expect.stringMatching(/schema is not migrated/) });
+  expect(list.retryAfter).not.toBeNull();
+  const ready = await status('/readyz');
+  expect(ready.code).toBe(503);
+  expect(ready.body).toMatch(/storage schema is not migrated/);
+  const storage = await openStorage({ url: pg.url }, { logger: silentLogger() });
+  try {
+    await storage.migrate();
+  } finally {
+    await storage.close();
+  }
+  const readyAfter = await status('/readyz');
+  expect(readyAfter.code, readyAfter.body).toBe(200);
+  const after = await status(`${P}/api/v1/pods`);
+  expect([200, 404]).toContain(after.code);
+}, 60_000);

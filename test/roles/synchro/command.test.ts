@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addSynchroFlags, synchroOptionsFrom, type SynchroFlagValues } from '../../../src/cmd/synchro.js';
 import { newRootCommand } from '../../../src/cmd/root.js';
-import { storageOptions } from '../../../src/cmd/flags.js';
+import { storageOptions, storageWaitOption } from '../../../src/cmd/flags.js';
 import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
 import { openStorage } from '../../../src/storage/open.js';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 function parse(args: string[]): SynchroFlagValues {
   const cmd = new Command('synchro').exitOverride();
   for (const o of storageOptions()) cmd.addOption(o);
+  cmd.addOption(storageWaitOption());
   addSynchroFlags(cmd);
   let values: SynchroFlagValues | undefined;
   cmd.action((_o: unknown, self: Command) => {
@@ -46,7 +47,7 @@ describe('synchro flags', () => {
   it('defaults map to the default options', () => {
     const o = synchroOptionsFrom(parse(['--clusters', 'c.yaml']), { requireSource: true, env: {} });
     const d = defaultSynchroOptions();
-    expect(o).toEqual({ ...d, storage: { url: 'sqlite:./clusterpedia.db', configFile: undefined, migrate: true }, clustersPath: 'c.yaml', host: undefined });
+    expect(o).toEqual({ ...d, storage: { url: 'sqlite:./clusterpedia.db', configFile: undefined, migrate: true, initializationTimeoutMs: 60_000 }, clustersPath: 'c.yaml', host: undefined });
   });
 
   it('every flag reaches its field', () => {
@@ -55,10 +56,11 @@ describe('synchro flags', () => {
       '--prune-managed-fields', 'false', '--prune-last-applied-configuration', 'false', '--health-interval', '2s', '--health-timeout', '1s',
       '--min-watch-timeout', '1m', '--discovery-interval', '10s', '--status-interval', '500ms', '--write-batch-size', '200',
       '--write-flush-delay', '10ms', '--write-queue-max-entries', '500', '--write-queue-max-bytes', '1000000', '--write-timeout', '5s', '--metrics-port', '0',
-      '--metrics-host', '127.0.0.1', '--migrate', 'false',
+      '--metrics-host', '127.0.0.1', '--migrate', 'false', '--storage-initialization-timeout', '2m30s', '--member-http2', 'false',
     ]), { requireSource: true, env: {} });
     expect(o).toMatchObject({
-      storage: { url: 'postgres://u@h:5432/db', migrate: false }, host: { kubeconfig: '/k' }, namespace: 'ns', pageSize: 100, listConcurrency: 2,
+      storage: { url: 'postgres://u@h:5432/db', migrate: false, initializationTimeoutMs: 150_000 }, memberHttp2: false,
+      host: { kubeconfig: '/k' }, namespace: 'ns', pageSize: 100, listConcurrency: 2,
       prune: { managedFields: false, lastAppliedConfiguration: false }, health: { intervalMs: 2000, timeoutMs: 1000 },
       watchTimeoutSeconds: [60, 120], discoveryIntervalMs: 10_000, statusIntervalMs: 500,
       queue: { batchSize: 200, flushDelayMs: 10, maxEntries: 500, maxBytes: 1_000_000, writeTimeoutMs: 5000 }, metricsPort: 0, metricsHost: '127.0.0.1',
