@@ -76,10 +76,13 @@ export class ChangeFeed implements Runnable {
       const from = this.headRevision;
       const r = await this.storage.changesSince(from, { types: { kind: 'all' } }, batch);
       if (r.expired) {
-        // The feed fell behind the compaction window (storage unreachable for long): resume at the current head.
-        // Watchers see a gap; they are ended so that clients relist.
-        this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
-        this.head = BigInt(await this.storage.currentRevision());
+        // The feed fell behind the compaction window (storage unreachable for long), or the storage went back (restored
+        // from a backup, failed over to a replica that was behind): resume at the current head. Watchers would miss
+        // changes; they are ended so that clients relist.
+        const current = BigInt(await this.storage.currentRevision());
+        if (current < BigInt(from)) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
+        else this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
+        this.head = current;
         for (const s of this.subs) s.expire();
         return;
       }

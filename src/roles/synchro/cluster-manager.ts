@@ -36,7 +36,7 @@ export interface DesiredCluster {
 }
 
 export interface ClusterManagerDeps {
-  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses'>>;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses' | 'currentRevision'>>;
   queue: WriteQueue;
   options: SynchroOptions;
   logger: Logger;
@@ -52,6 +52,8 @@ interface Entry {
   synchro?: ClusterSynchro;
   task?: { ac: AbortController; done: Promise<void> };
   conditions?: Condition[];
+  /** Restart the synchro and list every resource again, resuming from nothing (storage went back). */
+  relist?: boolean;
   /** Operations on one cluster run one after the other. */
   op: Promise<void>;
 }
@@ -69,6 +71,19 @@ export class ClusterManager implements Runnable {
     this.listGate = new Semaphore(d.options.listConcurrency);
     this.status = new StatusWriter({ write: (name) => this.writeStatus(name), intervalMs: d.options.statusIntervalMs, logger: d.logger, clock: this.clock });
     d.metrics?.addObjectSource(() => this.objectCounts());
+    d.queue.onRewind(() => this.relistAll());
+  }
+
+  /**
+   * Storage went back in time: rows written since the state it went back to are gone, while each watch moved past
+   * them. Every cluster restarts from no resume point: it lists, and writes what differs from the rows now stored.
+   */
+  private relistAll(): void {
+    for (const entry of this.clusters.values()) {
+      if (!entry.synchro) continue;
+      entry.relist = true;
+      void this.serial(entry, () => this.reconcile(entry));
+    }
   }
 
   /** The running synchro's connection to a member cluster, if it has one now. */
@@ -144,11 +159,30 @@ export class ClusterManager implements Runnable {
     for (const entry of this.clusters.values()) if (entry.synchro && !entry.task) this.launch(entry);
     const writer = new AbortController();
     const statusLoop = this.status.start(writer.signal);
+    const probing = this.probeRevisions(signal);
     await aborted(signal);
+    await probing;
     await Promise.all([...this.clusters.values()].map((e) => this.serial(e, () => this.stopSynchro(e))));
     writer.abort();
     await statusLoop;
     await this.status.flush();
+  }
+
+  /** Every few seconds, whether storage went back while nothing was written (WriteQueue.probeRevision). */
+  private async probeRevisions(signal: AbortSignal): Promise<void> {
+    const read = this.d.storage.currentRevision?.bind(this.d.storage);
+    if (!read) return;
+    const everyMs = Math.max(5000, this.d.options.statusIntervalMs * 5);
+    while (!signal.aborted) {
+      await this.clock.sleep(everyMs, signal);
+      if (signal.aborted) break;
+      try {
+        await this.d.queue.probeRevision(read);
+      } catch (e: unknown) {
+        // Storage unreachable: the write queue reports it; the next probe tries again.
+        this.d.logger.debug({ err: messageOf(e) }, 'cannot read the storage revision');
+      }
+    }
   }
 
   private async reconcile(entry: Entry): Promise<void> {
@@ -171,14 +205,18 @@ export class ClusterManager implements Runnable {
     entry.validated = desired.refResources === null ? { ok: true, warning: MESSAGES.syncResourceRefNotFound } : { ok: true };
     const resources = [...(desired.spec.syncResources ?? []), ...(desired.refResources ?? [])];
     const all = desired.spec.syncAllCustomResources ?? false;
-    if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint) {
+    const relist = entry.relist === true;
+    entry.relist = false;
+    if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint && !relist) {
       entry.synchro.setResources(resources, all);
       this.dirty(desired.name);
       return;
     }
-    if (entry.synchro) log.info('cluster connection changed; restarting its synchro');
+    if (entry.synchro) log.info(relist ? 'restarting the synchro to list every resource again' : 'cluster connection changed; restarting its synchro');
     await this.stopSynchro(entry);
-    const resume = entry.synchro ? resumePoints(entry.synchro.snapshot().syncResources) : await this.storedResumePoints(desired.name);
+    // After a rewind neither the running synchro's resume points nor the stored status (written after the state storage
+    // went back to, perhaps) can be trusted: lists compare the member with the rows now stored.
+    const resume = relist ? new Map<string, ResumePoint>() : entry.synchro ? resumePoints(entry.synchro.snapshot().syncResources) : await this.storedResumePoints(desired.name);
     const synchro = new ClusterSynchro({
       resume,
       name: desired.name,

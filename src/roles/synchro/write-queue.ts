@@ -78,6 +78,11 @@ export class WriteQueue implements Runnable {
   private available = true;
   private lastFailure = '';
   private readonly availabilityListeners = new Set<(available: boolean) => void>();
+  private readonly rewindListeners = new Set<() => void>();
+  /** The storage revision after the last committed batch (or probe): a later one below it means storage went back. */
+  private lastRevision: bigint | undefined;
+  /** Batches committed so far: a probe that overlapped one does not count (its revision may be the older). */
+  private committed = 0;
   private readonly clock: Clock;
 
   constructor(private readonly o: WriteQueueOptions) {
@@ -113,6 +118,35 @@ export class WriteQueue implements Runnable {
   /** Why writes are failing (the last retryable error), while `storageAvailable` is false; else ''. */
   get storageError(): string {
     return this.available ? '' : this.lastFailure;
+  }
+
+  /**
+   * Called when the storage revision goes back: the database was restored from a backup, or failed over to a replica
+   * that had not received the last commits. Rows this queue wrote may be gone although their watches moved on.
+   */
+  onRewind(listener: () => void): () => void {
+    this.rewindListeners.add(listener);
+    return () => this.rewindListeners.delete(listener);
+  }
+
+  /**
+   * Checks the storage revision while no batch is written (a rewind is otherwise seen at the next write, which an
+   * idle fleet may not make for long). `read` is the storage's currentRevision.
+   */
+  async probeRevision(read: () => Promise<string>): Promise<void> {
+    if (this.inflight) return;
+    const before = this.committed;
+    const revision = await read();
+    if (this.committed === before && !this.inflight) this.noteRevision(revision);
+  }
+
+  private noteRevision(revision: string): void {
+    const r = BigInt(revision);
+    const last = this.lastRevision;
+    this.lastRevision = r;
+    if (last === undefined || r >= last) return;
+    this.o.logger.warn({ revision, before: String(last) }, 'storage revision went back (restored, or failed over to a replica behind); listing every member again');
+    for (const l of this.rewindListeners) l();
   }
 
   onAvailability(listener: (available: boolean) => void): () => void {
@@ -268,6 +302,8 @@ export class WriteQueue implements Runnable {
         }
         // Batches are prefixes of the queue, which is in sequence order: everything up to the last entry is written.
         this.durable = Math.max(this.durable, batch[batch.length - 1]!.seq);
+        this.committed++;
+        this.noteRevision(result.revision);
         this.setAvailable(true);
         return true;
       } catch (e: unknown) {

@@ -266,4 +266,54 @@ describe('WriteQueue', () => {
     await running;
     expect(writer.names).toEqual(['a@1', 'b@1']);
   });
+
+  it('a storage revision lower than the last one committed is a rewind: listeners are told once per rewind', async () => {
+    const writer = new RewindableWriter();
+    const { clock, queue, put } = setup({}, writer);
+    let rewinds = 0;
+    queue.onRewind(() => rewinds++);
+    await put('a', '1');
+    await clock.advance(5);
+    await put('b', '2');
+    await clock.advance(5);
+    expect(rewinds).toBe(0);
+    writer.base = -100;
+    await put('c', '3');
+    await clock.advance(5);
+    expect(rewinds).toBe(1);
+    // Climbing again from the lower revision is no new rewind.
+    await put('d', '4');
+    await clock.advance(5);
+    expect(rewinds).toBe(1);
+    // An idle queue's probe sees it too.
+    await queue.probeRevision(async () => '-500');
+    expect(rewinds).toBe(2);
+  });
+
+  it('a probe that overlapped a commit does not count: its revision may predate the commit', async () => {
+    const writer = new RewindableWriter();
+    const { clock, queue, put } = setup({}, writer);
+    let rewinds = 0;
+    queue.onRewind(() => rewinds++);
+    await put('a', '1');
+    await clock.advance(5);
+    let answer: (r: string) => void = () => {};
+    const probe = queue.probeRevision(() => new Promise<string>((r) => { answer = r; }));
+    await put('b', '2');
+    await clock.advance(5);
+    expect(writer.batches).toHaveLength(2);
+    // Read before that commit: older than it, yet storage did not go back.
+    answer('1');
+    await probe;
+    expect(rewinds).toBe(0);
+  });
 });
+
+/** Revisions from `base` on: lowering it is storage going back in time. */
+class RewindableWriter extends RecordingWriter {
+  base = 1000;
+  override async write(batch: WriteBatch): Promise<WriteResult> {
+    const r = await super.write(batch);
+    return { ...r, revision: String(this.base + this.batches.length) };
+  }
+}
