@@ -7,8 +7,11 @@ import type { Change, StorageReader } from '../../storage/types.js';
 export interface FeedSubscriber {
   /** Called with every change after the subscriber's start, in revision order. Must not throw or block. */
   push(changes: readonly Change[], head: string): void;
-  /** The feed lost changes (it fell out of the change-log window): the subscriber must end its watch. */
-  expire(): void;
+  /**
+   * The feed lost changes (it fell out of the change-log window, or storage went back): the subscriber must end its
+   * watch; `message` says why, for the 410 Expired the client is sent.
+   */
+  expire(message: string): void;
 }
 
 export interface ChangeFeedOptions {
@@ -80,10 +83,14 @@ export class ChangeFeed implements Runnable {
         // from a backup, failed over to a replica that was behind): resume at the current head. Watchers would miss
         // changes; they are ended so that clients relist.
         const current = BigInt(await this.storage.currentRevision());
-        if (current < BigInt(from)) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
+        const wentBack = current < BigInt(from);
+        if (wentBack) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
         else this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
         this.head = current;
-        for (const s of this.subs) s.expire();
+        const message = wentBack
+          ? `the storage went back from revision ${from} to ${current} (restored, or failed over): list again`
+          : `too old resource version: ${from} (the server fell behind its change log): list again`;
+        for (const s of this.subs) s.expire(message);
         return;
       }
       const next = BigInt(r.revision);

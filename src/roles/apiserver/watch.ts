@@ -52,7 +52,8 @@ class Subscriber implements FeedSubscriber {
   queue: Change[] = [];
   bytes = 0;
   head = '0';
-  expired = false;
+  /** Why the feed ended this watch (a 410 for the client), once it has. */
+  expired: string | undefined;
   overflow = false;
   notify: (() => void) | undefined;
   /**
@@ -75,8 +76,8 @@ class Subscriber implements FeedSubscriber {
     }
     this.notify?.();
   }
-  expire(): void {
-    this.expired = true;
+  expire(message: string): void {
+    this.expired = message;
     this.notify?.();
   }
 }
@@ -277,7 +278,10 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     // 2. Live changes from the feed.
     let nextBookmark = Date.now() + p.bookmarkIntervalMs;
     while (!signal.aborted && Date.now() < deadline) {
-      if (sub.expired) return;
+      if (sub.expired !== undefined) {
+        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', sub.expired) }));
+        return;
+      }
       if (sub.overflow) return;
       const batch = sub.queue;
       sub.queue = [];

@@ -1,13 +1,18 @@
 // A client holding a resourceVersion from a store that is gone (the SQLite file lost, the database created anew, a move
-// to another backend, a restore from a backup) is answered 410 Expired when it resumes its watch, and lists again.
+// to another backend, a restore from a backup) is answered 410 Expired when it resumes its watch, and lists again; a
+// watch open while the store is restored in place is ended the same way.
 // Waiting instead would leave its cache stale in silence: revisions mean something only in the store that issued them.
 // Both backends.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
+import { backupPostgres, backupSqlite } from '../../support/backup.js';
 import { healthyStatus, pod } from '../../support/fixtures.js';
 import { freshPostgresDatabase } from '../../support/postgres.js';
 import { openWatch } from '../../support/watch-stream.js';
@@ -105,3 +110,39 @@ function contract(backend: string, target: () => Promise<Target>): void {
 
 contract('sqlite', async () => ({ url: 'sqlite::memory:', drop: async () => {} }));
 contract('postgres', () => freshPostgresDatabase('cp_watch_reset'));
+
+/** A store restored in place from a backup while the apiserver runs: its open watches cannot go on. */
+function restoredInPlace(backend: string, target: () => Promise<Target>, backup: (url: string) => Promise<() => Promise<void>>): void {
+  it(`${backend}: a watch open while the store goes back to a backup ends with 410 Expired, so the client lists again`, async () => {
+    const t = await target();
+    const storage = await storeWith(t, ['a', 'b']);
+    const api = await startTestApiserver(storage, (o) => {
+      o.watch.pollIntervalMs = 50;
+    });
+    try {
+      const restore = await backup(t.url);
+      for (const name of ['c', 'd']) await storage.write({ upserts: [pod('c1', 'default', name, { rv: '11' })], deletes: [] });
+      const w = await openWatch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${await storage.currentRevision()}`);
+      try {
+        await restore();
+        // The revisions after the backup's are issued again, for other changes: a watch past them would miss those.
+        await storage.write({ upserts: [pod('c1', 'default', 'e', { rv: '12' })], deletes: [] });
+        const e = await w.next();
+        expect(e).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
+        expect(await w.ended(5_000)).toBe(true);
+      } finally {
+        w.close();
+      }
+    } finally {
+      await api.stop();
+      await storage.close();
+      await t.drop();
+    }
+  });
+}
+
+restoredInPlace('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-watch-restore-'));
+  return { url: `sqlite:${join(dir, 'db.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}, backupSqlite);
+restoredInPlace('postgres', () => freshPostgresDatabase('cp_watch_restore'), backupPostgres);

@@ -11,25 +11,17 @@ import { synchroRunnables, type SynchroParts } from '../../../src/roles/synchro/
 import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject, type SyncGroup } from '../../../src/sim/index.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { ClusterStatusRecord, Storage } from '../../../src/storage/types.js';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
 import { stringify } from 'yaml';
 import { expect } from 'vitest';
+import { backupPostgres, backupSqlite } from '../../support/backup.js';
 
 /** A storage backend the suite runs against: a fresh database per harness. */
 export interface Backend {
   name: string;
   fresh(): Promise<{ url: string; drop: () => Promise<void> }>;
-  /**
-   * Copies every table of the database at `url` aside, and gives back a function that puts that copy back in place,
-   * in one transaction, while clusterpedia keeps its connections: a restore from a backup, or a failover to a replica
-   * that had not received the commits since.
-   */
+  /** Copies the database aside; the function returned puts the copy back (test/support/backup.ts). */
   backup(url: string): Promise<() => Promise<void>>;
 }
-
-/** Every table of the schema (the change log, statuses and leases included), parents before children. */
-const TABLES = ['meta', 'resource_types', 'resources', 'resource_labels', 'changes', 'cluster_status'];
 
 export const sqliteBackend: Backend = {
   name: 'sqlite',
@@ -37,29 +29,7 @@ export const sqliteBackend: Backend = {
     const dir = mkdtempSync(join(tmpdir(), 'cp-synchro-db-'));
     return { url: `sqlite:${join(dir, 'db.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   },
-  backup: async (url) => {
-    const path = url.slice('sqlite:'.length);
-    const copy = `${path}.backup`;
-    rmSync(copy, { force: true });
-    const db = new Database(path);
-    db.pragma('busy_timeout = 10000');
-    db.prepare('VACUUM INTO ?').run(copy);
-    db.close();
-    return async () => {
-      const w = new Database(path);
-      try {
-        w.pragma('busy_timeout = 10000');
-        w.pragma('foreign_keys = OFF');
-        w.prepare('ATTACH DATABASE ? AS b').run(copy);
-        w.transaction(() => {
-          for (const t of [...TABLES].reverse()) w.exec(`DELETE FROM main."${t}"`);
-          for (const t of TABLES) w.exec(`INSERT INTO main."${t}" SELECT * FROM b."${t}"`);
-        }).immediate();
-      } finally {
-        w.close();
-      }
-    };
-  },
+  backup: backupSqlite,
 };
 
 /** What the tests sync: pods and their owners, a namespaced CRD with two versions, a cluster-scoped CRD. */
@@ -329,26 +299,7 @@ export const postgresBackend: Backend = {
     const { freshPostgresDatabase } = await import('../../support/postgres.js');
     return freshPostgresDatabase('synchro');
   },
-  backup: async (url) => {
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
-    try {
-      await sql.unsafe('DROP SCHEMA IF EXISTS backup CASCADE; CREATE SCHEMA backup');
-      for (const t of TABLES) await sql.unsafe(`CREATE TABLE backup."${t}" AS TABLE public."${t}"`);
-    } finally {
-      await sql.end();
-    }
-    return async () => {
-      const w = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        await w.begin(async (tx) => {
-          await tx.unsafe(`TRUNCATE ${TABLES.map((t) => `public."${t}"`).join(', ')}`);
-          for (const t of TABLES) await tx.unsafe(`INSERT INTO public."${t}" SELECT * FROM backup."${t}"`);
-        });
-      } finally {
-        await w.end();
-      }
-    };
-  },
+  backup: backupPostgres,
 };
 
 function isProbe(params: Record<string, string | undefined>): boolean {
