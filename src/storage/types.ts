@@ -341,6 +341,13 @@ export interface Storage extends StorageReader, StorageWriter {
   migrate(opts?: { dryRun?: boolean }): Promise<MigrationPlan>;
   /** Removes change-log entries outside the retention window. */
   compact(): Promise<void>;
+  /**
+   * After storage went back in time (a restore, a failover to a replica behind): moves the revision past `above`, the
+   * highest one issued before, and marks everything up to it compacted, so a watch from any revision issued before
+   * gets 410 and lists again — revisions reissued since may name other changes. etcdutl's restore does the same
+   * (`--bump-revision`, `--mark-compacted`).
+   */
+  bumpRevision(above: string): Promise<void>;
   close(): Promise<void>;
 }
 

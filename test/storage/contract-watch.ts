@@ -128,6 +128,19 @@ export function watchContract(open: OpenHarness): void {
       expect(await s.changedBetween(rev(7), rev(12), { types: PODS })).toEqual({ expired: false, changed: true });
     });
 
+    it('bumpRevision (storage went back): new revisions start past the one given, every older one is expired', async () => {
+      for (let i = 0; i < 3; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      await s.bumpRevision(rev(10));
+      expect(await s.currentRevision()).toBe(rev(11));
+      for (const old of [0, 3, 10]) expect((await s.changesSince(rev(old), all, 100)).expired).toBe(true);
+      expect(await s.changesSince(rev(11), all, 100)).toEqual({ expired: false, changes: [], revision: rev(11) });
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'after' })], deletes: [] });
+      expect(summary(await s.changesSince(rev(11), all, 100), origin)).toEqual(['12 ADDED c/ns/after']);
+      // Given a revision below the head, it moves past the head.
+      await s.bumpRevision(rev(1));
+      expect(await s.currentRevision()).toBe(rev(13));
+    });
+
     it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
       const aged = await h.openAnother({ changeLogMaxAgeMs: 0, changeLogRevisions: 1_000_000 });
       try {

@@ -5,7 +5,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { aborted, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
-import type { ClusterStatusRecord, StorageReader, StorageWriter } from '../../storage/types.js';
+import type { ClusterStatusRecord, Storage, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
 import { CredentialError, resolveCredentials, type SecretReader } from '../../kube/credentials.js';
@@ -36,7 +36,7 @@ export interface DesiredCluster {
 }
 
 export interface ClusterManagerDeps {
-  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses' | 'currentRevision'>>;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses' | 'currentRevision'> & Pick<Storage, 'bumpRevision'>>;
   queue: WriteQueue;
   options: SynchroOptions;
   logger: Logger;
@@ -71,14 +71,18 @@ export class ClusterManager implements Runnable {
     this.listGate = new Semaphore(d.options.listConcurrency);
     this.status = new StatusWriter({ write: (name) => this.writeStatus(name), intervalMs: d.options.statusIntervalMs, logger: d.logger, clock: this.clock });
     d.metrics?.addObjectSource(() => this.objectCounts());
-    d.queue.onRewind(() => this.relistAll());
+    d.queue.onRewind((highest) => this.relistAll(highest));
   }
 
   /**
    * Storage went back in time: rows written since the state it went back to are gone, while each watch moved past
    * them. Every cluster restarts from no resume point: it lists, and writes what differs from the rows now stored.
    */
-  private relistAll(): void {
+  private relistAll(highest: string): void {
+    // Revisions up to `highest` are issued again from here, for other changes than watchers saw under them: new ones
+    // start above it, and watches from the old ones end with 410, so their clients list again.
+    const { bumpRevision } = this.d.storage;
+    if (bumpRevision) void this.retryStorage('move the revision past the one issued before storage went back', () => bumpRevision.call(this.d.storage, highest)).catch(() => undefined);
     for (const entry of this.clusters.values()) {
       if (!entry.synchro) continue;
       entry.relist = true;

@@ -78,9 +78,11 @@ export class WriteQueue implements Runnable {
   private available = true;
   private lastFailure = '';
   private readonly availabilityListeners = new Set<(available: boolean) => void>();
-  private readonly rewindListeners = new Set<() => void>();
+  private readonly rewindListeners = new Set<(highest: string) => void>();
   /** The storage revision after the last committed batch (or probe): a later one below it means storage went back. */
   private lastRevision: bigint | undefined;
+  /** The highest storage revision seen: revisions up to it were issued before a rewind, and may be issued again. */
+  private highestRevision = 0n;
   /** Batches committed so far: a probe that overlapped one does not count (its revision may be the older). */
   private committed = 0;
   private readonly clock: Clock;
@@ -124,7 +126,7 @@ export class WriteQueue implements Runnable {
    * Called when the storage revision goes back: the database was restored from a backup, or failed over to a replica
    * that had not received the last commits. Rows this queue wrote may be gone although their watches moved on.
    */
-  onRewind(listener: () => void): () => void {
+  onRewind(listener: (highest: string) => void): () => void {
     this.rewindListeners.add(listener);
     return () => this.rewindListeners.delete(listener);
   }
@@ -140,13 +142,20 @@ export class WriteQueue implements Runnable {
     if (this.committed === before && !this.inflight) this.noteRevision(revision);
   }
 
-  private noteRevision(revision: string): void {
+  /**
+   * `taken`: revisions the batch just committed took (one per row written or deleted). Storage that went back by
+   * fewer than a batch takes would still end above the last revision seen, so the check is against the last one plus
+   * those: nothing else takes revisions from under this writer, but they only ever add to it.
+   */
+  private noteRevision(revision: string, taken = 0): void {
     const r = BigInt(revision);
     const last = this.lastRevision;
     this.lastRevision = r;
-    if (last === undefined || r >= last) return;
+    const highest = this.highestRevision;
+    if (r > highest) this.highestRevision = r;
+    if (last === undefined || r >= last + BigInt(taken)) return;
     this.o.logger.warn({ revision, before: String(last) }, 'storage revision went back (restored, or failed over to a replica behind); listing every member again');
-    for (const l of this.rewindListeners) l();
+    for (const l of this.rewindListeners) l(String(highest));
   }
 
   onAvailability(listener: (available: boolean) => void): () => void {
@@ -303,7 +312,7 @@ export class WriteQueue implements Runnable {
         // Batches are prefixes of the queue, which is in sequence order: everything up to the last entry is written.
         this.durable = Math.max(this.durable, batch[batch.length - 1]!.seq);
         this.committed++;
-        this.noteRevision(result.revision);
+        this.noteRevision(result.revision, result.written + result.deleted);
         this.setAvailable(true);
         return true;
       } catch (e: unknown) {

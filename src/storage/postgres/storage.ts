@@ -283,6 +283,18 @@ class PostgresStorage implements Storage {
     return this.notifier.subscribe(listener);
   }
 
+  async bumpRevision(above: string): Promise<void> {
+    await this.run('bumpRevision', () =>
+      inTransaction(this.pool, async (tx) => {
+        const head = await lockAndReadRevision(tx);
+        const next = Math.max(head, Number(above)) + 1;
+        await tx.unsafe(`DELETE FROM changes`);
+        await setMeta(tx, 'revision', next);
+        await setMeta(tx, 'compacted_revision', next);
+      }),
+    );
+  }
+
   async compact(): Promise<void> {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const cutoffTime = Date.now() - (this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS);

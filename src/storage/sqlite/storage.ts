@@ -307,6 +307,10 @@ class SqliteStorage implements Storage {
     return this.notifier.subscribe(listener);
   }
 
+  async bumpRevision(above: string): Promise<void> {
+    await this.commit('bumpRevision', { op: 'bumpRevision', above: Number(above) });
+  }
+
   async compact(): Promise<void> {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const maxAge = this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS;

@@ -167,6 +167,14 @@ export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
   writeMeta(db, 'compacted_revision', cutoff);
 }
 
+/** Storage.bumpRevision: the revision past `above`, every change-log entry gone and marked so. */
+export function bumpRevision(db: Db, above: number): void {
+  const next = Math.max(readMeta(db, 'revision'), above) + 1;
+  prepare(db, `DELETE FROM changes`).run();
+  writeMeta(db, 'revision', next);
+  writeMeta(db, 'compacted_revision', next);
+}
+
 /** ANALYZE with a row budget: milliseconds even at millions of rows, enough for the planner to pick label seeks. */
 export function refreshStatistics(db: Db): void {
   db.pragma('analysis_limit = 2000');

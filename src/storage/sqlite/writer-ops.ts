@@ -7,7 +7,7 @@ import type { CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
-  applyBatch, cleanRows, compactChanges, deleteClusterStatus, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
+  applyBatch, bumpRevision, cleanRows, compactChanges, deleteClusterStatus, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
 } from './write.js';
 
 export type WriterOp =
@@ -18,6 +18,7 @@ export type WriterOp =
   | { op: 'tryAcquireLease'; name: string; holder: string; ttlMs: number; now: number }
   | { op: 'releaseLease'; name: string; holder: string }
   | { op: 'compact'; keep: number; cutoffTime: number }
+  | { op: 'bumpRevision'; above: number }
   | { op: 'analyze' }
   | { op: 'autocheckpoint'; bytes: number };
 
@@ -30,6 +31,7 @@ export interface WriterAnswers {
   tryAcquireLease: boolean;
   releaseLease: void;
   compact: void;
+  bumpRevision: void;
   analyze: void;
   autocheckpoint: void;
 }
@@ -116,6 +118,8 @@ export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] 
       return releaseLease(db, r.name, r.holder);
     case 'compact':
       return db.transaction(() => compactChanges(db, r.keep, r.cutoffTime)).immediate();
+    case 'bumpRevision':
+      return db.transaction(() => bumpRevision(db, r.above)).immediate();
     case 'analyze':
       return refreshStatistics(db);
     case 'autocheckpoint':

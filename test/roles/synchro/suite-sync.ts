@@ -222,12 +222,17 @@ export function syncSuite(backend: Backend): void {
       const victim = c!.snapshot('pods')[0]!;
       c!.store.delete('pods', victim.metadata.namespace, victim.metadata.name!, { propagationPolicy: 'Background' });
       await h.converged();
+      const issued = await h.storage.currentRevision();
       const since = Date.now();
       await restore();
       // The fleet is idle from here: only the synchro's own check of the revision can notice.
       expect((await h.diff(c!)).length).toBeGreaterThan(0);
       await h.converged(30_000);
       expect(h.lists(c!, PODS, since)).toBeGreaterThan(0);
+      // The revisions issued before the restore are issued again from its point on, for other changes: storage moves
+      // past them, and a watch from one of them is too old (410), whatever the revision has reached since.
+      await waitFor(async () => BigInt(await h!.storage.currentRevision()) > BigInt(issued), 10_000, () => 'revision not moved past the old ones');
+      expect(await h.storage.changesSince(issued, { types: { kind: 'all' } }, 10)).toMatchObject({ expired: true });
     });
 
     it('after a long outage (history compacted) the relist writes only the rows that changed', async () => {

@@ -285,9 +285,16 @@ describe('WriteQueue', () => {
     await put('d', '4');
     await clock.advance(5);
     expect(rewinds).toBe(1);
+    // Storage that went back by fewer revisions than a batch takes ends above the last one seen: still a rewind.
+    writer.base = -100 - 1;
+    await put('e', '5');
+    await put('f', '6');
+    await clock.advance(5);
+    expect(writer.batches.at(-1)!.upserts).toHaveLength(2);
+    expect(rewinds).toBe(2);
     // An idle queue's probe sees it too.
     await queue.probeRevision(async () => '-500');
-    expect(rewinds).toBe(2);
+    expect(rewinds).toBe(3);
   });
 
   it('a probe that overlapped a commit does not count: its revision may predate the commit', async () => {
