@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
+import { backupPostgres, backupSqlite } from '../../test/support/backup.js';
 import { findPgBin, startPostgres, type PostgresServer } from '../../test/support/postgres-server.js';
 import { WRITE_LOCK } from '../../src/storage/postgres/write.js';
 import type { Backend } from './options.js';
@@ -20,6 +21,8 @@ export interface RunStorage {
   /** PostgreSQL only: stop the server (`fast`: clients disconnected, `immediate`: no shutdown checkpoint, crash recovery at start). */
   stopServer(mode: 'fast' | 'immediate'): Promise<void>;
   startServer(): Promise<void>;
+  /** Copies the database aside; the function returned puts the copy back in place (test/support/backup.ts). */
+  backup(): Promise<() => Promise<void>>;
   readonly serverDown: boolean;
   /** Probes that failed (connection refused while restarting...), and the last such error. */
   readonly probeErrors: { count: number; last?: string };
@@ -53,6 +56,7 @@ function sqliteStorage(file: string): RunStorage {
     },
     stopServer: () => Promise.reject(new Error('SQLite has no server')),
     startServer: () => Promise.resolve(),
+    backup: () => backupSqlite(`sqlite:${file}`),
     serverDown: false,
     probeErrors,
     async close(): Promise<void> {
@@ -127,6 +131,7 @@ async function postgresStorage(): Promise<RunStorage> {
         down = false;
       });
     },
+    backup: () => backupPostgres(server.url),
     async close(): Promise<void> {
       await probe?.end({ timeout: 0 }).catch(() => undefined);
       server.stop();

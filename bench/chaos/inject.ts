@@ -123,6 +123,12 @@ export class Injector {
         record({ stoppedAfterMs: this.d.clock() - at, ...(killed ? { killedPid: killed.pid } : {}) });
         return;
       }
+      case 'rewind': {
+        const restore = await this.d.storage.backup();
+        this.later('rewind', f.afterMs, restore);
+        record({ backedUpAfterMs: this.d.clock() - at });
+        return;
+      }
     }
   }
 

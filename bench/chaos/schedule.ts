@@ -22,13 +22,20 @@ export type Fault =
   | { kind: 'kill-mid-write'; burst: number; restartAfterMs: number }
   /** A watch client of clusterpedia drops its connection and stays away for `forMs` (then resumes, or relists on 410). */
   | { kind: 'watcher-pause'; watcher: number; forMs: number }
-  /** PostgreSQL stops (`pg_ctl stop -m fast|immediate`) and starts again after `forMs`. */
-  /** `killToo`: clusterpedia is also killed once the server is down, so its next start meets no database. */
-  | { kind: 'postgres-stop'; mode: 'fast' | 'immediate'; forMs: number; killToo: boolean };
+  /**
+   * PostgreSQL stops (`pg_ctl stop -m fast|immediate`) and starts again after `forMs`. `killToo`: clusterpedia is also
+   * killed once the server is down, so its next start meets no database.
+   */
+  | { kind: 'postgres-stop'; mode: 'fast' | 'immediate'; forMs: number; killToo: boolean }
+  /**
+   * The storage goes back in time: backed up now and, `afterMs` later, restored in place while clusterpedia runs (a
+   * restore from a backup, a failover to a replica that had not received the commits since).
+   */
+  | { kind: 'rewind'; afterMs: number };
 
 export type FaultKind = Fault['kind'];
 
-export const FAULT_KINDS: readonly FaultKind[] = ['drop-watches', 'http-5xx', 'member-down', 'compact', 'slow', 'watcher-pause', 'kill', 'kill-mid-write', 'postgres-stop'];
+export const FAULT_KINDS: readonly FaultKind[] = ['drop-watches', 'http-5xx', 'member-down', 'compact', 'slow', 'watcher-pause', 'kill', 'kill-mid-write', 'postgres-stop', 'rewind'];
 
 export interface PlannedFault {
   /** Milliseconds after the start of the chaos phase. */
@@ -37,14 +44,14 @@ export interface PlannedFault {
 }
 
 const WEIGHTS: Record<Backend, Partial<Record<FaultKind, number>>> = {
-  sqlite: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 8, 'kill-mid-write': 12 },
-  postgres: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 6, 'kill-mid-write': 8, 'postgres-stop': 10 },
+  sqlite: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 8, 'kill-mid-write': 12, rewind: 3 },
+  postgres: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 6, 'kill-mid-write': 8, 'postgres-stop': 10, rewind: 3 },
 };
 
 /** clusterpedia-wide faults need the previous one over: a kill's restart, or PostgreSQL back, plus this margin (ms). */
 const GLOBAL_GAP_MS = 4_000;
 
-const GLOBAL: ReadonlySet<FaultKind> = new Set(['kill', 'kill-mid-write', 'postgres-stop']);
+const GLOBAL: ReadonlySet<FaultKind> = new Set(['kill', 'kill-mid-write', 'postgres-stop', 'rewind']);
 const PER_MEMBER_STATE: ReadonlySet<FaultKind> = new Set(['member-down', 'slow']);
 
 /**
@@ -95,6 +102,7 @@ export function planFaults(o: { seed: number; backend: Backend; clusters: number
     if (fault.kind === 'member-down' || fault.kind === 'slow') memberBusyUntil[fault.cluster] = atMs + fault.forMs + 500;
     if (fault.kind === 'kill' || fault.kind === 'kill-mid-write') globalBusyUntil = atMs + fault.restartAfterMs + GLOBAL_GAP_MS;
     if (fault.kind === 'postgres-stop') globalBusyUntil = atMs + fault.forMs + GLOBAL_GAP_MS;
+    if (fault.kind === 'rewind') globalBusyUntil = atMs + fault.afterMs + GLOBAL_GAP_MS;
     plan.push({ atMs, fault });
   }
   return plan;
@@ -106,7 +114,7 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
   const upTo = (lo: number, hi: number): number => Math.max(200, Math.min(rng.range(lo, hi), roomMs - 300));
   // Overlaps are swapped for a fault that never conflicts, so the schedule keeps its count.
   if ((kind === 'member-down' || kind === 'slow') && free.length === 0) kind = 'drop-watches';
-  if ((kind === 'kill' || kind === 'kill-mid-write' || kind === 'postgres-stop') && (!globalFree || roomMs < 3_000)) kind = 'compact';
+  if (GLOBAL.has(kind) && (!globalFree || roomMs < 3_000)) kind = 'compact';
   switch (kind) {
     case 'drop-watches':
       return { kind, clusters: someOrAll(), abort: rng.chance(0.5) };
@@ -128,6 +136,8 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
       return { kind, burst: rng.range(100, 600), restartAfterMs: rng.range(0, 3_000) };
     case 'postgres-stop':
       return { kind, mode: rng.chance(0.5) ? 'fast' : 'immediate', forMs: upTo(2_000, 12_000), killToo: rng.chance(0.3) };
+    case 'rewind':
+      return { kind, afterMs: upTo(1_000, 10_000) };
   }
 }
 

@@ -36,8 +36,12 @@ export async function backupSqlite(url: string): Promise<() => Promise<void>> {
 export async function backupPostgres(url: string): Promise<() => Promise<void>> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await sql.unsafe('DROP SCHEMA IF EXISTS backup CASCADE; CREATE SCHEMA backup');
-    for (const t of TABLES) await sql.unsafe(`CREATE TABLE backup."${t}" AS TABLE public."${t}"`);
+    // One snapshot for every table, as pg_dump takes, while clusterpedia writes.
+    await sql.begin('isolation level repeatable read', async (tx) => {
+      await tx.unsafe('DROP SCHEMA IF EXISTS backup CASCADE');
+      await tx.unsafe('CREATE SCHEMA backup');
+      for (const t of TABLES) await tx.unsafe(`CREATE TABLE backup."${t}" AS TABLE public."${t}"`);
+    });
   } finally {
     await sql.end();
   }
