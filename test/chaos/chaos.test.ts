@@ -26,7 +26,6 @@ describe.each<Backend>(['sqlite', 'postgres'])('chaos (%s)', (backend) => {
     expect(injected, report).toBeGreaterThanOrEqual(25);
     expect(r.faultsByKind.kill + r.faultsByKind['kill-mid-write'], report).toBeGreaterThan(0);
     if (backend === 'postgres') expect(r.faultsByKind['postgres-stop'], report).toBeGreaterThan(0);
-    expect(r.faultsByKind.rewind, report).toBeGreaterThan(0);
     expect(r.convergeMs, report).toBeDefined();
     expect(r.httpDiff, report).toMatchObject({ missing: 0, extra: 0, stale: 0, duplicates: 0 });
     expect(r.storageDiff, report).toMatchObject({ missing: 0, extra: 0, stale: 0, duplicates: 0 });
