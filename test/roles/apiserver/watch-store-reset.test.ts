@@ -15,7 +15,7 @@ import { startTestApiserver, type TestApiserver } from '../../support/apiserver.
 import { backupPostgres, backupSqlite } from '../../support/backup.js';
 import { healthyStatus, pod } from '../../support/fixtures.js';
 import { freshPostgresDatabase } from '../../support/postgres.js';
-import { openWatch } from '../../support/watch-stream.js';
+import { openWatch, type WatchStream } from '../../support/watch-stream.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
@@ -30,31 +30,42 @@ async function storeWith(target: Target, names: string[]): Promise<Storage> {
   return storage;
 }
 
+/** Serves a store holding `names` for the length of `fn`, then stops, closes and drops it. */
+async function served(t: Target, names: string[], fn: (storage: Storage, api: TestApiserver) => Promise<void>): Promise<void> {
+  const storage = await storeWith(t, names);
+  const api = await startTestApiserver(storage, (o) => {
+    o.watch.pollIntervalMs = 50;
+  });
+  try {
+    await fn(storage, api);
+  } finally {
+    await api.stop();
+    await storage.close();
+    await t.drop();
+  }
+}
+
+/** The watch's next event is a 410 Expired Status (its message matching `message`), and then the watch ends. */
+async function expectExpiredEnd(w: WatchStream, message?: RegExp): Promise<void> {
+  try {
+    expect(await w.next()).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', ...(message ? { message: expect.stringMatching(message) } : {}) } });
+    expect(await w.ended(5_000)).toBe(true);
+  } finally {
+    w.close();
+  }
+}
+
 function contract(backend: string, target: () => Promise<Target>): void {
   describe(backend, () => {
     it('a watch from a resourceVersion newer than the store holds gets an ERROR event with a 410 Expired Status, and the end', async () => {
-      const t = await target();
-      const storage = await storeWith(t, ['a']);
-      const api = await startTestApiserver(storage);
-      try {
+      await served(await target(), ['a'], async (storage, api) => {
         const ahead = (BigInt(await storage.currentRevision()) + 1000n).toString();
         // A watch-list (initial events sent, not older than the revision) too: its initial state would be older.
         for (const q of [`resourceVersion=${ahead}`, `resourceVersion=${ahead}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`]) {
           const w = await openWatch(`${api.base}${P}/api/v1/pods?watch=true&${q}`);
-          try {
-            const e = await w.next();
-            expect(e).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired',
-              message: expect.stringMatching(new RegExp(`^resource version ${ahead} is newer than the newest this server holds`)) } });
-            expect(await w.ended(5_000)).toBe(true);
-          } finally {
-            w.close();
-          }
+          await expectExpiredEnd(w, new RegExp(`^resource version ${ahead} is newer than the newest this server holds`));
         }
-      } finally {
-        await api.stop();
-        await storage.close();
-        await t.drop();
-      }
+      });
     });
 
     it('an informer resuming against a store created anew lists again: what only the old store held is deleted', async () => {
@@ -115,29 +126,15 @@ contract('postgres', () => freshPostgresDatabase('cp_watch_reset'));
 function restoredInPlace(backend: string, target: () => Promise<Target>, backup: (url: string) => Promise<() => Promise<void>>): void {
   it(`${backend}: a watch open while the store goes back to a backup ends with 410 Expired, so the client lists again`, async () => {
     const t = await target();
-    const storage = await storeWith(t, ['a', 'b']);
-    const api = await startTestApiserver(storage, (o) => {
-      o.watch.pollIntervalMs = 50;
-    });
-    try {
+    await served(t, ['a', 'b'], async (storage, api) => {
       const restore = await backup(t.url);
       for (const name of ['c', 'd']) await storage.write({ upserts: [pod('c1', 'default', name, { rv: '11' })], deletes: [] });
       const w = await openWatch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${await storage.currentRevision()}`);
-      try {
-        await restore();
-        // The revisions after the backup's are issued again, for other changes: a watch past them would miss those.
-        await storage.write({ upserts: [pod('c1', 'default', 'e', { rv: '12' })], deletes: [] });
-        const e = await w.next();
-        expect(e).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
-        expect(await w.ended(5_000)).toBe(true);
-      } finally {
-        w.close();
-      }
-    } finally {
-      await api.stop();
-      await storage.close();
-      await t.drop();
-    }
+      await restore();
+      // The revisions after the backup's are issued again, for other changes: a watch past them would miss those.
+      await storage.write({ upserts: [pod('c1', 'default', 'e', { rv: '12' })], deletes: [] });
+      await expectExpiredEnd(w, /the storage went back/);
+    });
   });
 }
 

@@ -267,43 +267,44 @@ describe('WriteQueue', () => {
     expect(writer.names).toEqual(['a@1', 'b@1']);
   });
 
-  it('a storage revision lower than the last one committed is a rewind: listeners are told once per rewind', async () => {
+  /** A queue over a RewindableWriter that has committed one batch, and the count of rewinds its listener heard. */
+  async function rewindable() {
     const writer = new RewindableWriter();
-    const { clock, queue, put } = setup({}, writer);
-    let rewinds = 0;
-    queue.onRewind(() => rewinds++);
-    await put('a', '1');
-    await clock.advance(5);
+    const s = setup({}, writer);
+    const heard = { rewinds: 0 };
+    s.queue.onRewind(() => heard.rewinds++);
+    await s.put('a', '1');
+    await s.clock.advance(5);
+    return { ...s, writer, heard };
+  }
+
+  it('a storage revision lower than the last one committed is a rewind: listeners are told once per rewind', async () => {
+    const { clock, queue, put, writer, heard } = await rewindable();
     await put('b', '2');
     await clock.advance(5);
-    expect(rewinds).toBe(0);
+    expect(heard.rewinds).toBe(0);
     writer.base = -100;
     await put('c', '3');
     await clock.advance(5);
-    expect(rewinds).toBe(1);
+    expect(heard.rewinds).toBe(1);
     // Climbing again from the lower revision is no new rewind.
     await put('d', '4');
     await clock.advance(5);
-    expect(rewinds).toBe(1);
+    expect(heard.rewinds).toBe(1);
     // Storage that went back by fewer revisions than a batch takes ends above the last one seen: still a rewind.
     writer.base = -100 - 1;
     await put('e', '5');
     await put('f', '6');
     await clock.advance(5);
     expect(writer.batches.at(-1)!.upserts).toHaveLength(2);
-    expect(rewinds).toBe(2);
+    expect(heard.rewinds).toBe(2);
     // An idle queue's probe sees it too.
     await queue.probeRevision(async () => '-500');
-    expect(rewinds).toBe(3);
+    expect(heard.rewinds).toBe(3);
   });
 
   it('a probe that overlapped a commit does not count: its revision may predate the commit', async () => {
-    const writer = new RewindableWriter();
-    const { clock, queue, put } = setup({}, writer);
-    let rewinds = 0;
-    queue.onRewind(() => rewinds++);
-    await put('a', '1');
-    await clock.advance(5);
+    const { clock, queue, put, writer, heard } = await rewindable();
     let answer: (r: string) => void = () => {};
     const probe = queue.probeRevision(() => new Promise<string>((r) => { answer = r; }));
     await put('b', '2');
@@ -312,7 +313,7 @@ describe('WriteQueue', () => {
     // Read before that commit: older than it, yet storage did not go back.
     answer('1');
     await probe;
-    expect(rewinds).toBe(0);
+    expect(heard.rewinds).toBe(0);
   });
 });
 
