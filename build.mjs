@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresDriverPatch } from './src/storage/postgres/driver-patch.mjs';
 
 /** The SQLite writer thread's code (src/storage/sqlite/writer-worker.ts) as one CommonJS script. */
 export async function bundleSqliteWriter() {
@@ -35,6 +36,7 @@ async function main() {
     legalComments: 'none',
     logLevel: 'warning',
     external: ['better-sqlite3'],
+    plugins: [postgresDriverPatch()],
     // node-fetch's URL parser (under @kubernetes/client-node) requires Node's built-in punycode, deprecated since Node
     // 21 with a warning on every start; the npm package is the same code without the warning.
     alias: { punycode: 'punycode/punycode.js' },

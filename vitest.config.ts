@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 import { isPostgresTypeFetchFailure } from './src/storage/postgres/type-fetch-guard.js';
+import { POSTGRES_CONNECTION_MODULE, patchPostgresConnection } from './src/storage/postgres/driver-patch.mjs';
 
 export default defineConfig({
+  // The tests run postgres.js as the bundle does: with nextWrite() guarded (driver-patch.mjs). Inlined, so vite
+  // transforms it instead of leaving it to Node.
+  plugins: [{ name: 'postgres-driver-patch', enforce: 'pre', transform: (code, id) => (POSTGRES_CONNECTION_MODULE.test(id) ? patchPostgresConnection(code, id) : undefined) }],
   test: {
+    server: { deps: { inline: ['postgres'] } },
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,

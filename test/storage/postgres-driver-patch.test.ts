@@ -1,0 +1,57 @@
+// postgres.js crashes the process when a statement is written on a reserved connection that has closed (porsager/
+// postgres#1208): our transactions run on reserved connections, so a PostgreSQL stopped or failed over mid-write ended
+// the synchro (chaos seed 18003). driver-patch.mjs guards it in the bundle and under the tests; each variant runs in a
+// child process here, so the crash is observed rather than suffered.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { patchPostgresConnection } from '../../src/storage/postgres/driver-patch.mjs';
+import { ensureBundle, ROOT } from '../support/bundle.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+
+let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+beforeAll(async () => { db = await freshPostgresDatabase('cp_next_write'); });
+afterAll(async () => { await db?.drop(); });
+
+function child(mode: 'patched' | 'unpatched'): { code: number | null; out: string } {
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode], { encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe('postgres.js on a reserved connection that closed', () => {
+  it('as installed, the next statement\'s write ends the process (if this fails, upstream fixed it: drop the patch)', () => {
+    const r = child('unpatched');
+    expect(r.code, r.out).not.toBe(0);
+    expect(r.out).toMatch(/Cannot read properties of null \(reading 'write'\)[\s\S]*nextWrite/);
+    expect(r.out).not.toContain('survived');
+  });
+
+  it('patched, the statement fails with CONNECTION_CLOSED and the process goes on', () => {
+    const r = child('patched');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('rejected CONNECTION_CLOSED');
+    expect(r.out).toContain('survived');
+  });
+
+  it('as the tests load it (vitest.config.ts applies the patch), the same statement is rejected in this process', async () => {
+    const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+    const admin = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      const reserved = await sql.reserve();
+      const [row] = await reserved`SELECT pg_backend_pid() AS pid`;
+      await admin`SELECT pg_terminate_backend(${(row as { pid: number }).pid})`;
+      await new Promise((r) => setTimeout(r, 100));
+      await expect(reserved`SELECT 1`).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    } finally {
+      await sql.end({ timeout: 1 });
+      await admin.end({ timeout: 1 });
+    }
+  });
+
+  it('the bundle carries the guard, and a changed nextWrite() fails the build instead of shipping unguarded', () => {
+    expect(readFileSync(ensureBundle(), 'utf8')).toMatch(/function nextWrite\(fn\) \{\s*if \(!socket\) \{/);
+    expect(() => patchPostgresConnection('function nextWrite(fn) { return socket && socket.write(chunk, fn) }', 'connection.js')).toThrow(/remove the patch/);
+  });
+});
