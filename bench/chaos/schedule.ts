@@ -137,7 +137,8 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
     case 'postgres-stop':
       return { kind, mode: rng.chance(0.5) ? 'fast' : 'immediate', forMs: upTo(2_000, 12_000), killToo: rng.chance(0.3) };
     case 'rewind':
-      return { kind, afterMs: upTo(1_000, 10_000) };
+      // The copy itself takes a few seconds on a loaded machine: the restore comes at least that late.
+      return { kind, afterMs: upTo(5_000, 12_000) };
   }
 }
 
