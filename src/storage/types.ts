@@ -348,6 +348,13 @@ export interface Storage extends StorageReader, StorageWriter {
    * (`--bump-revision`, `--mark-compacted`).
    */
   bumpRevision(above: string): Promise<void>;
+  /**
+   * Moves the revision up to `to` when it is below (the change log stays: a watch from before the jump goes on). A
+   * synchro starting moves it to the clock's microseconds (originRevision), which every revision issued before is
+   * below unless storage averaged a million writes a second: so after a restore it did not witness (it was restarted
+   * with it), the revisions it issues still pass every one a client holds, and clients see its corrections.
+   */
+  advanceRevision(to: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -141,6 +141,20 @@ export function watchContract(open: OpenHarness): void {
       expect(await s.currentRevision()).toBe(rev(13));
     });
 
+    it('advanceRevision jumps the revision without losing the log: a watch from before goes on; compaction counts entries', async () => {
+      for (let i = 0; i < 3; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      await s.advanceRevision(rev(1_000_000));
+      expect(await s.currentRevision()).toBe(rev(1_000_000));
+      await s.advanceRevision(rev(10));
+      expect(await s.currentRevision()).toBe(rev(1_000_000));
+      for (let i = 3; i < 6; i++) await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: `p${i}` })], deletes: [] });
+      expect(summary(await s.changesSince(rev(2), all, 100), origin)).toEqual(['3 ADDED c/ns/p2', '1000001 ADDED c/ns/p3', '1000002 ADDED c/ns/p4', '1000003 ADDED c/ns/p5']);
+      // changeLogRevisions 5: the newest five entries stay, however far apart their revisions are.
+      await s.compact();
+      expect(await s.changesSince(rev(0), all, 100)).toEqual({ expired: true, oldestRevision: rev(1) });
+      expect(summary(await s.changesSince(rev(1), all, 100), origin)).toHaveLength(5);
+    });
+
     it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
       const aged = await h.openAnother({ changeLogMaxAgeMs: 0, changeLogRevisions: 1_000_000 });
       try {

@@ -5,6 +5,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { aborted, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
+import { originRevision } from '../../storage/revision-origin.js';
 import type { ClusterStatusRecord, Storage, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
@@ -36,7 +37,7 @@ export interface DesiredCluster {
 }
 
 export interface ClusterManagerDeps {
-  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses' | 'currentRevision'> & Pick<Storage, 'bumpRevision'>>;
+  storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses' | 'currentRevision'> & Pick<Storage, 'bumpRevision' | 'advanceRevision'>>;
   queue: WriteQueue;
   options: SynchroOptions;
   logger: Logger;
@@ -160,6 +161,16 @@ export class ClusterManager implements Runnable {
 
   private async run(signal: AbortSignal): Promise<void> {
     this.signal = signal;
+    // Revisions from here on pass every one issued before, even one this process never saw because storage went back
+    // while it was not running (a restore, then a restart): clients holding those see the corrections it writes.
+    const { advanceRevision } = this.d.storage;
+    if (advanceRevision) {
+      try {
+        await this.retryStorage('move the revision up to the clock', () => advanceRevision.call(this.d.storage, String(originRevision())));
+      } catch {
+        return; // stopped while storage was unreachable
+      }
+    }
     for (const entry of this.clusters.values()) if (entry.synchro && !entry.task) this.launch(entry);
     const writer = new AbortController();
     const statusLoop = this.status.start(writer.signal);

@@ -295,20 +295,30 @@ class PostgresStorage implements Storage {
     );
   }
 
+  async advanceRevision(to: string): Promise<void> {
+    await this.run('advanceRevision', () =>
+      inTransaction(this.pool, async (tx) => {
+        if (Number(to) > (await lockAndReadRevision(tx))) await setMeta(tx, 'revision', Number(to));
+      }),
+    );
+  }
+
   async compact(): Promise<void> {
     const keep = this.opts.changeLogRevisions ?? DEFAULT_CHANGE_LOG_REVISIONS;
     const cutoffTime = Date.now() - (this.opts.changeLogMaxAgeMs ?? DEFAULT_CHANGE_LOG_MAX_AGE_MS);
     await this.run('compact', () =>
       inTransaction(this.pool, async (tx) => {
         const head = await lockAndReadRevision(tx);
+        // Counted in entries, not revisions: the revision jumps when a synchro starts (advanceRevision).
         const r = await tx.unsafe(
-          `SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted, coalesce((SELECT max(revision) FROM changes WHERE time < $1), 0) AS by_age`,
-          [cutoffTime],
+          `SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted, coalesce((SELECT max(revision) FROM changes WHERE time < $1), 0) AS by_age,
+             coalesce((SELECT revision FROM changes ORDER BY revision DESC LIMIT 1 OFFSET $2), 0) AS by_count`,
+          [cutoffTime, keep],
         );
-        const row = r[0] as unknown as { compacted: string; by_age: string };
+        const row = r[0] as unknown as { compacted: string; by_age: string; by_count: string };
         const compacted = Number(row.compacted);
         // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
-        const cutoff = Math.min(head, Math.max(compacted, head - keep, Number(row.by_age)));
+        const cutoff = Math.min(head, Math.max(compacted, Number(row.by_count), Number(row.by_age)));
         if (cutoff <= compacted) return;
         await tx.unsafe(`DELETE FROM changes WHERE revision <= $1`, [cutoff]);
         await setMeta(tx, 'compacted_revision', cutoff);

@@ -308,7 +308,11 @@ class SqliteStorage implements Storage {
   }
 
   async bumpRevision(above: string): Promise<void> {
-    await this.commit('bumpRevision', { op: 'bumpRevision', above: Number(above) });
+    await this.commit('bumpRevision', { op: 'moveRevision', to: Number(above), compact: true });
+  }
+
+  async advanceRevision(to: string): Promise<void> {
+    await this.commit('advanceRevision', { op: 'moveRevision', to: Number(to), compact: false });
   }
 
   async compact(): Promise<void> {

@@ -155,21 +155,34 @@ export function releaseLease(db: Db, name: string, holder: string): void {
   prepare(db, `UPDATE meta SET value = ? WHERE key = ? AND json_extract(value, '$.holder') = ?`).run(JSON.stringify({ holder: '', expiresAt: 0 }), `lease:${name}`, holder);
 }
 
-/** Drops change-log entries beyond the newest `keep` revisions and older than `cutoffTime`. Inside the write transaction. */
+/**
+ * Drops change-log entries beyond the newest `keep` and older than `cutoffTime`. Inside the write transaction. Counted
+ * in entries, not revisions: the revision jumps when a synchro starts (advanceRevision), and entries are one a revision
+ * otherwise.
+ */
 export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
   const head = readMeta(db, 'revision');
   const compacted = readMeta(db, 'compacted_revision');
   const byAge = Number((prepare(db, `SELECT max(revision) FROM changes WHERE time < ?`).raw(true).get(cutoffTime) as unknown[])[0] ?? 0);
+  const byCount = Number((prepare(db, `SELECT revision FROM changes ORDER BY revision DESC LIMIT 1 OFFSET ?`).raw(true).get(keep) as unknown[] | undefined)?.[0] ?? 0);
   // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
-  const cutoff = Math.min(head, Math.max(compacted, head - keep, byAge));
+  const cutoff = Math.min(head, Math.max(compacted, byCount, byAge));
   if (cutoff <= compacted) return;
   prepare(db, `DELETE FROM changes WHERE revision <= ?`).run(cutoff);
   writeMeta(db, 'compacted_revision', cutoff);
 }
 
-/** Storage.bumpRevision: the revision past `above`, every change-log entry gone and marked so. */
-export function bumpRevision(db: Db, above: number): void {
-  const next = Math.max(readMeta(db, 'revision'), above) + 1;
+/**
+ * Storage.bumpRevision (`compact`: the revision past `to`, every change-log entry gone and marked so) and
+ * Storage.advanceRevision (the revision at least `to`, the change log as it is).
+ */
+export function moveRevision(db: Db, to: number, compact: boolean): void {
+  const head = readMeta(db, 'revision');
+  if (!compact) {
+    if (to > head) writeMeta(db, 'revision', to);
+    return;
+  }
+  const next = Math.max(head, to) + 1;
   prepare(db, `DELETE FROM changes`).run();
   writeMeta(db, 'revision', next);
   writeMeta(db, 'compacted_revision', next);

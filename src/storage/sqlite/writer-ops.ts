@@ -7,7 +7,7 @@ import type { CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
-  applyBatch, bumpRevision, cleanRows, compactChanges, deleteClusterStatus, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
+  applyBatch, cleanRows, compactChanges, deleteClusterStatus, moveRevision, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
 } from './write.js';
 
 export type WriterOp =
@@ -18,7 +18,7 @@ export type WriterOp =
   | { op: 'tryAcquireLease'; name: string; holder: string; ttlMs: number; now: number }
   | { op: 'releaseLease'; name: string; holder: string }
   | { op: 'compact'; keep: number; cutoffTime: number }
-  | { op: 'bumpRevision'; above: number }
+  | { op: 'moveRevision'; to: number; compact: boolean }
   | { op: 'analyze' }
   | { op: 'autocheckpoint'; bytes: number };
 
@@ -31,7 +31,7 @@ export interface WriterAnswers {
   tryAcquireLease: boolean;
   releaseLease: void;
   compact: void;
-  bumpRevision: void;
+  moveRevision: void;
   analyze: void;
   autocheckpoint: void;
 }
@@ -118,8 +118,8 @@ export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] 
       return releaseLease(db, r.name, r.holder);
     case 'compact':
       return db.transaction(() => compactChanges(db, r.keep, r.cutoffTime)).immediate();
-    case 'bumpRevision':
-      return db.transaction(() => bumpRevision(db, r.above)).immediate();
+    case 'moveRevision':
+      return db.transaction(() => moveRevision(db, r.to, r.compact)).immediate();
     case 'analyze':
       return refreshStatistics(db);
     case 'autocheckpoint':
