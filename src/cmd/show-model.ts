@@ -37,6 +37,8 @@ export interface ClusterReport {
   name: string;
   apiserver: string;
   version: string;
+  /** The HTTP version the synchro's requests to the member use ('' until known). */
+  protocol: string;
   conditions: { type: string; status: string; reason: string; message: string }[];
   resources: ResourceReport[];
   objects: number;
@@ -108,6 +110,7 @@ export async function loadReports(storage: StorageReader): Promise<ClusterReport
       name,
       apiserver: str(status.apiserver) || str(rec?.spec.apiserver),
       version: str(status.version),
+      protocol: str(status.protocol),
       conditions: conditions(status),
       resources,
       objects: resources.reduce((n, r) => n + r.count, 0),

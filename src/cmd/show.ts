@@ -151,11 +151,11 @@ export function renderClusters(reports: ClusterReport[], colour: boolean, now: n
   const rows = reports.map((r) => {
     const syncing = r.resources.filter((x) => x.status === 'Syncing').length;
     return [
-      r.name, conditionCell(r, 'Ready'), r.version || '<unknown>', r.apiserver || '<none>',
+      r.name, conditionCell(r, 'Ready'), r.version || '<unknown>', r.apiserver || '<none>', r.protocol || '-',
       `${syncing}/${r.resources.length}`, String(r.objects), progress(r), shortAge(r.lastEventTime, now), clip(problem(r), 80),
     ];
   });
-  return renderTable(['name', 'ready', 'version', 'apiserver', 'resources', 'objects', 'progress', 'last event', 'message'], rows, colour);
+  return renderTable(['name', 'ready', 'version', 'apiserver', 'protocol', 'resources', 'objects', 'progress', 'last event', 'message'], rows, colour);
 }
 
 export function renderResources(reports: ClusterReport[], colour: boolean, now: number): string {

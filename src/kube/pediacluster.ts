@@ -93,6 +93,8 @@ export interface PediaClusterStatus {
   conditions?: Condition[];
   syncResources?: ClusterGroupResourcesStatus[];
   shardingName?: string;
+  /** The HTTP version the synchro's requests to the member use, once known (clusterpedia-ts addition). */
+  protocol?: 'h2' | 'http/1.1';
 }
 
 /** Longest a PediaCluster's status, as others see it, lags behind counts and event times, milliseconds. */
@@ -106,7 +108,7 @@ export function significantStatus(status: PediaClusterStatus): string {
   return JSON.stringify([status.conditions, status.version, status.apiserver, (status.syncResources ?? []).map((g) => [
     // lastError, not its time: an error that came and went between two writes is news; the same again is not.
     g.group, (g.resources ?? []).map((r) => [r.name, (r.syncConditions ?? []).map((c) => [c.version, c.status, c.reason, c.message, c.initialListPhase, c.lastError])]),
-  ]), status.shardingName]);
+  ]), status.shardingName, status.protocol]);
 }
 
 export interface PediaCluster {

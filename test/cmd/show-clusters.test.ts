@@ -17,7 +17,7 @@ function resource(resource: string, status: string, o: Partial<ResourceReport> =
 
 /** The one data row of the table, as header → cell. */
 function row(resources: ResourceReport[], conditions = READY): Record<string, string> {
-  const report: ClusterReport = { name: 'prod', apiserver: 'https://prod:6443', version: 'v1.32.0', conditions, resources, objects: 9, bytes: 900, spec: {} };
+  const report: ClusterReport = { name: 'prod', apiserver: 'https://prod:6443', version: 'v1.32.0', protocol: 'h2', conditions, resources, objects: 9, bytes: 900, spec: {} };
   const [head, line] = renderClusters([report], false, NOW).split('\n');
   // Columns are padded to their header here (one row), three spaces apart; the last is not padded.
   const starts = [...head!.matchAll(/\S+( \S+)*/g)].map((m) => [m[0], m.index] as const);
@@ -27,7 +27,7 @@ function row(resources: ResourceReport[], conditions = READY): Record<string, st
 describe('show clusters', () => {
   it('says synced once every resource watches after its initial list', () => {
     const r = row([resource('pods', 'Syncing'), resource('services', 'Syncing'), resource('configmaps', 'Syncing')]);
-    expect(r).toMatchObject({ RESOURCES: '3/3', PROGRESS: 'synced', MESSAGE: '' });
+    expect(r).toMatchObject({ PROTOCOL: 'h2', RESOURCES: '3/3', PROGRESS: 'synced', MESSAGE: '' });
   });
 
   it('counts a resource waiting for its turn to list as not done yet', () => {

@@ -330,6 +330,7 @@ export class ClusterManager implements Runnable {
     return {
       ...(entry.apiserver ? { apiserver: entry.apiserver } : {}),
       ...(snap?.version ? { version: snap.version } : {}),
+      ...(snap?.protocol ? { protocol: snap.protocol } : {}),
       conditions,
       syncResources: snap?.syncResources ?? [],
       ...(this.d.options.shardingName ? { shardingName: this.d.options.shardingName } : {}),

@@ -44,6 +44,8 @@ export interface ClusterSynchroSnapshot {
   synchro: SynchroPhase;
   health: HealthState;
   version?: string;
+  /** What the member's requests use (undefined until the first one learnt it). */
+  protocol?: 'h2' | 'http/1.1';
   syncResources: ClusterGroupResourcesStatus[];
 }
 
@@ -70,6 +72,8 @@ export class ClusterSynchro {
   private phase: SynchroPhase = { phase: 'Pending' };
   private health: HealthState = { status: 'Unknown', message: MESSAGES.waitMonitor };
   private version: string | undefined;
+  /** The protocol as of the last health probe: a change is news for the status. */
+  private shownProtocol: 'h2' | 'http/1.1' | undefined;
   private requests: { resources: ClusterGroupResources[]; all: boolean } = { resources: [], all: false };
   /** Negotiated resources in negotiation order, by "group/version/resource". */
   private readonly resources = new Map<string, Running>();
@@ -144,7 +148,8 @@ export class ClusterSynchro {
     for (const x of this.removing.values()) {
       add(x.type, x, { version: x.type.version, status: 'Stop', reason: x.reason, message: x.message, initialListPhase: false, lastTransitionTime: x.since });
     }
-    return { synchro: this.phase, health: this.health, version: this.version, syncResources: groups };
+    const protocol = this.client?.protocol;
+    return { synchro: this.phase, health: this.health, version: this.version, ...(protocol ? { protocol } : {}), syncResources: groups };
   }
 
   /** Object counts per resource, for the objects gauge. */
@@ -399,9 +404,11 @@ export class ClusterSynchro {
 
   private setHealth(h: HealthState): void {
     const before = this.health;
+    const protocol = this.client?.protocol;
     this.health = h;
-    this.d.metrics?.setMember(this.d.name, h.status === 'True', this.client?.protocol);
-    if (before.status !== h.status || before.message !== h.message) this.d.changed();
+    this.d.metrics?.setMember(this.d.name, h.status === 'True', protocol);
+    if (before.status !== h.status || before.message !== h.message || protocol !== this.shownProtocol) this.d.changed();
+    this.shownProtocol = protocol;
   }
 
   private setPhase(p: SynchroPhase): void {

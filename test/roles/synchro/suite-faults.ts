@@ -352,6 +352,9 @@ export function faultsSuite(backend: Backend): void {
       // The harness's first member speaks HTTP/2 (its watches share a connection).
       expect(metrics).toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="h2"} 1`);
       expect(metrics).not.toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="http/1.1"}`);
+      // show clusters says so too, from the status in storage.
+      await waitFor(async () => (await loadReports(h!.storage)).find((r) => r.name === c!.name)?.protocol === 'h2', 10_000, () => 'protocol not in the stored status');
+      expect(renderClusters(await loadReports(h.storage), false, Date.now())).toMatch(/PROTOCOL[\s\S]*\bh2\b/);
       for (const p of ['/readyz', '/healthz', '/livez']) expect(await (await fetch(`http://127.0.0.1:${port}${p}`)).text()).toBe('ok');
       // A removed cluster leaves no series behind.
       h.writeClusters([]);
@@ -369,6 +372,7 @@ export function faultsSuite(backend: Backend): void {
       expect(c!.openConnections).toBeGreaterThanOrEqual(c!.openWatches);
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toContain(`clusterpedia_synchro_member_protocol{cluster="${c!.name}",protocol="http/1.1"} 1`);
+      await waitFor(async () => (await loadReports(h!.storage)).find((r) => r.name === c!.name)?.protocol === 'http/1.1', 10_000, () => 'protocol not in the stored status');
     });
 
     it('host mode: finalizer, Secret credentials, status written back, rows and finalizer removed on deletion', async () => {
@@ -386,9 +390,10 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(() => (host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.metadata.finalizers ?? []).includes(SYNCHRO_FINALIZER), 10_000, () => 'no finalizer');
       const ready = (): { status?: string } | undefined => ((host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((x) => x.type === 'Ready');
       await waitFor(() => ready()?.status === 'True', 15_000, () => `host status not Ready: ${JSON.stringify(host!.store.get(PEDIACLUSTERS, undefined, 'm1')?.status)}`);
-      const status = host.store.get(PEDIACLUSTERS, undefined, 'm1')!.status as { version?: string; apiserver?: string };
+      const status = host.store.get(PEDIACLUSTERS, undefined, 'm1')!.status as { version?: string; apiserver?: string; protocol?: string };
       expect(status.version).toBe('v1.32.0-sim');
       expect(status.apiserver).toBe(member!.url);
+      expect(status.protocol).toBe('h2');
       // Rows are kept under the PediaCluster's name; its labels in the stored record (pediaclusters' labelSelector).
       await waitFor(async () => (await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).size === member!.store.count('pods'), 10_000);
       expect((await h.status('m1'))?.spec.labels).toEqual({ env: 'prod' });
