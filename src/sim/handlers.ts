@@ -14,7 +14,7 @@ import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
 import { errors } from './status.js';
 import type { SimStore } from './store.js';
 import { partialObjectMetadata, transformOf } from './as.js';
-import { toTable } from './table.js';
+import { includeObjectOf, toTable } from './table.js';
 import { grKey, type ResourceDef, type SimObject } from './types.js';
 import { serveWatch, type WatchRegistry } from './watch.js';
 import { listBody, wireObject } from './wire.js';
@@ -70,7 +70,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   const { def, gr } = resolve(store, route);
   const show = (code: number, o: SimObject): void => {
     const as = transformOf(req.headers.accept, false);
-    if (as === 'Table') sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now()));
+    if (as === 'Table') sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now(), { include: includeObjectOf(url.searchParams), wire: (x) => wireObject(x, def, route.version, false) }));
     else if (as === 'PartialObjectMetadata') sendJson(res, code, partialObjectMetadata(o.metadata));
     else sendJson(res, code, wireObject(o, def, route.version, false));
   };
@@ -93,13 +93,14 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     if (route.name !== undefined) query.set('fieldSelector', [query.get('fieldSelector'), `metadata.name=${route.name}`].filter(Boolean).join(','));
     const opts = parseListOptions(query, route.legacyWatch);
     if (opts.watch) {
-      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable: transformOf(req.headers.accept, true) === 'Table', bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
+      const asTable = transformOf(req.headers.accept, true) === 'Table';
+      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable, include: asTable ? includeObjectOf(query) : 'Metadata', bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
       return;
     }
     const page = listPage(store, gr, ns, opts);
     const meta = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
     const as = transformOf(req.headers.accept, true);
-    if (as === 'Table') sendJson(res, 200, toTable(def, page.items, meta, Date.now()));
+    if (as === 'Table') sendJson(res, 200, toTable(def, page.items, meta, Date.now(), { include: includeObjectOf(query), wire: (x) => wireObject(x, def, route.version, false) }));
     else if (as === 'PartialObjectMetadataList') {
       sendJson(res, 200, { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: page.items.map((o) => partialObjectMetadata(o.metadata)) });
     } else sendJson(res, 200, listBody(def, route.version, page.items, meta));

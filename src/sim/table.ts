@@ -1,5 +1,6 @@
 // Server-side printing (meta.k8s.io/v1 Table) for kubectl get: pods, nodes, namespaces, deployments, CRD printer columns, Name/Age otherwise.
 import type { PrinterColumn, ResourceDef, SimObject } from './types.js';
+import { errors } from './status.js';
 
 interface ColumnDef {
   name: string;
@@ -96,14 +97,37 @@ function columnsFor(def: ResourceDef): { defs: ColumnDef[]; cells: (o: SimObject
   return { defs: [col('Name', 'string', 0, 'name'), col('Age')], cells: (o, now) => [o.metadata.name, age(o, now)] };
 }
 
-/** A Table of `objects`; rows carry PartialObjectMetadata, which kubectl reads for the NAMESPACE column. */
-export function toTable(def: ResourceDef, objects: SimObject[], meta: Record<string, unknown>, now: number, withColumns = true): Record<string, unknown> {
+/** What a Table's rows carry (`includeObject`): PartialObjectMetadata by default, the whole object, or nothing. */
+export type IncludeObject = 'Metadata' | 'Object' | 'None';
+
+/** `includeObject` of a request, as kube-apiserver validates TableOptions (400 for another value). */
+export function includeObjectOf(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject') ?? '';
+  if (v === '') return 'Metadata';
+  if (v === 'Metadata' || v === 'Object' || v === 'None') return v;
+  throw errors.badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+}
+
+export interface TableOptions {
+  /** Column definitions: a watch sends them with its first event only. */
+  withColumns?: boolean;
+  include?: IncludeObject;
+  /** The object as the client would receive it outside a Table (its version's apiVersion), for `include: 'Object'`. */
+  wire?: (o: SimObject) => unknown;
+}
+
+/** A Table of `objects`; rows carry PartialObjectMetadata by default, which kubectl reads for the NAMESPACE column. */
+export function toTable(def: ResourceDef, objects: SimObject[], meta: Record<string, unknown>, now: number, o: TableOptions = {}): Record<string, unknown> {
   const { defs, cells } = columnsFor(def);
+  const include = o.include ?? 'Metadata';
+  const rowObject = (x: SimObject): unknown => include === 'None' ? null
+    : include === 'Object' ? (o.wire ? o.wire(x) : x)
+      : { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: x.metadata };
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: meta,
-    columnDefinitions: withColumns ? defs : [],
-    rows: objects.map((o) => ({ cells: cells(o, now), object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata } })),
+    columnDefinitions: o.withColumns === false ? [] : defs,
+    rows: objects.map((x) => ({ cells: cells(x, now), object: rowObject(x) })),
   };
 }

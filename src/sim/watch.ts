@@ -5,7 +5,7 @@ import type { ListOptions } from './list-options.js';
 import { matches } from './list.js';
 import { errors, statusBody } from './status.js';
 import type { SimStore } from './store.js';
-import { toTable } from './table.js';
+import { toTable, type IncludeObject } from './table.js';
 import { apiVersionOf, type ChangeEvent, type ResourceDef, type SimObject } from './types.js';
 import { wireObject } from './wire.js';
 
@@ -17,6 +17,8 @@ export interface WatchRequest {
   namespace: string | undefined;
   opts: ListOptions;
   asTable: boolean;
+  /** What a Table event's row carries (`includeObject`). */
+  include: IncludeObject;
   bookmarkIntervalMs: number;
   res: ServerResponse;
   registry: WatchRegistry;
@@ -71,8 +73,16 @@ export function serveWatch(w: WatchRequest): void {
   // client-node waits for the headers before it reports the watch as started (toolchain §4).
   res.flushHeaders();
 
+  // As kube-apiserver: a Table watch sends the column definitions with its first object event only.
+  let columnsSent = false;
+  const wire = (o: SimObject): unknown => wireObject(o, def, w.version, false);
   const send = (type: string, obj: SimObject | Record<string, unknown>, raw = false): void => {
-    const object = raw ? obj : w.asTable ? toTable(def, [obj as SimObject], { resourceVersion: (obj as SimObject).metadata.resourceVersion }, Date.now()) : wireObject(obj as SimObject, def, w.version, false);
+    let object: unknown = obj;
+    if (!raw && w.asTable) {
+      const rv = (obj as SimObject).metadata.resourceVersion;
+      object = toTable(def, [obj as SimObject], { resourceVersion: rv }, Date.now(), { withColumns: !columnsSent, include: w.include, wire });
+      columnsSent = true;
+    } else if (!raw) object = wire(obj as SimObject);
     res.write(`${JSON.stringify({ type, object })}\n`);
   };
 

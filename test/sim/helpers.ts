@@ -52,9 +52,9 @@ export interface WatchReader {
   status: number;
 }
 
-export async function openWatch(c: SimCluster, path: string): Promise<WatchReader> {
+export async function openWatch(c: SimCluster, path: string, extraHeaders: Record<string, string> = {}): Promise<WatchReader> {
   const ac = new AbortController();
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...extraHeaders };
   if (c.token) headers.authorization = `Bearer ${c.token}`;
   const d = dispatcherFor(c);
   const res = await fetch(c.url + path, { headers, signal: ac.signal, ...(d ? { dispatcher: d } : {}) });

@@ -1,7 +1,7 @@
 // LIST over HTTP: paths, get, selectors, kube's list shape, consistent paging, 410 on expired continue, resourceVersion forms.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
-import { call, listAll, type ListBody } from './helpers.js';
+import { call, listAll, openWatch, type ListBody } from './helpers.js';
 
 let c: SimCluster;
 beforeEach(async () => {
@@ -163,6 +163,36 @@ describe('list', () => {
     expect(r.body.rows).toHaveLength(5);
     expect(r.body.rows[0]?.object.metadata.namespace).toBeTruthy();
     expect(r.body.metadata.continue).toBeTruthy();
+  });
+
+  it('puts in Table rows what includeObject asks (kubectl --sort-by asks Object), in lists, gets and watches', async () => {
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' };
+    type Rows = { kind: string; columnDefinitions: unknown[]; rows: { object: Record<string, unknown> | null }[] };
+    const full = await call<ListBody>(c, '/api/v1/pods?limit=3');
+    const withObjects = await call<Rows>(c, '/api/v1/pods?limit=3&includeObject=Object', { headers: accept });
+    expect(withObjects.body.rows.map((r) => r.object)).toEqual(full.body.items.map((i) => ({ kind: 'Pod', apiVersion: 'v1', ...i })));
+    const none = await call<Rows>(c, '/api/v1/pods?limit=3&includeObject=None', { headers: accept });
+    expect(none.body.rows.map((r) => r.object)).toEqual([null, null, null]);
+    const first = full.body.items[0]!;
+    const one = await call<Rows>(c, `/api/v1/namespaces/${first.metadata.namespace}/pods/${first.metadata.name}?includeObject=Object`, { headers: accept });
+    expect(one.body.rows[0]?.object).toMatchObject({ kind: 'Pod', apiVersion: 'v1', metadata: first.metadata, spec: first.spec });
+    const bad = await call<{ kind: string; code: number; message: string }>(c, '/api/v1/pods?includeObject=All', { headers: accept });
+    expect(bad.body).toMatchObject({ kind: 'Status', code: 400, message: expect.stringContaining('includeObject: Unsupported value: "All"') });
+    // A Table watch: column definitions with the first event only (kubectl get -w prints one header).
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${full.body.metadata.resourceVersion}&includeObject=Object`, accept);
+    try {
+      for (const touched of ['1', '2']) {
+        const cur = c.store.get('pods', first.metadata.namespace, String(first.metadata.name))!;
+        c.store.update('pods', { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, touched } } });
+      }
+      const [a, b] = [await w.next(), await w.next()];
+      const table = (e: typeof a): Rows => e.object as unknown as Rows;
+      expect(table(a).columnDefinitions.length).toBeGreaterThan(0);
+      expect(table(b).columnDefinitions).toEqual([]);
+      expect(table(b).rows[0]?.object).toMatchObject({ kind: 'Pod', metadata: { labels: { touched: '2' } } });
+    } finally {
+      w.close();
+    }
   });
 
   it('serves metadata only to as=PartialObjectMetadataList (lists) and as=PartialObjectMetadata (gets), in the client\'s order', async () => {
