@@ -72,6 +72,7 @@ export class ClusterSynchro {
   private phase: SynchroPhase = { phase: 'Pending' };
   private health: HealthState = { status: 'Unknown', message: MESSAGES.waitMonitor };
   private version: string | undefined;
+  private frozen: ClusterSynchroSnapshot | undefined;
   /** The protocol as of the last health probe: a change is news for the status. */
   private shownProtocol: 'h2' | 'http/1.1' | undefined;
   private requests: { resources: ClusterGroupResources[]; all: boolean } = { resources: [], all: false };
@@ -112,7 +113,17 @@ export class ClusterSynchro {
     for (const w of this.wake) w();
   }
 
+  /**
+   * Fixes what `snapshot()` returns from now on: a stopped synchro whose queued writes are purged would otherwise show
+   * (and the status store) resume points past the writes dropped, since the queue then looks drained.
+   */
+  freeze(): ClusterSynchroSnapshot {
+    this.frozen ??= this.snapshot();
+    return this.frozen;
+  }
+
   snapshot(): ClusterSynchroSnapshot {
+    if (this.frozen) return this.frozen;
     const storageDown = !this.d.queue.storageAvailable;
     const groups: ClusterGroupResourcesStatus[] = [];
     const add = (t: ResourceType, shown: { kind: string; namespaced: boolean }, cond: ClusterResourceSyncCondition): void => {

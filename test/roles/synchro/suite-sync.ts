@@ -235,6 +235,46 @@ export function syncSuite(backend: Backend): void {
       expect(await h.storage.changesSince(issued, { types: { kind: 'all' } }, 10)).toMatchObject({ expired: true });
     });
 
+    it('after a rewind a cluster compares its list with storage only once its old synchro\'s queued writes are in or gone', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 30 });
+      const parts = await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      const restore = await backend.backup(h.url);
+      c!.churn.step(10);
+      await h.converged();
+      // Writes wait at two gates: the first batch after the restore is the one that finds the revision went back; the
+      // second is still being written when the cluster restarts to list again, with more of the old synchro's queued.
+      const write = h.storage.write.bind(h.storage);
+      const opened: (() => void)[] = [];
+      const gates = [0, 1].map(() => new Promise<void>((r) => { opened.push(r); }));
+      let writes = 0;
+      h.storage.write = async (batch) => {
+        const gate = gates[writes++];
+        if (gate) await gate;
+        return write(batch);
+      };
+      // Each resource's new synchro reads the stored rows it compares its list with: nothing of the old may be pending.
+      const seeded: string[] = [];
+      const versions = h.storage.resourceVersions.bind(h.storage);
+      h.storage.resourceVersions = async (cluster, type) => {
+        seeded.push(parts.queue.depth === 0 && parts.queue.durableSeq === parts.queue.lastSeq ? 'settled' : `unsettled: ${parts.queue.depth} queued, or a batch in flight`);
+        return versions(cluster, type);
+      };
+      c!.churn.step(5);
+      await waitFor(() => writes >= 1, 10_000, () => 'no write after the churn');
+      c!.churn.step(10);
+      await waitFor(() => parts.queue.depth > 0, 10_000, () => 'nothing queued behind the held write');
+      await restore();
+      opened[0]!();
+      await waitFor(() => writes >= 2, 10_000, () => 'no second write');
+      await new Promise((r) => setTimeout(r, 1000));
+      opened[1]!();
+      await h.converged(30_000);
+      expect(seeded.length).toBeGreaterThan(0);
+      expect(seeded.filter((x) => x !== 'settled')).toEqual([]);
+    });
+
     it('storage restored from a backup while the synchro was down: its revisions pass the old ones, so watchers see its corrections', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 30 });
       await h.startSynchro();
