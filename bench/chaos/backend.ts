@@ -29,8 +29,8 @@ export interface RunStorage {
   close(): Promise<void>;
 }
 
-export async function openRunStorage(backend: Backend, dir: string): Promise<RunStorage> {
-  return backend === 'sqlite' ? sqliteStorage(join(dir, 'clusterpedia.db')) : postgresStorage();
+export async function openRunStorage(backend: Backend, dir: string, asyncCommit = false): Promise<RunStorage> {
+  return backend === 'sqlite' ? sqliteStorage(join(dir, 'clusterpedia.db')) : postgresStorage(asyncCommit);
 }
 
 function sqliteStorage(file: string): RunStorage {
@@ -66,14 +66,15 @@ function sqliteStorage(file: string): RunStorage {
   };
 }
 
-async function postgresStorage(): Promise<RunStorage> {
+async function postgresStorage(asyncCommit: boolean): Promise<RunStorage> {
   const server: PostgresServer = await startPostgres();
   const bin = findPgBin()!;
   const data = join(server.dir, 'data');
   // test/support's server runs with synchronous_commit=off: an immediate stop then loses transactions already
-  // reported committed, which no client can survive (a deployment runs the default, on). This server restarts with
-  // it on; fsync stays off, as the machine itself never crashes here (the OS keeps what was written).
-  const opts = `-p ${server.port} -k ${server.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=on -c full_page_writes=off -c max_connections=300`;
+  // reported committed. A deployment runs the default, on, and this server restarts with it on unless the run asks
+  // for those losses (`asyncCommit`: storage that goes back in time by a few hundred milliseconds at each immediate
+  // stop). fsync stays off, as the machine itself never crashes here (the OS keeps what was written).
+  const opts = `-p ${server.port} -k ${server.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${asyncCommit ? 'off' : 'on'} -c full_page_writes=off -c max_connections=300`;
   const pgctl = async (args: string[]): Promise<void> => {
     const cmd = join(bin, 'pg_ctl');
     if (process.getuid?.() === 0) await run('runuser', ['-u', 'postgres', '--', cmd, ...args]);

@@ -91,7 +91,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
   let fleet: SimFleet | undefined;
   try {
     event({ phase: 'start', options: { ...o, bindingFlags: o.bindingFlags.join(' ') } });
-    const storage: RunStorage = await openRunStorage(o.backend, outDir);
+    const storage: RunStorage = await openRunStorage(o.backend, outDir, o.asyncCommit);
     cleanups.push(() => storage.close());
     // TLS, and every other member also speaks HTTP/2 (as kube-apiserver does): faults hit both transports.
     fleet = await startSimulatedFleet({

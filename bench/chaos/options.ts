@@ -29,6 +29,11 @@ export interface ChaosOptions {
   outDir?: string;
   /** Print progress lines to stderr. */
   verbose: boolean;
+  /**
+   * PostgreSQL only: `synchronous_commit=off`, so an immediate stop loses the last transactions PostgreSQL had
+   * reported committed (up to ~3 × wal_writer_delay): storage goes back in time without a restore.
+   */
+  asyncCommit: boolean;
 }
 
 export const PRESETS = {
@@ -53,6 +58,7 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
     convergeTimeoutMs: 120_000,
     bindingFlags: DEFAULT_BINDING_FLAGS,
     verbose: false,
+    asyncCommit: false,
     ...over,
   };
 }
@@ -61,9 +67,10 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
 export const USAGE = `usage: npm run chaos -- [--preset short|full] [--backend sqlite|postgres|both] [--seed N]
                       [--clusters N] [--pods N] [--duration 12m] [--faults N] [--churn EVENTS_PER_S_PER_CLUSTER]
                       [--watchers pods,pods,replicasets.apps] [--only KIND,KIND] [--converge-timeout 120s] [--out DIR]
-                      [--no-record] [--quiet]
+                      [--async-commit] [--no-record] [--quiet]
 Every flag also reads an environment variable CHAOS_<FLAG> (CHAOS_SEED, CHAOS_BACKEND, ...).
 Fault kinds (--only restricts the schedule to some): ${FAULT_KINDS.join(', ')}.
+--async-commit: PostgreSQL runs with synchronous_commit=off, so its immediate stops lose commits it had reported.
 Defaults: --preset full --backend both --seed 1. Appends each run to RELIABILITY.md unless --no-record.`;
 
 export interface CliRequest {
@@ -75,7 +82,7 @@ export interface CliRequest {
 /** Parses argv (after the script name) with CHAOS_* fallbacks; throws a message naming the bad flag. */
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   const flags = new Map<string, string>();
-  const bools = new Set(['no-record', 'quiet', 'help']);
+  const bools = new Set(['no-record', 'quiet', 'help', 'async-commit']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}\n${USAGE}`);
@@ -124,9 +131,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   for (const k of only ?? []) if (!FAULT_KINDS.includes(k as FaultKind)) throw new Error(`--only: unknown fault kind ${k} (kinds: ${FAULT_KINDS.join(', ')})`);
   set('only', only as FaultKind[] | undefined);
   over.verbose = !get('quiet');
+  if (get('async-commit')) over.asyncCommit = true;
   const backendFlag = get('backend') ?? 'both';
   const backends: Backend[] = backendFlag === 'both' ? ['sqlite', 'postgres'] : [backendFlag as Backend];
   for (const b of backends) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backend must be sqlite, postgres or both, not ${b}`);
+  if (over.asyncCommit && !backends.includes('postgres')) throw new Error('--async-commit is a PostgreSQL setting: use it with --backend postgres');
   if ((over.clusters ?? 1) < 1) throw new Error('--clusters must be at least 1');
   return { runs: backends.map((b) => chaosOptions(preset, b, over)), record: !get('no-record'), preset };
 }

@@ -47,7 +47,7 @@ function rows(r: ChaosResult): [string, string][] {
   const kills = r.faultsByKind.kill + r.faultsByKind['kill-mid-write'] + r.killsWhileDatabaseDown;
   return [
     ['result', r.passed ? 'PASS' : 'FAIL'],
-    ['backend', o.backend],
+    ['backend', o.asyncCommit ? `${o.backend} (synchronous_commit=off: immediate stops lose reported commits)` : o.backend],
     ['seed', String(o.seed)],
     ['members', `${o.clusters} × ${n(o.pods)} pods: ${n(r.objectsInitial)} objects at start, ${n(r.objectsFinal)} at the end`],
     ['chaos phase', `${s(o.durationMs)}, churn ${o.churnPerCluster} events/s per member (${n(r.memberChanges)} member changes); whole run ${s(r.totalMs)}`],
