@@ -38,7 +38,8 @@ function watchers(r: ChaosResult): string {
   const ooo = w.reduce((a, x) => a + x.stats.outOfOrder, 0);
   const events = w.reduce((a, x) => a + x.stats.events, 0);
   const pauses = w.reduce((a, x) => a + x.stats.pauses, 0);
-  return `${w.length} (${w.map((x) => x.resource).join(', ')}): ${bad} differences; ${n(events)} events, ${pauses} paused, ${breaks} broken requests resumed, ${expired} relists on 410, ${ooo} out-of-order`;
+  const oooSamples = w.flatMap((x) => x.stats.outOfOrderSamples.map((t) => `${x.resource}: ${t}`)).slice(0, 5);
+  return `${w.length} (${w.map((x) => x.resource).join(', ')}): ${bad} differences; ${n(events)} events, ${pauses} paused, ${breaks} broken requests resumed, ${expired} relists on 410, ${ooo} out-of-order${oooSamples.length ? ` (${oooSamples.join('; ')})` : ''}`;
 }
 
 /** The rows of a run, shared by the text and the markdown forms. */

@@ -22,8 +22,10 @@ export interface WatcherStats {
   bookmarks: number;
   /** Failed requests and broken streams, by cause ("HTTP 503", "ECONNREFUSED", ...). */
   errors: Record<string, number>;
-  /** Events whose resourceVersion did not move forward on one stream (never expected). */
+  /** Events whose resourceVersion did not move forward from the last one seen (never expected). */
   outOfOrder: number;
+  /** The first few of them: when, what, and where the stream had started. */
+  outOfOrderSamples: string[];
   /** Client-side outages injected (watcher-pause faults). */
   pauses: number;
 }
@@ -39,10 +41,13 @@ async function expectOk(res: Dispatcher.ResponseData): Promise<void> {
 
 export class Watcher {
   readonly items: KeyMap = new Map();
-  readonly stats: WatcherStats = { lists: 0, expired: 0, watches: 0, events: 0, bookmarks: 0, errors: {}, outOfOrder: 0, pauses: 0 };
+  readonly stats: WatcherStats = { lists: 0, expired: 0, watches: 0, events: 0, bookmarks: 0, errors: {}, outOfOrder: 0, outOfOrderSamples: [], pauses: 0 };
   /** Date.now() of the last change to `items`. */
   lastChangeAt = 0;
   private rv: string | undefined;
+  /** The resourceVersion the current watch started from, and the events it brought so far (out-of-order samples). */
+  private streamFrom: string | undefined;
+  private streamEvents = 0;
   /** The request in flight: aborted by pause(). */
   private current: AbortController | undefined;
   private pausedUntil = 0;
@@ -148,6 +153,8 @@ export class Watcher {
   private async watch(signal: AbortSignal): Promise<void> {
     this.stats.watches++;
     const timeoutSeconds = String(this.rng.range(20, 90));
+    this.streamFrom = this.rv;
+    this.streamEvents = 0;
     const res = await request(this.url({ watch: 'true', allowWatchBookmarks: 'true', resourceVersion: this.rv ?? '', timeoutSeconds }), {
       dispatcher: this.agent, signal, headersTimeout: 30_000, bodyTimeout: 120_000,
     });
@@ -173,8 +180,14 @@ export class Watcher {
     const rv = e.object.metadata?.resourceVersion;
     if (rv !== undefined && this.rv !== undefined && /^\d+$/.test(rv) && /^\d+$/.test(this.rv)) {
       const forward = e.type === 'BOOKMARK' ? BigInt(rv) >= BigInt(this.rv) : BigInt(rv) > BigInt(this.rv);
-      if (!forward) this.stats.outOfOrder++;
+      if (!forward) {
+        this.stats.outOfOrder++;
+        if (this.stats.outOfOrderSamples.length < 5) {
+          this.stats.outOfOrderSamples.push(`${new Date().toISOString()} ${e.type} ${e.object.metadata?.namespace ?? ''}/${e.object.metadata?.name ?? ''} rv ${rv} after ${this.rv} (event ${this.streamEvents} of a watch from ${this.streamFrom ?? 'none'})`);
+        }
+      }
     }
+    this.streamEvents++;
     if (rv !== undefined) this.rv = rv;
     if (e.type === 'BOOKMARK') {
       this.stats.bookmarks++;

@@ -6,7 +6,7 @@ import { chooseDrivingLabel } from './label-strategy.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
 import { and, filterConditions, resourceColumns, setCondition, typeCondition, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
-import { HEAD_REVISION, type Snapshot } from './snapshot.js';
+import { HEAD_REVISION, headRevisionOf, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
 import type { JoinedPage, ListPage, ListQuery, ResourceType, StoredRow } from './types.js';
 
@@ -295,7 +295,7 @@ export async function readPage(snap: Snapshot, st: ListStatements, signal: Abort
 
 /** The revision (it fixes the snapshot) and, when asked, the count of what follows the page. */
 async function pageHead(snap: Snapshot, st: ListStatements): Promise<{ revision: string; remainingItemCount?: number }> {
-  const revision = snap.revision ?? String((await snap.all(HEAD_REVISION))[0]?.[0] ?? '0');
+  const revision = snap.revision ?? headRevisionOf((await snap.all(HEAD_REVISION))[0]?.[0]);
   if (!st.count) return { revision };
   const total = Number((await snap.all(st.count))[0]?.[0] ?? 0);
   // In this snapshot the page holds min(limit, total after the start) rows: what follows it is the rest.

@@ -1,8 +1,22 @@
 // A read snapshot on one connection: what list() needs from a dialect to read the revision, count and rows consistently.
 import { sql, type SQL } from 'drizzle-orm';
+import { StorageError } from './errors.js';
 
 /** The change log's head: a list's resourceVersion, read first in its snapshot. */
 export const HEAD_REVISION: SQL = sql`SELECT value FROM meta WHERE key = 'revision'`;
+
+/**
+ * The value HEAD_REVISION read (the first column of its first row). Every migrated store has one, so none means its
+ * tables were emptied under the read: a restore in progress (PostgreSQL's TRUNCATE is not MVCC-safe, so a snapshot
+ * taken before one commits sees the tables empty). Answering revision 0 would tell clients "any state": a watch from
+ * it sends everything again as ADDED. Storage is reported unavailable for a moment instead (503; clients retry).
+ */
+export function headRevisionOf(value: unknown): string {
+  if (value === undefined || value === null) {
+    throw new StorageError('Unavailable', 'storage holds no revision: its tables are being restored or were emptied; try again', true);
+  }
+  return String(value);
+}
 
 export interface Snapshot {
   /**

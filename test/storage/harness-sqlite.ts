@@ -8,7 +8,7 @@ import { openStorage } from '../../src/storage/open.js';
 import type { StorageOptions } from '../../src/storage/types.js';
 import type { Harness } from './fixtures.js';
 
-export async function sqliteHarness(opts: StorageOptions = {}): Promise<Harness> {
+export async function sqliteHarness(opts: StorageOptions = {}): Promise<Harness & { file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'cp-storage-test-'));
   const url = `sqlite:${join(dir, 'test.db')}`;
   const opened: { close(): Promise<void> }[] = [];
@@ -18,6 +18,7 @@ export async function sqliteHarness(opts: StorageOptions = {}): Promise<Harness>
     return s;
   };
   return {
+    file: join(dir, 'test.db'),
     storage: await openOne(),
     openAnother: openOne,
     async addNewerMigration() {

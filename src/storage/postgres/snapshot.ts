@@ -1,7 +1,7 @@
 // A read snapshot on a reserved PostgreSQL connection: REPEATABLE READ READ ONLY, so revision, count and rows agree.
 import type { SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
-import { HEAD_REVISION, type Snapshot } from '../snapshot.js';
+import { HEAD_REVISION, headRevisionOf, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { postgresQuery } from './query.js';
@@ -37,7 +37,7 @@ export class PgSnapshot implements Snapshot {
         if (b.status === 'rejected') throw b.reason;
         begun = true;
         if (r.status === 'rejected') throw r.reason;
-        return new PgSnapshot(conn, String((r.value as unknown[][])[0]?.[0] ?? '0'));
+        return new PgSnapshot(conn, headRevisionOf((r.value as unknown[][])[0]?.[0]));
       } catch (e: unknown) {
         let lost = connectionLost(e);
         // A transaction the failed read left aborted must not go back to the pool with the connection.

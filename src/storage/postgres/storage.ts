@@ -24,7 +24,7 @@ import { migrations } from './embedded-migrations.js';
 import { mapPostgresError } from './errors.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
-import { HEAD_REVISION } from '../snapshot.js';
+import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
 import { inTransaction } from './transaction.js';
 import { applyBatch, cleanRows, lockAndReadRevision, setMeta } from './write.js';
@@ -215,10 +215,10 @@ class PostgresStorage implements Storage {
     const inner = changesQuery(postgresQuery, filter, after, sql.raw('m.head'), n);
     const rows = await this.rows(
       'changesSince',
-      sql`SELECT m.head, m.compacted, x.* FROM (SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'revision'), 0) AS head,
+      sql`SELECT m.head, m.compacted, x.* FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head,
         coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) m LEFT JOIN LATERAL (${inner}) x ON TRUE`,
     );
-    const head = Number(rows[0]?.[0] ?? 0);
+    const head = Number(headRevisionOf(rows[0]?.[0]));
     const compacted = Number(rows[0]?.[1] ?? 0);
     if (after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
     const changes = rows.filter((r) => r[2] !== null).map((r) => toChange(r.slice(2)));
@@ -244,7 +244,7 @@ class PostgresStorage implements Storage {
 
   async currentRevision(): Promise<string> {
     const r = await this.rows('currentRevision', HEAD_REVISION);
-    return String(r[0]?.[0] ?? '0');
+    return headRevisionOf(r[0]?.[0]);
   }
 
   async resourceTypes(): Promise<StoredResourceType[]> {

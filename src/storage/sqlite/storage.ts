@@ -26,7 +26,7 @@ import { sqliteQuery } from './query.js';
 import { SqliteSnapshot } from './snapshot.js';
 import { allRows } from './statements.js';
 import { prepare } from './prepare.js';
-import { readMeta } from './write.js';
+import { readHeadRevision, readMeta } from './write.js';
 import { WriterThread } from './writer-thread.js';
 import { InlineWriter, type Writer, type WriterAnswers, type WriterOp } from './writer-ops.js';
 import { migrationPlan } from '../schema-version.js';
@@ -254,7 +254,7 @@ class SqliteStorage implements Storage {
     return this.run('changesSince', () =>
       // A read transaction: the head and the entries come from one snapshot even if another process writes.
       this.db.transaction((): ChangesResult => {
-        const head = readMeta(this.db, 'revision');
+        const head = Number(readHeadRevision(this.db));
         const compacted = readMeta(this.db, 'compacted_revision');
         if (!Number.isSafeInteger(after) || after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
         const rows = allRows(this.db, changesQuery(sqliteQuery, filter, after, sql`${head}`, Math.max(1, Math.floor(limit))));
@@ -277,7 +277,7 @@ class SqliteStorage implements Storage {
   }
 
   async currentRevision(): Promise<string> {
-    return String(this.run('currentRevision', () => readMeta(this.db, 'revision')));
+    return this.run('currentRevision', () => readHeadRevision(this.db));
   }
 
   async resourceTypes(): Promise<StoredResourceType[]> {

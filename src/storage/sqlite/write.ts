@@ -6,6 +6,7 @@ import type { ResourceType } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
 import { prepare } from './prepare.js';
+import { headRevisionOf } from '../snapshot.js';
 
 const SELECT_KEY = `SELECT id, resource_version, size, labels, uid, owner_uid, created_at FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
 // The stored text is joined here from the template's head, the revision and its tail (object-columns.ts TemplateParts):
@@ -34,6 +35,12 @@ const SET_META = `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) 
 export function readMeta(db: Db, key: string): number {
   const r = prepare(db, GET_META).raw(true).get(key) as unknown[] | undefined;
   return r ? Number(r[0]) : 0;
+}
+
+/** The head revision for a reader (headRevisionOf: none is a store emptied under it, never revision 0). */
+export function readHeadRevision(db: Db): string {
+  const r = prepare(db, GET_META).raw(true).get('revision') as unknown[] | undefined;
+  return headRevisionOf(r?.[0]);
 }
 
 export function writeMeta(db: Db, key: string, value: number): void {

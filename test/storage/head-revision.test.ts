@@ -1,0 +1,79 @@
+// A store whose tables are emptied under a read (a restore in progress) is unavailable for a moment, never at revision
+// 0: a list answered "resourceVersion 0" made an informer watch from "any" and get every object again as ADDED.
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
+import { describe, expect, it } from 'vitest';
+import { isStorageError } from '../../src/storage/errors.js';
+import type { Storage } from '../../src/storage/types.js';
+import { drain, pod, PODS } from './fixtures.js';
+import { postgresHarness } from './harness-postgres.js';
+import { sqliteHarness } from './harness-sqlite.js';
+
+async function expectUnavailable(p: Promise<unknown>): Promise<void> {
+  const e: unknown = await p.then(() => undefined, (x: unknown) => x);
+  expect(isStorageError(e) && e.code === 'Unavailable' && e.retryable, String(e)).toBe(true);
+  expect(String(e)).toMatch(/no revision/);
+}
+
+async function fill(s: Storage): Promise<void> {
+  await s.migrate();
+  await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' }), pod({ cluster: 'c', namespace: 'ns', name: 'b' })], deletes: [] });
+}
+
+describe('head revision missing', () => {
+  it('sqlite: list, currentRevision and changesSince say unavailable, and answer again once it is back', async () => {
+    const h = await sqliteHarness();
+    try {
+      await fill(h.storage);
+      const revision = await h.storage.currentRevision();
+      const db = new Database(h.file);
+      try {
+        db.prepare(`DELETE FROM meta WHERE key = 'revision'`).run();
+        await expectUnavailable(h.storage.currentRevision());
+        await expectUnavailable(h.storage.list({ types: PODS }).then(drain));
+        await expectUnavailable(h.storage.changesSince(revision, { types: { kind: 'all' } }, 10));
+        db.prepare(`INSERT INTO meta (key, value) VALUES ('revision', ?)`).run(revision);
+      } finally {
+        db.close();
+      }
+      expect((await drain(await h.storage.list({ types: PODS }))).map((r) => r.name)).toEqual(['a', 'b']);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('postgres: a list whose snapshot began before a TRUNCATE-and-reload committed sees empty tables: unavailable, not revision 0', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await fill(h.storage);
+      const revision = await h.storage.currentRevision();
+      let release: () => void = () => {};
+      const held = new Promise<void>((r) => { release = r; });
+      let truncated: () => void = () => {};
+      const isTruncated = new Promise<void>((r) => { truncated = r; });
+      // The restore: TRUNCATE takes its lock at once; the reload commits only when released.
+      const restore = admin.begin(async (tx) => {
+        await tx.unsafe('CREATE TEMP TABLE saved_meta AS TABLE meta');
+        await tx.unsafe('CREATE TEMP TABLE saved_resources AS TABLE resources');
+        await tx.unsafe('TRUNCATE meta, resources');
+        truncated();
+        await held;
+        await tx.unsafe('INSERT INTO meta SELECT * FROM saved_meta');
+        await tx.unsafe('INSERT INTO resources SELECT * FROM saved_resources');
+      });
+      await isTruncated;
+      // Its snapshot is taken before the restore commits, so the reloaded rows are not in it.
+      const read = expectUnavailable(h.storage.list({ types: PODS }).then(drain));
+      await new Promise((r) => setTimeout(r, 300));
+      release();
+      await restore;
+      await read;
+      expect(await h.storage.currentRevision()).toBe(revision);
+      expect((await drain(await h.storage.list({ types: PODS }))).map((r) => r.name)).toEqual(['a', 'b']);
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+});
