@@ -15,8 +15,10 @@ let db: Awaited<ReturnType<typeof freshPostgresDatabase>>;
 beforeAll(async () => { db = await freshPostgresDatabase('cp_next_write'); });
 afterAll(async () => { await db?.drop(); });
 
-function child(mode: 'patched' | 'unpatched'): { code: number | null; out: string } {
-  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode], { encoding: 'utf8', timeout: 30_000 });
+const REGISTER = './src/storage/postgres/driver-patch-register.mjs';
+
+function child(mode: 'patched' | 'unpatched', tsxFlags: string[] = []): { code: number | null; out: string } {
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [...tsxFlags, join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -33,6 +35,20 @@ describe('postgres.js on a reserved connection that closed', () => {
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain('rejected CONNECTION_CLOSED');
     expect(r.out).toContain('survived');
+  });
+
+  it('run from source with the module hook (benchmarks, chaos: tsx --import driver-patch-register.mjs), the installed module is guarded', () => {
+    const r = child('unpatched', ['--import', REGISTER]);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('rejected CONNECTION_CLOSED');
+    expect(r.out).toContain('survived');
+  });
+
+  it('every package.json script that runs source with tsx loads the hook (the chaos harness\'s own clients crashed without it)', () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const runs = Object.entries(scripts).flatMap(([name, line]) => [...line.matchAll(/\btsx\b([^&]*)/g)].map((m) => [name, m[1] ?? ''] as const));
+    expect(runs.length).toBeGreaterThan(5);
+    for (const [name, args] of runs) expect(args, name).toContain(`--import ${REGISTER}`);
   });
 
   it('as the tests load it (vitest.config.ts applies the patch), the same statement is rejected in this process', async () => {
