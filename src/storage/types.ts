@@ -352,9 +352,11 @@ export interface Storage extends StorageReader, StorageWriter {
    * Moves the revision up to `to` when it is below (the change log stays: a watch from before the jump goes on). A
    * synchro starting moves it to the clock's microseconds (originRevision), which every revision issued before is
    * below unless storage averaged a million writes a second: so after a restore it did not witness (it was restarted
-   * with it), the revisions it issues still pass every one a client holds, and clients see its corrections.
+   * with it), the revisions it issues still pass every one a client holds, and clients see its corrections. The write
+   * queue does the same before it writes again after a write whose outcome it does not know. Returns the revision it
+   * found (before the move).
    */
-  advanceRevision(to: string): Promise<void>;
+  advanceRevision(to: string): Promise<string>;
   close(): Promise<void>;
 }
 

@@ -168,7 +168,7 @@ export class ClusterManager implements Runnable {
     const { advanceRevision } = this.d.storage;
     if (advanceRevision) {
       try {
-        await this.retryStorage('move the revision up to the clock', () => advanceRevision.call(this.d.storage, String(originRevision())));
+        await this.retryStorage('move the revision up to the clock', async () => { await advanceRevision.call(this.d.storage, String(originRevision())); });
       } catch {
         return; // stopped while storage was unreachable
       }

@@ -61,6 +61,7 @@ export async function synchroRunnables(
     maxEntries: options.queue.maxEntries,
     maxBytes: options.queue.maxBytes,
     writeTimeoutMs: options.queue.writeTimeoutMs,
+    advanceRevision: (to) => deps.storage.advanceRevision(to),
     logger,
     metrics,
     clock: deps.clock,

@@ -5,6 +5,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
+import { originRevision } from '../../storage/revision-origin.js';
 import type { PreparedUpsert, ResourceType, StorageWriter, WriteBatch } from '../../storage/types.js';
 import { coalesce, type Action } from './coalesce.js';
 import type { SynchroMetrics } from './metrics.js';
@@ -57,6 +58,15 @@ export interface WriteQueueOptions {
    * dead connection must not stall every cluster. Default 30 s, as Clusterpedia's per-write timeout.
    */
   writeTimeoutMs?: number;
+  /**
+   * Storage.advanceRevision. A write that failed may have committed all the same, and been seen by the apiserver's
+   * clients, and then been lost (a PostgreSQL with synchronous_commit=off that crashed, a failover to a replica
+   * behind): writing the batch again from the revision after the last one known would issue those revisions again
+   * for other changes, and a client holding one would miss them. So before writing again after a failure the queue
+   * moves the revision up to the clock's microseconds, past every one issued before; the revision found on the way
+   * is checked as a batch's is, so a rewind is still seen.
+   */
+  advanceRevision?: (to: string) => Promise<string>;
 }
 
 /** A single writer: one transaction in flight at a time, so a key's writes reach storage in order. */
@@ -295,9 +305,15 @@ export class WriteQueue implements Runnable {
    */
   private async writeBatch(batch: Pending[], signal: AbortSignal, retry: boolean): Promise<boolean> {
     const backoff = new Backoff({ initialMs: this.o.retry?.initialMs ?? 500, maxMs: this.o.retry?.maxMs ?? 10_000 });
+    let unsure = false;
     for (;;) {
       const started = this.clock.now();
       try {
+        if (unsure && this.o.advanceRevision) {
+          const found = await this.withTimeout(this.o.advanceRevision(String(originRevision())));
+          this.noteRevision(found);
+          unsure = false;
+        }
         const result = await this.withTimeout(this.o.writer.write(toStorageBatch(batch)));
         const done = this.clock.now();
         const m = this.o.metrics;
@@ -319,6 +335,7 @@ export class WriteQueue implements Runnable {
         const retryable = isStorageError(e) && e.retryable;
         this.o.metrics?.writeErrors.inc({ retryable: String(retryable) });
         if (!retryable) return this.splitAfterFatal(batch, e, signal, retry);
+        unsure = true;
         this.lastFailure = messageOf(e);
         this.setAvailable(false);
         if (!retry || signal.aborted) return false;

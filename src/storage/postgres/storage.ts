@@ -295,10 +295,12 @@ class PostgresStorage implements Storage {
     );
   }
 
-  async advanceRevision(to: string): Promise<void> {
-    await this.run('advanceRevision', () =>
+  async advanceRevision(to: string): Promise<string> {
+    return this.run('advanceRevision', () =>
       inTransaction(this.pool, async (tx) => {
-        if (Number(to) > (await lockAndReadRevision(tx))) await setMeta(tx, 'revision', Number(to));
+        const head = await lockAndReadRevision(tx);
+        if (Number(to) > head) await setMeta(tx, 'revision', Number(to));
+        return String(head);
       }),
     );
   }

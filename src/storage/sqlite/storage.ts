@@ -311,8 +311,8 @@ class SqliteStorage implements Storage {
     await this.commit('bumpRevision', { op: 'moveRevision', to: Number(above), compact: true });
   }
 
-  async advanceRevision(to: string): Promise<void> {
-    await this.commit('advanceRevision', { op: 'moveRevision', to: Number(to), compact: false });
+  async advanceRevision(to: string): Promise<string> {
+    return String(await this.commit('advanceRevision', { op: 'moveRevision', to: Number(to), compact: false }));
   }
 
   async compact(): Promise<void> {

@@ -181,18 +181,19 @@ export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
 
 /**
  * Storage.bumpRevision (`compact`: the revision past `to`, every change-log entry gone and marked so) and
- * Storage.advanceRevision (the revision at least `to`, the change log as it is).
+ * Storage.advanceRevision (the revision at least `to`, the change log as it is). Returns the revision it found.
  */
-export function moveRevision(db: Db, to: number, compact: boolean): void {
+export function moveRevision(db: Db, to: number, compact: boolean): number {
   const head = readMeta(db, 'revision');
   if (!compact) {
     if (to > head) writeMeta(db, 'revision', to);
-    return;
+    return head;
   }
   const next = Math.max(head, to) + 1;
   prepare(db, `DELETE FROM changes`).run();
   writeMeta(db, 'revision', next);
   writeMeta(db, 'compacted_revision', next);
+  return head;
 }
 
 /** ANALYZE with a row budget: milliseconds even at millions of rows, enough for the planner to pick label seeks. */

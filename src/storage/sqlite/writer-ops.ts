@@ -31,7 +31,7 @@ export interface WriterAnswers {
   tryAcquireLease: boolean;
   releaseLease: void;
   compact: void;
-  moveRevision: void;
+  moveRevision: number;
   analyze: void;
   autocheckpoint: void;
 }

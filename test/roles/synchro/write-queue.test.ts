@@ -61,12 +61,13 @@ describe('WriteQueue', () => {
     await running;
   });
 
-  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number }> = {}, writer = new RecordingWriter()) {
+  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number }> = {}, writer: RecordingWriter = new RecordingWriter()) {
     const clock = new FakeClock();
     const queue = new WriteQueue({
       writer: writer as unknown as StorageWriter, batchSize: o.batchSize ?? 1000, flushDelayMs: o.flushDelayMs ?? 5,
       maxEntries: o.maxEntries ?? 10_000, maxBytes: o.maxBytes ?? 1 << 30, logger: silentLogger(), clock, retry: { initialMs: 100, maxMs: 1000 },
       writeTimeoutMs: 5000,
+      advanceRevision: writer instanceof LossyStore ? (to) => writer.advanceRevision(to) : undefined,
     });
     stop = new AbortController();
     running = queue.start(stop.signal);
@@ -303,6 +304,43 @@ describe('WriteQueue', () => {
     expect(heard.rewinds).toBe(3);
   });
 
+  it('after a write whose outcome is unknown, the retry takes revisions above any that write may have shown readers', async () => {
+    const store = new LossyStore();
+    const { clock, put } = setup({}, store);
+    await put('a', '1');
+    await clock.advance(5);
+    expect(store.rows.get('a')).toBe(1001);
+    // Committed and seen by readers at 1002-1003, then lost (an asynchronous commit, a crash); the ack never came.
+    store.loseNext = true;
+    await put('b', '1');
+    await put('c', '1');
+    await clock.advance(5);
+    expect(store.seen).toBe(1003);
+    expect(store.head).toBe(1001);
+    for (let i = 0; i < 5 && !store.rows.has('b'); i++) await clock.advance(1000);
+    // Issued again at 1002-1003 for other contents, a reader holding 1003 would never be told of b and c.
+    expect(store.rows.get('b')).toBeGreaterThan(store.seen);
+    expect(store.rows.get('c')).toBeGreaterThan(store.seen);
+  });
+
+  it('the revision found on the way up is checked: commits acked and then lost are still a rewind', async () => {
+    const store = new LossyStore();
+    const { clock, put, queue } = setup({}, store);
+    const heard = { rewinds: 0 };
+    queue.onRewind(() => heard.rewinds++);
+    await put('a', '1');
+    await put('b', '1');
+    await clock.advance(5);
+    expect(store.head).toBe(1002);
+    store.head = 1000; // the acked batch is gone
+    store.failNext = true;
+    await put('c', '1');
+    await clock.advance(5);
+    for (let i = 0; i < 5 && !store.rows.has('c'); i++) await clock.advance(1000);
+    expect(store.rows.has('c')).toBe(true);
+    expect(heard.rewinds).toBe(1);
+  });
+
   it('a probe that overlapped a commit does not count: its revision may predate the commit', async () => {
     const { clock, queue, put, writer, heard } = await rewindable();
     let answer: (r: string) => void = () => {};
@@ -323,5 +361,34 @@ class RewindableWriter extends RecordingWriter {
   override async write(batch: WriteBatch): Promise<WriteResult> {
     const r = await super.write(batch);
     return { ...r, revision: String(this.base + this.batches.length) };
+  }
+}
+
+/**
+ * A store with a revision counter that can lose a commit after its readers saw it (`loseNext`: the rows' revisions are
+ * taken and shown, `seen`, then the commit is gone and the write fails as a closed connection does) or fail a write
+ * cleanly (`failNext`). `rows`: each name's revision as stored.
+ */
+class LossyStore extends RecordingWriter {
+  head = 1000;
+  seen = 0;
+  loseNext = false;
+  failNext = false;
+  rows = new Map<string, number>();
+  override async write(batch: WriteBatch): Promise<WriteResult> {
+    const names = batch.upserts.filter(isPrepared).map((u) => u.cols.name);
+    if (this.loseNext || this.failNext) {
+      if (this.loseNext) this.seen = this.head + names.length;
+      this.loseNext = this.failNext = false;
+      throw new StorageError('Unavailable', 'connection closed', true);
+    }
+    const r = await super.write(batch);
+    for (const n of names) this.rows.set(n, ++this.head);
+    return { ...r, revision: String(this.head) };
+  }
+  async advanceRevision(to: string): Promise<string> {
+    const found = this.head;
+    this.head = Math.max(this.head, Number(to));
+    return String(found);
   }
 }
