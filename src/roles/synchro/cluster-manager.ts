@@ -120,7 +120,7 @@ export class ClusterManager implements Runnable {
     return this.drop(entry, name, async () => {
       await this.d.queue.purge((o) => o.cluster === name);
       await this.retryStorage('clean cluster', async () => {
-        const rows = await this.d.storage.cleanCluster(name);
+        const rows = await this.d.queue.beside(() => this.d.storage.cleanCluster(name));
         await this.d.storage.deleteClusterStatus(name);
         this.d.logger.info({ cluster: name, rows }, 'cluster removed; rows deleted');
       });

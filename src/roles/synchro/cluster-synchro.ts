@@ -335,7 +335,7 @@ export class ClusterSynchro {
     this.removing.set(id, { type: t, kind: shown.kind, namespaced: shown.namespaced, reason: 'SynchroRemoved', message: 'the resource synchro is removed; deleting its rows', since });
     this.d.changed();
     try {
-      const n = await this.d.storage.cleanResource(this.d.name, t);
+      const n = await this.d.queue.beside(() => this.d.storage.cleanResource(this.d.name, t));
       this.removing.delete(id);
       return n;
     } catch (e: unknown) {

@@ -233,7 +233,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
    */
   private async forgetRows(): Promise<void> {
     await this.d.queue.purge((owner) => owner === this);
-    const removed = await this.d.storage.cleanResource(this.cluster, this.type);
+    const removed = await this.d.queue.beside(() => this.d.storage.cleanResource(this.cluster, this.type));
     this.versions = new VersionMap();
     this.marks = [];
     this.durableRv = undefined;

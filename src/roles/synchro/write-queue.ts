@@ -62,9 +62,9 @@ export interface WriteQueueOptions {
    * Storage.advanceRevision. A write that failed may have committed all the same, and been seen by the apiserver's
    * clients, and then been lost (a PostgreSQL with synchronous_commit=off that crashed, a failover to a replica
    * behind): writing the batch again from the revision after the last one known would issue those revisions again
-   * for other changes, and a client holding one would miss them. So before writing again after a failure the queue
-   * moves the revision up to the clock's microseconds, past every one issued before; the revision found on the way
-   * is checked as a batch's is, so a rewind is still seen.
+   * for other changes, and a client holding one would miss them. So before writing again after a failure (its own,
+   * or of a write beside it: `beside`) the queue moves the revision up to the clock's microseconds, past every one
+   * issued before; the revision found on the way is checked as a batch's is, so a rewind is still seen.
    */
   advanceRevision?: (to: string) => Promise<string>;
 }
@@ -95,6 +95,9 @@ export class WriteQueue implements Runnable {
   private highestRevision = 0n;
   /** Batches committed so far: a probe that overlapped one does not count (its revision may be the older). */
   private committed = 0;
+  /** Writes (the queue's, or beside it) whose outcome is unknown so far, and how many of them a move up covered. */
+  private doubtful = 0;
+  private doubtsCleared = 0;
   private readonly clock: Clock;
 
   constructor(private readonly o: WriteQueueOptions) {
@@ -305,15 +308,10 @@ export class WriteQueue implements Runnable {
    */
   private async writeBatch(batch: Pending[], signal: AbortSignal, retry: boolean): Promise<boolean> {
     const backoff = new Backoff({ initialMs: this.o.retry?.initialMs ?? 500, maxMs: this.o.retry?.maxMs ?? 10_000 });
-    let unsure = false;
     for (;;) {
       const started = this.clock.now();
       try {
-        if (unsure && this.o.advanceRevision) {
-          const found = await this.withTimeout(this.o.advanceRevision(String(originRevision())));
-          this.noteRevision(found);
-          unsure = false;
-        }
+        await this.clearDoubt(false);
         const result = await this.withTimeout(this.o.writer.write(toStorageBatch(batch)));
         const done = this.clock.now();
         const m = this.o.metrics;
@@ -335,7 +333,7 @@ export class WriteQueue implements Runnable {
         const retryable = isStorageError(e) && e.retryable;
         this.o.metrics?.writeErrors.inc({ retryable: String(retryable) });
         if (!retryable) return this.splitAfterFatal(batch, e, signal, retry);
-        unsure = true;
+        this.doubtful++;
         this.lastFailure = messageOf(e);
         this.setAvailable(false);
         if (!retry || signal.aborted) return false;
@@ -345,6 +343,37 @@ export class WriteQueue implements Runnable {
         if (signal.aborted) return false;
       }
     }
+  }
+
+  /**
+   * Runs a write made beside the queue (cleanCluster, cleanResource) under the queue's rule for writes whose outcome
+   * is unknown: after one, the queue's or beside it, the revision moves up to the clock before the next write of
+   * either; and a retryable failure of this one is such a write.
+   */
+  async beside<T>(write: () => Promise<T>): Promise<T> {
+    await this.clearDoubt(true);
+    try {
+      return await write();
+    } catch (e: unknown) {
+      if (isStorageError(e) && e.retryable) this.doubtful++;
+      throw e;
+    }
+  }
+
+  /**
+   * Moves the revision up to the clock if a write since the last move may have committed (see advanceRevision in
+   * the options), and checks the revision found there for a rewind. `beside`: called for a write beside the queue,
+   * which may overlap a batch whose revision the one found trails; it is then not checked, as a probe's is not.
+   * Concurrent callers may both move it: each move is harmless.
+   */
+  private async clearDoubt(beside: boolean): Promise<void> {
+    const upTo = this.doubtful;
+    if (upTo === this.doubtsCleared || !this.o.advanceRevision) return;
+    const before = this.committed;
+    const idle = !this.inflight;
+    const found = await this.withTimeout(this.o.advanceRevision(String(originRevision())));
+    this.doubtsCleared = Math.max(this.doubtsCleared, upTo);
+    if (!beside || (idle && this.committed === before && !this.inflight)) this.noteRevision(found);
   }
 
   private withTimeout<T>(p: Promise<T>): Promise<T> {

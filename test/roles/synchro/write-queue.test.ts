@@ -323,6 +323,31 @@ describe('WriteQueue', () => {
     expect(store.rows.get('c')).toBeGreaterThan(store.seen);
   });
 
+  it('a write beside the queue whose outcome is unknown (a clean) moves the revision up before the next write of either', async () => {
+    const store = new LossyStore();
+    const { clock, put, queue } = setup({}, store);
+    const heard = { rewinds: 0 };
+    queue.onRewind(() => heard.rewinds++);
+    await put('a', '1');
+    await clock.advance(5);
+    expect(store.head).toBe(1001);
+    // A cleanResource whose deletions readers saw at 1002-1004, then lost with the connection.
+    await expect(queue.beside(() => store.clean(3, true))).rejects.toThrow('connection closed');
+    expect(store.seen).toBe(1004);
+    await put('b', '1');
+    await clock.advance(5);
+    expect(store.rows.get('b')).toBeGreaterThan(store.seen);
+    // Moved once: the retried clean after it needs no other move, and takes revisions above b's.
+    const b = store.rows.get('b')!;
+    expect(await queue.beside(() => store.clean(3, false))).toBe(b + 3);
+    // A failure that is not retryable is no doubt: the write after it takes the next revision.
+    await expect(queue.beside(() => Promise.reject(new StorageError('Invalid', 'bad', false)))).rejects.toThrow('bad');
+    await put('c', '1');
+    await clock.advance(5);
+    expect(store.rows.get('c')).toBe(b + 4);
+    expect(heard.rewinds).toBe(0);
+  });
+
   it('the revision found on the way up is checked: commits acked and then lost are still a rewind', async () => {
     const store = new LossyStore();
     const { clock, put, queue } = setup({}, store);
@@ -385,6 +410,14 @@ class LossyStore extends RecordingWriter {
     const r = await super.write(batch);
     for (const n of names) this.rows.set(n, ++this.head);
     return { ...r, revision: String(this.head) };
+  }
+  /** A cleanResource deleting `n` rows, its commit lost after readers saw it when `lose`; answers the head. */
+  async clean(n: number, lose: boolean): Promise<number> {
+    if (lose) {
+      this.seen = this.head + n;
+      throw new StorageError('Unavailable', 'connection closed', true);
+    }
+    return (this.head += n);
   }
   async advanceRevision(to: string): Promise<string> {
     const found = this.head;
