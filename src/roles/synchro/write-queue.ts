@@ -371,7 +371,14 @@ export class WriteQueue implements Runnable {
     if (upTo === this.doubtsCleared || !this.o.advanceRevision) return;
     const before = this.committed;
     const idle = !this.inflight;
-    const found = await this.withTimeout(this.o.advanceRevision(String(originRevision())));
+    let found: string;
+    try {
+      found = await this.withTimeout(this.o.advanceRevision(String(originRevision())));
+    } catch (e: unknown) {
+      // Never the fault of the write that waits for it: a batch would take it for a bad object, split and drop it.
+      if (isStorageError(e) && e.retryable) throw e;
+      throw new StorageError('Unavailable', `move the revision up after a write whose outcome is unknown: ${messageOf(e)}`, true, { cause: e });
+    }
     this.doubtsCleared = Math.max(this.doubtsCleared, upTo);
     if (!beside || (idle && this.committed === before && !this.inflight)) this.noteRevision(found);
   }
