@@ -188,6 +188,10 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     say(convergeMs === undefined ? `NOT converged within ${o.convergeTimeoutMs} ms: ${describe(final.last)}`
       : `converged ${(convergeMs / 1000).toFixed(1)} s after the last fault (verified after ${((Date.now() - endOfChaos) / 1000).toFixed(1)} s)`);
 
+    // What clusterpedia says of itself when it did not get there: every cluster's status (per resource: state, reason,
+    // message) and its metrics, beside the logs.
+    if (convergeMs === undefined) await dumpSelf(base, outDir, say);
+
     // The final comparison, every way, whatever the wait gave.
     const membersFinal = await members.get();
     const http = final.last.http;
@@ -319,4 +323,30 @@ async function waitConverged(a: {
     await sleep(1_000, a.signal);
   }
   return { convergedAt: undefined, last };
+}
+
+/** Writes clusterpedia's PediaCluster statuses and metrics into `outDir`, and says which resources are not Synced. */
+async function dumpSelf(base: string, outDir: string, say: (line: string) => void): Promise<void> {
+  try {
+    const res = await fetch(`${base}/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters`, { signal: AbortSignal.timeout(10_000) });
+    const text = await res.text();
+    writeFileSync(join(outDir, 'pediaclusters.json'), text);
+    const list = JSON.parse(text) as { items?: { metadata?: { name?: string }; status?: unknown }[] };
+    const notSynced: string[] = [];
+    for (const c of list.items ?? []) {
+      const status = c.status as { syncResources?: { resources?: { name?: string; syncConditions?: { status?: string; reason?: string; message?: string; initialListPhase?: boolean }[] }[] }[] } | undefined;
+      for (const g of status?.syncResources ?? []) {
+        for (const r of g.resources ?? []) {
+          for (const sc of r.syncConditions ?? []) {
+            if (sc.status !== 'Syncing' || sc.reason || sc.initialListPhase) notSynced.push(`${c.metadata?.name}/${r.name}: ${sc.status} ${sc.reason ?? ''} ${sc.message ?? ''}${sc.initialListPhase ? ' (initial list)' : ''}`.trim());
+          }
+        }
+      }
+    }
+    say(`clusterpedia's own view: ${notSynced.length} resources not syncing${notSynced.length ? `, e.g. ${notSynced.slice(0, 6).join(' | ')}` : ''}`);
+    const metrics = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    writeFileSync(join(outDir, 'metrics.txt'), await metrics.text());
+  } catch (e: unknown) {
+    say(`could not read clusterpedia's own view: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
