@@ -5,6 +5,7 @@
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PediaClusterStatus } from '../../src/kube/pediacluster.js';
 import { sleep } from '../../src/lib/lifecycle.js';
 import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
 import { rngFor } from '../../src/sim/prng.js';
@@ -331,18 +332,10 @@ async function dumpSelf(base: string, outDir: string, say: (line: string) => voi
     const res = await fetch(`${base}/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters`, { signal: AbortSignal.timeout(10_000) });
     const text = await res.text();
     writeFileSync(join(outDir, 'pediaclusters.json'), text);
-    const list = JSON.parse(text) as { items?: { metadata?: { name?: string }; status?: unknown }[] };
-    const notSynced: string[] = [];
-    for (const c of list.items ?? []) {
-      const status = c.status as { syncResources?: { resources?: { name?: string; syncConditions?: { status?: string; reason?: string; message?: string; initialListPhase?: boolean }[] }[] }[] } | undefined;
-      for (const g of status?.syncResources ?? []) {
-        for (const r of g.resources ?? []) {
-          for (const sc of r.syncConditions ?? []) {
-            if (sc.status !== 'Syncing' || sc.reason || sc.initialListPhase) notSynced.push(`${c.metadata?.name}/${r.name}: ${sc.status} ${sc.reason ?? ''} ${sc.message ?? ''}${sc.initialListPhase ? ' (initial list)' : ''}`.trim());
-          }
-        }
-      }
-    }
+    const list = JSON.parse(text) as { items?: { metadata?: { name?: string }; status?: PediaClusterStatus }[] };
+    const notSynced = (list.items ?? []).flatMap((c) => (c.status?.syncResources ?? []).flatMap((g) => g.resources.flatMap((r) => r.syncConditions
+      .filter((sc) => sc.status !== 'Syncing' || sc.reason || sc.initialListPhase)
+      .map((sc) => `${c.metadata?.name}/${r.name}: ${sc.status} ${sc.reason ?? ''} ${sc.message ?? ''}${sc.initialListPhase ? ' (initial list)' : ''}`.trim()))));
     say(`clusterpedia's own view: ${notSynced.length} resources not syncing${notSynced.length ? `, e.g. ${notSynced.slice(0, 6).join(' | ')}` : ''}`);
     const metrics = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) });
     writeFileSync(join(outDir, 'metrics.txt'), await metrics.text());
