@@ -198,9 +198,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
 
   private async seed(signal: AbortSignal): Promise<boolean> {
     const backoff = new Backoff({ initialMs: 500, maxMs: 10_000 });
+    let failures = 0;
     while (!signal.aborted) {
       try {
         const stored = await this.d.storage.resourceVersions(this.cluster, this.type);
+        if (failures > 0) this.d.logger.info({ failures }, 'read the stored resource versions; starting');
         this.versions = VersionMap.from(stored);
         // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored
         // rows: a list cut short (a restart during the initial sync) stored only its first pages, in key order, and
@@ -211,7 +213,10 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         return true;
       } catch (e: unknown) {
         this.setState('Error', 'StorageExpection', `read stored resource versions: ${messageOf(e)}`);
-        await this.clock.sleep(backoff.next(), signal);
+        const delayMs = backoff.next();
+        // The first failure only: an outage would repeat it for every resource of every cluster at each retry.
+        if (failures++ === 0) this.d.logger.warn({ err: messageOf(e), delayMs }, 'cannot read the stored resource versions to start from; retrying');
+        await this.clock.sleep(delayMs, signal);
       }
     }
     return false;

@@ -2,7 +2,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
-import { Harness, postgresBackend, waitFor } from './harness.js';
+import postgres from 'postgres';
+import type { ClusterResourceSyncCondition } from '../../../src/kube/pediacluster.js';
+import type { SimCluster } from '../../../src/sim/index.js';
+import { Harness, postgresBackend, SYNCED, waitFor } from './harness.js';
 
 describe('synchro over postgres: storage outage', () => {
   let server: PostgresServer;
@@ -34,5 +37,36 @@ describe('synchro over postgres: storage outage', () => {
     const [c1] = h.clusters;
     await waitFor(async () => (await h!.condition(c1!.name, 'Ready'))?.status === 'True', 10_000);
     await h.expectOutageRemembered();
+  });
+
+  it('a member that becomes healthy while PostgreSQL is down starts its resources once it is back', async () => {
+    // A database of its own on this server: the test above left other members' rows under the same names.
+    const admin = postgres(server.url, { max: 1, onnotice: () => undefined });
+    await admin.unsafe('CREATE DATABASE late_member');
+    await admin.end();
+    h = await Harness.start(postgresBackend, { url: server.url.replace(/\/postgres$/, '/late_member') });
+    await h.startSynchro();
+    await h.converged();
+    // A restart that meets the second member failing (as after a kill during its 503s): it resumes from the stored
+    // status once healthy, and reads its stored rows then, while storage is down.
+    await h.stopSynchro();
+    const [first, late] = h.clusters as [SimCluster, SimCluster];
+    for (const c of h.clusters) c.churn.start(50);
+    late.faults.failNext(1_000, 503, 1);
+    const parts = await h.startSynchro();
+    await waitFor(() => parts.manager.renderStatus(first.name)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true, 10_000,
+      () => 'the first member not ready');
+    server.pause();
+    late.faults.clear();
+    const lateResources = (): ClusterResourceSyncCondition[] =>
+      (parts.manager.renderStatus(late.name)?.syncResources ?? []).flatMap((g) => g.resources.flatMap((r) => r.syncConditions));
+    // Its resources found storage unreachable when they started: they wait, and retry.
+    await waitFor(() => lateResources().some((c) => c.lastError?.startsWith('StorageExpection: read stored resource versions') === true), 15_000,
+      () => `the late member's resources did not meet the outage: ${JSON.stringify(lateResources())}`);
+    server.start();
+    for (const c of h.clusters) c.churn.stop();
+    await h.converged(30_000);
+    expect(lateResources().length).toBe(SYNCED.length);
+    expect(lateResources().every((c) => c.status === 'Syncing')).toBe(true);
   });
 });
