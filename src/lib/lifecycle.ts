@@ -92,3 +92,24 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now(), sleep };
+
+/**
+ * Awaits `p`, calling `slow` with the time waited every `everyMs` while it is pending: a wait that should be short
+ * (a loop stopping, a synchro shutting down) says so when it is not, instead of holding things up in silence.
+ */
+export async function awaitNoting<T>(p: Promise<T>, everyMs: number, slow: (waitedMs: number) => void, clock: Clock = systemClock): Promise<T> {
+  const stop = new AbortController();
+  const started = clock.now();
+  void (async () => {
+    for (;;) {
+      await clock.sleep(everyMs, stop.signal);
+      if (stop.signal.aborted) return;
+      slow(clock.now() - started);
+    }
+  })();
+  try {
+    return await p;
+  } finally {
+    stop.abort();
+  }
+}

@@ -3,11 +3,11 @@ import type { KubeClient } from '../../kube/client.js';
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
-import { aborted, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { aborted, awaitNoting, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
 import { originRevision } from '../../storage/revision-origin.js';
 import type { ClusterStatusRecord, Storage, StorageReader, StorageWriter } from '../../storage/types.js';
-import { ClusterSynchro } from './cluster-synchro.js';
+import { ClusterSynchro, STOP_NOTE_MS } from './cluster-synchro.js';
 import { buildConditions, MESSAGES, type SynchroPhase, type ValidatedState } from './conditions.js';
 import { CredentialError, resolveCredentials, type SecretReader } from '../../kube/credentials.js';
 import type { SynchroMetrics } from './metrics.js';
@@ -302,7 +302,8 @@ export class ClusterManager implements Runnable {
     entry.task = undefined;
     if (!task) return;
     task.ac.abort();
-    await task.done;
+    const name = entry.desired.name;
+    await awaitNoting(task.done, STOP_NOTE_MS, (waitedMs) => this.d.logger.warn({ cluster: name, waitedMs }, 'cluster synchro asked to stop has not stopped yet'), this.clock);
   }
 
   private serial(entry: Entry, fn: () => Promise<void>): Promise<void> {

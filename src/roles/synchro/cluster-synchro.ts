@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
-import { systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
+import { awaitNoting, systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
 import type { ListGate } from '../../kube/listwatch.js';
@@ -18,6 +18,9 @@ import type { SynchroOptions } from './options.js';
 import { ResourceSynchro, type ResumePoint, type SyncedResource } from './resource-synchro.js';
 import type { WriteQueue } from './write-queue.js';
 import { kubeTime } from '../../kube/types.js';
+
+/** How often a wait for a stopping loop, which takes moments, says it still waits. */
+export const STOP_NOTE_MS = 30_000;
 
 export interface ClusterSynchroDeps {
   name: string;
@@ -409,7 +412,9 @@ export class ClusterSynchro {
     const loop = running.loop;
     if (!loop) return;
     loop.ac.abort();
-    await loop.done;
+    const gvr = running.synchro.synced;
+    await awaitNoting(loop.done, STOP_NOTE_MS, (waitedMs) =>
+      this.log.warn({ gvr: `${gvr.group}/${gvr.version}/${gvr.resource}`, waitedMs }, 'resource synchro asked to stop has not stopped yet'), this.clock);
     running.loop = undefined;
   }
 
