@@ -4,9 +4,11 @@ import postgres from 'postgres';
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Socket } from 'node:net';
 
-/** Creates a fresh database on the test server and returns its URL plus a drop function. */
-export async function freshPostgresDatabase(prefix = 'cp'): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = inject('postgresUrl');
+/**
+ * Creates a fresh database on the test server (or on the server `base` names: one a test stops and starts) and
+ * returns its URL plus a drop function.
+ */
+export async function freshPostgresDatabase(prefix = 'cp', base: string = inject('postgresUrl')): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   try {

@@ -412,9 +412,7 @@ export class ClusterSynchro {
     const loop = running.loop;
     if (!loop) return;
     loop.ac.abort();
-    const gvr = running.synchro.synced;
-    await awaitNoting(loop.done, STOP_NOTE_MS, (waitedMs) =>
-      this.log.warn({ gvr: `${gvr.group}/${gvr.version}/${gvr.resource}`, waitedMs }, 'resource synchro asked to stop has not stopped yet'), this.clock);
+    await awaitNoting(loop.done, STOP_NOTE_MS, (waitedMs) => running.synchro.log.warn({ waitedMs }, 'resource synchro asked to stop has not stopped yet'), this.clock);
     running.loop = undefined;
   }
 

@@ -105,6 +105,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   /** Objects outside involvedKinds are not stored (undefined: every object is). */
   private readonly accepts: ((o: KubeObject) => boolean) | undefined;
   readonly involvedKinds: readonly string[] | undefined;
+  /** The cluster's logger with this resource's gvr. */
+  readonly log: Logger;
 
   /** What this synchro was negotiated as. */
   get synced(): SyncedResource {
@@ -118,6 +120,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     this.namespaced = d.resource.namespaced;
     this.apiVersion = groupVersionString(d.resource.group, d.resource.version);
     this.clock = d.clock ?? systemClock;
+    this.log = d.logger;
     this.labels = { cluster: d.cluster, resource: `${d.resource.resource}${d.resource.group ? `.${d.resource.group}` : ''}` };
     this.state = { status: 'Pending', reason: '', message: '', initialListPhase: false, lastTransitionTime: kubeTime(this.clock.now()), count: 0 };
     const before = d.resume;

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type PostgresServer } from '../../support/postgres-server.js';
 import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
-import postgres from 'postgres';
+import { freshPostgresDatabase } from '../../support/postgres.js';
 import type { ClusterResourceSyncCondition } from '../../../src/kube/pediacluster.js';
 import type { SimCluster } from '../../../src/sim/index.js';
 import { Harness, postgresBackend, SYNCED, waitFor } from './harness.js';
@@ -41,10 +41,8 @@ describe('synchro over postgres: storage outage', () => {
 
   it('a member that becomes healthy while PostgreSQL is down starts its resources once it is back', async () => {
     // A database of its own on this server: the test above left other members' rows under the same names.
-    const admin = postgres(server.url, { max: 1, onnotice: () => undefined });
-    await admin.unsafe('CREATE DATABASE late_member');
-    await admin.end();
-    h = await Harness.start(postgresBackend, { url: server.url.replace(/\/postgres$/, '/late_member') });
+    const db = await freshPostgresDatabase('late_member', server.url);
+    h = await Harness.start(postgresBackend, { url: db.url });
     await h.startSynchro();
     await h.converged();
     // A restart that meets the second member failing (as after a kill during its 503s): it resumes from the stored
