@@ -7,9 +7,10 @@ export const HEAD_REVISION: SQL = sql`SELECT value FROM meta WHERE key = 'revisi
 
 /**
  * The value HEAD_REVISION read (the first column of its first row). Every migrated store has one, so none means its
- * tables were emptied under the read: a restore in progress (PostgreSQL's TRUNCATE is not MVCC-safe, so a snapshot
- * taken before one commits sees the tables empty). Answering revision 0 would tell clients "any state": a watch from
- * it sends everything again as ADDED. Storage is reported unavailable for a moment instead (503; clients retry).
+ * tables were emptied under the read: a restore in progress (PostgreSQL's TRUNCATE is not MVCC-safe, so a statement
+ * whose snapshot was taken before one commits sees the tables empty; a list's snapshot locks the tables first and
+ * waits instead, postgres/snapshot.ts). Answering revision 0 would tell clients "any state": a watch from it sends
+ * everything again as ADDED. Storage is reported unavailable for a moment instead (503; clients retry).
  */
 export function headRevisionOf(value: unknown): string {
   if (value === undefined || value === null) {

@@ -1,5 +1,6 @@
 // A store whose tables are emptied under a read (a restore in progress) is unavailable for a moment, never at revision
-// 0: a list answered "resourceVersion 0" made an informer watch from "any" and get every object again as ADDED.
+// 0: a list answered "resourceVersion 0" made an informer watch from "any" and get every object again as ADDED. On
+// PostgreSQL a list's snapshot locks the tables it reads first, so it waits for a restore instead, and a restore for it.
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ describe('head revision missing', () => {
     }
   });
 
-  it('postgres: a list whose snapshot began before a TRUNCATE-and-reload committed sees empty tables: unavailable, not revision 0', async () => {
+  it('postgres: a list that begins during a TRUNCATE-and-reload waits for it and reads what it restored', async () => {
     const h = await postgresHarness();
     const admin = postgres(h.url, { max: 1, onnotice: () => {} });
     try {
@@ -63,13 +64,43 @@ describe('head revision missing', () => {
         await tx.unsafe('INSERT INTO resources SELECT * FROM saved_resources');
       });
       await isTruncated;
-      // Its snapshot is taken before the restore commits, so the reloaded rows are not in it.
-      const read = expectUnavailable(h.storage.list({ types: PODS }).then(drain));
+      let answered = false;
+      const read = h.storage.list({ types: PODS }).then(async (page) => {
+        answered = true;
+        return { revision: page.revision, names: (await drain(page)).map((r) => r.name) };
+      });
       await new Promise((r) => setTimeout(r, 300));
+      expect(answered).toBe(false);
       release();
       await restore;
-      await read;
-      expect(await h.storage.currentRevision()).toBe(revision);
+      // Its snapshot is taken once the restore committed: the reloaded rows, at their revision.
+      expect(await read).toEqual({ revision, names: ['a', 'b'] });
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+
+  it('postgres: a restore that empties resources after a list read its head revision waits for the list, which reads every row', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await fill(h.storage);
+      const revision = await h.storage.currentRevision();
+      // Unlimited: the snapshot is open and its revision read; the rows are read when drained.
+      const page = await h.storage.list({ types: PODS });
+      let restored = false;
+      // Emptying resources alone (or before meta): the list holds meta already, not resources.
+      const restore = admin.begin(async (tx) => {
+        await tx.unsafe('CREATE TEMP TABLE saved_resources AS TABLE resources');
+        await tx.unsafe('TRUNCATE resources');
+        await tx.unsafe('INSERT INTO resources SELECT * FROM saved_resources');
+      }).then(() => { restored = true; });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(restored).toBe(false);
+      expect(page.revision).toBe(revision);
+      expect((await drain(page)).map((r) => r.name)).toEqual(['a', 'b']);
+      await restore;
       expect((await drain(await h.storage.list({ types: PODS }))).map((r) => r.name)).toEqual(['a', 'b']);
     } finally {
       await admin.end();

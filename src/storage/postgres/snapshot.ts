@@ -9,6 +9,15 @@ import { connectionLost, reserveConnection } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
+/**
+ * Taken before the snapshot (a LOCK takes none; the first SELECT does), in the order a TRUNCATE of every table takes
+ * them. TRUNCATE is not MVCC-safe: a snapshot taken before one commits sees the tables it emptied as empty, so a list
+ * whose snapshot began before a TRUNCATE-and-reload restore committed, or that read the head revision before one
+ * emptied `resources`, answered short at a valid revision. Holding these, a list that begins during such a restore
+ * waits for it and reads what it restored, and a restore waits for the lists already reading.
+ */
+const LOCK_READ_TABLES = 'LOCK TABLE meta, resources, resource_labels IN ACCESS SHARE MODE';
+
 /** Reserved connection of one list; after a lost connection nothing is written to it again (see transaction.ts). */
 export class PgSnapshot implements Snapshot {
   private done = false;
@@ -30,12 +39,14 @@ export class PgSnapshot implements Snapshot {
       try {
         conn = await reserveConnection(pool);
         const begin = conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        // Without parameters, so it is not described first (see chunks()) and runs right after the BEGIN.
+        // Without parameters, so neither is described first (see chunks()): all three go out at once.
+        const lock = conn.unsafe(LOCK_READ_TABLES, [], { prepare: false });
         const rows = conn.unsafe(head.sql, [], { prepare: false }).values();
-        // Both settle whatever happens: the second one's failure must not go unhandled when the first one's is thrown.
-        const [b, r] = await Promise.allSettled([begin, rows]);
+        // All settle whatever happens: a later one's failure must not go unhandled when an earlier one's is thrown.
+        const [b, l, r] = await Promise.allSettled([begin, lock, rows]);
         if (b.status === 'rejected') throw b.reason;
         begun = true;
+        if (l.status === 'rejected') throw l.reason;
         if (r.status === 'rejected') throw r.reason;
         return new PgSnapshot(conn, headRevisionOf((r.value as unknown[][])[0]?.[0]));
       } catch (e: unknown) {
