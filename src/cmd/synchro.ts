@@ -79,7 +79,7 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metrics
     .addOption(option('--write-flush-delay <duration>', 'how long a partial batch waits for more events').argParser(parseDuration).default(d.queue.flushDelayMs, '5ms'))
     .addOption(option('--write-queue-max-entries <n>', 'back-pressure: objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxEntries))
     .addOption(option('--write-queue-max-bytes <n>', 'back-pressure: bytes of objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxBytes))
-    .addOption(option('--write-timeout <duration>', 'a storage write not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
+    .addOption(option('--write-timeout <duration>', 'a storage write, or a read the synchro waits on, not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
     .addOption(heapGrowingPercentOption())
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
   if (!o.metricsEndpoint) return cmd;

@@ -113,3 +113,22 @@ export async function awaitNoting<T>(p: Promise<T>, everyMs: number, slow: (wait
     stop.abort();
   }
 }
+
+/**
+ * `p`, or what `expired()` returns thrown once `ms` pass first. `p` runs on, unwatched (a late failure of it is
+ * dropped): for a call that may never settle, as one on a database connection that died without a word does — a
+ * half-open TCP connection answers nothing until the kernel gives up on it, up to a quarter of an hour.
+ */
+export async function deadline<T>(p: Promise<T>, ms: number, expired: () => Error, clock: Clock = systemClock): Promise<T> {
+  const stop = new AbortController();
+  p.catch(() => undefined);
+  const timeout = clock.sleep(ms, stop.signal).then(() => {
+    if (stop.signal.aborted) return new Promise<never>(() => undefined);
+    throw expired();
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    stop.abort();
+  }
+}

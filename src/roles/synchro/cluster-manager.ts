@@ -277,7 +277,8 @@ export class ClusterManager implements Runnable {
   /** Committed RVs of the status stored by a previous run (empty when there is none or it cannot be read). */
   private async storedResumePoints(name: string): Promise<Map<string, ResumePoint>> {
     try {
-      const rec = (await this.d.storage.clusterStatuses?.())?.get(name);
+      const read = this.d.storage.clusterStatuses?.();
+      const rec = (read && (await this.d.queue.timedRead(read)))?.get(name);
       const groups = (rec?.status as PediaClusterStatus | undefined)?.syncResources;
       return resumePoints(Array.isArray(groups) ? groups : []);
     } catch (e: unknown) {

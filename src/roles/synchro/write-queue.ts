@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
-import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
+import { deadline, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { originRevision } from '../../storage/revision-origin.js';
 import type { PreparedUpsert, ResourceType, StorageWriter, WriteBatch } from '../../storage/types.js';
@@ -151,7 +151,7 @@ export class WriteQueue implements Runnable {
   async probeRevision(read: () => Promise<string>): Promise<void> {
     if (this.inflight) return;
     const before = this.committed;
-    const revision = await read();
+    const revision = await this.timedRead(read());
     if (this.committed === before && !this.inflight) this.noteRevision(revision);
   }
 
@@ -385,12 +385,17 @@ export class WriteQueue implements Runnable {
 
   private withTimeout<T>(p: Promise<T>): Promise<T> {
     const ms = this.o.writeTimeoutMs ?? 30_000;
-    const stop = new AbortController();
-    const timeout = this.clock.sleep(ms, stop.signal).then(() => {
-      if (stop.signal.aborted) return new Promise<never>(() => undefined);
-      throw new StorageError('Unavailable', `storage write did not complete within ${ms} ms`, true);
-    });
-    return Promise.race([p, timeout]).finally(() => stop.abort());
+    return deadline(p, ms, () => new StorageError('Unavailable', `storage write did not complete within ${ms} ms`, true), this.clock);
+  }
+
+  /**
+   * A read the synchro waits on before it can go on (the stored rows a resource starts from, the stored status),
+   * given up as a write is (`writeTimeoutMs`): one on a connection that died without a word would otherwise hold
+   * its resource or cluster in silence until the kernel gives the connection up.
+   */
+  timedRead<T>(read: Promise<T>): Promise<T> {
+    const ms = this.o.writeTimeoutMs ?? 30_000;
+    return deadline(read, ms, () => new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true), this.clock);
   }
 
   /** A non-retryable failure: halve the batch until the offending objects stand alone, and skip only those. */

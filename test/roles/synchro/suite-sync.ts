@@ -275,6 +275,23 @@ export function syncSuite(backend: Backend): void {
       expect(seeded.filter((x) => x !== 'settled')).toEqual([]);
     });
 
+    it('a read of the stored rows that never answers (a connection that died without a word) is given up after the write timeout and tried again', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 20 });
+      const [c] = h.clusters;
+      const versions = h.storage.resourceVersions.bind(h.storage);
+      let reads = 0;
+      h.storage.resourceVersions = async (cluster, type) => {
+        if (type.resource === 'pods' && reads++ === 0) return new Promise<never>(() => undefined);
+        return versions(cluster, type);
+      };
+      const parts = await h.startSynchro();
+      // The harness's write timeout is 3 s: without a deadline the pods would wait on the first read for good.
+      await h.converged(20_000);
+      expect(reads).toBe(2);
+      const pods = parts.manager.renderStatus(c!.name)?.syncResources?.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods');
+      expect(pods?.syncConditions[0]?.lastError).toBe('StorageExpection: read stored resource versions: storage did not answer within 3000 ms');
+    });
+
     it('storage restored from a backup while the synchro was down: its revisions pass the old ones, so watchers see its corrections', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 30 });
       await h.startSynchro();
