@@ -1,7 +1,8 @@
 // One reader of the change log per process, fanned out to every watcher: N watchers cost one query per tick, not N.
 import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
-import { sleep } from '../../lib/lifecycle.js';
+import { deadline, sleep } from '../../lib/lifecycle.js';
+import { StorageError } from '../../storage/errors.js';
 import type { Change, StorageReader } from '../../storage/types.js';
 
 export interface FeedSubscriber {
@@ -18,6 +19,12 @@ export interface ChangeFeedOptions {
   pollIntervalMs: number;
   /** Changes fetched per query. */
   batch?: number;
+  /**
+   * A read of the change log not answered after this long is given up and tried again (default 30 s): one on a
+   * PostgreSQL connection that died without a word would otherwise hold every watch of the process until the kernel
+   * gave the connection up, up to a quarter of an hour.
+   */
+  readTimeoutMs?: number;
 }
 
 /**
@@ -53,7 +60,7 @@ export class ChangeFeed implements Runnable {
       while (!signal.aborted) {
         try {
           if (this.head === undefined) {
-            this.head = BigInt(await this.storage.currentRevision());
+            this.head = BigInt(await this.read(this.storage.currentRevision()));
             this.readyResolve();
           }
           await this.pump();
@@ -72,17 +79,22 @@ export class ChangeFeed implements Runnable {
     }
   }
 
+  private read<T>(p: Promise<T>): Promise<T> {
+    const ms = this.o.readTimeoutMs ?? 30_000;
+    return deadline(p, ms, () => new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true));
+  }
+
   /** Reads everything after head and hands it to the subscribers. */
   private async pump(): Promise<void> {
     const batch = this.o.batch ?? 1000;
     for (;;) {
       const from = this.headRevision;
-      const r = await this.storage.changesSince(from, { types: { kind: 'all' } }, batch);
+      const r = await this.read(this.storage.changesSince(from, { types: { kind: 'all' } }, batch));
       if (r.expired) {
         // The feed fell behind the compaction window (storage unreachable for long), or the storage went back (restored
         // from a backup, failed over to a replica that was behind): resume at the current head. Watchers would miss
         // changes; they are ended so that clients relist.
-        const current = BigInt(await this.storage.currentRevision());
+        const current = BigInt(await this.read(this.storage.currentRevision()));
         const wentBack = current < BigInt(from);
         if (wentBack) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
         else this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
