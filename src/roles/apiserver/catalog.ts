@@ -4,6 +4,8 @@
 import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-resources.js';
 import type { PrinterColumn } from '../../kube/printers/index.js';
 import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
+import { deadline } from '../../lib/lifecycle.js';
+import { StorageError } from '../../storage/errors.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
 import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
 
@@ -83,7 +85,13 @@ export class Catalog {
   /** How long the last load took (real time, ms). */
   private loadMs = 0;
 
-  constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now) {}
+  /**
+   * `loadTimeoutMs`: a load not done after this long fails and the next caller starts another; one waiting on a
+   * PostgreSQL connection that died without a word would otherwise hold every request that needs a fresh snapshot
+   * until the kernel gave the connection up, up to a quarter of an hour.
+   */
+  constructor(private readonly storage: StorageReader, private readonly ttlMs = 2000, private readonly now: () => number = Date.now,
+    private readonly loadTimeoutMs = 60_000) {}
 
   /**
    * The current snapshot, refreshed when older than `maxAgeMs` (the TTL by default); concurrent callers share one
@@ -96,7 +104,8 @@ export class Catalog {
     const age = snap ? this.now() - snap.at : Infinity;
     if (snap && age < maxAgeMs) return snap;
     const started = performance.now();
-    this.pending ??= this.load().then(
+    const ms = this.loadTimeoutMs;
+    this.pending ??= deadline(this.load(), ms, () => new StorageError('Unavailable', `storage did not answer the catalog's reads within ${ms} ms`, true)).then(
       (next) => {
         // The first load also parses every stored CRD, once: it says little about the next ones.
         if (snap) this.loadMs = performance.now() - started;

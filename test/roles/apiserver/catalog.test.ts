@@ -139,3 +139,18 @@ it('discovery never answers from a snapshot past its TTL', async () => {
   t = 2_500;
   expect((await catalog.types('disc')).map((x) => x.resource).sort()).toEqual(['namespaces', 'pods']);
 });
+
+it('a load that never answers (a connection that died without a word) fails after its deadline, and the next request loads again', async () => {
+  let reads = 0;
+  const hanging = new Proxy(storage, {
+    get(target, prop, receiver) {
+      const v: unknown = Reflect.get(target, prop, receiver);
+      if (prop === 'resourceTypes' && reads++ === 0) return () => new Promise<never>(() => undefined);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const catalog = new Catalog(hanging, 60_000, Date.now, 200);
+  await expect(catalog.get()).rejects.toThrow("storage did not answer the catalog's reads within 200 ms");
+  expect((await catalog.cluster('c1'))?.name).toBe('c1');
+  expect(reads).toBe(2);
+});
