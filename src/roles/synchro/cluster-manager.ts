@@ -278,7 +278,7 @@ export class ClusterManager implements Runnable {
   private async storedResumePoints(name: string): Promise<Map<string, ResumePoint>> {
     try {
       const read = this.d.storage.clusterStatuses?.();
-      const rec = (read && (await this.d.queue.timedRead(read)))?.get(name);
+      const rec = (read && (await this.d.queue.timed(read)))?.get(name);
       const groups = (rec?.status as PediaClusterStatus | undefined)?.syncResources;
       return resumePoints(Array.isArray(groups) ? groups : []);
     } catch (e: unknown) {
@@ -359,7 +359,7 @@ export class ClusterManager implements Runnable {
     // the failure is thrown afterwards so the write is retried.
     let failed: { e: unknown } | undefined;
     try {
-      await this.d.storage.putClusterStatus(name, record);
+      await this.d.queue.timed(this.d.storage.putClusterStatus(name, record));
     } catch (e: unknown) {
       failed = { e };
     }

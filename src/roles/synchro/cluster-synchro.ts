@@ -312,7 +312,7 @@ export class ClusterSynchro {
     if (!this.d.storage.resourceTypes || !this.negotiated) return;
     const { wanted, unread } = this.negotiated;
     try {
-      const stored = await this.d.queue.timedRead(this.d.storage.resourceTypes());
+      const stored = await this.d.queue.timed(this.d.storage.resourceTypes());
       // Rows already gone (removed by someone else, or a clean-up that did finish) leave nothing to show.
       const left = new Set(stored.filter((t) => t.cluster === this.d.name).map((t) => `${t.group}/${t.version}/${t.resource}`));
       for (const id of this.removing.keys()) if (!left.has(id)) this.removing.delete(id);

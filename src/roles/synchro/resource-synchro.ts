@@ -204,7 +204,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     let failures = 0;
     while (!signal.aborted) {
       try {
-        const stored = await this.d.queue.timedRead(this.d.storage.resourceVersions(this.cluster, this.type));
+        const stored = await this.d.queue.timed(this.d.storage.resourceVersions(this.cluster, this.type));
         if (failures > 0) this.d.logger.info({ failures }, 'read the stored resource versions; starting');
         this.versions = VersionMap.from(stored);
         // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored

@@ -151,7 +151,7 @@ export class WriteQueue implements Runnable {
   async probeRevision(read: () => Promise<string>): Promise<void> {
     if (this.inflight) return;
     const before = this.committed;
-    const revision = await this.timedRead(read());
+    const revision = await this.timed(read());
     if (this.committed === before && !this.inflight) this.noteRevision(revision);
   }
 
@@ -389,13 +389,13 @@ export class WriteQueue implements Runnable {
   }
 
   /**
-   * A read the synchro waits on before it can go on (the stored rows a resource starts from, the stored status),
-   * given up as a write is (`writeTimeoutMs`): one on a connection that died without a word would otherwise hold
-   * its resource or cluster in silence until the kernel gives the connection up.
+   * A short storage call the synchro waits on before it can go on (the stored rows a resource starts from, the stored
+   * status, a status row written), given up as a write is (`writeTimeoutMs`): one on a connection that died without
+   * a word would otherwise hold its resource or cluster in silence until the kernel gives the connection up.
    */
-  timedRead<T>(read: Promise<T>): Promise<T> {
+  timed<T>(call: Promise<T>): Promise<T> {
     const ms = this.o.writeTimeoutMs ?? 30_000;
-    return deadline(read, ms, () => new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true), this.clock);
+    return deadline(call, ms, () => new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true), this.clock);
   }
 
   /** A non-retryable failure: halve the batch until the offending objects stand alone, and skip only those. */

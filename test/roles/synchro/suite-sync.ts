@@ -292,6 +292,20 @@ export function syncSuite(backend: Backend): void {
       expect(pods?.syncConditions[0]?.lastError).toBe('StorageExpection: read stored resource versions: storage did not answer within 3000 ms');
     });
 
+    it('a status row write that never answers is given up after the write timeout, and the status still reaches storage', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5 });
+      const [c] = h.clusters;
+      const put = h.storage.putClusterStatus.bind(h.storage);
+      let puts = 0;
+      h.storage.putClusterStatus = async (cluster, status) => {
+        if (puts++ === 0) return new Promise<never>(() => undefined);
+        return put(cluster, status);
+      };
+      await h.startSynchro();
+      await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 20_000, () => `${c!.name}: no Ready status stored`);
+      expect(puts).toBeGreaterThan(1);
+    });
+
     it('storage restored from a backup while the synchro was down: its revisions pass the old ones, so watchers see its corrections', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 30 });
       await h.startSynchro();
