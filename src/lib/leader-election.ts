@@ -1,7 +1,7 @@
 // Leader election over any lock with lease semantics (a Kubernetes Lease, or a row in storage):
 // acquire, renew every retry period, give up leadership when renewals fail for the renew deadline.
 import type { Logger } from './log.js';
-import { systemClock, type Clock } from './lifecycle.js';
+import { deadline, systemClock, type Clock } from './lifecycle.js';
 
 /** A lock that can be taken or renewed atomically by one holder at a time, expiring after its duration. */
 export interface LeaseLock {
@@ -46,9 +46,11 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
   const clock = o.clock ?? systemClock;
   const random = o.random ?? Math.random;
   const jittered = (): number => Math.round(o.retryPeriodMs * (1 + 0.2 * random()));
-  const attempt = async (): Promise<boolean> => {
+  // An attempt not answered within `withinMs` failed: a leader whose renewal hung (a connection that died without a
+  // word) must still step down by the renew deadline, before its lease expires and another candidate takes it.
+  const attempt = async (withinMs: number): Promise<boolean> => {
     try {
-      return await o.lock.tryAcquireOrRenew(o.identity, o.leaseDurationMs);
+      return await deadline(o.lock.tryAcquireOrRenew(o.identity, o.leaseDurationMs), Math.max(1, withinMs), () => new Error(`no answer within ${withinMs} ms`), clock);
     } catch (e: unknown) {
       o.logger.warn({ lock: o.lock.description, err: String(e) }, 'leader election attempt failed');
       return false;
@@ -58,7 +60,7 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
   // Candidate.
   let logged = false;
   while (!signal.aborted) {
-    if (await attempt()) break;
+    if (await attempt(o.renewDeadlineMs)) break;
     if (!logged) {
       o.logger.info({ lock: o.lock.description, identity: o.identity }, 'waiting to become the leader');
       logged = true;
@@ -81,7 +83,7 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
     while (!leader.signal.aborted) {
       await Promise.race([clock.sleep(o.retryPeriodMs, leader.signal), stopped]);
       if (leader.signal.aborted) break;
-      if (await attempt()) lastRenew = clock.now();
+      if (await attempt(o.renewDeadlineMs - (clock.now() - lastRenew))) lastRenew = clock.now();
       else if (clock.now() - lastRenew >= o.renewDeadlineMs) {
         lost = true;
         o.logger.error({ lock: o.lock.description, identity: o.identity }, 'lost leadership; stopping');
@@ -92,7 +94,8 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
   } finally {
     signal.removeEventListener('abort', onAbort);
     if (!lost) {
-      await o.lock.release(o.identity).catch((e: unknown) => o.logger.warn({ err: String(e) }, 'could not release the leader lock; it will expire'));
+      await deadline(o.lock.release(o.identity), o.renewDeadlineMs, () => new Error(`no answer within ${o.renewDeadlineMs} ms`), clock)
+        .catch((e: unknown) => o.logger.warn({ err: String(e) }, 'could not release the leader lock; it will expire'));
     }
   }
   if (lost) throw new LeadershipLostError(o.lock.description);

@@ -93,6 +93,31 @@ it('a leader that cannot renew steps down before anyone else can take the lease'
   await rb;
 });
 
+it('a leader whose renewal is never answered (a connection that died without a word) steps down before anyone else can take the lease', async () => {
+  const intervals: Interval[] = [];
+  const a = new AbortController();
+  const b = new AbortController();
+  const lock = new KubeLeaseLock(await client(), 'clusterpedia-system', 'clusterpedia-synchro');
+  let hang = false;
+  const hanging: typeof lock = Object.assign(Object.create(lock) as typeof lock, {
+    tryAcquireOrRenew: (identity: string, ttlMs: number) => (hang ? new Promise<boolean>(() => undefined) : lock.tryAcquireOrRenew(identity, ttlMs)),
+  });
+  const ra = candidate('a', intervals, a.signal, { lock: hanging });
+  await new Promise((r) => setTimeout(r, 300));
+  const rb = candidate('b', intervals, b.signal);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(intervals.map((i) => i.who)).toEqual(['a']);
+  hang = true;
+  const lost = await ra;
+  expect((lost as { code?: string }).code).toBe('LeadershipLost');
+  const t = Date.now();
+  while (intervals.length < 2 && Date.now() - t < 5000) await new Promise((r) => setTimeout(r, 50));
+  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
+  assertNoOverlap(intervals);
+  b.abort();
+  await rb;
+});
+
 it('refuses a renew deadline that is not shorter than the lease', async () => {
   const r = await candidate('x', [], new AbortController().signal, { renewDeadlineMs: 1500 });
   expect(String(r)).toMatch(/renew deadline/);
