@@ -30,3 +30,8 @@ export class StorageError extends Error {
 export function isStorageError(e: unknown): e is StorageError {
   return typeof e === 'object' && e !== null && (e as { kind?: unknown }).kind === 'StorageError';
 }
+
+/** A storage call given up after `ms` (lib/lifecycle.ts deadline()): retryable, as storage being unreachable is. */
+export function notAnsweredWithin(ms: number): StorageError {
+  return new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true);
+}

@@ -5,7 +5,7 @@ import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-
 import type { PrinterColumn } from '../../kube/printers/index.js';
 import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
 import { deadline } from '../../lib/lifecycle.js';
-import { StorageError } from '../../storage/errors.js';
+import { notAnsweredWithin } from '../../storage/errors.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
 import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
 
@@ -105,7 +105,7 @@ export class Catalog {
     if (snap && age < maxAgeMs) return snap;
     const started = performance.now();
     const ms = this.loadTimeoutMs;
-    this.pending ??= deadline(this.load(), ms, () => new StorageError('Unavailable', `storage did not answer the catalog's reads within ${ms} ms`, true)).then(
+    this.pending ??= deadline(this.load(), ms, () => notAnsweredWithin(ms)).then(
       (next) => {
         // The first load also parses every stored CRD, once: it says little about the next ones.
         if (snap) this.loadMs = performance.now() - started;
