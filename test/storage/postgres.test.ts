@@ -1,15 +1,17 @@
 // The storage contract on PostgreSQL, plus what only PostgreSQL does (LISTEN/NOTIFY between processes).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import postgres from 'postgres';
 import { isStorageError } from '../../src/storage/errors.js';
 import { listStatements } from '../../src/storage/list-page.js';
+import { createPool } from '../../src/storage/postgres/connection.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
+import { resolveStorageTarget } from '../../src/storage/storage-config.js';
 import { PgSnapshot } from '../../src/storage/postgres/snapshot.js';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
@@ -103,6 +105,27 @@ describe('postgres only', () => {
       const after = await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database()`;
       expect(after[0]?.n).toBe(0);
     });
+  });
+
+  it('a pool connection is probed by TCP keepalive after 15 s of silence, so a server that vanished without a word is found dead', async () => {
+    const target = resolveStorageTarget({ url: inject('postgresUrl') });
+    if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
+    const pool = createPool({ ...target.connection, max: 1 });
+    try {
+      const [me] = await pool<{ port: number }[]>`SELECT client_port AS port FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
+      const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
+      // /proc/net/tcp: local and remote address:port, state, queues, then the timer armed (2: keepalive) and when it
+      // is due, in clock ticks (USER_HZ, 100 a second).
+      const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => readFileSync(f, 'utf8').split('\n').slice(1))
+        .map((l) => l.trim().split(/\s+/))
+        .filter((c) => c[1]?.endsWith(`:${hex(me!.port)}`) && c[2]?.endsWith(`:${hex(target.connection.port)}`) && c[3] === '01');
+      expect(rows).toHaveLength(1);
+      const [timer, due] = rows[0]![5]!.split(':');
+      expect(Number(timer)).toBe(2);
+      expect(Number.parseInt(due!, 16)).toBeLessThanOrEqual(15 * 100);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('a snapshot whose first read fails gives its connection back out of the aborted transaction', async () => {
