@@ -50,6 +50,19 @@ function assertNoOverlap(intervals: Interval[]): void {
   for (let i = 1; i < sorted.length; i++) expect(sorted[i]!.start).toBeGreaterThanOrEqual(sorted[i - 1]!.end ?? Infinity);
 }
 
+/** Leader a's run (`ra`) ends having lost leadership, then b leads, never both at once; b is stopped after. */
+async function expectLostThenTakenOver(ra: Promise<unknown>, rb: Promise<unknown>, b: AbortController, intervals: Interval[], afterLoss = (): void => {}): Promise<void> {
+  const lost = await ra;
+  expect((lost as { code?: string }).code).toBe('LeadershipLost');
+  afterLoss();
+  const t = Date.now();
+  while (intervals.length < 2 && Date.now() - t < 5000) await new Promise((r) => setTimeout(r, 50));
+  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
+  assertNoOverlap(intervals);
+  b.abort();
+  await rb;
+}
+
 it('one of two candidates leads; the other takes over at once when it releases', async () => {
   const intervals: Interval[] = [];
   const a = new AbortController();
@@ -82,15 +95,7 @@ it('a leader that cannot renew steps down before anyone else can take the lease'
   expect(intervals.map((i) => i.who)).toEqual(['a']);
   // a's renewals now fail (every request of the next few seconds), b's attempts too: b must wait for expiry.
   host.faults.failNext(1000, 503);
-  const lost = await ra;
-  expect((lost as { code?: string }).code).toBe('LeadershipLost');
-  host.faults.clear();
-  const t = Date.now();
-  while (intervals.length < 2 && Date.now() - t < 5000) await new Promise((r) => setTimeout(r, 50));
-  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
-  assertNoOverlap(intervals);
-  b.abort();
-  await rb;
+  await expectLostThenTakenOver(ra, rb, b, intervals, () => host.faults.clear());
 });
 
 it('a leader whose renewal is never answered (a connection that died without a word) steps down before anyone else can take the lease', async () => {
@@ -108,14 +113,7 @@ it('a leader whose renewal is never answered (a connection that died without a w
   await new Promise((r) => setTimeout(r, 300));
   expect(intervals.map((i) => i.who)).toEqual(['a']);
   hang = true;
-  const lost = await ra;
-  expect((lost as { code?: string }).code).toBe('LeadershipLost');
-  const t = Date.now();
-  while (intervals.length < 2 && Date.now() - t < 5000) await new Promise((r) => setTimeout(r, 50));
-  expect(intervals.map((i) => i.who)).toEqual(['a', 'b']);
-  assertNoOverlap(intervals);
-  b.abort();
-  await rb;
+  await expectLostThenTakenOver(ra, rb, b, intervals);
 });
 
 it('refuses a renew deadline that is not shorter than the lease', async () => {

@@ -21,6 +21,19 @@ async function fill(s: Storage): Promise<void> {
   await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'a' }), pod({ cluster: 'c', namespace: 'ns', name: 'b' })], deletes: [] });
 }
 
+/** A filled PostgreSQL store, an admin connection to it, and its revision, for `body`. */
+async function withFilledPostgres(body: (storage: Storage, admin: postgres.Sql, revision: string) => Promise<void>): Promise<void> {
+  const h = await postgresHarness();
+  const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+  try {
+    await fill(h.storage);
+    await body(h.storage, admin, await h.storage.currentRevision());
+  } finally {
+    await admin.end();
+    await h.cleanup();
+  }
+}
+
 describe('head revision missing', () => {
   it('sqlite: list, currentRevision and changesSince say unavailable, and answer again once it is back', async () => {
     const h = await sqliteHarness();
@@ -44,11 +57,7 @@ describe('head revision missing', () => {
   });
 
   it('postgres: a list that begins during a TRUNCATE-and-reload waits for it and reads what it restored', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await fill(h.storage);
-      const revision = await h.storage.currentRevision();
+    await withFilledPostgres(async (storage, admin, revision) => {
       let release: () => void = () => {};
       const held = new Promise<void>((r) => { release = r; });
       let truncated: () => void = () => {};
@@ -65,7 +74,7 @@ describe('head revision missing', () => {
       });
       await isTruncated;
       let answered = false;
-      const read = h.storage.list({ types: PODS }).then(async (page) => {
+      const read = storage.list({ types: PODS }).then(async (page) => {
         answered = true;
         return { revision: page.revision, names: (await drain(page)).map((r) => r.name) };
       });
@@ -75,20 +84,13 @@ describe('head revision missing', () => {
       await restore;
       // Its snapshot is taken once the restore committed: the reloaded rows, at their revision.
       expect(await read).toEqual({ revision, names: ['a', 'b'] });
-    } finally {
-      await admin.end();
-      await h.cleanup();
-    }
+    });
   });
 
   it('postgres: a restore that empties resources after a list read its head revision waits for the list, which reads every row', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await fill(h.storage);
-      const revision = await h.storage.currentRevision();
+    await withFilledPostgres(async (storage, admin, revision) => {
       // Unlimited: the snapshot is open and its revision read; the rows are read when drained.
-      const page = await h.storage.list({ types: PODS });
+      const page = await storage.list({ types: PODS });
       let restored = false;
       // Emptying resources alone (or before meta): the list holds meta already, not resources.
       const restore = admin.begin(async (tx) => {
@@ -101,10 +103,7 @@ describe('head revision missing', () => {
       expect(page.revision).toBe(revision);
       expect((await drain(page)).map((r) => r.name)).toEqual(['a', 'b']);
       await restore;
-      expect((await drain(await h.storage.list({ types: PODS }))).map((r) => r.name)).toEqual(['a', 'b']);
-    } finally {
-      await admin.end();
-      await h.cleanup();
-    }
+      expect((await drain(await storage.list({ types: PODS }))).map((r) => r.name)).toEqual(['a', 'b']);
+    });
   });
 });
