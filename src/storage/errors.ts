@@ -31,7 +31,13 @@ export function isStorageError(e: unknown): e is StorageError {
   return typeof e === 'object' && e !== null && (e as { kind?: unknown }).kind === 'StorageError';
 }
 
-/** A storage call given up after `ms` (lib/lifecycle.ts deadline()): retryable, as storage being unreachable is. */
-export function notAnsweredWithin(ms: number): StorageError {
-  return new StorageError('Unavailable', `storage did not answer within ${ms} ms`, true);
+/** A storage call given up after its deadline (lib/lifecycle.ts deadline()): retryable, as storage being unreachable is. */
+export class UnansweredError extends StorageError {
+  constructor(readonly ms: number) {
+    super('Unavailable', `storage did not answer within ${ms} ms`, true);
+  }
+}
+
+export function notAnsweredWithin(ms: number): UnansweredError {
+  return new UnansweredError(ms);
 }

@@ -84,6 +84,8 @@ export class Catalog {
   private readonly crdIntern = new Map<string, CrdInfo>();
   /** How long the last load took (real time, ms). */
   private loadMs = 0;
+  /** Loads in a row that ran out of time (loadTimeoutMs). */
+  private timedOut = 0;
 
   /**
    * `loadTimeoutMs`: a load not done after this long fails and the next caller starts another; one waiting on a
@@ -104,9 +106,16 @@ export class Catalog {
     const age = snap ? this.now() - snap.at : Infinity;
     if (snap && age < maxAgeMs) return snap;
     const started = performance.now();
-    const ms = this.loadTimeoutMs;
-    this.pending ??= deadline(this.load(), ms, () => notAnsweredWithin(ms)).then(
+    // Each load that ran out of time gives the next twice as long (up to 16 times): a fleet's catalog that only loads
+    // slowly (a loaded server) must still load.
+    const ms = this.loadTimeoutMs * 2 ** Math.min(this.timedOut, 4);
+    let late = false;
+    this.pending ??= deadline(this.load(), ms, () => {
+      late = true;
+      return notAnsweredWithin(ms);
+    }).then(
       (next) => {
+        this.timedOut = 0;
         // The first load also parses every stored CRD, once: it says little about the next ones.
         if (snap) this.loadMs = performance.now() - started;
         this.snap = next;
@@ -115,6 +124,7 @@ export class Catalog {
       },
       (e: unknown) => {
         this.pending = undefined;
+        if (late) this.timedOut++;
         throw e;
       },
     );

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
 import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
 import { groupVersionString, kubeTime, type KubeObject } from '../../kube/types.js';
+import { UnansweredError } from '../../storage/errors.js';
 import { prepareUpsert } from '../../storage/object-columns.js';
 import type { PreparedUpsert, ResourceType, StorageWriter } from '../../storage/types.js';
 import type { Action } from './coalesce.js';
@@ -202,9 +203,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   private async seed(signal: AbortSignal): Promise<boolean> {
     const backoff = new Backoff({ initialMs: 500, maxMs: 10_000 });
     let failures = 0;
+    // Reads that ran out of time in a row: each gives the next one longer (WriteQueue.timed).
+    let timedOut = 0;
     while (!signal.aborted) {
       try {
-        const stored = await this.d.queue.timed(this.d.storage.resourceVersions(this.cluster, this.type));
+        const stored = await this.d.queue.timed(this.d.storage.resourceVersions(this.cluster, this.type), timedOut);
         if (failures > 0) this.d.logger.info({ failures }, 'read the stored resource versions; starting');
         this.versions = VersionMap.from(stored);
         // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored
@@ -215,6 +218,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;
       } catch (e: unknown) {
+        timedOut = e instanceof UnansweredError ? timedOut + 1 : 0;
         this.setState('Error', 'StorageExpection', `read stored resource versions: ${messageOf(e)}`);
         const delayMs = backoff.next();
         // The first failure only: an outage would repeat it for every resource of every cluster at each retry.

@@ -392,9 +392,11 @@ export class WriteQueue implements Runnable {
    * A short storage call the synchro waits on before it can go on (the stored rows a resource starts from, the stored
    * status, a status row written), given up as a write is (`writeTimeoutMs`): one on a connection that died without
    * a word would otherwise hold its resource or cluster in silence until the kernel gives the connection up.
+   * `timedOut`: how many times in a row the caller's call ran out of time (UnansweredError); each doubles the time
+   * given (up to 16 times), so a read that is only slow (a large resource on a loaded server) still gets through.
    */
-  timed<T>(call: Promise<T>): Promise<T> {
-    const ms = this.o.writeTimeoutMs ?? 30_000;
+  timed<T>(call: Promise<T>, timedOut = 0): Promise<T> {
+    const ms = (this.o.writeTimeoutMs ?? 30_000) * 2 ** Math.min(timedOut, 4);
     return deadline(call, ms, () => notAnsweredWithin(ms), this.clock);
   }
 

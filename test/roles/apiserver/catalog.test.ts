@@ -154,3 +154,16 @@ it('a load that never answers (a connection that died without a word) fails afte
   expect((await catalog.cluster('c1'))?.name).toBe('c1');
   expect(reads).toBe(2);
 });
+
+it('a load that runs out of time gives the next one twice as long, so a catalog that is only slow to read still loads', async () => {
+  const slow = new Proxy(storage, {
+    get(target, prop, receiver) {
+      const v: unknown = Reflect.get(target, prop, receiver);
+      if (prop === 'resourceTypes') return async () => { await new Promise((r) => setTimeout(r, 300)); return target.resourceTypes(); };
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  const catalog = new Catalog(slow, 60_000, Date.now, 200);
+  await expect(catalog.get()).rejects.toThrow('storage did not answer within 200 ms');
+  expect((await catalog.cluster('c1'))?.name).toBe('c1');
+});

@@ -1,7 +1,7 @@
 // The write queue: coalescing, batching by size and delay, back-pressure, retry without loss, split on fatal errors.
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/lib/log.js';
-import { StorageError } from '../../../src/storage/errors.js';
+import { StorageError, UnansweredError } from '../../../src/storage/errors.js';
 import { isPrepared, prepareUpsert } from '../../../src/storage/object-columns.js';
 import type { PreparedUpsert, StorageWriter, WriteBatch, WriteResult } from '../../../src/storage/types.js';
 import type { Action } from '../../../src/roles/synchro/coalesce.js';
@@ -77,6 +77,29 @@ describe('WriteQueue', () => {
     const del = (name: string, rv?: string) => queue.enqueue({ owner, key: `ns/${name}`, action: 'Deleted', resourceVersion: rv, bytes: 10 });
     return { clock, writer, queue, owner, put, del };
   }
+
+  it('a timed call that does not answer fails after the write timeout, doubled for each one before it that ran out of time', async () => {
+    const { clock, queue } = setup();
+    const never = new Promise<never>(() => undefined);
+    const outcome = (p: Promise<unknown>): { e?: unknown } => {
+      const o: { e?: unknown } = {};
+      p.catch((e: unknown) => { o.e = e; });
+      return o;
+    };
+    const first = outcome(queue.timed(never));
+    const third = outcome(queue.timed(never, 2));
+    await clock.advance(4999);
+    expect(first.e).toBeUndefined();
+    await clock.advance(1);
+    expect(String(first.e)).toMatch(/storage did not answer within 5000 ms/);
+    expect(first.e).toBeInstanceOf(UnansweredError);
+    // Two that ran out of time before it: four times as long, so a read that is only slow gets through in the end.
+    await clock.advance(14_999);
+    expect(third.e).toBeUndefined();
+    await clock.advance(1);
+    expect(String(third.e)).toMatch(/storage did not answer within 20000 ms/);
+    expect(await queue.timed(Promise.resolve('answer'))).toBe('answer');
+  });
 
   it('a burst costs one transaction: events of one key coalesce, distinct keys share the batch', async () => {
     const { clock, writer, put, del } = setup();
