@@ -71,7 +71,7 @@ describe('sqlite errors', () => {
 describe('postgres errors', () => {
   it('SQLSTATE and connection codes', () => {
     const m = (code: string) => mapPostgresError(Object.assign(new Error(`error ${code}`), { code }), 'op');
-    for (const c of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300', '08006', '08001', '57014']) {
+    for (const c of ['ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '57P01', '57P03', '53300', '08006', '08001', '57014', '57P05', '25P03']) {
       expect(m(c), c).toMatchObject({ code: 'Unavailable', retryable: true });
     }
     // This process out of descriptors or memory for a new connection: it passes, so 503 and retried.

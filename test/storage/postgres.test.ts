@@ -13,6 +13,8 @@ import { createPool } from '../../src/storage/postgres/connection.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
 import { resolveStorageTarget } from '../../src/storage/storage-config.js';
 import { PgSnapshot } from '../../src/storage/postgres/snapshot.js';
+import { connectionLost, inTransaction } from '../../src/storage/postgres/transaction.js';
+import { lockAndReadRevision } from '../../src/storage/postgres/write.js';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { storageContractTests } from './contract.js';
@@ -125,6 +127,39 @@ describe('postgres only', () => {
       expect(Number.parseInt(due!, 16)).toBeLessThanOrEqual(15 * 100);
     } finally {
       await pool.end();
+    }
+  });
+
+  it('a writer that stops mid-transaction holds the write lock only until the idle timeout; its connection is not written to again', async () => {
+    const h = await postgresHarness();
+    try {
+      await h.storage.migrate();
+      const target = resolveStorageTarget({ url: h.url });
+      if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
+      const pool = createPool({ ...target.connection, max: 1 });
+      try {
+        let locked: () => void = () => {};
+        const holding = new Promise<void>((r) => { locked = r; });
+        // As a synchro whose process froze (or whose host vanished) right after taking the write lock.
+        const stalled = inTransaction(pool, async (tx) => {
+          await lockAndReadRevision(tx);
+          locked();
+          await new Promise((r) => setTimeout(r, 8000));
+          await tx.unsafe('SELECT 1');
+        }, 'BEGIN', 1000);
+        const failed = stalled.then(() => undefined, (e: unknown) => e);
+        await holding;
+        const started = Date.now();
+        await h.storage.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'after' })], deletes: [] });
+        // Without the timeout it would have waited for the stalled writer's 8 s.
+        expect(Date.now() - started).toBeLessThan(6000);
+        expect(connectionLost(await failed)).toBe(true);
+        expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await h.cleanup();
     }
   });
 

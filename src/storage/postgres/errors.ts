@@ -12,10 +12,10 @@ const LOCAL_RESOURCE_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', '
 
 /**
  * Maps anything thrown by postgres.js to a StorageError. SQLSTATE classes: 08 connection, 53 insufficient
- * resources, 57P01-03 shutdown/crash/starting up, 57014 canceled → Unavailable (retryable); 40001 serialization
- * and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict; 42P01 undefined table → not migrated;
- * 22021 (a text parameter PostgreSQL cannot hold, such as U+0000 from `?names=%00`) and 54 program limits → Invalid,
- * the client's 400.
+ * resources, 57P01-03 shutdown/crash/starting up, 57P05 and 25P03 an idle session ended, 57014 canceled →
+ * Unavailable (retryable); 40001 serialization and 40P01 deadlock → Conflict (retryable); 23505 unique → Conflict;
+ * 42P01 undefined table → not migrated; 22021 (a text parameter PostgreSQL cannot hold, such as U+0000 from
+ * `?names=%00`) and 54 program limits → Invalid, the client's 400.
  */
 export function mapPostgresError(e: unknown, what: string): StorageError {
   if (isStorageError(e)) return e;
@@ -28,7 +28,7 @@ export function mapPostgresError(e: unknown, what: string): StorageError {
   if (CONNECTION_CODES.has(code)) return fail('Unavailable', true, `database unreachable: ${message}`);
   // This process out of file descriptors or memory for a new connection: it passes when requests end (503, retried).
   if (LOCAL_RESOURCE_CODES.has(code)) return fail('Unavailable', true, `no new database connection: ${message}`);
-  if (/^08/.test(code) || /^53/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57014') return fail('Unavailable', true);
+  if (/^08/.test(code) || /^53/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57P05' || code === '25P03' || code === '57014') return fail('Unavailable', true);
   if (code === '40001' || code === '40P01') return fail('Conflict', true);
   if (code === '23505') return fail('Conflict', false);
   if (code === '28P01' || code === '28000') return fail('Unavailable', false, `authentication failed: ${message}`);

@@ -13,7 +13,8 @@ export type Tx = Pick<postgres.Sql, 'unsafe'>;
  */
 export function connectionLost(e: unknown): boolean {
   const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || code === '57P01' || code === '57P02' || code === '57P03');
+  // 25P03, 57P05: the server ended an idle session (idle in a transaction past its timeout, or idle past its own).
+  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || ['57P01', '57P02', '57P03', '57P05', '25P03'].includes(code));
 }
 
 /** How long a reserve() may wait for a connection, milliseconds: the pool's connect timeout. */
@@ -43,16 +44,25 @@ export async function reserveConnection(pool: Pick<Pg, 'reserve'>, timeoutMs = R
 }
 
 /**
- * Runs `fn` in a transaction (`begin` is the BEGIN statement). Instead of sql.begin(), which sends ROLLBACK on any
+ * How long a transaction of ours may sit idle before the server ends it (`idle_in_transaction_session_timeout`, set
+ * for the transaction only). A writer that stopped mid-transaction — its process frozen, its host gone without a word
+ * — would otherwise keep the write lock, and every other writer waiting (a new synchro leader included), until the
+ * server's TCP keepalive found the connection dead: two hours by the operating systems' default. Between two of our
+ * statements a transaction waits for a turn of the event loop, not for a minute.
+ */
+export const TRANSACTION_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * Runs `fn` in a transaction (`begin` is the BEGIN statement; the idle timeout goes with it, in one round trip). Instead of sql.begin(), which sends ROLLBACK on any
  * failure: after a lost connection nothing more is sent and the connection is not released — postgres.js has
  * already put it back in its closed queue, from where it reconnects; releasing it would move it, socketless,
  * to the open queue.
  */
-export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN', idleTimeoutMs = TRANSACTION_IDLE_TIMEOUT_MS): Promise<T> {
   const conn = await reserveConnection(pool);
   let lost = false;
   try {
-    await conn.unsafe(begin);
+    await conn.unsafe(`${begin}; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleTimeoutMs))}`);
     const result = await fn(conn);
     await conn.unsafe('COMMIT');
     return result;
