@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import postgres from 'postgres';
+import { sql } from 'drizzle-orm';
 import { isStorageError } from '../../src/storage/errors.js';
 import { listStatements } from '../../src/storage/list-page.js';
 import { createPool } from '../../src/storage/postgres/connection.js';
@@ -159,6 +160,35 @@ describe('postgres only', () => {
         await pool.end();
       }
     } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('a list snapshot left idle past its timeout is ended by the server: its locks go, its next read is Unavailable', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await h.storage.migrate();
+      const target = resolveStorageTarget({ url: h.url });
+      if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
+      const pool = createPool({ ...target.connection, max: 1 });
+      try {
+        // As a list whose apiserver vanished mid-stream: its transaction holds the tables' locks and waits.
+        const snap = await PgSnapshot.open(pool, 500);
+        const locks = async (): Promise<number> => (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+          WHERE c.relname = 'resources' AND l.mode = 'AccessShareLock' AND l.pid <> pg_backend_pid()`)[0]!.n;
+        expect(await locks()).toBe(1);
+        await new Promise((r) => setTimeout(r, 1500));
+        expect(await locks()).toBe(0);
+        const failed: unknown = await snap.all(sql`SELECT 1`).then(() => undefined, (e: unknown) => e);
+        expect(isStorageError(failed) && failed.code).toBe('Unavailable');
+        await snap.release();
+        expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await admin.end();
       await h.cleanup();
     }
   });

@@ -18,6 +18,15 @@ type Param = postgres.ParameterOrJSON<never>;
  */
 const LOCK_READ_TABLES = 'LOCK TABLE meta, resources, resource_labels IN ACCESS SHARE MODE';
 
+/**
+ * A list's transaction left idle this long is ended by the server (idle_in_transaction_session_timeout, set for it
+ * only). One whose apiserver vanished without a word would otherwise keep its locks — a migration's, a restore's
+ * TRUNCATE waiting behind them, and every query queued behind those — and hold back vacuum until the server's TCP
+ * keepalive found it dead, two hours by default. A streamed list is idle only while a client drains its last rows,
+ * and --request-timeout (1 min) ends the request before this.
+ */
+export const SNAPSHOT_IDLE_TIMEOUT_MS = 5 * 60_000;
+
 /** Reserved connection of one list; after a lost connection nothing is written to it again (see transaction.ts). */
 export class PgSnapshot implements Snapshot {
   private done = false;
@@ -31,14 +40,14 @@ export class PgSnapshot implements Snapshot {
    * BEGIN and the head revision go out together and come back in one round trip (postgres.js pipelines what is sent
    * on a connection before the answers arrive): each round trip here costs a write and a wake-up on both sides.
    */
-  static async open(pool: Pg): Promise<PgSnapshot> {
+  static async open(pool: Pg, idleTimeoutMs = SNAPSHOT_IDLE_TIMEOUT_MS): Promise<PgSnapshot> {
     const head = postgresQuery.render(HEAD_REVISION);
     for (let attempt = 1; ; attempt++) {
       let conn: postgres.ReservedSql | undefined;
       let begun = false;
       try {
         conn = await reserveConnection(pool);
-        const begin = conn.unsafe('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const begin = conn.unsafe(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleTimeoutMs))}`);
         // Without parameters, so neither is described first (see chunks()): all three go out at once.
         const lock = conn.unsafe(LOCK_READ_TABLES, [], { prepare: false });
         const rows = conn.unsafe(head.sql, [], { prepare: false }).values();
