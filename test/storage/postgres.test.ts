@@ -40,6 +40,18 @@ async function withStreamedPods(pods: number, clusters: number, body: (s: Storag
 
 const PODS = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
 
+/** A pool of one connection to `url`, made as the storage makes its own (createPool), and the server's port. */
+async function withOwnPool(url: string, body: (pool: postgres.Sql, serverPort: number) => Promise<void>): Promise<void> {
+  const target = resolveStorageTarget({ url });
+  if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
+  const pool = createPool({ ...target.connection, max: 1 });
+  try {
+    await body(pool, target.connection.port);
+  } finally {
+    await pool.end();
+  }
+}
+
 describe('postgres only', () => {
   it('LISTEN/NOTIFY: a storage in another process hears the revisions another one writes', async () => {
     const h = await postgresHarness();
@@ -111,34 +123,26 @@ describe('postgres only', () => {
   });
 
   it('a pool connection is probed by TCP keepalive after 15 s of silence, so a server that vanished without a word is found dead', async () => {
-    const target = resolveStorageTarget({ url: inject('postgresUrl') });
-    if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
-    const pool = createPool({ ...target.connection, max: 1 });
-    try {
+    await withOwnPool(inject('postgresUrl'), async (pool, serverPort) => {
       const [me] = await pool<{ port: number }[]>`SELECT client_port AS port FROM pg_stat_activity WHERE pid = pg_backend_pid()`;
       const hex = (n: number): string => n.toString(16).toUpperCase().padStart(4, '0');
       // /proc/net/tcp: local and remote address:port, state, queues, then the timer armed (2: keepalive) and when it
       // is due, in clock ticks (USER_HZ, 100 a second).
       const rows = ['/proc/net/tcp', '/proc/net/tcp6'].flatMap((f) => readFileSync(f, 'utf8').split('\n').slice(1))
         .map((l) => l.trim().split(/\s+/))
-        .filter((c) => c[1]?.endsWith(`:${hex(me!.port)}`) && c[2]?.endsWith(`:${hex(target.connection.port)}`) && c[3] === '01');
+        .filter((c) => c[1]?.endsWith(`:${hex(me!.port)}`) && c[2]?.endsWith(`:${hex(serverPort)}`) && c[3] === '01');
       expect(rows).toHaveLength(1);
       const [timer, due] = rows[0]![5]!.split(':');
       expect(Number(timer)).toBe(2);
       expect(Number.parseInt(due!, 16)).toBeLessThanOrEqual(15 * 100);
-    } finally {
-      await pool.end();
-    }
+    });
   });
 
   it('a writer that stops mid-transaction holds the write lock only until the idle timeout; its connection is not written to again', async () => {
     const h = await postgresHarness();
     try {
       await h.storage.migrate();
-      const target = resolveStorageTarget({ url: h.url });
-      if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
-      const pool = createPool({ ...target.connection, max: 1 });
-      try {
+      await withOwnPool(h.url, async (pool) => {
         let locked: () => void = () => {};
         const holding = new Promise<void>((r) => { locked = r; });
         // As a synchro whose process froze (or whose host vanished) right after taking the write lock.
@@ -156,9 +160,7 @@ describe('postgres only', () => {
         expect(Date.now() - started).toBeLessThan(6000);
         expect(connectionLost(await failed)).toBe(true);
         expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
-      } finally {
-        await pool.end();
-      }
+      });
     } finally {
       await h.cleanup();
     }
@@ -169,10 +171,7 @@ describe('postgres only', () => {
     const admin = postgres(h.url, { max: 1, onnotice: () => {} });
     try {
       await h.storage.migrate();
-      const target = resolveStorageTarget({ url: h.url });
-      if (target.dialect !== 'postgres') throw new Error('not a PostgreSQL URL');
-      const pool = createPool({ ...target.connection, max: 1 });
-      try {
+      await withOwnPool(h.url, async (pool) => {
         // As a list whose apiserver vanished mid-stream: its transaction holds the tables' locks and waits.
         const snap = await PgSnapshot.open(pool, 500);
         const locks = async (): Promise<number> => (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
@@ -184,9 +183,7 @@ describe('postgres only', () => {
         expect(isStorageError(failed) && failed.code).toBe('Unavailable');
         await snap.release();
         expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
-      } finally {
-        await pool.end();
-      }
+      });
     } finally {
       await admin.end();
       await h.cleanup();
