@@ -46,11 +46,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('serves every pod of every simulated member, with the kubectl commands it printed', async () => {
+it('serves every pod of every simulated member, with the kubectl commands it printed', async ({ onTestFailed }) => {
+  // A step that hangs fails the test by its timeout alone: say which one it was, and what the bundle last logged.
+  let step = 'listing the members';
+  onTestFailed(() => {
+    console.error(`demo test failed while ${step}; the bundle's last lines:\n${proc.raw.slice(-30).join('\n')}`);
+  });
   const k = new Kubectl(`${base}${P}`);
   try {
     const member = await memberPods();
     expect(member.length).toBeGreaterThan(100);
+    step = 'comparing kubectl get pods -A with the members';
     let served: string[] = [];
     for (let i = 0; i < 120 && served.join() !== member.join(); i++) {
       const out = await k.run(['get', 'pods', '-A', '--no-headers']);
@@ -63,6 +69,7 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     expect(hints).toContain(`--server=${base}${P} get pods -A`);
     const one = new Kubectl(`${base}${P}/clusters/demo-1`);
     // All pods served does not mean every list of every cluster is done: lists take turns (--list-concurrency).
+    step = 'getting deployments through a cluster URL';
     let deployments = { stdout: '' };
     for (let i = 0; i < 120 && !/deployment\.apps\//.test(deployments.stdout); i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 250));
@@ -76,30 +83,35 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
     const [, logServer, ns, pod] = logs as RegExpExecArray;
     const byHint = new Kubectl(logServer ?? '');
     try {
+      step = 'kubectl logs';
       expect((await byHint.ok(['logs', '-n', ns ?? '', pod ?? '', '--tail=5'])).trim().split('\n')).toHaveLength(5);
       // Named by its Deployment, so churn replacing the pod does not break it; kubectl picks a running pod.
       expect(pod).toMatch(/^deploy\//);
       expect(hints).toContain(`kubectl --server=${logServer} exec -n ${ns} ${pod} -- hostname`);
+      step = 'kubectl exec';
       expect(await byHint.ok(['exec', '-n', ns ?? '', pod ?? '', '--', 'hostname'])).toMatch(new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\n$`));
       // And the port-forward: a local port to the container's port, answered by the member's pod.
       const pf = new RegExp(`kubectl --server=${logServer} port-forward -n ${ns} ${pod} :(\\d+)`).exec(hints);
       expect(pf).not.toBeNull();
+      step = 'kubectl port-forward';
       const forward = byHint.spawn(['port-forward', '-n', ns ?? '', pod ?? '', `:${pf?.[1] ?? ''}`]);
       try {
         await forward.waitFor(/Forwarding from 127\.0\.0\.1:\d+/);
         const local = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(forward.out())?.[1];
-        expect(await (await fetch(`http://127.0.0.1:${local}/`)).text()).toMatch(new RegExp(`^${ns}/${(pod ?? '').slice('deploy/'.length)}-\\S+ port ${pf?.[1]}: GET /\n$`));
+        expect(await (await fetch(`http://127.0.0.1:${local}/`, { signal: AbortSignal.timeout(15_000) })).text()).toMatch(new RegExp(`^${ns}/${(pod ?? '').slice('deploy/'.length)}-\\S+ port ${pf?.[1]}: GET /\n$`));
       } finally {
         forward.child.kill('SIGKILL');
       }
       // And kubectl top: the namespace's running pods, with the member's figures.
       expect(hints).toContain(`kubectl --server=${logServer} top pods -n ${ns}`);
+      step = 'kubectl top pods -n';
       const top = (await byHint.ok(['top', 'pods', '-n', ns ?? ''])).trim().split('\n');
       expect(top[0]).toMatch(/^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)\s*$/);
       expect(top.slice(1).some((l) => new RegExp(`^${(pod ?? '').slice('deploy/'.length)}-\\S+\\s+\\d+m\\s+\\d+Mi\\s*$`).test(l))).toBe(true);
       // Across the fleet: every member's running pods, busiest first.
       expect(hints).toContain(`--server=${base}${P} top pods -A --sort-by=cpu`);
       const fleet = new Kubectl(`${base}${P}`);
+      step = 'kubectl top pods -A';
       const fleetTop = await fleet.run(['top', 'pods', '-A', '--sort-by=cpu', '--no-headers']).finally(() => fleet.dispose());
       expect(fleetTop.stderr).toBe('');
       const cpu = fleetTop.stdout.trim().split('\n').map((l) => Number(/\s(\d+)m\s/.exec(l)?.[1]));
@@ -108,6 +120,7 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       // And kubectl explain, from a member's schemas.
       expect(hints).toContain(`--server=${base}${P} explain deployments.spec.strategy`);
       const explain = new Kubectl(`${base}${P}`);
+      step = 'kubectl explain';
       const strategy = await explain.run(['explain', 'deployments.spec.strategy']).finally(() => explain.dispose());
       expect(strategy).toMatchObject({ code: 0, stderr: '' });
       expect(strategy.stdout).toMatch(/^GROUP:\s+apps\nKIND:\s+Deployment\nVERSION:\s+v1\n/);
@@ -116,6 +129,7 @@ it('serves every pod of every simulated member, with the kubectl commands it pri
       byHint.dispose();
     }
     // Cluster status is written about once a second after it changes, so right after the sync it may not be there yet.
+    step = 'kubectl get pediaclusters';
     const root = new Kubectl(base);
     let clusters = '';
     for (let i = 0; i < 60 && !/^demo-1\s+True\s+v1\.32/m.test(clusters); i++) {
