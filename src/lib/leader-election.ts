@@ -46,11 +46,12 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
   const clock = o.clock ?? systemClock;
   const random = o.random ?? Math.random;
   const jittered = (): number => Math.round(o.retryPeriodMs * (1 + 0.2 * random()));
+  const bounded = <T>(p: Promise<T>, ms: number): Promise<T> => deadline(p, Math.max(1, ms), () => new Error(`no answer within ${ms} ms`), clock);
   // An attempt not answered within `withinMs` failed: a leader whose renewal hung (a connection that died without a
   // word) must still step down by the renew deadline, before its lease expires and another candidate takes it.
   const attempt = async (withinMs: number): Promise<boolean> => {
     try {
-      return await deadline(o.lock.tryAcquireOrRenew(o.identity, o.leaseDurationMs), Math.max(1, withinMs), () => new Error(`no answer within ${withinMs} ms`), clock);
+      return await bounded(o.lock.tryAcquireOrRenew(o.identity, o.leaseDurationMs), withinMs);
     } catch (e: unknown) {
       o.logger.warn({ lock: o.lock.description, err: String(e) }, 'leader election attempt failed');
       return false;
@@ -94,7 +95,7 @@ export async function runLeaderElection(o: LeaderElectionOptions, signal: AbortS
   } finally {
     signal.removeEventListener('abort', onAbort);
     if (!lost) {
-      await deadline(o.lock.release(o.identity), o.renewDeadlineMs, () => new Error(`no answer within ${o.renewDeadlineMs} ms`), clock)
+      await bounded(o.lock.release(o.identity), o.renewDeadlineMs)
         .catch((e: unknown) => o.logger.warn({ err: String(e) }, 'could not release the leader lock; it will expire'));
     }
   }

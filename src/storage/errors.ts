@@ -37,7 +37,3 @@ export class UnansweredError extends StorageError {
     super('Unavailable', `storage did not answer within ${ms} ms`, true);
   }
 }
-
-export function notAnsweredWithin(ms: number): UnansweredError {
-  return new UnansweredError(ms);
-}

@@ -5,7 +5,7 @@ import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-
 import type { PrinterColumn } from '../../kube/printers/index.js';
 import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
 import { deadline } from '../../lib/lifecycle.js';
-import { notAnsweredWithin } from '../../storage/errors.js';
+import { UnansweredError } from '../../storage/errors.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
 import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
 
@@ -112,7 +112,7 @@ export class Catalog {
     let late = false;
     this.pending ??= deadline(this.load(), ms, () => {
       late = true;
-      return notAnsweredWithin(ms);
+      return new UnansweredError(ms);
     }).then(
       (next) => {
         this.timedOut = 0;

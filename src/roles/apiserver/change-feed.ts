@@ -2,7 +2,7 @@
 import type { Logger } from '../../lib/log.js';
 import type { Runnable } from '../../lib/lifecycle.js';
 import { deadline, sleep } from '../../lib/lifecycle.js';
-import { notAnsweredWithin } from '../../storage/errors.js';
+import { UnansweredError } from '../../storage/errors.js';
 import type { Change, StorageReader } from '../../storage/types.js';
 
 export interface FeedSubscriber {
@@ -81,7 +81,7 @@ export class ChangeFeed implements Runnable {
 
   private read<T>(p: Promise<T>): Promise<T> {
     const ms = this.o.readTimeoutMs ?? 30_000;
-    return deadline(p, ms, () => notAnsweredWithin(ms));
+    return deadline(p, ms, () => new UnansweredError(ms));
   }
 
   /** Reads everything after head and hands it to the subscribers. */

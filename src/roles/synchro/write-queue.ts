@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { deadline, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import { isStorageError, notAnsweredWithin, StorageError } from '../../storage/errors.js';
+import { isStorageError, StorageError, UnansweredError } from '../../storage/errors.js';
 import { originRevision } from '../../storage/revision-origin.js';
 import type { PreparedUpsert, ResourceType, StorageWriter, WriteBatch } from '../../storage/types.js';
 import { coalesce, type Action } from './coalesce.js';
@@ -397,7 +397,7 @@ export class WriteQueue implements Runnable {
    */
   timed<T>(call: Promise<T>, timedOut = 0): Promise<T> {
     const ms = (this.o.writeTimeoutMs ?? 30_000) * 2 ** Math.min(timedOut, 4);
-    return deadline(call, ms, () => notAnsweredWithin(ms), this.clock);
+    return deadline(call, ms, () => new UnansweredError(ms), this.clock);
   }
 
   /** A non-retryable failure: halve the batch until the offending objects stand alone, and skip only those. */

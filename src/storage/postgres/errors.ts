@@ -7,6 +7,12 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
 ]);
 
+/**
+ * SQLSTATEs of a server that ended the session: 57P01-03 shutdown, crash, starting up; 57P05 and 25P03 an idle session
+ * (idle past its own timeout, or idle in a transaction past its timeout).
+ */
+export const SESSION_ENDED_CODES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '57P05', '25P03']);
+
 /** Node errno codes of a connection this process could not make for want of its own resources. */
 const LOCAL_RESOURCE_CODES: ReadonlySet<string> = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL']);
 
@@ -28,7 +34,7 @@ export function mapPostgresError(e: unknown, what: string): StorageError {
   if (CONNECTION_CODES.has(code)) return fail('Unavailable', true, `database unreachable: ${message}`);
   // This process out of file descriptors or memory for a new connection: it passes when requests end (503, retried).
   if (LOCAL_RESOURCE_CODES.has(code)) return fail('Unavailable', true, `no new database connection: ${message}`);
-  if (/^08/.test(code) || /^53/.test(code) || code === '57P01' || code === '57P02' || code === '57P03' || code === '57P05' || code === '25P03' || code === '57014') return fail('Unavailable', true);
+  if (/^08/.test(code) || /^53/.test(code) || SESSION_ENDED_CODES.has(code) || code === '57014') return fail('Unavailable', true);
   if (code === '40001' || code === '40P01') return fail('Conflict', true);
   if (code === '23505') return fail('Conflict', false);
   if (code === '28P01' || code === '28000') return fail('Unavailable', false, `authentication failed: ${message}`);

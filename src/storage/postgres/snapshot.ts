@@ -5,7 +5,7 @@ import { HEAD_REVISION, headRevisionOf, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { postgresQuery } from './query.js';
-import { connectionLost, reserveConnection } from './transaction.js';
+import { beginBounded, connectionLost, reserveConnection } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -47,7 +47,7 @@ export class PgSnapshot implements Snapshot {
       let begun = false;
       try {
         conn = await reserveConnection(pool);
-        const begin = conn.unsafe(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleTimeoutMs))}`);
+        const begin = conn.unsafe(beginBounded('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', idleTimeoutMs));
         // Without parameters, so neither is described first (see chunks()): all three go out at once.
         const lock = conn.unsafe(LOCK_READ_TABLES, [], { prepare: false });
         const rows = conn.unsafe(head.sql, [], { prepare: false }).values();

@@ -1,7 +1,8 @@
 // Transactions on a reserved connection, written so a connection that died is never written to again.
 import type postgres from 'postgres';
 import type { Pg } from './connection.js';
-import { CONNECTION_CODES } from './errors.js';
+import { deadline } from '../../lib/lifecycle.js';
+import { CONNECTION_CODES, SESSION_ENDED_CODES } from './errors.js';
 
 /** What statements of a transaction run on. */
 export type Tx = Pick<postgres.Sql, 'unsafe'>;
@@ -13,8 +14,7 @@ export type Tx = Pick<postgres.Sql, 'unsafe'>;
  */
 export function connectionLost(e: unknown): boolean {
   const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
-  // 25P03, 57P05: the server ended an idle session (idle in a transaction past its timeout, or idle past its own).
-  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || ['57P01', '57P02', '57P03', '57P05', '25P03'].includes(code));
+  return typeof code === 'string' && (CONNECTION_CODES.has(code) || /^08/.test(code) || SESSION_ENDED_CODES.has(code));
 }
 
 /** How long a reserve() may wait for a connection, milliseconds: the pool's connect timeout. */
@@ -28,18 +28,12 @@ export const RESERVE_TIMEOUT_MS = 10_000;
  */
 export async function reserveConnection(pool: Pick<Pg, 'reserve'>, timeoutMs = RESERVE_TIMEOUT_MS): Promise<postgres.ReservedSql> {
   const pending = pool.reserve();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`no database connection within ${timeoutMs} ms`), { code: 'CONNECT_TIMEOUT' })), timeoutMs);
-  });
   try {
-    return await Promise.race([pending, timeout]);
+    return await deadline(pending, timeoutMs, () => Object.assign(new Error(`no database connection within ${timeoutMs} ms`), { code: 'CONNECT_TIMEOUT' }));
   } catch (e: unknown) {
     // A connection that arrives after we gave up is fresh (just connected): releasing it is safe.
     pending.then((c) => c.release(), () => undefined);
     throw e;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -52,17 +46,22 @@ export async function reserveConnection(pool: Pick<Pg, 'reserve'>, timeoutMs = R
  */
 export const TRANSACTION_IDLE_TIMEOUT_MS = 60_000;
 
+/** `begin` (a BEGIN statement) with the transaction's idle timeout, as one simple query: one round trip. */
+export function beginBounded(begin: string, idleTimeoutMs: number): string {
+  return `${begin}; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleTimeoutMs))}`;
+}
+
 /**
- * Runs `fn` in a transaction (`begin` is the BEGIN statement; the idle timeout goes with it, in one round trip). Instead of sql.begin(), which sends ROLLBACK on any
- * failure: after a lost connection nothing more is sent and the connection is not released — postgres.js has
- * already put it back in its closed queue, from where it reconnects; releasing it would move it, socketless,
- * to the open queue.
+ * Runs `fn` in a transaction (`begin` is the BEGIN statement, sent with the idle timeout: beginBounded). Instead of
+ * sql.begin(), which sends ROLLBACK on any failure: after a lost connection nothing more is sent and the connection
+ * is not released — postgres.js has already put it back in its closed queue, from where it reconnects; releasing it
+ * would move it, socketless, to the open queue.
  */
 export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN', idleTimeoutMs = TRANSACTION_IDLE_TIMEOUT_MS): Promise<T> {
   const conn = await reserveConnection(pool);
   let lost = false;
   try {
-    await conn.unsafe(`${begin}; SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.round(idleTimeoutMs))}`);
+    await conn.unsafe(beginBounded(begin, idleTimeoutMs));
     const result = await fn(conn);
     await conn.unsafe('COMMIT');
     return result;
