@@ -3,8 +3,24 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pediaClusterFor, startSimulatedCluster } from '../../../src/sim/index.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
 import { Harness, SYNC, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
+import type { Storage } from '../../../src/storage/types.js';
 
 const PODS = '/api/v1/pods';
+
+/**
+ * Makes the first call of `storage[method]` for which `counts` holds never answer, as one on a connection that died
+ * without a word; the others go through. `calls`: how many calls `counts` held for, the hung one included.
+ */
+function hangFirst<K extends 'resourceVersions' | 'putClusterStatus'>(storage: Storage, method: K,
+  counts: (...args: Parameters<Storage[K]>) => boolean = () => true): { calls: number } {
+  const real = (storage[method] as (...a: Parameters<Storage[K]>) => ReturnType<Storage[K]>).bind(storage);
+  const seen = { calls: 0 };
+  storage[method] = ((...args: Parameters<Storage[K]>) => {
+    if (counts(...args) && seen.calls++ === 0) return new Promise<never>(() => undefined);
+    return real(...args);
+  }) as Storage[K];
+  return seen;
+}
 
 export function syncSuite(backend: Backend): void {
   describe(`synchro over ${backend.name}: convergence`, () => {
@@ -278,16 +294,11 @@ export function syncSuite(backend: Backend): void {
     it('a read of the stored rows that never answers (a connection that died without a word) is given up after the write timeout and tried again', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 20 });
       const [c] = h.clusters;
-      const versions = h.storage.resourceVersions.bind(h.storage);
-      let reads = 0;
-      h.storage.resourceVersions = async (cluster, type) => {
-        if (type.resource === 'pods' && reads++ === 0) return new Promise<never>(() => undefined);
-        return versions(cluster, type);
-      };
+      const reads = hangFirst(h.storage, 'resourceVersions', (_cluster, type) => type.resource === 'pods');
       const parts = await h.startSynchro();
       // The harness's write timeout is 3 s: without a deadline the pods would wait on the first read for good.
       await h.converged(20_000);
-      expect(reads).toBe(2);
+      expect(reads.calls).toBe(2);
       const pods = parts.manager.renderStatus(c!.name)?.syncResources?.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods');
       expect(pods?.syncConditions[0]?.lastError).toBe('StorageExpection: read stored resource versions: storage did not answer within 3000 ms');
     });
@@ -295,15 +306,10 @@ export function syncSuite(backend: Backend): void {
     it('a status row write that never answers is given up after the write timeout, and the status still reaches storage', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const [c] = h.clusters;
-      const put = h.storage.putClusterStatus.bind(h.storage);
-      let puts = 0;
-      h.storage.putClusterStatus = async (cluster, status) => {
-        if (puts++ === 0) return new Promise<never>(() => undefined);
-        return put(cluster, status);
-      };
+      const puts = hangFirst(h.storage, 'putClusterStatus');
       await h.startSynchro();
       await waitFor(async () => (await h!.condition(c!.name, 'Ready'))?.status === 'True', 20_000, () => `${c!.name}: no Ready status stored`);
-      expect(puts).toBeGreaterThan(1);
+      expect(puts.calls).toBeGreaterThan(1);
     });
 
     it('storage restored from a backup while the synchro was down: its revisions pass the old ones, so watchers see its corrections', async () => {
