@@ -6,7 +6,7 @@ import {
   AGE_COLUMN, CONTAINERS_COLUMN, IMAGES_COLUMN, NAME_COLUMN, ageOf, column, containerCells, nameOf, wide,
 } from './columns.js';
 import { DOC } from './descriptions.js';
-import { at, int, obj, objects, str, stringMap } from './fields.js';
+import { at, int, obj, objects, str, stringMap, type JsonObject } from './fields.js';
 import { formatLabelSelector, formatLabels, selectorOrInvalid } from './labels.js';
 import type { ResourcePrinter } from './types.js';
 
@@ -41,58 +41,45 @@ export const deploymentPrinter: ResourcePrinter = {
   },
 };
 
-export const replicaSetPrinter: ResourcePrinter = {
-  columns: [
-    NAME_COLUMN,
-    column('Desired', 'integer', DOC.rsSpecReplicas),
-    column('Current', 'integer', DOC.rsStatusReplicas),
-    column('Ready', 'integer', DOC.rsReadyReplicas),
-    AGE_COLUMN,
-    CONTAINERS_COLUMN,
-    IMAGES_COLUMN,
-    wide('Selector', 'string', DOC.rsSelector),
-  ],
-  cells(o, now) {
-    const spec = obj(o.spec);
-    const status = obj(o.status);
-    return [
-      nameOf(o),
-      int(spec.replicas),
-      int(status.replicas),
-      int(status.readyReplicas),
-      ageOf(o, now),
-      ...templateContainers(o),
-      formatLabelSelector(spec.selector),
-    ];
-  },
-};
+/** printReplicaSet and printReplicationController: the same columns, told apart by their descriptions and selector. */
+function replicasPrinter(doc: { desired: string; current: string; ready: string; selector: string }, selector: (spec: JsonObject) => string): ResourcePrinter {
+  return {
+    columns: [
+      NAME_COLUMN,
+      column('Desired', 'integer', doc.desired),
+      column('Current', 'integer', doc.current),
+      column('Ready', 'integer', doc.ready),
+      AGE_COLUMN,
+      CONTAINERS_COLUMN,
+      IMAGES_COLUMN,
+      wide('Selector', 'string', doc.selector),
+    ],
+    cells(o, now) {
+      const spec = obj(o.spec);
+      const status = obj(o.status);
+      return [
+        nameOf(o),
+        int(spec.replicas),
+        int(status.replicas),
+        int(status.readyReplicas),
+        ageOf(o, now),
+        ...templateContainers(o),
+        selector(spec),
+      ];
+    },
+  };
+}
 
-export const replicationControllerPrinter: ResourcePrinter = {
-  columns: [
-    NAME_COLUMN,
-    column('Desired', 'integer', DOC.rcSpecReplicas),
-    column('Current', 'integer', DOC.rcStatusReplicas),
-    column('Ready', 'integer', DOC.rcReadyReplicas),
-    AGE_COLUMN,
-    CONTAINERS_COLUMN,
-    IMAGES_COLUMN,
-    wide('Selector', 'string', DOC.rcSelector),
-  ],
-  cells(o, now) {
-    const spec = obj(o.spec);
-    const status = obj(o.status);
-    return [
-      nameOf(o),
-      int(spec.replicas),
-      int(status.replicas),
-      int(status.readyReplicas),
-      ageOf(o, now),
-      ...templateContainers(o),
-      // A ReplicationController's selector is a plain label map.
-      formatLabels(stringMap(spec.selector)),
-    ];
-  },
-};
+export const replicaSetPrinter = replicasPrinter(
+  { desired: DOC.rsSpecReplicas, current: DOC.rsStatusReplicas, ready: DOC.rsReadyReplicas, selector: DOC.rsSelector },
+  (spec) => formatLabelSelector(spec.selector),
+);
+
+// A ReplicationController's selector is a plain label map.
+export const replicationControllerPrinter = replicasPrinter(
+  { desired: DOC.rcSpecReplicas, current: DOC.rcStatusReplicas, ready: DOC.rcReadyReplicas, selector: DOC.rcSelector },
+  (spec) => formatLabels(stringMap(spec.selector)),
+);
 
 export const statefulSetPrinter: ResourcePrinter = {
   columns: [
