@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { MAX_OWNER_SENIORITY } from '../../src/roles/apiserver/list-options.js';
-import { ids, obj, PODS, REPLICASETS, type Harness, type OpenHarness } from './fixtures.js';
+import { ids, migratedStorage, obj, PODS, REPLICASETS, type Harness, type OpenHarness } from './fixtures.js';
 
 const c1 = { op: 'in' as const, values: ['c1'] };
 
@@ -33,15 +33,13 @@ const owners = [
 
 export function ownerContract(open: OpenHarness): void {
   describe('owner search', () => {
-    let h: Harness;
-    let s: Storage;
-    beforeAll(async () => {
-      h = await open();
-      s = h.storage;
-      await s.migrate();
-      await s.write({ upserts: owners, deletes: [] });
+    const storage = migratedStorage(open, async (st) => {
+      await st.write({ upserts: owners, deletes: [] });
     });
-    afterAll(async () => h.cleanup());
+    let s: Storage;
+    beforeAll(() => {
+      s = storage();
+    });
 
     const q = (o: Partial<ListQuery>): Promise<string[]> => ids(s, { types: PODS, clusters: c1, ...o });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
 import type { ListQuery, OrderTerm, Storage, StoredRow } from '../../src/storage/types.js';
 import { fixture } from './contract-queries.js';
-import { drain, id, ids, obj, path, pod, PODS, walk, type Harness, type OpenHarness } from './fixtures.js';
+import { drain, id, ids, migratedStorage, obj, path, pod, PODS, walk, type Harness, type OpenHarness } from './fixtures.js';
 
 const ALL = ['c1/ns-1/name-1', 'c1/ns-1/name-2', 'c1/ns-2/name-1', 'c2/ns-1/name-1', 'c2/ns-2/name-3', 'c3/ns-1/name-2'];
 
@@ -32,15 +32,13 @@ export async function writeManyPods(s: Storage): Promise<void> {
 
 export function pagingContract(open: OpenHarness): void {
   describe('paging', () => {
-    let h: Harness;
-    let s: Storage;
-    beforeAll(async () => {
-      h = await open();
-      s = h.storage;
-      await s.migrate();
-      await s.write({ upserts: fixture, deletes: [] });
+    const storage = migratedStorage(open, async (st) => {
+      await st.write({ upserts: fixture, deletes: [] });
     });
-    afterAll(async () => h.cleanup());
+    let s: Storage;
+    beforeAll(() => {
+      s = storage();
+    });
 
     it('P1: limit returns at most limit rows and a token for the rest', async () => {
       const page = await s.list({ types: PODS, limit: 2 });
@@ -179,17 +177,13 @@ export function pagingContract(open: OpenHarness): void {
   });
 
   describe('keyset walks over 1,000 rows', () => {
-    let h: Harness;
+    const storage = migratedStorage(open, writeManyPods);
     let s: Storage;
     let all: StoredRow[];
     beforeAll(async () => {
-      h = await open();
-      s = h.storage;
-      await s.migrate();
-      await writeManyPods(s);
+      s = storage();
       all = await drain(await s.list({ types: PODS }));
     });
-    afterAll(async () => h.cleanup());
 
     const orders: [string, OrderTerm[] | undefined][] = [
       ['default', undefined],

@@ -1,8 +1,8 @@
 // Contract: the query model of list() — reference §9.1 S*, L*, F*, O* and our additions — on one read-only fixture.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LabelRequirement, SelectorOperator } from '../../src/kube/requirement.js';
 import type { Storage, StoredRow } from '../../src/storage/types.js';
-import { drain, ids, NODES, obj, path, pod, PODS, type Harness, type OpenHarness } from './fixtures.js';
+import { drain, ids, migratedStorage, NODES, obj, path, pod, PODS, type OpenHarness } from './fixtures.js';
 
 // A = c1/ns-1/name-1 … F = c3/ns-1/name-2 (see the fixture below).
 const A = 'c1/ns-1/name-1';
@@ -49,15 +49,13 @@ const L = (key: string, operator: SelectorOperator, ...values: string[]): LabelR
 
 export function queryContract(open: OpenHarness): void {
   describe('queries', () => {
-    let h: Harness;
-    let s: Storage;
-    beforeAll(async () => {
-      h = await open();
-      s = h.storage;
-      await s.migrate();
-      await s.write({ upserts: fixture, deletes: [] });
+    const storage = migratedStorage(open, async (st) => {
+      await st.write({ upserts: fixture, deletes: [] });
     });
-    afterAll(async () => h.cleanup());
+    let s: Storage;
+    beforeAll(() => {
+      s = storage();
+    });
 
     it('L0: no filter lists every row of the type in the default order (cluster, namespace, name)', async () => {
       expect(await ids(s, { types: PODS })).toEqual([A, B, C, D, E, F]);
