@@ -1,5 +1,6 @@
 // The storage contract (STYLE §5): a writer for the synchro, a reader for the apiserver, one schema.
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
+import type { RowKey } from './key.js';
 import type { ObjectColumns, StoredTemplate } from './object-columns.js';
 
 /** Identity of a stored resource type. Rows are keyed by (cluster, group, version, resource, namespace, name). */
@@ -60,13 +61,7 @@ export type StoredJsonObject = {
 };
 
 /** One object to delete: its key and the member resourceVersion of the deletion (for ordering), when known. */
-export interface DeleteKey {
-  cluster: string;
-  group: string;
-  version: string;
-  resource: string;
-  namespace: string;
-  name: string;
+export interface DeleteKey extends RowKey {
   /** The member RV carried by the DELETED event; a stored row with a newer RV is kept. */
   resourceVersion?: string;
 }
