@@ -5,39 +5,25 @@ import { messageOf } from '../../lib/errors.js';
 import { awaitNoting, systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
-import type { ListGate } from '../../kube/listwatch.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
 import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
 import { MESSAGES } from './conditions.js';
 import type { ClusterConnection } from '../../kube/credentials.js';
 import { probeHealth, serverVersion } from './health.js';
-import type { SynchroMetrics } from './metrics.js';
 import { negotiate } from './negotiate.js';
 import type { SynchroOptions } from './options.js';
-import { ResourceSynchro, type ResumePoint, type SyncedResource } from './resource-synchro.js';
-import type { WriteQueue } from './write-queue.js';
+import { ResourceSynchro, type ResumePoint, type SyncedResource, type SynchroContext } from './resource-synchro.js';
 import { kubeTime } from '../../kube/types.js';
 
 /** How often a wait for a stopping loop, which takes moments, says it still waits. */
 export const STOP_NOTE_MS = 30_000;
 
-export interface ClusterSynchroDeps {
+export interface ClusterSynchroDeps extends SynchroContext {
   name: string;
   connection: ClusterConnection;
-  queue: WriteQueue;
-  /** Shared by every cluster: limits concurrent lists. */
-  listGate?: ListGate;
   storage: StorageWriter & Partial<Pick<StorageReader, 'resourceTypes' | 'clusterStatuses'>>;
   options: SynchroOptions;
-  logger: Logger;
-  metrics?: SynchroMetrics;
-  clock?: Clock;
-  random?: () => number;
-  /** The reported state changed (status writes are coalesced by the caller). */
-  changed: () => void;
-  /** Only counts and event times moved: written within a few seconds (StatusWriter.markStale). */
-  freshened: () => void;
   /** From the previous status, by "group/version/resource": where resource synchros resume, and their last errors. */
   resume?: ReadonlyMap<string, ResumePoint>;
 }

@@ -53,25 +53,30 @@ export interface ResumePoint {
   lastErrorTime?: string;
 }
 
-export interface ResourceSynchroDeps {
-  cluster: string;
-  resource: SyncedResource;
-  client: KubeClient;
+/** What a cluster's synchro and each of its resources' synchros are given alike. */
+export interface SynchroContext {
   queue: WriteQueue;
-  storage: Pick<StorageWriter, 'resourceVersions' | 'cleanResource'>;
-  prune: PruneOptions;
-  pageSize: number;
-  maxListPageBytes?: number;
+  /** Shared by every cluster: limits concurrent lists. */
   listGate?: ListGate;
-  watchTimeoutSeconds: readonly [number, number];
   logger: Logger;
   metrics?: SynchroMetrics;
   clock?: Clock;
   random?: () => number;
-  /** Called when the reported state changed (the status writer coalesces). */
+  /** The reported state changed (status writes are coalesced by the caller). */
   changed: () => void;
-  /** Called when only the count and the last event time moved (written within a few seconds). */
+  /** Only counts and event times moved: written within a few seconds (StatusWriter.markStale). */
   freshened: () => void;
+}
+
+export interface ResourceSynchroDeps extends SynchroContext {
+  cluster: string;
+  resource: SyncedResource;
+  client: KubeClient;
+  storage: Pick<StorageWriter, 'resourceVersions' | 'cleanResource'>;
+  prune: PruneOptions;
+  pageSize: number;
+  maxListPageBytes?: number;
+  watchTimeoutSeconds: readonly [number, number];
   /**
    * From the last status, if any: the committed RV the first run resumes from (without it, it lists), and the last
    * error, kept until a newer one.
