@@ -59,15 +59,13 @@ export async function startPostgres(): Promise<PostgresServer> {
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`, 'start']);
   const pause = (): void => asPostgres(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'fast', '-w', 'stop']);
   start();
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    port,
-    dir,
-    start,
-    pause,
-    stop(): void {
-      try { pause(); } catch { /* already stopped */ }
-      rmSync(dir, { recursive: true, force: true });
-    },
+  const stop = (): void => {
+    process.off('exit', stop);
+    try { pause(); } catch { /* already stopped */ }
+    rmSync(dir, { recursive: true, force: true });
   };
+  // pg_ctl leaves the server running on its own: a process that ends without stopping it (vitest whose output was
+  // closed, `npm test | head`; a benchmark that threw) would leave it behind for good.
+  process.on('exit', stop);
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, start, pause, stop };
 }
