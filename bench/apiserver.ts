@@ -78,16 +78,8 @@ async function postgresTarget(): Promise<Target> {
     const v = await admin<{ v: string }[]>`SELECT current_setting('server_version') AS v`;
     const u = new URL(base);
     u.pathname = '/clusterpedia_bench_apiserver';
-    // stop() is synchronous (pg_ctl), so it can also run from an 'exit' listener if the harness dies early.
-    const stop = (): void => server?.stop();
-    process.once('exit', stop);
-    return {
-      url: u.toString(), version: v[0]?.v ?? '?',
-      cleanup: async () => {
-        process.off('exit', stop);
-        stop();
-      },
-    };
+    // A throwaway server also stops on its own if the harness dies early (startPostgres).
+    return { url: u.toString(), version: v[0]?.v ?? '?', cleanup: async () => server?.stop() };
   } catch (e: unknown) {
     server?.stop();
     throw e;
