@@ -25,14 +25,20 @@ export function loggerFor(cmd: Command): Logger {
   return logger;
 }
 
-/** An AbortSignal that aborts on SIGTERM or SIGINT (a second signal exits at once). */
+let shutdown: AbortController | undefined;
+
+/**
+ * The process's AbortSignal that aborts on SIGTERM or SIGINT (a second signal exits at once). One for the process:
+ * a command run again in the same process (tests) shares it instead of adding listeners for each run.
+ */
 export function shutdownSignal(): AbortSignal {
-  const ac = new AbortController();
+  if (shutdown) return shutdown.signal;
+  const ac = (shutdown = new AbortController());
   const onSignal = (sig: NodeJS.Signals): void => {
     if (ac.signal.aborted) process.exit(130);
     ac.abort(new Error(`received ${sig}`));
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   return ac.signal;
 }

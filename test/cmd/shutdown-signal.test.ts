@@ -1,0 +1,26 @@
+// The signal every long-running command stops on: SIGTERM or SIGINT aborts it, a second signal exits at once.
+import { afterEach, expect, it, vi } from 'vitest';
+import { shutdownSignal } from '../../src/cmd/context.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+it('is one signal per process, with one listener per signal however many commands ask for it', () => {
+  const before = { term: process.listeners('SIGTERM'), int: process.listeners('SIGINT') };
+  const signal = shutdownSignal();
+  for (let i = 0; i < 20; i++) expect(shutdownSignal()).toBe(signal);
+  const added = process.listeners('SIGTERM').filter((l) => !before.term.includes(l));
+  expect(added).toHaveLength(1);
+  expect(process.listeners('SIGINT').filter((l) => !before.int.includes(l))).toHaveLength(1);
+
+  // Called directly rather than through process.emit, which would reach the test runner's own listeners too.
+  const onSignal = added[0] as (sig: NodeJS.Signals) => void;
+  const exit = vi.spyOn(process, 'exit').mockImplementation(() => undefined as never);
+  onSignal('SIGTERM');
+  expect(signal.aborted).toBe(true);
+  expect(String((signal.reason as Error).message)).toBe('received SIGTERM');
+  expect(exit).not.toHaveBeenCalled();
+  // Still listening: the second signal exits instead of waiting for the graceful stop.
+  expect(process.listeners('SIGTERM')).toContain(onSignal);
+  onSignal('SIGINT');
+  expect(exit).toHaveBeenCalledWith(130);
+});
