@@ -1,4 +1,5 @@
 // What every command needs from the process: global flags turned into a logger, and a stop signal.
+import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../lib/log.js';
 
@@ -34,6 +35,8 @@ let shutdown: AbortController | undefined;
 export function shutdownSignal(): AbortSignal {
   if (shutdown) return shutdown.signal;
   const ac = (shutdown = new AbortController());
+  // Every part of the process that stops with it may listen (a fleet's cluster synchros, each storage wait): not a leak.
+  setMaxListeners(0, ac.signal);
   const onSignal = (sig: NodeJS.Signals): void => {
     if (ac.signal.aborted) process.exit(130);
     ac.abort(new Error(`received ${sig}`));

@@ -24,3 +24,19 @@ it('is one signal per process, with one listener per signal however many command
   onSignal('SIGINT');
   expect(exit).toHaveBeenCalledWith(130);
 });
+
+it('takes as many abort listeners as the parts that stop with the process, without a leak warning', async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => { warnings.push(w.name); };
+  process.on('warning', onWarning);
+  try {
+    const ac = new AbortController();
+    // A fresh signal first: the same number of listeners warns there, so the check below can fail.
+    for (let i = 0; i < 20; i++) ac.signal.addEventListener('abort', () => undefined);
+    for (let i = 0; i < 20; i++) shutdownSignal().addEventListener('abort', () => undefined);
+    await new Promise((r) => setImmediate(r));
+    expect(warnings).toEqual(['MaxListenersExceededWarning']);
+  } finally {
+    process.off('warning', onWarning);
+  }
+});
