@@ -1,6 +1,6 @@
 // What every command needs from the process: global flags turned into a logger, and a stop signal.
-import { setMaxListeners } from 'node:events';
 import type { Command } from 'commander';
+import { manyListenersController } from '../lib/lifecycle.js';
 import { createLogger, type LogFormat, type Logger, type LogLevel } from '../lib/log.js';
 
 export interface GlobalOptions {
@@ -34,9 +34,8 @@ let shutdown: AbortController | undefined;
  */
 export function shutdownSignal(): AbortSignal {
   if (shutdown) return shutdown.signal;
-  const ac = (shutdown = new AbortController());
-  // Every part of the process that stops with it may listen (a fleet's cluster synchros, each storage wait): not a leak.
-  setMaxListeners(0, ac.signal);
+  // Every part of the process that stops with it may listen (a fleet's cluster synchros, each storage wait).
+  const ac = (shutdown = manyListenersController());
   const onSignal = (sig: NodeJS.Signals): void => {
     if (ac.signal.aborted) process.exit(130);
     ac.abort(new Error(`received ${sig}`));

@@ -8,15 +8,24 @@ export interface Runnable {
 }
 
 /**
+ * An AbortController whose signal takes any number of abort listeners: one signal that many parts stop on (every
+ * runnable, every cluster's synchro) is no leak, but past ten listeners Node 20 warns that it may be one.
+ */
+export function manyListenersController(): AbortController {
+  const ac = new AbortController();
+  setMaxListeners(0, ac.signal);
+  return ac;
+}
+
+/**
  * Starts every runnable and waits for all of them to stop.
  * The first one to fail aborts the others; its error is rethrown once all have stopped.
  * Aborting `signal` stops all of them (the normal shutdown path).
  */
 export async function runAll(runnables: readonly Runnable[], signal: AbortSignal): Promise<void> {
-  const inner = new AbortController();
   // Every runnable waits on this signal, some in two places at once (a sleep and a queue wait): binding's dozen
   // runnables pass Node's threshold of 10 and printed a "possible memory leak" warning at every start.
-  setMaxListeners(0, inner.signal);
+  const inner = manyListenersController();
   const onAbort = (): void => inner.abort(signal.reason);
   if (signal.aborted) inner.abort(signal.reason);
   else signal.addEventListener('abort', onAbort, { once: true });
@@ -53,8 +62,7 @@ export async function runAll(runnables: readonly Runnable[], signal: AbortSignal
  * many listeners (a synchro per cluster, a request per group version) would otherwise trip Node's leak warning.
  */
 export async function withChildSignal<T>(parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const inner = new AbortController();
-  setMaxListeners(0, inner.signal);
+  const inner = manyListenersController();
   const onAbort = (): void => inner.abort(parent.reason);
   if (parent.aborted) inner.abort(parent.reason);
   else parent.addEventListener('abort', onAbort, { once: true });

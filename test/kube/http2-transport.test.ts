@@ -1,9 +1,9 @@
 // Requests to a member over HTTP/2 where its TLS handshake picks it (as kube-apiserver's does): watches share a
 // connection, each stream flow-controlled on its own; over HTTP/1.1, a connection each, and never pipelined.
-import { setMaxListeners } from 'node:events';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
+import { manyListenersController } from '../../src/lib/lifecycle.js';
 import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
 import { Http2Transport } from '../../src/kube/http2-transport.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
@@ -24,20 +24,11 @@ afterEach(async () => {
 });
 
 /** Starts a watch on each core resource and reads it in the background; resolves once the member holds them all. */
-/**
- * One signal for every watch a test opens (the synchro gives each resource its own): past ten listeners Node 20 warned
- * about a leak that is none.
- */
-function sharedAbort(): AbortController {
-  const ac = new AbortController();
-  setMaxListeners(0, ac.signal);
-  return ac;
-}
-
 async function watchAll(http2: boolean, clientHttp2?: boolean): Promise<{ sim: SimCluster; client: KubeClient; events: Map<string, number> }> {
   const sim = await startSimulatedCluster({ pods: 10, seed: 5, tls: true, http2, bookmarkIntervalMs: 100 });
   const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)), clientHttp2 === undefined ? {} : { http2: clientHttp2 });
-  const ac = sharedAbort();
+  // One signal for all of the test's watches (the synchro gives each resource its own).
+  const ac = manyListenersController();
   running.push({ sim, client, ac });
   const events = new Map<string, number>();
   for (const r of RESOURCES) {
@@ -126,7 +117,7 @@ describe('member watches', () => {
     const sim = await startSimulatedCluster({ pods: 1, seed: 5, tls: true, http2: true, bookmarkIntervalMs: 100 });
     for (let i = 0; i < 150; i++) sim.addCRD({ group: `g${i % 10}.example.io`, plural: `things${i}s`, kind: `Thing${i}`, scope: 'Namespaced', versions: [{ name: 'v1' }] });
     const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)));
-    const ac = sharedAbort();
+    const ac = manyListenersController();
     running.push({ sim, client, ac });
     await Promise.all(Array.from({ length: 150 }, async (_, i) => {
       await client.watch(`/apis/g${i % 10}.example.io/v1/things${i}s`, { allowWatchBookmarks: true }, ac.signal).next();

@@ -1,8 +1,8 @@
 // Overload run: many concurrent clients and open watches against the bundle's apiserver with inflight limits, while
 // storage changes underneath. Every answer must be 200 or 429 (with Retry-After), no request may hang, watches are
 // accepted or refused with 429, memory stays bounded, and the server answers normally afterwards.
-import { setMaxListeners } from 'node:events';
 import { Agent } from 'undici';
+import { manyListenersController } from '../../../src/lib/lifecycle.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { Storage } from '../../../src/storage/types.js';
@@ -142,9 +142,8 @@ export async function runOverload(o: OverloadOptions): Promise<OverloadReport> {
   try {
     // 1. Open every watch at once; keep the accepted ones reading until the end.
     const rev = await storage.currentRevision();
-    const stopWatches = new AbortController();
     // One signal ends every watch: it has one listener per watch, on purpose.
-    setMaxListeners(0, stopWatches.signal);
+    const stopWatches = manyListenersController();
     const watchDone: Promise<void>[] = [];
     const opened = await Promise.all(Array.from({ length: o.watches }, async (_, i) => {
       const onConfigMaps = i % 2 === 0;
