@@ -49,9 +49,9 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     let proxy: Forwarder | undefined;
     // The database comes up after the second failed attempt, however long the attempts take on a busy machine (a
     // timer at 2.5 s met the second attempt late, once, when the whole suite ran).
-    const retried = (): number => log.lines.filter((l) => l.msg === 'storage not ready; trying again').length;
+    const retries = (): LogLine[] => log.lines.filter((l) => l.msg === 'storage not ready; trying again');
     const late = setInterval(() => {
-      if (retried() < 2) return;
+      if (retries().length < 2) return;
       clearInterval(late);
       void forwarder(port, db.url).then((s) => { proxy = s; });
     }, 50);
@@ -69,7 +69,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
       clearInterval(late);
       await proxy?.stop();
     }
-    const warns = log.lines.filter((l) => l.msg === 'storage not ready; trying again');
+    const warns = retries();
     expect(warns.length).toBeGreaterThanOrEqual(2);
     expect(warns[0]?.err).toMatch(/unreachable/);
     // Back-off: each wait at least as long as the one before (1 s doubling, up to 10 s).
