@@ -17,8 +17,8 @@ afterAll(async () => { await db?.drop(); });
 
 const REGISTER = './src/storage/postgres/driver-patch-register.mjs';
 
-function child(mode: 'patched' | 'unpatched', tsxFlags: string[] = []): { code: number | null; out: string } {
-  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [...tsxFlags, join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+function child(mode: 'patched' | 'unpatched', tsxFlags: string[] = [], scenario: 'next-write' | 'error-then-close' = 'next-write'): { code: number | null; out: string } {
+  const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [...tsxFlags, join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode, scenario], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -66,8 +66,35 @@ describe('postgres.js on a reserved connection that closed', () => {
     }
   });
 
-  it('the bundle carries the guard, and a changed nextWrite() fails the build instead of shipping unguarded', () => {
-    expect(readFileSync(ensureBundle(), 'utf8')).toMatch(/function nextWrite\(fn\) \{\s*if \(!socket\) \{/);
+  it('the bundle carries both fixes, and a changed nextWrite() fails the build instead of shipping unguarded', () => {
+    const bundle = readFileSync(ensureBundle(), 'utf8');
+    expect(bundle).toMatch(/function nextWrite\(fn\) \{\s*if \(!socket\) \{/);
+    // esbuild drops the fixes' marker comments: the code says it.
+    expect(bundle).toContain('(query || sent.length) && error(Errors.connection("CONNECTION_CLOSED"');
+    expect(bundle).not.toContain('!hadError && (query || sent.length)');
     expect(() => patchPostgresConnection('function nextWrite(fn) { return socket && socket.write(chunk, fn) }', 'connection.js')).toThrow(/remove the patch/);
+  });
+});
+
+describe('postgres.js, a statement sent between its socket failing and closing', () => {
+  it('as installed, it is never answered nor rejected (if this fails, upstream fixed porsager/postgres#1130: drop that fix)', () => {
+    const r = child('unpatched', [], 'error-then-close');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('first rejected ECONNRESET');
+    expect(r.out).toMatch(/^pending$/m);
+  });
+
+  it('patched, it is rejected with CONNECTION_CLOSED, which storage retries', () => {
+    const r = child('patched', [], 'error-then-close');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('first rejected ECONNRESET');
+    expect(r.out).toContain('rejected CONNECTION_CLOSED');
+    expect(r.out).toContain('survived');
+  });
+
+  it('a fix whose code changed upstream fails the build', () => {
+    const src = readFileSync(join(ROOT, 'node_modules', 'postgres', 'src', 'connection.js'), 'utf8');
+    const changed = src.replace("!hadError && (query || sent.length)", '!hadError && (sent.length || query)');
+    expect(() => patchPostgresConnection(changed, 'connection.js')).toThrow(/porsager\/postgres#1130; if it is fixed in this version, remove the patch/);
   });
 });

@@ -1,6 +1,5 @@
 import type { Plugin } from 'esbuild';
 
 export const POSTGRES_CONNECTION_MODULE: RegExp;
-export function hasPostgresNextWriteGuard(source: string): boolean;
 export function patchPostgresConnection(source: string, path: string): string;
 export function postgresDriverPatch(): Plugin;
