@@ -327,6 +327,11 @@ export interface StorageOptions {
   sqliteWrites?: 'thread' | 'inline';
   /** SQLite: a database file that does not exist is a NotFound error instead of a new, empty database (read-only commands). */
   mustExist?: boolean;
+  /**
+   * PostgreSQL: when a connection that hears nothing is asked about and when one that waits in vain is closed
+   * (postgres/answer-watch.ts; defaults 20 s, 5 min, counters read every second); false: never. For tests.
+   */
+  postgresAnswerWatch?: { askAfterMs: number; giveUpMs: number; tickMs: number } | false;
 }
 
 /** An opened storage: both halves over one connection set, plus lifecycle. */

@@ -35,6 +35,11 @@ export interface Forwarder {
   port: number;
   /** Closes the listener and every connection through it. */
   stop(): Promise<void>;
+  /**
+   * From now on drops what the server sends on the connections open now, keeping them open, as a proxy whose server
+   * went away without a word does: requests still go through, answers never come back.
+   */
+  silence(): void;
 }
 
 /**
@@ -44,8 +49,12 @@ export interface Forwarder {
 export function forwarder(port: number, url: string): Promise<Forwarder> {
   const target = new URL(url);
   const sockets = new Set<Socket>();
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
   const server = createServer((client) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -57,8 +66,14 @@ export function forwarder(port: number, url: string): Promise<Forwarder> {
     server.close(() => resolve());
     for (const s of sockets) s.destroy();
   });
+  const silence = (): void => {
+    for (const { client, upstream } of pairs) {
+      upstream.unpipe(client);
+      upstream.on('data', () => undefined);
+    }
+  };
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve({ port, stop }));
+    server.listen(port, '127.0.0.1', () => resolve({ port, stop, silence }));
   });
 }

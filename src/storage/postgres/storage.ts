@@ -36,7 +36,7 @@ const CHANNEL = 'clusterpedia_revision';
 
 export const openPostgresStorage: OpenBackend = async (target, opts) => {
   if (target.dialect !== 'postgres') throw new Error(`postgres backend cannot open a ${target.dialect} target`);
-  const pool = createPool(target.connection);
+  const pool = createPool(target.connection, { logger: opts.logger.child({ component: 'storage', dialect: 'postgres' }), answerWatch: opts.postgresAnswerWatch });
   try {
     // Connects now (an unreachable server fails here, as Unavailable) and refuses a schema newer than this binary.
     migrationPlan(await appliedMigrations(pool), migrations);
