@@ -171,4 +171,24 @@ describe('PostgreSQL connections that will not be answered', () => {
       await admin.end({ timeout: 1 });
     }
   });
+
+  it('a server reached over a Unix-domain socket (host a directory) is connected as postgres.js does it', async () => {
+    const admin = createPool(connection(db.url), { answerWatch: false });
+    let directory: string;
+    try {
+      const [row] = await admin.unsafe('SHOW unix_socket_directories');
+      directory = String((row as unknown as { unix_socket_directories: string }).unix_socket_directories).split(',')[0]?.trim() ?? '';
+    } finally {
+      await admin.end({ timeout: 1 });
+    }
+    expect(directory).toMatch(/^\//);
+    // As a config file's `dsn: host=/var/run/postgresql …` gives it.
+    const sql = createPool({ ...connection(db.url), host: directory }, { answerWatch: QUICK });
+    try {
+      const [row] = await sql.unsafe('SELECT inet_client_addr() IS NULL AS local');
+      expect(row).toEqual({ local: true });
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
 });

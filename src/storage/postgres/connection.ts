@@ -37,7 +37,10 @@ export interface PoolOptions {
 }
 
 export function createPool(c: PostgresConnection, o: PoolOptions = {}): Pg {
-  const watch = o.answerWatch === false ? undefined : answerWatch(c, o.answerWatch ?? DEFAULT_ANSWER_WATCH, o.logger ?? silentLogger());
+  // A Unix-domain socket (the host a directory, as libpq and postgres.js take it) has no network to lose data in: left
+  // to postgres.js, which connects to <host>/.s.PGSQL.<port>.
+  const watched = o.answerWatch !== false && !c.host.includes('/');
+  const watch = watched ? answerWatch(c, o.answerWatch || DEFAULT_ANSWER_WATCH, o.logger ?? silentLogger()) : undefined;
   return postgres({
     ...connectionOptions(c),
     max: c.max,
