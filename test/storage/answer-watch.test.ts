@@ -4,12 +4,14 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnswerWatch, type ServerView } from '../../src/storage/postgres/answer-watch.js';
+import { AnswerWatch, DOUBTFUL_ASK_FACTOR, type ServerView } from '../../src/storage/postgres/answer-watch.js';
 import { silentLogger } from '../../src/lib/log.js';
 
 const ASK_AFTER = 20_000;
 const GIVE_UP = 300_000;
 const TICK = 1_000;
+/** When one that may wait (a read and a write counted in one tick) is first asked about. */
+const ASK_DOUBTFUL = DOUBTFUL_ASK_FACTOR * ASK_AFTER;
 
 class FakeSocket extends EventEmitter {
   bytesRead = 100;
@@ -114,7 +116,11 @@ describe('AnswerWatch', () => {
   it('closes a silent connection the server has no session for (its backend gone without a word)', async () => {
     const w = watchWith({ sessions: () => new Map() });
     const s = w.add(1003);
-    await w.pass(ASK_AFTER + 2 * TICK);
+    s.bytesRead += 10; // a read and a write in one tick: it may wait
+    s.bytesWritten += 60;
+    await w.pass(ASK_DOUBTFUL - TICK);
+    expect(w.asked).toEqual([]);
+    await w.pass(2 * TICK);
     expect(s.destroyed).toBe(true);
     expect(s.error?.message).toMatch(/the server has no session for it/);
   });
@@ -129,20 +135,37 @@ describe('AnswerWatch', () => {
     s.bytesRead += 10;
     s.bytesWritten += 60;
     await w.pass(TICK);
-    await w.pass(40_000);
+    await w.pass(ASK_DOUBTFUL + 2 * TICK);
     expect(s.destroyed).toBe(true);
     expect(s.error?.message).toMatch(/session went idle in transaction \d+ s ago and its answer never arrived/);
   });
 
-  it('leaves alone a quiet connection that waits for nothing (an idle pooled connection, a transaction whose reader is busy)', async () => {
-    let since = 0;
-    const w = watchWith({ sessions: () => new Map([[1005, { state: 'idle in transaction', forMs: w.now() - since }]]) });
+  it('never asks about a connection whose last bytes were read, nothing written since (an idle pooled connection, a LISTEN)', async () => {
+    const w = watchWith({ sessions: () => new Map() });
     const s = w.add(1005);
-    s.bytesRead += 500; // the answer read
-    await w.pass(TICK);
-    since = w.now() - 200; // the server went idle as it sent it, just before this side counted it
+    s.bytesRead += 500;
     await w.pass(GIVE_UP + 10 * TICK);
-    expect(w.asked.length).toBeGreaterThan(0);
+    expect(w.asked).toEqual([]);
+    expect(s.destroyed).toBe(false);
+  });
+
+  it('asks once about one that may wait; caught up with the server, it is not asked again until it reads or writes', async () => {
+    let since = 0;
+    const w = watchWith({ sessions: () => new Map([[1012, { state: 'idle in transaction', forMs: w.now() - since }]]) });
+    const s = w.add(1012);
+    s.bytesRead += 500; // an answer read, and a statement written, in one tick
+    s.bytesWritten += 60;
+    await w.pass(TICK);
+    since = w.now() - 200; // the server went idle as it sent that answer: the statement came before it
+    await w.pass(GIVE_UP + 10 * TICK);
+    expect(w.asked).toHaveLength(1);
+    expect(s.destroyed).toBe(false);
+    s.bytesRead += 500;
+    s.bytesWritten += 60;
+    await w.pass(TICK);
+    since = w.now() - 200;
+    await w.pass(ASK_DOUBTFUL + TICK);
+    expect(w.asked).toHaveLength(2);
     expect(s.destroyed).toBe(false);
   });
 
@@ -174,7 +197,9 @@ describe('AnswerWatch', () => {
     const idleSince = 0; // the session idle since long before the watch began
     const w = watchWith({ sessions: () => new Map([[1008, { state: 'idle', forMs: w.now() - idleSince }]]) });
     const s = w.add(1008);
-    await w.pass(ASK_AFTER + TICK); // quiet, waiting for nothing: asked about, found idle, left alone
+    s.bytesRead += 10;
+    s.bytesWritten += 60;
+    await w.pass(ASK_DOUBTFUL + TICK); // may wait: asked about, found idle since before its last read, left alone
     expect(w.asked).toHaveLength(1);
     expect(s.destroyed).toBe(false);
     await w.pass(ASK_AFTER - 2 * TICK);

@@ -14,7 +14,10 @@
 // a connection that has definitely waited `giveUpMs` for an answer is closed.
 //
 // Order of reads and writes is known only to a tick (byte counters sampled every `tickMs`; with TLS there is no event
-// to hook). Ambiguity is always resolved towards "alive": a connection is closed only on evidence that it waits.
+// to hook). A connection whose last bytes were read, nothing written since, waits for nothing and is never asked
+// about (an idle pooled connection, a LISTEN); one that read and wrote within one tick may wait, and is asked about
+// until the server's answer shows it does not. Doubt is always resolved towards "alive": a connection is closed only
+// on evidence that it waits, or that its backend is gone.
 import type { Socket } from 'node:net';
 import type { Logger } from '../../lib/log.js';
 
@@ -45,6 +48,9 @@ export const DEFAULT_ANSWER_WATCH: AnswerWatchTimes = { askAfterMs: 20_000, give
  */
 const DELIVERY_SLACK_MS = 2_000;
 
+/** A connection that may wait (it read and wrote within one tick) is asked about after this many times `askAfterMs`. */
+export const DOUBTFUL_ASK_FACTOR = 3;
+
 interface Watched {
   read: number;
   written: number;
@@ -52,6 +58,12 @@ interface Watched {
   readAt: number;
   /** The tick a write was first counted after the last read's tick: this side waits for an answer since then. */
   waitingSince: number | undefined;
+  /**
+   * The last read's tick also counted a write, which may have come before or after it: a connection that may wait.
+   * It is asked about once it has been silent a while; `cleared` once the server's answer shows it waits for nothing.
+   */
+  doubtful: boolean;
+  cleared: boolean;
   /** When the server was last asked about it, and whether it vouched for it then. */
   askedAt: number | undefined;
   vouched: boolean;
@@ -83,7 +95,7 @@ export class AnswerWatch {
 
   /** Watches `socket` until it closes; returns it. */
   watch(socket: Socket): Socket {
-    this.sockets.set(socket, { read: socket.bytesRead, written: socket.bytesWritten, readAt: this.now(), waitingSince: undefined, askedAt: undefined, vouched: false });
+    this.sockets.set(socket, { read: socket.bytesRead, written: socket.bytesWritten, readAt: this.now(), waitingSince: undefined, doubtful: false, cleared: false, askedAt: undefined, vouched: false });
     socket.once('close', () => {
       this.sockets.delete(socket);
       if (this.sockets.size === 0) this.stop();
@@ -112,28 +124,37 @@ export class AnswerWatch {
     const ask: Socket[] = [];
     for (const [s, w] of this.sockets) {
       if (s.bytesRead !== w.read) {
-        // Bytes written in this same tick may have been written before these arrived: not counted as waiting.
-        Object.assign(w, { read: s.bytesRead, written: s.bytesWritten, readAt: now, waitingSince: undefined, askedAt: undefined, vouched: false });
+        // Bytes written in this same tick may have been written before these arrived: not counted as waiting, a doubt.
+        const doubtful = s.bytesWritten !== w.written;
+        Object.assign(w, { read: s.bytesRead, written: s.bytesWritten, readAt: now, waitingSince: undefined, doubtful, cleared: false, askedAt: undefined, vouched: false });
         continue;
       }
       if (s.bytesWritten !== w.written) {
         w.written = s.bytesWritten;
         w.waitingSince ??= now;
+        w.cleared = false;
       }
       if (s.localPort === undefined || s.destroyed) continue;
       if (w.waitingSince !== undefined && !w.vouched && now - w.waitingSince >= this.o.giveUpMs) {
         this.close(s, w, now, `waited ${Math.round((now - w.waitingSince) / 1000)} s for an answer and the server could not be asked about it`);
         continue;
       }
-      // A request written moments ago is not asked about until it too has waited: its answer may be on the way.
-      const settled = w.waitingSince === undefined || now - w.waitingSince >= this.o.askAfterMs;
-      if (settled && now - w.readAt >= this.o.askAfterMs && (w.askedAt === undefined || now - w.askedAt >= this.o.askAfterMs)) ask.push(s);
+      // Asked about: one that waits, once its request is not a fresh one (its answer may be on the way); one that may
+      // wait, after three times as long (most are idle pooled connections, closed after a minute unused) and until the
+      // server shows it does not. One whose last bytes were read, with nothing written since, waits for nothing (an
+      // idle pooled connection, a LISTEN): never asked about.
+      const silent = now - w.readAt;
+      const due = w.waitingSince !== undefined
+        ? now - w.waitingSince >= this.o.askAfterMs && silent >= this.o.askAfterMs
+        : w.doubtful && !w.cleared && silent >= DOUBTFUL_ASK_FACTOR * this.o.askAfterMs;
+      if (due && (w.askedAt === undefined || now - w.askedAt >= this.o.askAfterMs)) ask.push(s);
     }
     if (ask.length > 0 && !this.asking) void this.askAbout(ask, now);
   }
 
   private async askAbout(sockets: Socket[], started: number): Promise<void> {
     this.asking = true;
+    const before = new Map(sockets.map((s) => [s, { read: s.bytesRead, written: s.bytesWritten }]));
     let view: ServerView | undefined;
     try {
       view = await this.o.ask([...new Set(sockets.map((s) => s.localPort ?? 0))]);
@@ -146,8 +167,10 @@ export class AnswerWatch {
       && plainAddress(view.client.address) === plainAddress(view.probe.localAddress) && view.client.port === view.probe.localPort;
     for (const s of sockets) {
       const w = this.sockets.get(s);
-      // Closed meanwhile, or heard from since the question was asked (the counter, not the last tick): nothing to decide.
-      if (!w || s.bytesRead !== w.read || s.destroyed) continue;
+      // Closed meanwhile, or it read or wrote since the question was asked (the counters, not the last tick): the
+      // server's answer may predate that; decided another time.
+      const then = before.get(s);
+      if (!w || !then || s.destroyed || s.bytesRead !== then.read || s.bytesWritten !== then.written) continue;
       w.askedAt = started;
       w.vouched = false;
       if (!view || !direct || plainAddress(s.localAddress) !== plainAddress(view.probe.localAddress)
@@ -166,8 +189,11 @@ export class AnswerWatch {
         this.close(s, w, this.now(), `it waits for an answer while the server's session is ${session.state}`);
       } else if (w.readAt < started - (session.forMs ?? 0) - DELIVERY_SLACK_MS) {
         this.close(s, w, this.now(), `the server's session went ${session.state} ${Math.round((session.forMs ?? 0) / 1000)} s ago and its answer never arrived`);
+      } else {
+        // Read what the server last sent: waits for nothing (an idle pooled connection, a transaction whose reader is
+        // busy elsewhere). Not asked about again until it reads or writes.
+        w.cleared = true;
       }
-      // Otherwise quiet, not waiting: an idle pooled connection, or a transaction whose reader is busy elsewhere.
     }
   }
 
