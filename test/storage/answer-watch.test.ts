@@ -169,6 +169,20 @@ describe('AnswerWatch', () => {
     expect(s.destroyed).toBe(false);
   });
 
+  it('a statement the server vouched for is not given up on when the server can no longer be asked', async () => {
+    let reachable = true;
+    const w = watchWith({ sessions: () => new Map([[1013, { state: 'active', forMs: 1_000 }]]), gate: async () => { if (!reachable) throw new Error('too many connections'); } });
+    const s = w.add(1013);
+    await w.pass(2 * TICK);
+    s.bytesWritten += 60;
+    await w.pass(ASK_AFTER + 2 * TICK);
+    expect(w.asked).toHaveLength(1);
+    reachable = false;
+    await w.pass(GIVE_UP + 10 * TICK);
+    expect(w.asked.length).toBeGreaterThan(5);
+    expect(s.destroyed).toBe(false);
+  });
+
   it('counts a write in the same tick as a read as answered: on that doubt, never closed by the give-up time', async () => {
     const w = watchWith({ askFails: true });
     const s = w.add(1006);
@@ -225,6 +239,17 @@ describe('AnswerWatch', () => {
     release();
     await new Promise((r) => setImmediate(r));
     expect(s.destroyed).toBe(false);
+  });
+
+  it('lets go of a socket that closed without telling it (postgres.js removes a socket\'s listeners when it wraps it in TLS)', async () => {
+    const w = watchWith();
+    const s = w.add(1014);
+    s.removeAllListeners();
+    s.destroy();
+    expect(w.watch.size).toBe(1);
+    await w.pass(TICK);
+    expect(w.watch.size).toBe(0);
+    expect(w.idleCalls()).toBe(1);
   });
 
   it('stops its timer and lets the probe go once no connection is left', () => {

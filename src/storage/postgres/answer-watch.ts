@@ -93,13 +93,13 @@ export class AnswerWatch {
     this.now = o.now ?? Date.now;
   }
 
-  /** Watches `socket` until it closes; returns it. */
+  /**
+   * Watches `socket` until it closes; returns it. Its 'close' is not relied on: postgres.js removes every listener of
+   * a socket it wraps in TLS, so a closed socket is also let go of at the next tick.
+   */
   watch(socket: Socket): Socket {
     this.sockets.set(socket, { read: socket.bytesRead, written: socket.bytesWritten, readAt: this.now(), waitingSince: undefined, doubtful: false, cleared: false, askedAt: undefined, vouched: false });
-    socket.once('close', () => {
-      this.sockets.delete(socket);
-      if (this.sockets.size === 0) this.stop();
-    });
+    socket.once('close', () => this.forget(socket));
     if (!this.timer) {
       this.timer = setInterval(() => this.tick(), this.o.tickMs);
       this.timer.unref();
@@ -110,6 +110,10 @@ export class AnswerWatch {
   /** Connections watched now. */
   get size(): number {
     return this.sockets.size;
+  }
+
+  private forget(socket: Socket): void {
+    if (this.sockets.delete(socket) && this.sockets.size === 0) this.stop();
   }
 
   private stop(): void {
@@ -123,6 +127,10 @@ export class AnswerWatch {
     const now = this.now();
     const ask: Socket[] = [];
     for (const [s, w] of this.sockets) {
+      if (s.destroyed) {
+        this.forget(s);
+        continue;
+      }
       if (s.bytesRead !== w.read) {
         // Bytes written in this same tick may have been written before these arrived: not counted as waiting, a doubt.
         const doubtful = s.bytesWritten !== w.written;
@@ -134,7 +142,7 @@ export class AnswerWatch {
         w.waitingSince ??= now;
         w.cleared = false;
       }
-      if (s.localPort === undefined || s.destroyed) continue;
+      if (s.localPort === undefined) continue;
       if (w.waitingSince !== undefined && !w.vouched && now - w.waitingSince >= this.o.giveUpMs) {
         this.close(s, w, now, `waited ${Math.round((now - w.waitingSince) / 1000)} s for an answer and the server could not be asked about it`);
         continue;
@@ -172,9 +180,10 @@ export class AnswerWatch {
       const then = before.get(s);
       if (!w || !then || s.destroyed || s.bytesRead !== then.read || s.bytesWritten !== then.written) continue;
       w.askedAt = started;
-      w.vouched = false;
+      // No answer about it (the probe failed, a proxy between): what the server last said of it stands.
       if (!view || !direct || plainAddress(s.localAddress) !== plainAddress(view.probe.localAddress)
         || plainAddress(s.remoteAddress) !== plainAddress(view.probe.remoteAddress) || s.remotePort !== view.probe.remotePort) continue;
+      w.vouched = false;
       const session = view.sessions.get(s.localPort ?? 0);
       if (!session) {
         this.close(s, w, this.now(), 'the server has no session for it');
