@@ -43,8 +43,8 @@ export interface AnswerWatchTimes {
 export const DEFAULT_ANSWER_WATCH: AnswerWatchTimes = { askAfterMs: 20_000, giveUpMs: 300_000, tickMs: 1_000 };
 
 /**
- * Time allowed between the server sending its last answer and this side reading it. A session idle for longer than
- * this connection has heard nothing, plus this, sent an answer that never arrived.
+ * Time allowed between the server sending its last answer and this side reading it. A session that went idle more
+ * than this after the connection last read anything sent an answer (its ReadyForQuery) that never arrived.
  */
 const DELIVERY_SLACK_MS = 2_000;
 
