@@ -332,7 +332,16 @@ export interface StorageOptions {
    * (postgres/answer-watch.ts; defaults 20 s, 5 min, counters read every second); false: never. For tests.
    */
   postgresAnswerWatch?: { askAfterMs: number; giveUpMs: number; tickMs: number } | false;
+  /** PostgreSQL: told of each connection closed because it would not be answered (the roles count them: metrics.ts). */
+  onConnectionClosed?: (reason: ConnectionClosedReason) => void;
 }
+
+/**
+ * Why a PostgreSQL connection was closed as one that would not be answered: the server's session was idle while it
+ * waited, the server had no session for it, the server's last answer never arrived, or it waited past giving up with
+ * no way to ask the server.
+ */
+export type ConnectionClosedReason = 'idle_session' | 'no_session' | 'answer_lost' | 'gave_up';
 
 /** An opened storage: both halves over one connection set, plus lifecycle. */
 export interface Storage extends StorageReader, StorageWriter {

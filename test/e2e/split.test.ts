@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BundleProcess, runBundle } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
+import { freePort } from '../support/postgres-server.js';
 import { Kubectl } from '../support/kubectl.js';
 import { memberPodKeys, startFleet, waitConverged, type Fleet } from './helpers.js';
 
@@ -9,6 +10,7 @@ let f: Fleet;
 let db: { url: string; drop: () => Promise<void> };
 const procs: BundleProcess[] = [];
 const bases: string[] = [];
+let synchroMetrics = 0;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
@@ -16,7 +18,8 @@ beforeAll(async () => {
   db = await freshPostgresDatabase('split');
   const m = await runBundle(['migrate', '--storage', db.url]);
   expect(m.code, m.stderr).toBe(0);
-  procs.push(BundleProcess.start(['synchro', '--clusters', f.clustersFile, '--storage', db.url, '--migrate', 'false', '--metrics-port', '0', '--health-interval', '1s'], { cwd: f.dir }));
+  synchroMetrics = await freePort();
+  procs.push(BundleProcess.start(['synchro', '--clusters', f.clustersFile, '--storage', db.url, '--migrate', 'false', '--metrics-port', String(synchroMetrics), '--health-interval', '1s'], { cwd: f.dir }));
   for (let i = 0; i < 2; i++) {
     const p = BundleProcess.start(['apiserver', '--storage', db.url, '--migrate', 'false', '--secure-port', '0', '--insecure-port', '0', '--watch-poll-interval', '2s'], { cwd: f.dir });
     procs.push(p);
@@ -61,5 +64,16 @@ it('a watch on one apiserver sees what the synchro writes, promptly (LISTEN/NOTI
   } finally {
     w.child.kill();
     k.dispose();
+  }
+});
+
+it('the synchro and each apiserver count PostgreSQL connections closed unanswered, every reason shown from the start', async () => {
+  await procs[0]!.waitFor((l) => l.msg === 'synchro metrics listening');
+  for (const base of [`http://127.0.0.1:${synchroMetrics}`, ...bases]) {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text, base).toContain('# TYPE clusterpedia_storage_connections_closed_total counter');
+    for (const reason of ['idle_session', 'no_session', 'answer_lost', 'gave_up']) {
+      expect(text, base).toMatch(new RegExp(`clusterpedia_storage_connections_closed_total\\{reason="${reason}"\\} 0\n`));
+    }
   }
 });

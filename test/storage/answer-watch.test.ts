@@ -38,6 +38,7 @@ type Session = { state: string | null; forMs: number | null };
 function setup(opts: { sessions?: () => Map<number, Session>; proxied?: boolean; askFails?: boolean; gate?: () => Promise<void> } = {}) {
   let now = 1_000_000;
   const asked: number[][] = [];
+  const closed: string[] = [];
   let idle = 0;
   const watch = new AnswerWatch({
     askAfterMs: ASK_AFTER,
@@ -46,6 +47,7 @@ function setup(opts: { sessions?: () => Map<number, Session>; proxied?: boolean;
     now: () => now,
     logger: silentLogger(),
     idle: () => { idle++; },
+    closed: (reason) => { closed.push(reason); },
     ask: async (ports): Promise<ServerView> => {
       asked.push(ports);
       await opts.gate?.();
@@ -61,6 +63,7 @@ function setup(opts: { sessions?: () => Map<number, Session>; proxied?: boolean;
   return {
     watch,
     asked,
+    closed,
     idleCalls: () => idle,
     add(port: number): FakeSocket {
       const s = new FakeSocket(port);
@@ -101,6 +104,7 @@ describe('AnswerWatch', () => {
     expect(s.destroyed).toBe(true);
     expect(s.error?.code).toBe('ETIMEDOUT');
     expect(s.error?.message).toMatch(/no answer from PostgreSQL for \d+ s on the connection from local port 1001: it waits for an answer while the server's session is idle/);
+    expect(w.closed).toEqual(['idle_session']);
   });
 
   it('leaves a waiting connection alone while the server works on its statement, past the give-up time', async () => {
@@ -123,6 +127,7 @@ describe('AnswerWatch', () => {
     await w.pass(2 * TICK);
     expect(s.destroyed).toBe(true);
     expect(s.error?.message).toMatch(/the server has no session for it/);
+    expect(w.closed).toEqual(['no_session']);
   });
 
   it('closes a connection whose session went idle after its last read: the server answered and the answer never came', async () => {
@@ -138,6 +143,7 @@ describe('AnswerWatch', () => {
     await w.pass(ASK_DOUBTFUL + 2 * TICK);
     expect(s.destroyed).toBe(true);
     expect(s.error?.message).toMatch(/session went idle in transaction \d+ s ago and its answer never arrived/);
+    expect(w.closed).toEqual(['answer_lost']);
   });
 
   it('never asks about a connection whose last bytes were read, nothing written since (an idle pooled connection, a LISTEN)', async () => {
@@ -203,6 +209,7 @@ describe('AnswerWatch', () => {
       await w.pass(3 * TICK);
       expect(s.destroyed).toBe(true);
       expect(s.error?.message).toMatch(/waited 30\d s for an answer and the server could not be asked about it/);
+      expect(w.closed).toEqual(['gave_up']);
       w.close();
     }
   });

@@ -141,7 +141,8 @@ describe('PostgreSQL connections that will not be answered', () => {
   });
 
   it('through storage: the call fails as Unavailable (retryable) instead of hanging, and the next one is answered', async () => {
-    const storage: Storage = await openStorage({ url: db.url }, { logger: recordingLogger().logger, postgresAnswerWatch: QUICK });
+    const closed: string[] = [];
+    const storage: Storage = await openStorage({ url: db.url }, { logger: recordingLogger().logger, postgresAnswerWatch: QUICK, onConnectionClosed: (r) => closed.push(r) });
     const admin = createPool(connection(db.url), { answerWatch: false });
     try {
       await storage.migrate();
@@ -156,6 +157,7 @@ describe('PostgreSQL connections that will not be answered', () => {
       ]));
       expect(isStorageError(outcome) ? { code: outcome.code, retryable: outcome.retryable, message: outcome.message } : outcome)
         .toMatchObject({ code: 'Unavailable', retryable: true, message: expect.stringMatching(/no answer from PostgreSQL/) });
+      expect(closed).toEqual(['idle_session']); // what the roles' clusterpedia_storage_connections_closed_total counts
       for (let i = 0; ; i++) {
         try {
           expect(await storage.currentRevision()).toMatch(/^\d+$/);

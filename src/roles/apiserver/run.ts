@@ -4,6 +4,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { TurnQueue } from '../../lib/turns.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, runAll, sleep, type Runnable } from '../../lib/lifecycle.js';
+import { storageMetrics } from '../../storage/metrics.js';
 import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import type { Storage } from '../../storage/types.js';
 import { buildAccess } from './authn-setup.js';
@@ -39,16 +40,16 @@ export interface ApiserverParts {
 /** Runs the read path until `signal` aborts. */
 export async function runApiserver(options: ApiserverOptions, deps: ApiserverDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'apiserver' });
+  const registry = new Registry();
   // Its only writes are change-log compactions: a writer thread (a second V8 isolate) would cost more than it saves.
   const storage = await openStorageWaiting(
     options.storage,
-    { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline' },
+    { logger, changeLogRevisions: options.changeLog.revisions, changeLogMaxAgeMs: options.changeLog.maxAgeMs, sqliteWrites: 'inline', ...storageMetrics(registry) },
     { timeoutMs: options.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
     (s) => readySchema(s, options.migrate, logger),
   );
   if (!storage) return;
   try {
-    const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     await runAll(await apiserverRunnables(options, { storage, logger, registry }), deps.signal);
   } finally {

@@ -3,6 +3,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from '../../lib/log.js';
 import { runAll, type Runnable } from '../../lib/lifecycle.js';
 import { TurnQueue } from '../../lib/turns.js';
+import { storageMetrics } from '../../storage/metrics.js';
 import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import { serviceUnavailable } from '../../kube/status.js';
 import { apiserverRunnables } from '../apiserver/run.js';
@@ -19,16 +20,16 @@ export interface BindingDeps {
 
 export async function runBinding(o: BindingOptions, deps: BindingDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'binding' });
+  const registry = new Registry();
   const storage = await openStorageWaiting(
     o.apiserver.storage,
-    { logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs },
+    { logger, changeLogRevisions: o.apiserver.changeLog.revisions, changeLogMaxAgeMs: o.apiserver.changeLog.maxAgeMs, ...storageMetrics(registry) },
     { timeoutMs: o.apiserver.storage.initializationTimeoutMs ?? 0, signal: deps.signal },
     (s) => readySchema(s, o.apiserver.migrate, logger),
   );
   if (!storage) return;
   let demo: Demo | undefined;
   try {
-    const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const runnables: Runnable[] = [];
     let clustersPath = o.synchro.clustersPath;

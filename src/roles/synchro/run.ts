@@ -10,6 +10,7 @@ import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
 import { kubeConfigFromFile } from '../../kube/kubeconfig.js';
+import { storageMetrics } from '../../storage/metrics.js';
 import { openStorageWaiting, readySchema } from '../../storage/open.js';
 import type { Storage, StorageWriter } from '../../storage/types.js';
 import type { TurnQueue } from '../../lib/turns.js';
@@ -144,10 +145,10 @@ function storageLeaseLock(storage: Storage, name: string): LeaseLock {
 }
 
 /** Opens the synchro's own storage, waiting for it to be reachable and its schema ready; undefined if stopped first. */
-async function open(options: SynchroOptions, logger: Logger, signal: AbortSignal): Promise<Storage | undefined> {
+async function open(options: SynchroOptions, logger: Logger, signal: AbortSignal, registry: Registry): Promise<Storage | undefined> {
   const { url, configFile, migrate, initializationTimeoutMs } = options.storage;
   try {
-    return await openStorageWaiting({ url, configFile }, { logger }, { timeoutMs: initializationTimeoutMs, signal }, (s) => readySchema(s, migrate, logger));
+    return await openStorageWaiting({ url, configFile }, { logger, ...storageMetrics(registry) }, { timeoutMs: initializationTimeoutMs, signal }, (s) => readySchema(s, migrate, logger));
   } catch (e: unknown) {
     logger.error({ err: messageOf(e) }, 'cannot open storage');
     throw e;
@@ -158,12 +159,13 @@ async function open(options: SynchroOptions, logger: Logger, signal: AbortSignal
 export async function runSynchro(options: SynchroOptions, deps: SynchroDeps): Promise<void> {
   const logger = deps.logger.child({ role: 'synchro' });
   const owned = !deps.storage;
-  const storage = deps.storage ?? (await open(options, logger, deps.signal));
+  // Alone, the synchro's /metrics also carries the process metrics (heap, RSS, event-loop lag) and, for the storage
+  // it opens, storage's own; binding adds its own.
+  const registry = new Registry();
+  const storage = deps.storage ?? (await open(options, logger, deps.signal, registry));
   if (!storage) return;
   try {
     if (!owned && options.storage.migrate) await readySchema(storage, true, logger);
-    // Alone, the synchro's /metrics also carries the process metrics (heap, RSS, event-loop lag); binding adds its own.
-    const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const parts = await synchroRunnables(options, { storage, logger: deps.logger, clock: deps.clock, registry });
     try {

@@ -20,6 +20,7 @@
 // on evidence that it waits, or that its backend is gone.
 import type { Socket } from 'node:net';
 import type { Logger } from '../../lib/log.js';
+import type { ConnectionClosedReason } from '../types.js';
 
 /** What the server says of this process's connections, asked on a connection of its own (the probe). */
 export interface ServerView {
@@ -86,6 +87,8 @@ export class AnswerWatch {
       ask(ports: number[]): Promise<ServerView>;
       /** Called when nothing is left to watch (the pool closed its connections): the probe can go. */
       idle(): void;
+      /** Told of each connection closed. */
+      closed?: (reason: ConnectionClosedReason) => void;
       logger: Logger;
       now?: () => number;
     },
@@ -144,7 +147,7 @@ export class AnswerWatch {
       }
       if (s.localPort === undefined) continue;
       if (w.waitingSince !== undefined && !w.vouched && now - w.waitingSince >= this.o.giveUpMs) {
-        this.close(s, w, now, `waited ${Math.round((now - w.waitingSince) / 1000)} s for an answer and the server could not be asked about it`);
+        this.close(s, w, now, 'gave_up', `waited ${Math.round((now - w.waitingSince) / 1000)} s for an answer and the server could not be asked about it`);
         continue;
       }
       // Asked about: one that waits, once its request is not a fresh one (its answer may be on the way); one that may
@@ -186,7 +189,7 @@ export class AnswerWatch {
       w.vouched = false;
       const session = view.sessions.get(s.localPort ?? 0);
       if (!session) {
-        this.close(s, w, this.now(), 'the server has no session for it');
+        this.close(s, w, this.now(), 'no_session', 'the server has no session for it');
         continue;
       }
       const idle = session.state !== null && session.state.startsWith('idle') && session.forMs !== null;
@@ -195,9 +198,9 @@ export class AnswerWatch {
         continue;
       }
       if (w.waitingSince !== undefined) {
-        this.close(s, w, this.now(), `it waits for an answer while the server's session is ${session.state}`);
+        this.close(s, w, this.now(), 'idle_session', `it waits for an answer while the server's session is ${session.state}`);
       } else if (w.readAt < started - (session.forMs ?? 0) - DELIVERY_SLACK_MS) {
-        this.close(s, w, this.now(), `the server's session went ${session.state} ${Math.round((session.forMs ?? 0) / 1000)} s ago and its answer never arrived`);
+        this.close(s, w, this.now(), 'answer_lost', `the server's session went ${session.state} ${Math.round((session.forMs ?? 0) / 1000)} s ago and its answer never arrived`);
       } else {
         // Read what the server last sent: waits for nothing (an idle pooled connection, a transaction whose reader is
         // busy elsewhere). Not asked about again until it reads or writes.
@@ -206,10 +209,11 @@ export class AnswerWatch {
     }
   }
 
-  private close(s: Socket, w: Watched, now: number, why: string): void {
+  private close(s: Socket, w: Watched, now: number, reason: ConnectionClosedReason, why: string): void {
     const silentS = Math.round((now - w.readAt) / 1000);
     const err = Object.assign(new Error(`no answer from PostgreSQL for ${silentS} s on the connection from local port ${s.localPort ?? '?'}: ${why}; closing it`), { code: 'ETIMEDOUT' });
     this.o.logger.warn({ localPort: s.localPort, silentS, reason: why }, 'closing a PostgreSQL connection that will not be answered');
     s.destroy(err);
+    this.o.closed?.(reason);
   }
 }

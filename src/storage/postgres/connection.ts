@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { deadline } from '../../lib/lifecycle.js';
 import { silentLogger, type Logger } from '../../lib/log.js';
 import type { PostgresConnection } from '../storage-config.js';
+import type { ConnectionClosedReason } from '../types.js';
 import { AnswerWatch, DEFAULT_ANSWER_WATCH, type AnswerWatchTimes, type ServerView } from './answer-watch.js';
 
 export type Pg = postgres.Sql;
@@ -34,13 +35,15 @@ export interface PoolOptions {
   logger?: Logger;
   /** The watch for connections that will not be answered (answer-watch.ts); false: none. */
   answerWatch?: AnswerWatchTimes | false;
+  /** Told of each connection the watch closes. */
+  onClosed?: (reason: ConnectionClosedReason) => void;
 }
 
 export function createPool(c: PostgresConnection, o: PoolOptions = {}): Pg {
   // A Unix-domain socket (the host a directory, as libpq and postgres.js take it) has no network to lose data in: left
   // to postgres.js, which connects to <host>/.s.PGSQL.<port>.
   const watched = o.answerWatch !== false && !c.host.includes('/');
-  const watch = watched ? answerWatch(c, o.answerWatch || DEFAULT_ANSWER_WATCH, o.logger ?? silentLogger()) : undefined;
+  const watch = watched ? answerWatch(c, o.answerWatch || DEFAULT_ANSWER_WATCH, o.logger ?? silentLogger(), o.onClosed) : undefined;
   return postgres({
     ...connectionOptions(c),
     max: c.max,
@@ -107,7 +110,7 @@ LEFT JOIN pg_stat_activity a ON a.client_port = ANY(string_to_array($1, ',')::in
 interface ProbeRow { self_address: string | null; self_port: number | null; port: number | null; state: string | null; ms: number | null }
 
 /** An AnswerWatch for the connections of one pool, asking the server on a probe connection of its own, opened when needed. */
-function answerWatch(c: PostgresConnection, times: AnswerWatchTimes, logger: Logger): AnswerWatch {
+function answerWatch(c: PostgresConnection, times: AnswerWatchTimes, logger: Logger, closed?: (reason: ConnectionClosedReason) => void): AnswerWatch {
   let probe: Pg | undefined;
   let probeSocket: Socket | undefined; // the probe's one connection, the latest it made
   const endProbe = (): void => {
@@ -140,5 +143,5 @@ function answerWatch(c: PostgresConnection, times: AnswerWatchTimes, logger: Log
       sessions,
     };
   };
-  return new AnswerWatch({ ...times, ask, idle: endProbe, logger });
+  return new AnswerWatch({ ...times, ask, idle: endProbe, logger, ...(closed ? { closed } : {}) });
 }

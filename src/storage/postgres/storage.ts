@@ -36,7 +36,11 @@ const CHANNEL = 'clusterpedia_revision';
 
 export const openPostgresStorage: OpenBackend = async (target, opts) => {
   if (target.dialect !== 'postgres') throw new Error(`postgres backend cannot open a ${target.dialect} target`);
-  const pool = createPool(target.connection, { logger: opts.logger.child({ component: 'storage', dialect: 'postgres' }), answerWatch: opts.postgresAnswerWatch });
+  const pool = createPool(target.connection, {
+    logger: opts.logger.child({ component: 'storage', dialect: 'postgres' }),
+    answerWatch: opts.postgresAnswerWatch,
+    ...(opts.onConnectionClosed ? { onClosed: opts.onConnectionClosed } : {}),
+  });
   try {
     // Connects now (an unreachable server fails here, as Unavailable) and refuses a schema newer than this binary.
     migrationPlan(await appliedMigrations(pool), migrations);
