@@ -1,10 +1,9 @@
 // openStorageWaiting: a role's start waits for a database that cannot be reached yet (a PostgreSQL starting or failing
 // over), gives up after --storage-initialization-timeout with the reason, and fails at once on what waiting cannot fix.
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../../src/lib/log.js';
 import { openStorageWaiting } from '../../src/storage/open.js';
 import { freeLoopbackPort } from '../support/certs.js';
+import { recordingLogger } from '../support/log.js';
 import { forwarder, freshPostgresDatabase, type Forwarder } from '../support/postgres.js';
 
 interface LogLine {
@@ -13,15 +12,6 @@ interface LogLine {
   err?: string;
   attempt?: number;
   retryInMs?: number;
-}
-
-/** A JSON logger whose lines the test reads back. */
-function recordingLogger(): { logger: Logger; lines: LogLine[]; text: () => string } {
-  const raw: string[] = [];
-  const out = new PassThrough();
-  out.on('data', (b: Buffer) => raw.push(...b.toString('utf8').split('\n').filter((l) => l !== '')));
-  const logger = createLogger({ level: 'debug', format: 'json', destination: out });
-  return { logger, get lines() { return raw.map((l) => JSON.parse(l) as LogLine); }, text: () => raw.join('\n') };
 }
 
 // The test server trusts loopback (no password asked); one in the URL must still stay out of every line.
@@ -44,7 +34,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
 
   it('waits for a database that comes up, then opens and readies it', async () => {
     const port = await freeLoopbackPort();
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     let prepared = 0;
     let proxy: Forwarder | undefined;
     // The database comes up after the second failed attempt, however long the attempts take on a busy machine (a
@@ -80,7 +70,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
   });
 
   it('gives up after the timeout, naming the last reason and the flag', async () => {
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     const started = Date.now();
     const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 2500, signal: new AbortController().signal })
       .then(() => undefined, (e: unknown) => e);
@@ -91,7 +81,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
   });
 
   it('a timeout of 0 tries once', async () => {
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     const err: unknown = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: log.logger }, { timeoutMs: 0, signal: new AbortController().signal })
       .then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ code: 'Unavailable', message: expect.stringMatching(/tried once/) });
@@ -99,7 +89,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
   });
 
   it('what waiting cannot fix fails at once: a database that does not exist', async () => {
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     const real = new URL(db.url);
     const started = Date.now();
     const err: unknown = await openStorageWaiting({ url: atPort(Number(real.port), 'no_such_database_here') }, { logger: log.logger }, { timeoutMs: 30_000, signal: new AbortController().signal })
@@ -113,7 +103,7 @@ describe('openStorageWaiting (PostgreSQL)', () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const started = Date.now();
-    const storage = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: recordingLogger().logger }, { timeoutMs: 60_000, signal: ac.signal });
+    const storage = await openStorageWaiting({ url: atPort(await freeLoopbackPort()) }, { logger: recordingLogger<LogLine>().logger }, { timeoutMs: 60_000, signal: ac.signal });
     expect(storage).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -2,25 +2,19 @@
 // decisions one by one: answer-watch.test.ts). A backend stopped with SIGSTOP keeps its socket open and reads nothing:
 // the request sits unread, the session stays 'idle' — a request lost on the way, as the server sees it. The test signals
 // the server's processes, so it runs where they do (the throwaway server, the CI machine as root).
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, type Logger } from '../../src/lib/log.js';
 import { isStorageError } from '../../src/storage/errors.js';
 import { openStorage } from '../../src/storage/open.js';
 import { createPool, type Pg } from '../../src/storage/postgres/connection.js';
 import { resolveStorageTarget, type PostgresConnection } from '../../src/storage/storage-config.js';
 import type { Storage } from '../../src/storage/types.js';
+import { recordingLogger } from '../support/log.js';
 import { forwarder, freshPostgresDatabase } from '../support/postgres.js';
 import { freePort } from '../support/postgres-server.js';
 
-const QUICK = { askAfterMs: 1_000, giveUpMs: 60_000, tickMs: 200 };
+interface LogLine { level: number; msg: string; reason?: string }
 
-function recordingLogger(): { logger: Logger; lines: () => { level: number; msg: string; reason?: string }[] } {
-  const raw: string[] = [];
-  const out = new PassThrough();
-  out.on('data', (b: Buffer) => raw.push(...b.toString('utf8').split('\n').filter((l) => l !== '')));
-  return { logger: createLogger({ level: 'debug', format: 'json', destination: out }), lines: () => raw.map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string }) };
-}
+const QUICK = { askAfterMs: 1_000, giveUpMs: 60_000, tickMs: 200 };
 
 function connection(url: string, max = 1): PostgresConnection {
   const t = resolveStorageTarget({ url, env: {} });
@@ -71,7 +65,7 @@ describe('PostgreSQL connections that will not be answered', () => {
   afterAll(async () => { await db.drop(); });
 
   it('a statement whose request the server never reads fails within seconds, not after TCP gives up; the pool goes on', async () => {
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     const sql = createPool(connection(db.url), { logger: log.logger, answerWatch: QUICK });
     try {
       const pid = await backendPid(sql);
@@ -80,7 +74,7 @@ describe('PostgreSQL connections that will not be answered', () => {
       const outcome = await withStopped([pid], () => within(sql.unsafe('SELECT 1 AS v'), 15_000));
       expect(outcome).toMatchObject({ code: 'ETIMEDOUT', message: expect.stringMatching(/no answer from PostgreSQL .*it waits for an answer while the server's session is idle/) });
       expect(Date.now() - started).toBeLessThan(10_000);
-      expect(log.lines().find((l) => l.msg === 'closing a PostgreSQL connection that will not be answered')).toMatchObject({ level: 40, reason: expect.stringMatching(/session is idle/) });
+      expect(log.lines.find((l) => l.msg === 'closing a PostgreSQL connection that will not be answered')).toMatchObject({ level: 40, reason: expect.stringMatching(/session is idle/) });
       expect(await answersAgain(sql)).toEqual({ v: 'again' });
     } finally {
       await sql.end({ timeout: 1 });
@@ -100,7 +94,7 @@ describe('PostgreSQL connections that will not be answered', () => {
   });
 
   it('a statement the server is working on is left to finish however long it is silent; the server was asked', async () => {
-    const log = recordingLogger();
+    const log = recordingLogger<LogLine>();
     const sql = createPool(connection(db.url), { logger: log.logger, answerWatch: { askAfterMs: 500, giveUpMs: 1_000, tickMs: 100 } });
     const admin = createPool(connection(db.url), { answerWatch: false });
     try {
@@ -111,7 +105,7 @@ describe('PostgreSQL connections that will not be answered', () => {
       const checks = await admin.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'clusterpedia (connection check)' AND datname = current_database()`);
       expect((checks[0] as unknown as { n: number }).n).toBe(1);
       await expect(sleeping).resolves.toHaveLength(1); // past the give-up time too: the server vouched for it
-      expect(log.lines().filter((l) => l.level >= 40)).toEqual([]);
+      expect(log.lines.filter((l) => l.level >= 40)).toEqual([]);
     } finally {
       await sql.end({ timeout: 1 });
       await admin.end({ timeout: 1 });
