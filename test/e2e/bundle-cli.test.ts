@@ -2,6 +2,7 @@
 // bin/clusterpedia runs it with the node flags of its role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -147,6 +148,36 @@ describe('dist/clusterpedia.mjs', () => {
     const unreachable = await runBundle(['migrate', '--storage', 'postgres://u@127.0.0.1:1/db', '--storage-initialization-timeout', '0', '--log-level', 'silent']);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).not.toMatch(/\n\s+at /);
+  });
+  it('a port that cannot be had exits 2 naming its flag (taken, or an address not this machine\'s, or none asked), without a stack', async () => {
+    const held = createServer();
+    await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
+    const taken = (held.address() as AddressInfo).port;
+    const dir = mkdtempSync(join(tmpdir(), 'cp-ports-'));
+    const clusters = join(dir, 'clusters.yaml');
+    writeFileSync(clusters, '');
+    try {
+      const memory = ['--storage', 'sqlite::memory:', '--log-level', 'silent'];
+      const cases: [string[], RegExp][] = [
+        [['apiserver', ...memory, '--secure-port', '0', '--insecure-port', String(taken)], new RegExp(`^error: --insecure-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
+        [['apiserver', ...memory, '--bind-address', '127.0.0.1', '--secure-port', String(taken)], new RegExp(`^error: --secure-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
+        // TEST-NET-1 (RFC 5737): never one of this machine's addresses.
+        [['apiserver', ...memory, '--bind-address', '192.0.2.1', '--secure-port', String(taken)], new RegExp(`^error: --bind-address: cannot listen on 192\\.0\\.2\\.1:${taken}: the address is not one of this machine's`)],
+        [['apiserver', ...memory, '--secure-port', '0'], /^error: nothing to serve: --secure-port is 0 and --insecure-port is not set/],
+        [['synchro', ...memory, '--clusters', clusters, '--metrics-host', '127.0.0.1', '--metrics-port', String(taken)], new RegExp(`^error: --metrics-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
+        [['binding', ...memory, '--clusters', clusters, '--secure-port', '0', '--insecure-port', String(taken)], new RegExp(`^error: --insecure-port: cannot listen on 127\\.0\\.0\\.1:${taken}`)],
+      ];
+      const results = await Promise.all(cases.map(([args]) => runBundle(args, { timeoutMs: 30_000 })));
+      for (const [i, [args, message]] of cases.entries()) {
+        const r = results[i] as Awaited<ReturnType<typeof runBundle>>;
+        expect(r.stderr, args.join(' ')).toMatch(message);
+        expect(r.stderr, args.join(' ')).not.toMatch(/\n\s+at /);
+        expect(r.code, args.join(' ')).toBe(2);
+      }
+    } finally {
+      held.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 // End to end: README's first command — `binding --demo` from the bundle, with nothing else — works with kubectl.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -34,6 +34,10 @@ async function memberPods(): Promise<string[]> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cp-demo-'));
+  // The pid of a demo killed without its clean-up, whose process is gone: this one takes the directory over.
+  mkdirSync(join(dir, 'clusterpedia-demo'));
+  const gone = spawnSync(process.execPath, ['-e', '']).pid;
+  writeFileSync(join(dir, 'clusterpedia-demo', 'demo.pid'), `${gone}\n`);
   const port = await freePort();
   // As in the README, but on a free port and without churn so the comparison below is exact.
   proc = BundleProcess.start(['binding', '--demo', '--demo-churn', '0', '--secure-port', '0', '--insecure-port', String(port)], { cwd: dir });
@@ -43,6 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await proc?.stop();
+  expect(existsSync(join(dir, 'clusterpedia-demo', 'demo.pid')), 'the demo lets go of its directory when it stops').toBe(false);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -174,4 +179,21 @@ it('show clusters reports the demo fleet from the same storage', async () => {
     expect(x.objects).toBeGreaterThan(50);
     expect(x.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
   }
+});
+
+it('a second demo in the same directory stops before it starts, naming --demo-dir, and leaves the first one\'s members alone', async () => {
+  const { runBundle } = await import('../support/bundle.js');
+  const pidFile = join(dir, 'clusterpedia-demo', 'demo.pid');
+  expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(proc.child.pid));
+  const before = readFileSync(join(dir, 'clusterpedia-demo', 'demo-clusters.yaml'), 'utf8');
+  const second = await runBundle(['binding', '--demo', '--secure-port', '0', '--insecure-port', String(await freePort()), '--log-level', 'warn'], { cwd: dir });
+  expect(second.code).toBe(2);
+  expect(second.stderr).toMatch(new RegExp(`--demo-dir: .*clusterpedia-demo is in use by another clusterpedia binding --demo \\(pid ${proc.child.pid}\\)`));
+  expect(second.stderr).not.toMatch(/\n\s+at /);
+  // Before the lock, the second demo rewrote this file with members of its own and the first one's synchro followed.
+  expect(readFileSync(join(dir, 'clusterpedia-demo', 'demo-clusters.yaml'), 'utf8')).toBe(before);
+  expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(proc.child.pid));
+  const r = await fetch(`${base}/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters`);
+  const list = (await r.json()) as { items: { metadata: { name: string }; spec: { apiserver: string } }[] };
+  expect(list.items.map((c) => [c.metadata.name, c.spec.apiserver])).toEqual(demoClusters().map((c) => [c.name, c.url]));
 });

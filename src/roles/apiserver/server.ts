@@ -14,6 +14,8 @@ import type { LimitOptions, ServingOptions } from './options.js';
 import type { ServingCert } from './certs.js';
 import type { RequestAccess } from './authz-gate.js';
 import { TurnQueue } from '../../lib/turns.js';
+import { ConfigError } from '../../lib/errors.js';
+import { listen } from '../../lib/listen.js';
 import { markPretty, wantsPretty } from './pretty.js';
 
 export interface RequestContext {
@@ -118,7 +120,7 @@ export class ApiHttpServer implements Runnable {
       if (this.d.upgrades) s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, false));
       servers.push({ server: s, port: serving.insecurePort, host: '127.0.0.1', secure: false });
     }
-    if (servers.length === 0) throw new Error('nothing to serve: --secure-port is 0 and --insecure-port is not set');
+    if (servers.length === 0) throw new ConfigError('nothing to serve: --secure-port is 0 and --insecure-port is not set');
     for (const s of servers) {
       // Generous header limits are kube's too; keep-alive beyond typical LB idle timeouts.
       s.server.keepAliveTimeout = 65_000;
@@ -127,17 +129,21 @@ export class ApiHttpServer implements Runnable {
       s.server.on('clientError', answerClientError);
     }
     const addrs: { secure?: AddressInfo; insecure?: AddressInfo } = {};
-    await Promise.all(servers.map((s) => new Promise<void>((resolve, reject) => {
-      s.server.once('error', reject);
-      s.server.listen(s.port, s.host, () => {
-        s.server.off('error', reject);
-        const a = s.server.address() as AddressInfo;
-        if (s.secure) addrs.secure = a;
-        else addrs.insecure = a;
-        this.d.logger.info({ address: a.address, port: a.port, secure: s.secure }, 'serving');
-        resolve();
-      });
-    })));
+    // Both listeners or neither: one that got its port is closed again when the other cannot have its own.
+    const bound = await Promise.allSettled(servers.map((s) => listen(s.server, s.secure
+      ? { port: s.port, host: s.host, portFlag: '--secure-port', hostFlag: '--bind-address' }
+      : { port: s.port, host: s.host, portFlag: '--insecure-port' })));
+    const failed = bound.find((b): b is PromiseRejectedResult => b.status === 'rejected');
+    if (failed) {
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => (s.server.listening ? s.server.close(() => resolve()) : resolve()))));
+      throw failed.reason;
+    }
+    for (const [i, s] of servers.entries()) {
+      const a = (bound[i] as PromiseFulfilledResult<AddressInfo>).value;
+      if (s.secure) addrs.secure = a;
+      else addrs.insecure = a;
+      this.d.logger.info({ address: a.address, port: a.port, secure: s.secure }, 'serving');
+    }
     this.d.onListening?.(addrs);
     await new Promise<void>((resolve) => {
       if (signal.aborted) resolve();

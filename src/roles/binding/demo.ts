@@ -1,8 +1,9 @@
 // `binding --demo`: simulated member clusters in-process, registered through a generated --clusters file,
 // so a newcomer sees a working system on a machine with no cluster at all.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { ConfigError, hasCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
 import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject } from '../../sim/index.js';
@@ -19,8 +20,15 @@ export interface Demo {
 }
 
 export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
-  const fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token' });
   mkdirSync(o.dir, { recursive: true });
+  const release = claimDemoDir(o.dir);
+  let fleet: SimFleet;
+  try {
+    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token' });
+  } catch (e) {
+    release();
+    throw e;
+  }
   const clustersPath = resolve(join(o.dir, 'demo-clusters.yaml'));
   writeFileSync(clustersPath, pediaClustersYaml(fleet.clusters));
   logger.info({ clusters: fleet.clusters.map((c) => ({ name: c.name, url: c.url })), clustersPath }, 'demo member clusters started');
@@ -33,7 +41,11 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
     if (stopped) return;
     stopped = true;
     for (const c of fleet.clusters) c.churn.stop();
-    await fleet.stop();
+    try {
+      await fleet.stop();
+    } finally {
+      release();
+    }
   };
   return {
     clustersPath,
@@ -93,4 +105,37 @@ function logsHint(c: SimCluster | undefined, server: string): string[] {
     ...(typeof port === 'number' ? [`  kubectl --server=${server} port-forward ${where} :${port}`] : []),
     `  kubectl --server=${server} top pods -n ${ns}`,
   ];
+}
+
+/**
+ * One demo per directory. A second `binding --demo` started beside a running one would rewrite its clusters file
+ * with members of its own, which the first one's synchro then follows (it re-reads the file on change), before the
+ * second stops on the taken port: the first demo's clusters turn unreachable. The directory holds the pid of the
+ * demo using it; a pid whose process is gone (a demo killed with SIGKILL) is taken over. Returns the release.
+ */
+function claimDemoDir(dir: string): () => void {
+  const path = join(dir, 'demo.pid');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+      return () => rmSync(path, { force: true });
+    } catch (e) {
+      if (!hasCode(e, 'EEXIST') || attempt > 0) throw e;
+    }
+    const holder = Number(readFileSync(path, 'utf8').trim());
+    if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
+      throw new ConfigError(`--demo-dir: ${resolve(dir)} is in use by another clusterpedia binding --demo (pid ${holder}); stop it, or give this one another --demo-dir (and --storage, --secure-port, --insecure-port)`);
+    }
+    rmSync(path, { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return hasCode(e, 'EPERM');
+  }
 }

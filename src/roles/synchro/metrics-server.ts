@@ -1,9 +1,9 @@
 // The synchro's own small HTTP endpoint: /metrics (Prometheus), /healthz, /livez, /readyz.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
+import { listen } from '../../lib/listen.js';
 
 export interface MetricsServerOptions {
   host: string;
@@ -49,22 +49,11 @@ export class MetricsServer implements Runnable {
           return text(404, 'not found\n');
       }
     });
-    await listen(server, this.o.port, this.o.host);
-    const port = (server.address() as AddressInfo).port;
+    const { port } = await listen(server, { port: this.o.port, host: this.o.host, portFlag: '--metrics-port', hostFlag: '--metrics-host' });
     this.o.logger.info({ port }, 'synchro metrics listening');
     this.o.listening?.(port);
     await aborted(signal);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
 }
