@@ -79,7 +79,9 @@ export class Churn {
 
   private podStatus(): void {
     const pod = this.pick('pods');
-    if (!pod || pod.metadata.deletionTimestamp) return;
+    // The kubelet leaves a pod that ended (Succeeded, Failed) alone: its containers do not start again.
+    const phase = rec(pod?.status).phase;
+    if (!pod || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return;
     const next = clone(pod);
     const status = rec(next.status);
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];

@@ -120,7 +120,12 @@ function containerStatus(name: string, image: string, state: PodState, startMs: 
   const containerID = `containerd://${hex}`;
   const running = { running: { startedAt: iso(startMs + 4000) } };
   const base = { name, image, imageID, containerID, started: true, ready: true, restartCount: 0, state: running as Record<string, unknown>, lastState: {} as Record<string, unknown> };
-  if (!main) return base;
+  if (!main) {
+    // A pod that ended has no container left running: its sidecars stopped after the main one.
+    if (state !== 'completed' && state !== 'failed') return base;
+    const finished = startMs + (state === 'completed' ? 61_000 : 31_000);
+    return { ...base, started: false, ready: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: iso(startMs + 4000), finishedAt: iso(finished), containerID } } };
+  }
   switch (state) {
     case 'running': return base;
     case 'unready': return { ...base, ready: false };

@@ -1,7 +1,7 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
-import { openWatch } from './helpers.js';
+import { endedPodProblems, openWatch } from './helpers.js';
 
 const started: SimCluster[] = [];
 afterEach(async () => {
@@ -45,6 +45,10 @@ describe('churn', () => {
     expect(c.store.count('pods')).toBeGreaterThan(30);
     expect(c.store.count('pods')).toBeLessThan(250);
     expect(c.store.count('replicasets.apps')).toBeGreaterThan(c.store.count('deployments.apps'));
+    // The churn never brings a pod that ended back to life (its status changes skip it, as the kubelet does).
+    const ended = c.snapshot('pods').filter((p) => ['Succeeded', 'Failed'].includes((p.status as { phase: string }).phase));
+    expect(ended.length).toBeGreaterThan(0);
+    for (const p of ended) expect(endedPodProblems(p), p.metadata.name).toEqual([]);
     // Every pod still points at an owner that exists.
     const owners = new Set(['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr).map((o) => o.metadata.uid)));
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTopology } from '../../src/sim/topology.js';
 import { SimStore } from '../../src/sim/store.js';
 import type { SimObject } from '../../src/sim/types.js';
+import { endedPodProblems } from './helpers.js';
 
 const EPOCH = Date.parse('2026-06-01T12:00:00Z');
 
@@ -75,6 +76,10 @@ describe('generation', () => {
       }
     }
     for (const r of ['Running', 'Pending', 'Succeeded', 'CrashLoopBackOff', 'ImagePullBackOff', 'ContainerCreating', 'Completed']) expect(reasons).toContain(r);
+    // A pod that ended has every container terminated (sidecars too), none ready, and is not Ready.
+    const ended = pods.filter((p) => ['Succeeded', 'Failed'].includes((p.status as { phase: string }).phase));
+    expect(ended.some((p) => ((p.spec as { containers: unknown[] }).containers).length > 1)).toBe(true);
+    for (const p of ended) expect(endedPodProblems(p), p.metadata.name).toEqual([]);
     const crash = pods.find((p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
     expect(JSON.stringify(crash?.status)).toMatch(/"restartCount":[1-9]/);
     expect(JSON.stringify(crash?.status)).toContain('"lastState":{"terminated"');

@@ -134,3 +134,12 @@ export async function listAll(c: SimCluster, path: string, limit: number, startC
   }
   throw new Error('list never ended');
 }
+
+/** What in an ended pod's status a kubelet would not write: a container not terminated, or ready; a Ready condition. */
+export function endedPodProblems(p: SimObject): string[] {
+  const st = p.status as { containerStatuses?: Array<{ name: string; ready: boolean; state: Record<string, unknown> }>; conditions?: Array<{ type: string; status: string }> };
+  return [
+    ...(st.containerStatuses ?? []).filter((c) => c.ready || !c.state.terminated).map((c) => `container ${c.name}: ${JSON.stringify(c.state)}, ready ${c.ready}`),
+    ...(st.conditions ?? []).filter((c) => c.type === 'Ready' && c.status === 'True').map(() => 'condition Ready True'),
+  ];
+}
