@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BUNDLE, ROOT, runBundle, underOpenFilesLimit } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
+import { freePort } from '../support/postgres-server.js';
 
 let dir: string;
 beforeAll(() => {
@@ -160,12 +161,13 @@ describe('dist/clusterpedia.mjs', () => {
       const memory = ['--storage', 'sqlite::memory:', '--log-level', 'silent'];
       const cases: [string[], RegExp][] = [
         [['apiserver', ...memory, '--secure-port', '0', '--insecure-port', String(taken)], new RegExp(`^error: --insecure-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
-        [['apiserver', ...memory, '--bind-address', '127.0.0.1', '--secure-port', String(taken)], new RegExp(`^error: --secure-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
+        // The insecure listener gets its port: it is closed again and the process ends (it used to serve on, half up).
+        [['apiserver', ...memory, '--bind-address', '127.0.0.1', '--secure-port', String(taken), '--insecure-port', String(await freePort())], new RegExp(`^error: --secure-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
         // TEST-NET-1 (RFC 5737): never one of this machine's addresses.
         [['apiserver', ...memory, '--bind-address', '192.0.2.1', '--secure-port', String(taken)], new RegExp(`^error: --bind-address: cannot listen on 192\\.0\\.2\\.1:${taken}: the address is not one of this machine's`)],
         [['apiserver', ...memory, '--secure-port', '0'], /^error: nothing to serve: --secure-port is 0 and --insecure-port is not set/],
         [['synchro', ...memory, '--clusters', clusters, '--metrics-host', '127.0.0.1', '--metrics-port', String(taken)], new RegExp(`^error: --metrics-port: cannot listen on 127\\.0\\.0\\.1:${taken}: the port is in use`)],
-        [['binding', ...memory, '--clusters', clusters, '--secure-port', '0', '--insecure-port', String(taken)], new RegExp(`^error: --insecure-port: cannot listen on 127\\.0\\.0\\.1:${taken}`)],
+        [['binding', ...memory, '--clusters', clusters, '--bind-address', '127.0.0.1', '--secure-port', String(await freePort()), '--insecure-port', String(taken)], new RegExp(`^error: --insecure-port: cannot listen on 127\\.0\\.0\\.1:${taken}`)],
       ];
       const results = await Promise.all(cases.map(([args]) => runBundle(args, { timeoutMs: 30_000 })));
       for (const [i, [args, message]] of cases.entries()) {
