@@ -48,8 +48,16 @@ export interface UpgradeRequest {
  * there (say `namespaces=…`) would silently not apply, and the request would answer more than was asked.
  */
 export function requestUrl(target: string | undefined): URL {
-  return new URL((target ?? '/').replaceAll('#', '%23'), 'http://localhost');
+  const raw = target ?? '/';
+  const path = raw.split('?', 1)[0] ?? '';
+  // Go reads the path as it was sent; a WHATWG URL would resolve `..` and `%2e%2e` segments and turn `\` into `/`, so
+  // `/clusters/a/%2e%2e/b/…` would answer for cluster b what a path-based rule in front of us let through for a.
+  // kube's names and namespaces are never `.` or `..` and hold no `\`: such a path is refused rather than resolved.
+  if (DOT_SEGMENT.test(path) || path.includes('\\')) throw new StatusError(makeStatus(400, 'BadRequest', `malformed request URL: a path segment may not be '.' or '..' (nor written %2e), and the path may not contain '\\'`));
+  return new URL(raw.replaceAll('#', '%23'), 'http://localhost');
 }
+
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
 
@@ -202,8 +210,8 @@ export class ApiHttpServer implements Runnable {
     let url: URL;
     try {
       url = requestUrl(req.url);
-    } catch {
-      sendError(res, new StatusError(makeStatus(400, 'BadRequest', 'malformed request URL')), this.d.logger);
+    } catch (e) {
+      sendError(res, e instanceof StatusError ? e : new StatusError(makeStatus(400, 'BadRequest', 'malformed request URL')), this.d.logger);
       return;
     }
     const longRunning = isLongRunning(url);

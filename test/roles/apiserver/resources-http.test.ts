@@ -1,5 +1,6 @@
 // The resources API over HTTP against storage filled directly: routing, discovery, lists, tables, paging, watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
 import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
 import { deployment, namespace, pod } from '../../support/fixtures.js';
@@ -16,6 +17,21 @@ async function get(path: string, accept = 'application/json'): Promise<{ status:
 }
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+/** A GET whose target goes out as written: fetch would drop a "fragment" and resolve dot segments first. */
+function rawGet(path: string): Promise<{ status: number; body: { items?: { metadata: { name: string; namespace?: string } }[]; message?: string } }> {
+  const u = new URL(api.base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, path, headers: { accept: 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { items?: { metadata: { name: string } }[] } }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 beforeAll(async () => {
   const d1 = deployment('c1', 'default', 'web');
@@ -145,18 +161,6 @@ describe('list and get', () => {
 
   it('takes a raw # in the query as data, as kube-apiserver does: the parameters after it still apply', async () => {
     // fetch would drop the "fragment"; node:http sends the target as written, as a hostile client may.
-    const { request } = await import('node:http');
-    const u = new URL(api.base);
-    const rawGet = (path: string): Promise<{ status: number; body: { items?: { metadata: { name: string } }[] } }> => new Promise((resolve, reject) => {
-      const req = request({ host: u.hostname, port: u.port, path, headers: { accept: 'application/json' } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { items?: { metadata: { name: string } }[] } }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
     const all = await rawGet(`${P}/api/v1/pods?limit=50`);
     expect(all.body.items?.length).toBe(7);
     // Before: everything after '#' was cut off, and the list answered all seven pods.
@@ -165,6 +169,27 @@ describe('list and get', () => {
     expect(r.body.items?.map((i) => i.metadata.name)).toEqual(['api-1']);
     const none = await rawGet(`${P}/api/v1/pods?x=1#&namespaces=')%20OR%20('a'%3D'a`);
     expect(none.body.items).toEqual([]);
+  });
+
+  it('reads the path as sent: a dot segment or a backslash is refused, never resolved into another cluster or namespace', async () => {
+    // A WHATWG URL resolves these, so a path a rule in front of us saw as cluster c1's was answered for c2.
+    expect((await rawGet(`${P}/clusters/c2/api/v1/pods`)).body.items?.map((i) => i.metadata.name)).toEqual(['web-1', 'web-2', 'api-1']);
+    for (const path of [
+      `${P}/clusters/c1/%2e%2e/c2/api/v1/pods`,
+      `${P}/clusters/c1/%2E./c2/api/v1/pods`,
+      `${P}/clusters/c1/../c2/api/v1/pods`,
+      `${P}/clusters/c1\\..\\c2/api/v1/pods`,
+      `${P}/clusters/c1/api/v1/namespaces/kube-system/%2e%2e/default/pods`,
+      `${P}/clusters/c1/api/v1/namespaces/default/pods/.`,
+      `${P}/clusters/c1/./api/v1/pods?limit=1`,
+    ]) {
+      const r = await rawGet(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.message, path).toMatch(/^malformed request URL: a path segment may not be '\.' or '\.\.'/);
+    }
+    // Dots inside a segment are a name like any other.
+    expect((await rawGet(`${P}/clusters/c1/api/v1/namespaces/default/pods/web..1`)).status).toBe(404);
+    expect((await rawGet(`${P}/clusters/c1/api/v1/namespaces/default/pods/web-1`)).status).toBe(200);
   });
 
   it('answers 400, before any body, for a query too big for the database (1,500 distinct groups, 1,200 label requirements)', async () => {
