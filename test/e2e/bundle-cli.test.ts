@@ -113,6 +113,8 @@ describe('dist/clusterpedia.mjs', () => {
   });
 
   it('bad flags exit 2 naming the flag; a runtime failure exits 1', async () => {
+    const notPem = join(ROOT, 'package.json');
+    const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const cases: [string[], RegExp][] = [
       [['apiserver', '--secure-port', 'abc'], /--secure-port/],
       [['apiserver', '--max-requests-inflight', '-3'], /--max-requests-inflight/],
@@ -133,6 +135,11 @@ describe('dist/clusterpedia.mjs', () => {
         /--allowed-proxy-subresources needs the host cluster, but the in-cluster config \(no --kubeconfig given\) is not usable: this process does not run in a Pod/],
       [['apiserver', '--storage', 'sqlite::memory:', '--allow-pediacluster-config-for-proxy-request'],
         /--allow-pediacluster-config-for-proxy-request needs the host cluster, but the in-cluster config/],
+      // Files that are not what the flag says: named, once, before anything listens (OpenSSL's own words named neither).
+      [['apiserver', '--storage', 'sqlite::memory:', '--tls-cert-file', notPem, '--tls-private-key-file', notPem],
+        new RegExp(`^error: --tls-cert-file: ${escaped(notPem)} is not a PEM certificate\\n$`)],
+      [['apiserver', '--storage', 'sqlite::memory:', '--client-ca-file', notPem],
+        new RegExp(`^error: --client-ca-file: ${escaped(notPem)} is not a PEM certificate bundle: no PEM certificate found\\n$`)],
     ];
     // Three at a time: each is a process start (~0.5 s), and there are two dozen.
     const results: Awaited<ReturnType<typeof runBundle>>[] = [];

@@ -65,7 +65,7 @@ function readCa(path: string, flag: string): { pem: string; certs: ReturnType<ty
     throw new ConfigError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
   try {
-    return { pem, certs: parseCaBundle(pem, flag) };
+    return { pem, certs: parseCaBundle(pem) };
   } catch (e: unknown) {
     throw new ConfigError(`${flag}: ${path} is not a PEM certificate bundle: ${e instanceof Error ? e.message : String(e)}`);
   }

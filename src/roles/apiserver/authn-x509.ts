@@ -16,10 +16,10 @@ export interface PeerCertificate {
 }
 
 /** Parses a PEM bundle (a CA file) into certificates; throws when it holds none. */
-export function parseCaBundle(pem: string, what: string): X509Certificate[] {
+export function parseCaBundle(pem: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   const out = blocks.map((b) => new X509Certificate(b));
-  if (out.length === 0) throw new Error(`${what}: no PEM certificate found`);
+  if (out.length === 0) throw new Error('no PEM certificate found');
   return out;
 }
 

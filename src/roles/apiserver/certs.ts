@@ -1,4 +1,5 @@
 // The serving certificate: the given files, or a self-signed one generated once into --cert-dir (as kube-apiserver does).
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
@@ -13,12 +14,13 @@ export interface ServingCert {
 export async function loadServingCert(o: { tlsCertFile?: string; tlsPrivateKeyFile?: string; certDir: string }, logger: Logger): Promise<ServingCert> {
   if (o.tlsCertFile || o.tlsPrivateKeyFile) {
     if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
-    return { cert: readOrFail(o.tlsCertFile, '--tls-cert-file'), key: readOrFail(o.tlsPrivateKeyFile, '--tls-private-key-file') };
+    const pair = { cert: readOrFail(o.tlsCertFile, '--tls-cert-file'), key: readOrFail(o.tlsPrivateKeyFile, '--tls-private-key-file') };
+    return checkedPair(pair, `--tls-cert-file: ${o.tlsCertFile}`, `--tls-private-key-file: ${o.tlsPrivateKeyFile}`);
   }
   const certPath = join(o.certDir, 'apiserver.crt');
   const keyPath = join(o.certDir, 'apiserver.key');
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
+    return checkedPair({ cert: readOrFail(certPath, '--cert-dir'), key: readOrFail(keyPath, '--cert-dir') }, `--cert-dir: ${certPath}`, `--cert-dir: ${keyPath}`);
   }
   const generated = await generateSelfSigned(['localhost', 'clusterpedia-apiserver'], ['127.0.0.1', '::1']);
   try {
@@ -55,4 +57,25 @@ function readOrFail(path: string, flag: string): string {
   } catch (e: unknown) {
     throw new ConfigError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+}
+
+/**
+ * The pair, once the certificate and the key are known to be what they claim and to belong together: otherwise the
+ * HTTPS listener would fail on OpenSSL's words (`PEM routines::no start line`), naming neither flag nor file.
+ */
+function checkedPair(pair: ServingCert, certFrom: string, keyFrom: string): ServingCert {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pair.cert);
+  } catch {
+    throw new ConfigError(`${certFrom} is not a PEM certificate`);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pair.key);
+  } catch {
+    throw new ConfigError(`${keyFrom} is not a PEM private key (or it is encrypted)`);
+  }
+  if (!cert.checkPrivateKey(key)) throw new ConfigError(`${keyFrom} is not the private key of ${certFrom.replace(/^--[a-z-]+: /, '')}`);
+  return pair;
 }

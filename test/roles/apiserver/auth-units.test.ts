@@ -22,25 +22,25 @@ describe('verifiedBy', () => {
     const mid = await makeIntermediateCa(root, 'mid');
     const forgedMid = await makeIntermediateCa(other, 'mid');
     const leaf = await makeClientCert(mid, 'alice');
-    const bundle = parseCaBundle(root.cert, 'test');
+    const bundle = parseCaBundle(root.cert);
     expect(verifiedBy(peer(leaf.cert, mid.cert), bundle)).toBe(true);
     expect(verifiedBy(peer(leaf.cert), bundle)).toBe(false);
     expect(verifiedBy(peer(leaf.cert, forgedMid.cert), bundle)).toBe(false);
-    expect(verifiedBy(peer(leaf.cert, mid.cert), parseCaBundle(other.cert, 'test'))).toBe(false);
+    expect(verifiedBy(peer(leaf.cert, mid.cert), parseCaBundle(other.cert))).toBe(false);
     // A bundle of several CAs: any of them may anchor the chain.
-    expect(verifiedBy(peer(leaf.cert, mid.cert), parseCaBundle(`${other.cert}\n${root.cert}`, 'test'))).toBe(true);
+    expect(verifiedBy(peer(leaf.cert, mid.cert), parseCaBundle(`${other.cert}\n${root.cert}`))).toBe(true);
   });
 
   it('checks validity dates at the given time', async () => {
     const ca = await makeCa('ca');
     const leaf = await makeClientCert(ca, 'alice');
-    const bundle = parseCaBundle(ca.cert, 'test');
+    const bundle = parseCaBundle(ca.cert);
     expect(verifiedBy(peer(leaf.cert), bundle)).toBe(true);
     expect(verifiedBy(peer(leaf.cert), bundle, new Date(Date.now() + 365 * 86_400_000))).toBe(false);
   });
 
   it('rejects a file with no certificate', () => {
-    expect(() => parseCaBundle('not a pem', '--client-ca-file')).toThrow(/no PEM certificate/);
+    expect(() => parseCaBundle('not a pem')).toThrow(/no PEM certificate/);
   });
 });
 
