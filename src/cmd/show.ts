@@ -49,12 +49,14 @@ function kubeconfigCommand(): Command {
     .addOption(option('--fleet-name <name>', 'name of the context (and cluster) that searches every member').default('clusterpedia'));
   cmd.action(async (_f: unknown, self: Command) => {
     const f = self.opts<KubeconfigFlags>();
+    const o: KubeconfigOptions = { server: f.server, fleetName: f.fleetName, insecureSkipTlsVerify: f.insecureSkipTlsVerify === true };
+    if (f.user) o.user = f.user;
+    if (f.certificateAuthority) o.certificateAuthority = f.certificateAuthority;
+    // The flags first (--server, --certificate-authority): a typo is named before storage is looked for.
+    fleetKubeconfig([], o);
     const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger: loggerFor(self), mustExist: true });
     try {
       const names = (await loadReports(storage)).map((r) => r.name);
-      const o: KubeconfigOptions = { server: f.server, fleetName: f.fleetName, insecureSkipTlsVerify: f.insecureSkipTlsVerify === true };
-      if (f.user) o.user = f.user;
-      if (f.certificateAuthority) o.certificateAuthority = f.certificateAuthority;
       process.stdout.write(toYaml(fleetKubeconfig(names, o)));
     } finally {
       await storage.close();

@@ -135,6 +135,9 @@ describe('dist/clusterpedia.mjs', () => {
         /--allowed-proxy-subresources needs the host cluster, but the in-cluster config \(no --kubeconfig given\) is not usable: this process does not run in a Pod/],
       [['apiserver', '--storage', 'sqlite::memory:', '--allow-pediacluster-config-for-proxy-request'],
         /--allow-pediacluster-config-for-proxy-request needs the host cluster, but the in-cluster config/],
+      [['synchro', '--storage', 'sqlite::memory:', '--kubeconfig', notPem], new RegExp(`^error: --kubeconfig ${escaped(notPem)}: `)],
+      // Flags are checked before storage is looked for (there is none at ./none.db).
+      [['show', 'kubeconfig', '--server', 'ftp://x', '--storage', 'sqlite:./none.db'], /^error: --server: the scheme must be https or http, not ftp:\n$/],
       // Files that are not what the flag says: named, once, before anything listens (OpenSSL's own words named neither).
       [['apiserver', '--storage', 'sqlite::memory:', '--tls-cert-file', notPem, '--tls-private-key-file', notPem],
         new RegExp(`^error: --tls-cert-file: ${escaped(notPem)} is not a PEM certificate\\n$`)],

@@ -91,7 +91,8 @@ export async function synchroRunnables(
       // Only the first line: YAML parser messages quote the offending lines, and a kubeconfig holds credentials.
       const reason = messageOf(e).split('\n')[0] ?? '';
       logger.error({ err: reason }, 'cannot load the host cluster config');
-      throw new ConfigError(`host cluster config: ${reason}`);
+      const where = 'kubeconfig' in options.host ? `--kubeconfig ${options.host.kubeconfig}` : 'the in-cluster config (no --kubeconfig given)';
+      throw new ConfigError(`${where}: ${reason}`);
     }
     closers.push(() => client.close());
     hostClient = client;
