@@ -57,6 +57,13 @@ export function requestUrl(target: string | undefined): URL {
   return new URL(raw.replaceAll('#', '%23'), 'http://localhost');
 }
 
+/**
+ * The request line and headers may take 1 MiB, as kube-apiserver's (Go's http.Server with MaxHeaderBytes 1 << 20), not
+ * Node's 16 KiB: behind the aggregation layer a user's groups arrive as one X-Remote-Group header each (hundreds for
+ * a directory user), an OIDC bearer token with group claims runs to kilobytes, and a search can name many objects.
+ */
+const MAX_HEADER_BYTES = 1 << 20;
+
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, ctx: RequestContext) => Promise<void>;
@@ -113,6 +120,7 @@ export class ApiHttpServer implements Runnable {
     if (serving.securePort > 0) {
       if (!this.d.cert) throw new Error('HTTPS needs a serving certificate');
       const s = createHttpsServer({
+        maxHeaderSize: MAX_HEADER_BYTES,
         cert: this.d.cert.cert,
         key: this.d.cert.key,
         // Ask for a client certificate but do not require one: token and anonymous-denied paths follow.
@@ -124,7 +132,7 @@ export class ApiHttpServer implements Runnable {
       servers.push({ server: s, port: serving.securePort, host: serving.bindAddress, secure: true });
     }
     if (serving.insecurePort !== undefined) {
-      const s = createHttpServer((req, res) => void this.dispatch(req, res, false));
+      const s = createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => void this.dispatch(req, res, false));
       if (this.d.upgrades) s.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => this.dispatchUpgrade(req, socket, head, false));
       servers.push({ server: s, port: serving.insecurePort, host: '127.0.0.1', secure: false });
     }
