@@ -4,7 +4,7 @@ import { defaultApiserverOptions, type ApiserverOptions } from '../roles/apiserv
 import { loggerFor, shutdownSignal } from './context.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { serviceAccountNamespace } from './synchro.js';
-import { heapGrowingPercentOption, option, parseBool, parseDuration, parseNonNegativeInt, parsePort, storageOptions, storageWaitOption } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePositiveDuration, parseNonNegativeInt, parsePort, storageOptions, storageWaitOption } from './flags.js';
 
 function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -36,7 +36,7 @@ export function addApiserverFlags(cmd: Command): Command {
     .addOption(option('--min-request-timeout <seconds>', 'watches without timeoutSeconds end after a random time between this and twice this').argParser(parseNonNegativeInt).default(d.watch.maxTimeoutSeconds / 2))
     .addOption(option('--watch-buffer-bytes <n>', 'a watch client that falls this far behind is disconnected').argParser(parseNonNegativeInt).default(d.limits.watchBufferBytes))
     .addOption(option('--max-page-size <n>', 'page size applied to lists that ask for no limit (they get a continue token); 0 = no cap').argParser(parseNonNegativeInt).default(d.limits.maxPageSize))
-    .addOption(option('--watch-poll-interval <duration>', 'how often watches poll the change log when not notified').argParser(parseDuration).default(d.watch.pollIntervalMs, '250ms'))
+    .addOption(option('--watch-poll-interval <duration>', 'how often watches poll the change log when not notified').argParser(parsePositiveDuration).default(d.watch.pollIntervalMs, '250ms'))
     .addOption(option('--change-log-retention <revisions>', 'revisions kept in the change log for watch resume').argParser(parseNonNegativeInt).default(d.changeLog.revisions))
     .addOption(option('--change-log-max-age <duration>', 'age after which change-log entries are compacted').argParser(parseDuration).default(d.changeLog.maxAgeMs, '1h'))
     .addOption(option('--api-response-compression <bool>', 'gzip get and list answers over 128 KiB for clients that accept it, as kube-apiserver does (kubectl and client-go ask for it)').argParser(parseBool).default(d.apiResponseCompression))

@@ -72,6 +72,13 @@ export function parseDuration(value: string): number {
   return Math.round(total);
 }
 
+/** parseDuration for periods and time-outs, where 0 would spin a loop or fail every attempt at once. */
+export function parsePositiveDuration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms < 1) throw new InvalidArgumentError('must be a duration above zero, such as 500ms, 5s, 1m30s or 2h.');
+  return ms;
+}
+
 export function parseBool(value: string): boolean {
   const v = value.trim().toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(v)) return true;

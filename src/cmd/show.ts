@@ -5,7 +5,7 @@ import { toYaml } from '../kube/yaml.js';
 import { openStorage } from '../storage/open.js';
 import { sleep } from '../lib/lifecycle.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { option, parseDuration, storageOptions } from './flags.js';
+import { option, parsePositiveDuration, storageOptions } from './flags.js';
 import { loadReports, type ClusterReport } from './show-model.js';
 import { fleetKubeconfig, type KubeconfigOptions } from './show-kubeconfig.js';
 import { humanBytes, renderTable, shortAge, type Cell } from './show-table.js';
@@ -71,7 +71,7 @@ function subcommand(name: string, description: string, render: (r: ClusterReport
   cmd
     .addOption(option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
     .addOption(option('-w, --watch', 'refresh until interrupted'))
-    .addOption(option('--watch-interval <duration>', 'refresh period with --watch').argParser(parseDuration).default(2000, '2s'));
+    .addOption(option('--watch-interval <duration>', 'refresh period with --watch').argParser(parsePositiveDuration).default(2000, '2s'));
   cmd.action(async (_f: unknown, self: Command) => {
     const f = self.opts<ShowFlags>();
     const logger = loggerFor(self);

@@ -6,7 +6,7 @@ import { defaultSynchroOptions, type SynchroOptions } from '../roles/synchro/opt
 import { runSynchro } from '../roles/synchro/run.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
 import { loggerFor, shutdownSignal } from './context.js';
-import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePort, parsePositiveInt, storageOptions, storageWaitOption } from './flags.js';
+import { heapGrowingPercentOption, option, parseBool, parseDuration, parsePositiveDuration, parsePort, parsePositiveInt, storageOptions, storageWaitOption } from './flags.js';
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -57,9 +57,9 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metrics
   const le = d.leaderElection;
   cmd
     .addOption(option('--leader-elect <bool>', 'run the write path only while holding a lease (a Lease in the host cluster, else a lease row in storage), so replicas never write at once').argParser(parseBool).default(o.leaderElect))
-    .addOption(option('--leader-elect-lease-duration <duration>', 'how long a lease is valid without renewal').argParser(parseDuration).default(le.leaseDurationMs, '15s'))
-    .addOption(option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long stops (shorter than the lease duration)').argParser(parseDuration).default(le.renewDeadlineMs, '10s'))
-    .addOption(option('--leader-elect-retry-period <duration>', 'period of acquisition attempts and renewals').argParser(parseDuration).default(le.retryPeriodMs, '2s'))
+    .addOption(option('--leader-elect-lease-duration <duration>', 'how long a lease is valid without renewal').argParser(parsePositiveDuration).default(le.leaseDurationMs, '15s'))
+    .addOption(option('--leader-elect-renew-deadline <duration>', 'a leader that cannot renew for this long stops (shorter than the lease duration)').argParser(parsePositiveDuration).default(le.renewDeadlineMs, '10s'))
+    .addOption(option('--leader-elect-retry-period <duration>', 'period of acquisition attempts and renewals').argParser(parsePositiveDuration).default(le.retryPeriodMs, '2s'))
     .addOption(option('--leader-elect-resource-name <name>', 'name of the lease (a Lease in --namespace in host mode)').default(le.name))
     .addOption(option('--clusters <path>', 'YAML file or directory of PediaCluster and ClusterSyncResources objects; re-read on change'))
     .addOption(option('--kubeconfig <path>', 'host cluster whose PediaClusters are watched and whose status is written back (default: in-cluster config when present and --clusters is not given)'))
@@ -70,16 +70,16 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metrics
     .addOption(option('--list-concurrency <n>', 'member lists running at once across all clusters (each holds one page in memory)').argParser(parsePositiveInt).default(d.listConcurrency))
     .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
     .addOption(option('--prune-last-applied-configuration <bool>', 'remove the kubectl last-applied-configuration annotation before storage').argParser(parseBool).default(d.prune.lastAppliedConfiguration))
-    .addOption(option('--health-interval <duration>', 'member health probe period (plus up to 50% jitter)').argParser(parseDuration).default(d.health.intervalMs, '5s'))
-    .addOption(option('--health-timeout <duration>', 'member health probe timeout').argParser(parseDuration).default(d.health.timeoutMs, '5s'))
-    .addOption(option('--min-watch-timeout <duration>', 'member watches time out at random between this and twice this').argParser(parseDuration).default(d.watchTimeoutSeconds[0] * 1000, '5m'))
-    .addOption(option('--discovery-interval <duration>', 'member discovery (CRD changes) poll period').argParser(parseDuration).default(d.discoveryIntervalMs, '30s'))
-    .addOption(option('--status-interval <duration>', 'at most one status write per cluster per this period').argParser(parseDuration).default(d.statusIntervalMs, '1s'))
+    .addOption(option('--health-interval <duration>', 'member health probe period (plus up to 50% jitter)').argParser(parsePositiveDuration).default(d.health.intervalMs, '5s'))
+    .addOption(option('--health-timeout <duration>', 'member health probe timeout').argParser(parsePositiveDuration).default(d.health.timeoutMs, '5s'))
+    .addOption(option('--min-watch-timeout <duration>', 'member watches time out at random between this and twice this').argParser(parsePositiveDuration).default(d.watchTimeoutSeconds[0] * 1000, '5m'))
+    .addOption(option('--discovery-interval <duration>', 'member discovery (CRD changes) poll period').argParser(parsePositiveDuration).default(d.discoveryIntervalMs, '30s'))
+    .addOption(option('--status-interval <duration>', 'at most one status write per cluster per this period').argParser(parsePositiveDuration).default(d.statusIntervalMs, '1s'))
     .addOption(option('--write-batch-size <n>', 'objects per storage transaction').argParser(parsePositiveInt).default(d.queue.batchSize))
     .addOption(option('--write-flush-delay <duration>', 'how long a partial batch waits for more events').argParser(parseDuration).default(d.queue.flushDelayMs, '5ms'))
     .addOption(option('--write-queue-max-entries <n>', 'back-pressure: objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxEntries))
     .addOption(option('--write-queue-max-bytes <n>', 'back-pressure: bytes of objects waiting to be written at most').argParser(parsePositiveInt).default(d.queue.maxBytes))
-    .addOption(option('--write-timeout <duration>', 'a storage write, or a read the synchro waits on, not done after this long is retried').argParser(parseDuration).default(d.queue.writeTimeoutMs, '30s'))
+    .addOption(option('--write-timeout <duration>', 'a storage write, or a read the synchro waits on, not done after this long is retried').argParser(parsePositiveDuration).default(d.queue.writeTimeoutMs, '30s'))
     .addOption(heapGrowingPercentOption())
     .addOption(option('--migrate <bool>', 'create or upgrade the storage schema at start').argParser(parseBool).default(d.storage.migrate));
   if (!o.metricsEndpoint) return cmd;

@@ -136,6 +136,12 @@ describe('dist/clusterpedia.mjs', () => {
       [['apiserver', '--storage', 'sqlite::memory:', '--allow-pediacluster-config-for-proxy-request'],
         /--allow-pediacluster-config-for-proxy-request needs the host cluster, but the in-cluster config/],
       [['synchro', '--storage', 'sqlite::memory:', '--kubeconfig', notPem], new RegExp(`^error: --kubeconfig ${escaped(notPem)}: `)],
+      // A period or time-out of 0 would spin a loop (polls, probes, lease retries) or fail every write at once.
+      [['apiserver', '--watch-poll-interval', '0'], /--watch-poll-interval.*must be a duration above zero/],
+      [['synchro', '--clusters', 'x.yaml', '--health-interval', '0s'], /--health-interval.*must be a duration above zero/],
+      [['synchro', '--clusters', 'x.yaml', '--write-timeout', '0ms'], /--write-timeout.*must be a duration above zero/],
+      [['binding', '--leader-elect-retry-period', '0'], /--leader-elect-retry-period.*must be a duration above zero/],
+      [['show', 'clusters', '--watch', '--watch-interval', '0'], /--watch-interval.*must be a duration above zero/],
       // Flags are checked before storage is looked for (there is none at ./none.db).
       [['show', 'kubeconfig', '--server', 'ftp://x', '--storage', 'sqlite:./none.db'], /^error: --server: the scheme must be https or http, not ftp:\n$/],
       // Files that are not what the flag says: named, once, before anything listens (OpenSSL's own words named neither).
