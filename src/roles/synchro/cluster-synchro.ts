@@ -71,6 +71,8 @@ export class ClusterSynchro {
   private readonly removing = new Map<string, Removing>();
   private client: KubeClient | undefined;
   private active = false;
+  /** The warning for the current unhealthy spell has been logged (once per spell, running before or not). */
+  private unhealthyLogged = false;
   private renegotiate = true;
   private lastDiscovery = 0;
   private discoveryFingerprint = '';
@@ -190,6 +192,7 @@ export class ClusterSynchro {
         if (signal.aborted) break;
         if (health.status === 'True') {
           failures = 0;
+          this.unhealthyLogged = false;
           if (this.health.status !== 'True') {
             this.log.info('member cluster healthy');
             this.version = (await serverVersion(this.client, signal)) ?? this.version;
@@ -199,11 +202,15 @@ export class ClusterSynchro {
         } else {
           failures++;
           this.setHealth(health);
-          // One failed probe may be a blip; the second in a row pauses the loops (reference §5.5).
-          if (failures >= 2 && this.active) {
-            this.log.warn({ reason: health.status === 'False' ? health.reason : '' }, 'member cluster unhealthy; pausing resource synchros');
-            await this.pauseAll('Pause', health.message);
+          // One failed probe may be a blip; the second in a row pauses the loops (reference §5.5). Said once per spell,
+          // also for a member that was never reachable: an operator reading the logs learns of it there, not only in
+          // `show clusters`.
+          if (failures >= 2 && !this.unhealthyLogged) {
+            this.unhealthyLogged = true;
+            const why = health.status === 'False' ? { reason: health.reason, message: health.message } : { reason: '' };
+            this.log.warn(why, this.active ? 'member cluster unhealthy; pausing resource synchros' : 'member cluster unhealthy');
           }
+          if (failures >= 2 && this.active) await this.pauseAll('Pause', health.message);
         }
         const { intervalMs } = this.d.options.health;
         await this.sleepOrWake(intervalMs + Math.round(this.random() * intervalMs * 0.5), signal);

@@ -3,7 +3,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { silentLogger } from '../../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import { runAll } from '../../../src/lib/lifecycle.js';
 import type { TurnQueue } from '../../../src/lib/turns.js';
 import { defaultSynchroOptions, type SynchroOptions } from '../../../src/roles/synchro/options.js';
@@ -124,7 +124,7 @@ export class Harness {
   }
 
   /** Starts the synchro over the clusters file (written first when absent). */
-  async startSynchro(overrides: Partial<SynchroOptions> = {}, opts: { withFile?: boolean; turns?: TurnQueue } = {}): Promise<SynchroParts> {
+  async startSynchro(overrides: Partial<SynchroOptions> = {}, opts: { withFile?: boolean; turns?: TurnQueue; logger?: Logger } = {}): Promise<SynchroParts> {
     if (opts.withFile !== false) {
       try {
         writeFileSync(this.clustersFile, '', { flag: 'wx' });
@@ -135,7 +135,7 @@ export class Harness {
     }
     const options = { ...testOptions(opts.withFile === false ? undefined : this.clustersFile, this.url), ...overrides };
     this.registry = new Registry();
-    const parts = await synchroRunnables(options, { storage: this.storage, logger: silentLogger(), registry: this.registry, ...(opts.turns ? { turns: opts.turns } : {}) });
+    const parts = await synchroRunnables(options, { storage: this.storage, logger: opts.logger ?? silentLogger(), registry: this.registry, ...(opts.turns ? { turns: opts.turns } : {}) });
     const ac = new AbortController();
     const done = runAll(parts.runnables, ac.signal).finally(() => parts.close());
     this.run = { ac, done };

@@ -10,6 +10,7 @@ import { runAll } from '../../../src/lib/lifecycle.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
 import { renderClusters, renderResources } from '../../../src/cmd/show.js';
 import { silentLogger } from '../../../src/lib/log.js';
+import { recordingLogger } from '../../support/log.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
 import { Harness, SYNC, testOptions, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 
@@ -57,15 +58,25 @@ export function faultsSuite(backend: Backend): void {
 
     it('an unreachable member pauses its resources and keeps its rows; recovery resumes watching without a list', async () => {
       h = await Harness.start(backend, { clusters: 1 });
-      await h.startSynchro();
-      await h.converged();
+      // And a member that never answered: it is said in the log once, as the one that went away is.
       const [c] = h.clusters;
+      const never = pediaClusterFor(c!, SYNC);
+      (never.metadata as { name: string }).name = 'never-reachable';
+      (never.spec as { apiserver: string }).apiserver = `https://127.0.0.1:${await freePort()}`;
+      h.writeClusters([pediaClusterFor(c!, SYNC), never]);
+      const log = recordingLogger<{ level: number; msg: string; cluster?: string; reason?: string; message?: string }>();
+      await h.startSynchro({}, { logger: log.logger });
+      await h.converged();
+      const unhealthy = (name: string) => log.lines.filter((l) => l.cluster === name && l.msg.startsWith('member cluster unhealthy'));
+      await waitFor(async () => unhealthy('never-reachable').length > 0, 15_000, () => 'no warning for a member never reachable');
+      expect(unhealthy('never-reachable')[0]).toMatchObject({ level: 40, msg: 'member cluster unhealthy', reason: 'NotReachable', message: expect.stringContaining('ECONNREFUSED') });
       const rows = (await h.storage.counts()).reduce((n, x) => n + x.count, 0);
       await c!.faults.down();
       await waitFor(async () => (await h!.condition(c!.name, 'ClusterHealthy'))?.status === 'False', 10_000);
       expect(await h.condition(c!.name, 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable' });
       await waitFor(async () => (await h!.syncCondition(c!.name))?.reason === 'Pause', 10_000, () => 'pods not paused');
       expect((await h.syncCondition(c!.name))?.status).toBe('Stop');
+      expect(unhealthy(c!.name).map((l) => l.msg)).toEqual(['member cluster unhealthy; pausing resource synchros']);
       expect((await h.storage.counts()).reduce((n, x) => n + x.count, 0)).toBe(rows);
       c!.churn.step(10);
       const since = Date.now();
@@ -76,6 +87,9 @@ export function faultsSuite(backend: Backend): void {
       // (about a second later), so wait for it as for the pause above.
       await waitFor(async () => (await h!.syncCondition(c!.name))?.status === 'Syncing', 10_000, () => 'pods did not resume syncing');
       expect(h.lists(c!, '/api/v1/pods', since)).toBe(0);
+      // Once per spell, however many probes fail.
+      expect(unhealthy(c!.name)).toHaveLength(1);
+      expect(unhealthy('never-reachable')).toHaveLength(1);
     });
 
     it('a resource whose watch fails reports the error, and keeps it as its last error once it recovers', async () => {
