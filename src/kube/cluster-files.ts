@@ -34,6 +34,11 @@ function addObject(item: unknown, out: ClusterFileContents, file: string, log: L
     log.warn({ file, kind: item.kind }, 'document without metadata.name ignored');
     return;
   }
+  // One name, one object, as in the API; across files, too (the first file wins, cluster-source-file.ts).
+  if ((item.kind === 'PediaCluster' && out.clusters.has(name)) || (item.kind === 'ClusterSyncResources' && out.syncResources.has(name))) {
+    log.warn({ file, kind: item.kind, name }, 'defined twice in the file; the first one is used');
+    return;
+  }
   if (item.kind === 'PediaCluster') {
     const spec = isObject(item.spec) ? item.spec : {};
     out.clusters.set(name, { ...(item as object), metadata: { ...(item.metadata as object), name }, spec } as PediaCluster);

@@ -54,16 +54,25 @@ export async function resolveCredentials(spec: PediaClusterSpec, secrets: Secret
     if (!secrets) throw new CredentialError(`${AUTH_PREFIX}authenticationFrom needs a host cluster to read Secrets from (--kubeconfig or in-cluster)`);
     return fromSecrets(spec, secrets);
   }
-  if (spec.kubeconfig) return fromKubeconfig(decode(spec.kubeconfig), '');
+  if (spec.kubeconfig) return fromKubeconfig(decode(spec.kubeconfig, 'kubeconfig'), '');
   if (!spec.apiserver) throw new CredentialError('Cluster APIServer Endpoint is required');
   if (!spec.tokenData && !(spec.certData && spec.keyData)) throw new CredentialError("Cluster APIServer's Token or Cert is required");
   return fromParts({
     apiserver: spec.apiserver,
-    ca: spec.caData ? decode(spec.caData) : undefined,
-    token: spec.tokenData ? decode(spec.tokenData).trim() : undefined,
-    cert: spec.certData ? decode(spec.certData) : undefined,
-    key: spec.keyData ? decode(spec.keyData) : undefined,
+    ca: spec.caData ? pem(decode(spec.caData, 'caData'), 'caData', CERTIFICATE) : undefined,
+    token: spec.tokenData ? decode(spec.tokenData, 'tokenData').trim() : undefined,
+    cert: spec.certData ? pem(decode(spec.certData, 'certData'), 'certData', CERTIFICATE) : undefined,
+    key: spec.keyData ? pem(decode(spec.keyData, 'keyData'), 'keyData', PRIVATE_KEY) : undefined,
   }, '');
+}
+
+const CERTIFICATE = /-----BEGIN CERTIFICATE-----/;
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/** The decoded field, when it holds the PEM block it must: otherwise TLS would fail later, on every connection. */
+function pem(text: string, field: string, block: RegExp): string {
+  if (!block.test(text)) throw new CredentialError(`spec.${field} holds no PEM ${block === CERTIFICATE ? 'certificate' : 'private key'}`);
+  return text;
 }
 
 async function fromSecrets(spec: PediaClusterSpec, secrets: SecretReader): Promise<ClusterConnection> {
@@ -144,8 +153,14 @@ function checkUrl(server: string, prefix: string): void {
   if (u.username || u.password) throw new CredentialError(`${prefix}apiserver URL must not carry credentials`);
 }
 
-function decode(b64: string): string {
-  return Buffer.from(b64, 'base64').toString('utf8');
+/**
+ * A base64 field's text. Node decodes whatever it is given, skipping what is not base64; kube-apiserver refuses such
+ * an object (Go's decoder takes line breaks only), so a field that is not base64 is a config error, never a guess.
+ */
+function decode(b64: string, field: string): string {
+  const compact = b64.replace(/[\r\n]/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 === 1) throw new CredentialError(`spec.${field} is not base64`);
+  return Buffer.from(compact, 'base64').toString('utf8');
 }
 
 function digest(parts: string[]): string {

@@ -44,8 +44,25 @@ describe('inline credentials', () => {
   });
 
   it('apiserver + cert + key', async () => {
-    const c = await resolveCredentials({ apiserver: 'https://m:6443', certData: b64('CERT'), keyData: b64('KEY') }, undefined);
-    expect(Buffer.from(c.kubeConfig.getCurrentUser()?.certData ?? '', 'base64').toString()).toBe('CERT');
+    const cert = '-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n';
+    const c = await resolveCredentials({ apiserver: 'https://m:6443', certData: b64(cert), keyData: b64('-----BEGIN EC PRIVATE KEY-----\nKEY\n-----END EC PRIVATE KEY-----\n') }, undefined);
+    expect(Buffer.from(c.kubeConfig.getCurrentUser()?.certData ?? '', 'base64').toString()).toBe(cert);
+  });
+
+  it('a byte field that is not base64, or not the PEM block it must hold, is a config error naming the field', async () => {
+    // kube-apiserver refuses such an object; Node would decode "!!!notbase64" to bytes and TLS fail on every connection.
+    const base = { apiserver: 'https://m:6443', tokenData: b64(TOKEN) };
+    expect(await message({ ...base, caData: '!!!notbase64' })).toBe('spec.caData is not base64');
+    expect(await message({ ...base, tokenData: `${b64(TOKEN)}*` })).toBe('spec.tokenData is not base64');
+    expect(await message({ kubeconfig: 'a b c' })).toBe('spec.kubeconfig is not base64');
+    expect(await message({ ...base, caData: b64('x') })).toBe('spec.caData holds no PEM certificate');
+    const cert = b64('-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n');
+    expect(await message({ apiserver: base.apiserver, certData: b64('CERT'), keyData: b64('KEY') })).toBe('spec.certData holds no PEM certificate');
+    expect(await message({ apiserver: base.apiserver, certData: cert, keyData: b64('KEY') })).toBe('spec.keyData holds no PEM private key');
+    // Line breaks, as base64 tools wrap at 76 columns, are taken; so is a value without its padding.
+    const wrapped = b64(`${TOKEN}-${'x'.repeat(80)}`).replace(/(.{76})/g, '$1\n');
+    expect((await resolveCredentials({ ...base, tokenData: wrapped }, undefined)).kubeConfig.getCurrentUser()?.token).toBe(`${TOKEN}-${'x'.repeat(80)}`);
+    expect((await resolveCredentials({ ...base, tokenData: b64(`${TOKEN}x`).replace(/=+$/, '') }, undefined)).kubeConfig.getCurrentUser()?.token).toBe(`${TOKEN}x`);
   });
 
   it('kubeconfig wins over other fields', async () => {
