@@ -212,10 +212,21 @@ export class Churn {
     const at = iso(this.now());
     const reason = this.rng.pick(['Pulled', 'Created', 'Started', 'Killing', 'Unhealthy']);
     if (this.store.get('events', ns, name)) return;
+    const container = rec((rec(pod.spec).containers as unknown[] | undefined)?.[0]);
+    const cname = String(container.name ?? 'app');
+    const node = String(rec(pod.spec).nodeName ?? '');
+    // The kubelet's own words for each reason (1.32).
+    const message = {
+      Pulled: `Container image "${String(container.image ?? '')}" already present on machine`,
+      Created: `Created container: ${cname}`,
+      Started: `Started container ${cname}`,
+      Killing: `Stopping container ${cname}`,
+      Unhealthy: `Readiness probe failed: Get "http://${String(rec(pod.status).podIP ?? '10.64.0.1')}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+    }[reason];
     this.store.create('events', {
       apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: ns },
-      involvedObject: { kind: 'Pod', namespace: ns, name: pod.metadata.name, uid: pod.metadata.uid, apiVersion: 'v1', resourceVersion: pod.metadata.resourceVersion },
-      reason, message: `simulated ${reason}`, source: { component: 'kubelet' }, firstTimestamp: at, lastTimestamp: at, count: 1, type: reason === 'Unhealthy' ? 'Warning' : 'Normal', eventTime: null, reportingComponent: 'kubelet', reportingInstance: '',
+      involvedObject: { kind: 'Pod', namespace: ns, name: pod.metadata.name, uid: pod.metadata.uid, apiVersion: 'v1', resourceVersion: pod.metadata.resourceVersion, fieldPath: `spec.containers{${cname}}` },
+      reason, message, source: { component: 'kubelet', ...(node ? { host: node } : {}) }, firstTimestamp: at, lastTimestamp: at, count: 1, type: reason === 'Unhealthy' ? 'Warning' : 'Normal', eventTime: null, reportingComponent: 'kubelet', reportingInstance: node,
     }, ns);
     this.createdEvents.push([ns, name]);
     if (this.createdEvents.length > MAX_CHURN_EVENTS) {

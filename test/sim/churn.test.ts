@@ -32,6 +32,7 @@ describe('churn', () => {
 
   it('creates, modifies and deletes pods and ReplicaSets, and stays bounded', async () => {
     const c = await cluster();
+    const eventsBefore = new Set(c.snapshot('events').map((e) => e.metadata.name));
     const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
     c.churn.step(400);
     const types = new Set<string>();
@@ -45,6 +46,16 @@ describe('churn', () => {
     expect(c.store.count('pods')).toBeGreaterThan(30);
     expect(c.store.count('pods')).toBeLessThan(250);
     expect(c.store.count('replicasets.apps')).toBeGreaterThan(c.store.count('deployments.apps'));
+    // Its events read as the kubelet's: the container by name in the message and the field path.
+    const made = c.snapshot('events').filter((e) => !eventsBefore.has(e.metadata.name) && (e as { reportingComponent?: string }).reportingComponent === 'kubelet');
+    expect(made.length).toBeGreaterThan(5);
+    for (const e of made) {
+      const ev = e as unknown as { reason: string; message: string; involvedObject: { fieldPath: string } };
+      const container = /^spec\.containers\{(.+)\}$/.exec(ev.involvedObject.fieldPath)?.[1];
+      expect(container, JSON.stringify(ev)).toBeDefined();
+      if (ev.reason === 'Started') expect(ev.message).toBe(`Started container ${container}`);
+      expect(ev.message).not.toMatch(/^simulated/);
+    }
     // The churn never brings a pod that ended back to life (its status changes skip it, as the kubelet does).
     const ended = c.snapshot('pods').filter((p) => ['Succeeded', 'Failed'].includes((p.status as { phase: string }).phase));
     expect(ended.length).toBeGreaterThan(0);
