@@ -76,6 +76,13 @@ export interface ParsedListOptions {
 const OWNER_NEEDS_CLUSTER = 'If searching by owner uid or name, then the cluster must be specified';
 
 /** Parses a selector parameter; a grammar error becomes a 400 naming the parameter, with the parser's message. */
+/**
+ * Label and field requirements one list may ask. Each is a term of the query's WHERE: SQLite refuses past ~990 of them
+ * (its expression depth of 1,000), and beyond the 16 KiB request line Node once allowed, tens of thousands overflowed
+ * the query builder's stack (a 500). The same bound on both dialects, before any work is done.
+ */
+export const MAX_SELECTOR_REQUIREMENTS = 900;
+
 export function selector<T>(param: string, raw: string, parse: (s: string) => T): T {
   try {
     return parse(raw);
@@ -192,6 +199,10 @@ export function parseListOptions(input: ListOptionsInput): ParsedListOptions {
   const labels = splitSearchLabels(selector('labelSelector', rawLabels, (s) => parseLabelSelector(s, { sourceOrder: true })));
   const rawFields = firstParam(query, 'fieldSelector') ?? '';
   const fields = selector('fieldSelector', rawFields, parseFieldSelector);
+  const requirements = labels.labels.length + fields.length;
+  if (requirements > MAX_SELECTOR_REQUIREMENTS) {
+    throw badRequest(`the query has too many filter values or requirements for storage: ${requirements} label and field selector requirements, at most ${MAX_SELECTOR_REQUIREMENTS}`);
+  }
 
   const q: ListQuery = { types: resolveTypes(input) };
   const clusters = urlSet(query, 'clusters') ?? labels.sets.clusters;

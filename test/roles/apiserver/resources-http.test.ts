@@ -1,6 +1,7 @@
 // The resources API over HTTP against storage filled directly: routing, discovery, lists, tables, paging, watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
+import { MAX_SELECTOR_REQUIREMENTS } from '../../../src/roles/apiserver/list-options.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
 import { deployment, namespace, pod } from '../../support/fixtures.js';
@@ -202,6 +203,16 @@ describe('list and get', () => {
     const b = await get(`${P}/api/v1/pods?labelSelector=${labels}`);
     expect(b.status).toBe(400);
     expect(b.body.message).toMatch(/too many filter values or requirements/);
+    // Up to the bound, on either dialect, and requirements counted across both selectors.
+    const many = (n: number, form: (i: number) => string): string => encodeURIComponent(Array.from({ length: n }, (_, i) => form(i)).join(','));
+    expect((await get(`${P}/api/v1/pods?labelSelector=${many(MAX_SELECTOR_REQUIREMENTS, (i) => `k${i}!=v`)}`)).status).toBe(200);
+    const both = await get(`${P}/api/v1/pods?labelSelector=${many(500, (i) => `k${i}!=v`)}&fieldSelector=${many(401, (i) => `metadata.name!=n${i}`)}`);
+    expect(both.status).toBe(400);
+    expect(both.body.message).toBe(`the query has too many filter values or requirements for storage: 901 label and field selector requirements, at most ${MAX_SELECTOR_REQUIREMENTS}`);
+    // Tens of thousands, which the 1 MiB request line lets in: refused, where the query builder's stack once overflowed (500).
+    const huge = await get(`${P}/api/v1/pods?labelSelector=${many(40_000, (i) => `k${i}=v`)}`);
+    expect(huge.status).toBe(400);
+    expect(huge.body.message).toMatch(/^the query has too many filter values or requirements for storage: 40000 label/);
   });
 
   it('answers 400 for an unknown cluster and a get without cluster', async () => {
