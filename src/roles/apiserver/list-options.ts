@@ -78,8 +78,8 @@ const OWNER_NEEDS_CLUSTER = 'If searching by owner uid or name, then the cluster
 /** Parses a selector parameter; a grammar error becomes a 400 naming the parameter, with the parser's message. */
 /**
  * Label and field requirements one list may ask. Each is a term of the query's WHERE: SQLite refuses past ~990 of them
- * (its expression depth of 1,000), and beyond the 16 KiB request line Node once allowed, tens of thousands overflowed
- * the query builder's stack (a 500). The same bound on both dialects, before any work is done.
+ * (its expression depth of 1,000), and tens of thousands (a 1 MiB request line) overflowed the query builder's stack
+ * (a 500). The same bound on both dialects, checked before any query is built.
  */
 export const MAX_SELECTOR_REQUIREMENTS = 900;
 
