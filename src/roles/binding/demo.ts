@@ -124,7 +124,7 @@ function claimDemoDir(dir: string): () => void {
     }
     const holder = Number(readFileSync(path, 'utf8').trim());
     if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder)) {
-      throw new ConfigError(`--demo-dir: ${resolve(dir)} is in use by another clusterpedia binding --demo (pid ${holder}); stop it, or give this one another --demo-dir (and --storage, --secure-port, --insecure-port)`);
+      throw new ConfigError(`--demo-dir: ${resolve(dir)} is in use by another clusterpedia binding --demo (pid ${holder}); stop it, or give this one another --demo-dir (and --storage, --secure-port, --insecure-port); if pid ${holder} is no demo, remove ${resolve(path)}`);
     }
     rmSync(path, { force: true });
   }
