@@ -145,6 +145,9 @@ export class ApiHttpServer implements Runnable {
       s.server.keepAliveTimeout = 65_000;
       s.server.headersTimeout = 66_000;
       s.server.requestTimeout = 0;
+      // Node keeps the first 2,000 headers and drops the rest unsaid: a directory user's X-Remote-Group headers past
+      // that would be lost. The 64 KiB bound above is the limit instead.
+      s.server.maxHeadersCount = 0;
       s.server.on('clientError', answerClientError);
     }
     const addrs: { secure?: AddressInfo; insecure?: AddressInfo } = {};

@@ -107,6 +107,13 @@ describe('front-proxy headers', () => {
     }]);
   });
 
+  it('hands on every group of a user in thousands of them (Node alone keeps the first 2,000 headers)', async () => {
+    const groups = Array.from({ length: 2500 }, (_, i) => `g${i}`);
+    const r = await get(`${P}/api/v1/pods`, { client: certs.proxy, headers: { 'x-remote-user': 'carol', 'x-remote-group': groups } });
+    expect(r.status).toBe(200);
+    expect(sars.at(-1)?.groups).toEqual([...groups, 'system:authenticated']);
+  });
+
   it('does not authenticate the proxy itself when it names no user', async () => {
     expect((await get(`${P}/api/v1/pods`, { client: certs.proxy })).status).toBe(401);
   });
