@@ -1,7 +1,7 @@
 // `clusterpedia show kubeconfig`: a kubeconfig with a context for the whole fleet and one per registered cluster, as
 // Clusterpedia's hack/gen-clusterconfigs.sh writes for its users — with a hundred members, nobody writes it by hand.
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../lib/errors.js';
+import { readFlagFile } from '../lib/flag-file.js';
 import { RESOURCES_PREFIX } from '../roles/apiserver/request-info.js';
 
 export interface KubeconfigOptions {
@@ -59,12 +59,7 @@ function resourcesUrl(server: string): string {
 }
 
 function caData(file: string): string {
-  let pem: string;
-  try {
-    pem = readFileSync(file, 'utf8');
-  } catch (e: unknown) {
-    throw new ConfigError(`--certificate-authority: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  const pem = readFlagFile(file, '--certificate-authority');
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`--certificate-authority: ${file} holds no PEM certificate`);
   return Buffer.from(pem).toString('base64');
 }

@@ -66,12 +66,14 @@ export async function resolveCredentials(spec: PediaClusterSpec, secrets: Secret
   }, '');
 }
 
-const CERTIFICATE = /-----BEGIN CERTIFICATE-----/;
-const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+/** The PEM blocks a byte field must hold, and what to call them. */
+interface PemBlock { begins: RegExp; name: string }
+const CERTIFICATE: PemBlock = { begins: /-----BEGIN CERTIFICATE-----/, name: 'certificate' };
+const PRIVATE_KEY: PemBlock = { begins: /-----BEGIN [A-Z ]*PRIVATE KEY-----/, name: 'private key' };
 
 /** The decoded field, when it holds the PEM block it must: otherwise TLS would fail later, on every connection. */
-function pem(text: string, field: string, block: RegExp): string {
-  if (!block.test(text)) throw new CredentialError(`spec.${field} holds no PEM ${block === CERTIFICATE ? 'certificate' : 'private key'}`);
+function pem(text: string, field: string, block: PemBlock): string {
+  if (!block.begins.test(text)) throw new CredentialError(`spec.${field} holds no PEM ${block.name}`);
   return text;
 }
 

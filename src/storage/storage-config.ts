@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { ConfigError } from '../lib/errors.js';
+import { readFlagFile } from '../lib/flag-file.js';
 import { parseDuration } from './duration.js';
 
 export type SslMode = false | 'allow' | 'prefer' | 'require' | 'verify-full' | { ca?: string; cert?: string; key?: string; rejectUnauthorized: boolean };
@@ -102,12 +103,7 @@ function fromKeyValueDsn(dsn: string): Record<string, string> {
 }
 
 function fromConfigFile(file: string, env: Record<string, string | undefined>): StorageTarget {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e: unknown) {
-    throw new ConfigError(`--storage-config: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
+  const text = readFlagFile(file, '--storage-config');
   let doc: unknown;
   try {
     doc = parseYaml(text);

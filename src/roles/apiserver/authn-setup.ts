@@ -1,6 +1,6 @@
 // Builds the access gate from options: CA files, the host client (only when a review needs it), authenticator, authorizer.
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../../lib/errors.js';
+import { readFlagFile } from '../../lib/flag-file.js';
 import type { Logger } from '../../lib/log.js';
 import { Authenticator } from './authn.js';
 import { TokenReviewer } from './authn-token.js';
@@ -58,12 +58,7 @@ export async function buildAccess(o: ApiserverOptions, clusters: () => Promise<I
 }
 
 function readCa(path: string, flag: string): { pem: string; certs: ReturnType<typeof parseCaBundle> } {
-  let pem: string;
-  try {
-    pem = readFileSync(path, 'utf8');
-  } catch (e: unknown) {
-    throw new ConfigError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  const pem = readFlagFile(path, flag);
   try {
     return { pem, certs: parseCaBundle(pem) };
   } catch (e: unknown) {

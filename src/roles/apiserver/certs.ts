@@ -1,9 +1,10 @@
 // The serving certificate: the given files, or a self-signed one generated once into --cert-dir (as kube-apiserver does).
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
 import { ConfigError } from '../../lib/errors.js';
+import { readFlagFile } from '../../lib/flag-file.js';
 import type { Logger } from '../../lib/log.js';
 
 export interface ServingCert {
@@ -14,13 +15,12 @@ export interface ServingCert {
 export async function loadServingCert(o: { tlsCertFile?: string; tlsPrivateKeyFile?: string; certDir: string }, logger: Logger): Promise<ServingCert> {
   if (o.tlsCertFile || o.tlsPrivateKeyFile) {
     if (!o.tlsCertFile || !o.tlsPrivateKeyFile) throw new ConfigError('--tls-cert-file and --tls-private-key-file must be given together');
-    const pair = { cert: readOrFail(o.tlsCertFile, '--tls-cert-file'), key: readOrFail(o.tlsPrivateKeyFile, '--tls-private-key-file') };
-    return checkedPair(pair, `--tls-cert-file: ${o.tlsCertFile}`, `--tls-private-key-file: ${o.tlsPrivateKeyFile}`);
+    return checkedPair({ flag: '--tls-cert-file', path: o.tlsCertFile }, { flag: '--tls-private-key-file', path: o.tlsPrivateKeyFile });
   }
   const certPath = join(o.certDir, 'apiserver.crt');
   const keyPath = join(o.certDir, 'apiserver.key');
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return checkedPair({ cert: readOrFail(certPath, '--cert-dir'), key: readOrFail(keyPath, '--cert-dir') }, `--cert-dir: ${certPath}`, `--cert-dir: ${keyPath}`);
+    return checkedPair({ flag: '--cert-dir', path: certPath }, { flag: '--cert-dir', path: keyPath });
   }
   const generated = await generateSelfSigned(['localhost', 'clusterpedia-apiserver'], ['127.0.0.1', '::1']);
   try {
@@ -51,31 +51,31 @@ export async function generateSelfSigned(dnsNames: string[], ips: string[]): Pro
   return { cert: pems.cert, key: pems.private };
 }
 
-function readOrFail(path: string, flag: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e: unknown) {
-    throw new ConfigError(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-}
-
 /**
- * The pair, once the certificate and the key are known to be what they claim and to belong together: otherwise the
- * HTTPS listener would fail on OpenSSL's words (`PEM routines::no start line`), naming neither flag nor file.
+ * The pair read from its files, once the certificate and the key are known to be what they claim and to belong
+ * together: otherwise the HTTPS listener would fail on OpenSSL's words (`PEM routines::no start line`), naming neither
+ * flag nor file.
  */
-function checkedPair(pair: ServingCert, certFrom: string, keyFrom: string): ServingCert {
+function checkedPair(certFile: FlagFile, keyFile: FlagFile): ServingCert {
+  const pair = { cert: readFlagFile(certFile.path, certFile.flag), key: readFlagFile(keyFile.path, keyFile.flag) };
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(pair.cert);
   } catch {
-    throw new ConfigError(`${certFrom} is not a PEM certificate`);
+    throw new ConfigError(`${certFile.flag}: ${certFile.path} is not a PEM certificate`);
   }
   let key: KeyObject;
   try {
     key = createPrivateKey(pair.key);
   } catch {
-    throw new ConfigError(`${keyFrom} is not a PEM private key (or it is encrypted)`);
+    throw new ConfigError(`${keyFile.flag}: ${keyFile.path} is not a PEM private key (or it is encrypted)`);
   }
-  if (!cert.checkPrivateKey(key)) throw new ConfigError(`${keyFrom} is not the private key of ${certFrom.replace(/^--[a-z-]+: /, '')}`);
+  if (!cert.checkPrivateKey(key)) throw new ConfigError(`${keyFile.flag}: ${keyFile.path} is not the private key of ${certFile.path}`);
   return pair;
+}
+
+/** A file and the flag that named it. */
+interface FlagFile {
+  flag: string;
+  path: string;
 }

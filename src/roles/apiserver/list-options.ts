@@ -75,7 +75,6 @@ export interface ParsedListOptions {
 
 const OWNER_NEEDS_CLUSTER = 'If searching by owner uid or name, then the cluster must be specified';
 
-/** Parses a selector parameter; a grammar error becomes a 400 naming the parameter, with the parser's message. */
 /**
  * Label and field requirements one list may ask. Each is a term of the query's WHERE: SQLite refuses past ~990 of them
  * (its expression depth of 1,000), and tens of thousands (a 1 MiB request line) overflowed the query builder's stack
@@ -83,6 +82,7 @@ const OWNER_NEEDS_CLUSTER = 'If searching by owner uid or name, then the cluster
  */
 export const MAX_SELECTOR_REQUIREMENTS = 900;
 
+/** Parses a selector parameter; a grammar error becomes a 400 naming the parameter, with the parser's message. */
 export function selector<T>(param: string, raw: string, parse: (s: string) => T): T {
   try {
     return parse(raw);

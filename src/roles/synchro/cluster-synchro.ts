@@ -205,12 +205,14 @@ export class ClusterSynchro {
           // One failed probe may be a blip; the second in a row pauses the loops (reference §5.5). Said once per spell,
           // also for a member that was never reachable: an operator reading the logs learns of it there, not only in
           // `show clusters`.
-          if (failures >= 2 && !this.unhealthyLogged) {
-            this.unhealthyLogged = true;
-            const why = health.status === 'False' ? { reason: health.reason, message: health.message } : { reason: '' };
-            this.log.warn(why, this.active ? 'member cluster unhealthy; pausing resource synchros' : 'member cluster unhealthy');
+          if (failures >= 2) {
+            if (!this.unhealthyLogged) {
+              this.unhealthyLogged = true;
+              const why = health.status === 'False' ? { reason: health.reason, message: health.message } : { reason: '' };
+              this.log.warn(why, this.active ? 'member cluster unhealthy; pausing resource synchros' : 'member cluster unhealthy');
+            }
+            if (this.active) await this.pauseAll('Pause', health.message);
           }
-          if (failures >= 2 && this.active) await this.pauseAll('Pause', health.message);
         }
         const { intervalMs } = this.d.options.health;
         await this.sleepOrWake(intervalMs + Math.round(this.random() * intervalMs * 0.5), signal);
