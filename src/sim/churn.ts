@@ -18,6 +18,8 @@ export class Churn {
   private budget = 0;
   private ops = 0;
   private readonly createdEvents: Array<[string, string]> = [];
+  /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
+  private readonly starting: string[] = [];
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
@@ -77,8 +79,47 @@ export class Churn {
     return key === undefined ? undefined : table?.get(key);
   }
 
+  /** A container's id as containerd reports it: new each time the container starts. */
+  private containerId(): string {
+    let hex = '';
+    while (hex.length < 64) hex += this.rng.u32().toString(16).padStart(8, '0');
+    return `containerd://${hex}`;
+  }
+
+  /** The pod that waited longest for its containers, if any still does; else any pod. */
+  private podToChange(): SimObject | undefined {
+    for (let key = this.starting.shift(); key !== undefined; key = this.starting.shift()) {
+      const pod = this.store.table('pods')?.get(key);
+      if (pod && rec(pod.status).phase === 'Pending') return pod;
+    }
+    return this.pick('pods');
+  }
+
+  /** A pod just made by a controller: Pending, its containers being created, not ready; the kubelet starts it soon. */
+  private create(pod: SimObject): void {
+    const status = rec(pod.status);
+    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
+    for (const s of statuses) {
+      Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
+      delete s.containerID;
+    }
+    const at = iso(this.now());
+    if (Array.isArray(status.conditions)) {
+      for (const c of status.conditions as Rec[]) {
+        if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
+        if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
+      }
+    }
+    pod.status = { ...status, phase: 'Pending', startTime: at };
+    const ns = pod.metadata.namespace ?? '';
+    const name = pod.metadata.name ?? '';
+    if (this.store.get('pods', ns, name)) return;
+    this.store.create('pods', pod, ns);
+    this.starting.push(`${ns}/${name}`);
+  }
+
   private podStatus(): void {
-    const pod = this.pick('pods');
+    const pod = this.podToChange();
     // The kubelet leaves a pod that ended (Succeeded, Failed) alone: its containers do not start again.
     const phase = rec(pod?.status).phase;
     if (!pod || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return;
@@ -86,16 +127,28 @@ export class Churn {
     const status = rec(next.status);
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
     const first = statuses[0];
+    const at = iso(this.now());
     if (status.phase === 'Pending' || !first) {
       status.phase = 'Running';
-      for (const s of statuses) Object.assign(s, { ready: true, started: true, state: { running: { startedAt: iso(this.now()) } } });
+      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: this.containerId(), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
-      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(this.now() - 60_000), finishedAt: iso(this.now()) } } });
+      // The container exited and the kubelet started it again; it is not ready until its probe passes.
+      const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: this.containerId(), state: { running: { startedAt: at } } });
     } else {
-      Object.assign(first, { ready: true, started: true, state: { running: { startedAt: iso(this.now()) } } });
+      Object.assign(first, { ready: true, started: true, state: { running: { startedAt: at } } });
     }
     const ready = statuses.every((s) => s.ready === true);
-    if (Array.isArray(status.conditions)) for (const c of status.conditions as Rec[]) if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: iso(this.now()) });
+    if (Array.isArray(status.conditions)) {
+      for (const c of status.conditions as Rec[]) {
+        if (c.type === 'PodReadyToStartContainers' && c.status !== 'True') Object.assign(c, { status: 'True', lastTransitionTime: at });
+        if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== (ready ? 'True' : 'False')) {
+          Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: at });
+          if (ready) delete c.reason;
+          else c.reason = 'ContainersNotReady';
+        }
+      }
+    }
     next.status = status;
     this.store.update('pods', next, { subresource: 'status' });
   }
@@ -122,11 +175,7 @@ export class Churn {
     const rsName = rs.metadata.name ?? '';
     pod.metadata = { ...pod.metadata, name: `${rsName}-${kubeSuffix(this.rng)}`, generateName: `${rsName}-` };
     for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete pod.metadata[f];
-    const status = rec(pod.status);
-    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
-    for (const s of statuses) Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
-    pod.status = { ...status, phase: 'Pending', startTime: iso(this.now()) };
-    if (!this.store.get('pods', pod.metadata.namespace, pod.metadata.name ?? '')) this.store.create('pods', pod, pod.metadata.namespace);
+    this.create(pod);
   }
 
   private setReplicas(gr: string, o: SimObject, replicas: number): void {
@@ -166,17 +215,31 @@ export class Churn {
     const ns = deploy.metadata.namespace ?? '';
     const revision = Number(deploy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 1) + 1;
     const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', 'churn', this.ops);
+    // A `kubectl rollout restart`: the time goes into the Deployment's template, and from it into the new ReplicaSet
+    // (its template and selector carrying the new hash) and every pod that ReplicaSet makes.
+    const restartedAt = { 'kubectl.kubernetes.io/restartedAt': iso(this.now()) };
+    const next = clone(deploy);
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) };
+    const deployTemplate = rec(rec(next.spec).template);
+    const templateMeta = rec(deployTemplate.metadata);
+    next.spec = { ...rec(next.spec), template: { ...deployTemplate, metadata: { ...templateMeta, annotations: { ...rec(templateMeta.annotations), ...restartedAt } } } };
     const rs = clone(old);
     const labels = { ...(rs.metadata.labels ?? {}), 'pod-template-hash': hash };
     rs.metadata = { name: `${deploy.metadata.name ?? ''}-${hash}`, namespace: ns, labels, annotations: { ...(rs.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) }, ...(rs.metadata.ownerReferences ? { ownerReferences: rs.metadata.ownerReferences } : {}) };
+    const rsSpec = rec(rs.spec);
+    const rsTemplate = rec(rsSpec.template);
+    const rsTemplateMeta = rec(rsTemplate.metadata);
+    rs.spec = {
+      ...rsSpec,
+      selector: { ...rec(rsSpec.selector), matchLabels: { ...rec(rec(rsSpec.selector).matchLabels), 'pod-template-hash': hash } },
+      template: { ...rsTemplate, metadata: { ...rsTemplateMeta, labels: { ...rec(rsTemplateMeta.labels), 'pod-template-hash': hash }, annotations: { ...rec(rsTemplateMeta.annotations), ...restartedAt } } },
+    };
     if (this.store.get('replicasets.apps', ns, rs.metadata.name ?? '')) return;
     const created = this.store.create('replicasets.apps', rs, ns);
-    const next = clone(deploy);
-    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) };
-    next.spec = { ...rec(next.spec), template: { ...rec(rec(next.spec).template), metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': iso(this.now()) } } } };
     this.store.update('deployments.apps', next);
     const podTemplate = clone(template);
     podTemplate.metadata.labels = { ...(podTemplate.metadata.labels ?? {}), 'pod-template-hash': hash };
+    podTemplate.metadata.annotations = { ...(podTemplate.metadata.annotations ?? {}), ...restartedAt };
     podTemplate.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: created.metadata.name ?? '', uid: created.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }];
     for (const key of pods) {
       this.newPod(created, podTemplate);
@@ -199,8 +262,7 @@ export class Churn {
       const replacement = clone(pod);
       if (owner.kind === 'DaemonSet') replacement.metadata.name = `${owner.name}-${kubeSuffix(this.rng)}`;
       for (const f of ['uid', 'resourceVersion', 'creationTimestamp']) delete replacement.metadata[f];
-      replacement.status = { ...rec(replacement.status), phase: 'Pending' };
-      if (!this.store.get('pods', ns, replacement.metadata.name ?? '')) this.store.create('pods', replacement, ns);
+      this.create(replacement);
     }
   }
 

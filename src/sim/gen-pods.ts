@@ -1,4 +1,5 @@
 // Pods of the generated workloads: names, owners, containers and the realistic mix of states (Running, CrashLoopBackOff, ...).
+import { clone } from './deep-equal.js';
 import { ageMs, iso, managed } from './gen-meta.js';
 import { distinctSuffix, hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
 import type { NodeInfo, Topology, Workload } from './topology.js';
@@ -9,9 +10,12 @@ export function genUid(t: Topology, gr: string, key: string): string {
   return uidFor(t.opts.seed, t.opts.cluster, gr, key);
 }
 
-/** Minutes since the epoch at which job `r` (0 = newest) of a CronJob was scheduled; kube names jobs after it. */
+/**
+ * Minutes since the epoch at which job `r` (0 = newest) of a CronJob was scheduled; kube names jobs after it. Every
+ * generated job has ended (its pod ran 61 s at most), so the newest was scheduled at least two minutes before "now".
+ */
 export function jobStamp(t: Topology, w: Workload, r: number): number {
-  const nowMin = Math.floor(t.opts.epochMs / 60_000);
+  const nowMin = Math.floor(t.opts.epochMs / 60_000) - 2;
   return (Math.floor(nowMin / w.periodMin) - r) * w.periodMin;
 }
 
@@ -21,6 +25,12 @@ export function jobName(t: Topology, w: Workload, r: number): string {
 
 export function replicaSetName(w: Workload, old = false): string {
   return `${w.name}-${old ? w.oldHash : w.hash}`;
+}
+
+/** When a Deployment's ReplicaSet was made: the first with the Deployment, the current one at the latest rollout, never in the future. */
+export function replicaSetCreatedMs(t: Topology, w: Workload, old = false): number {
+  if (old) return w.createdMs;
+  return w.createdMs + Math.min((w.revision - 1) * 43_200_000, Math.floor((t.opts.epochMs - w.createdMs) / 2));
 }
 
 function podRng(t: Topology, w: Workload, r: number): Rng {
@@ -90,9 +100,8 @@ function podIp(w: Workload, r: number): string {
   return `10.${64 + ((ord >> 16) & 63)}.${(ord >> 8) & 255}.${(ord & 255) || 1}`;
 }
 
-function containerSpec(w: Workload, name: string, image: string, rng: Rng, apiMount: string, main: boolean): Record<string, unknown> {
+function containerSpec(w: Workload, name: string, image: string, rng: Rng, main: boolean): Record<string, unknown> {
   const common = {
-    volumeMounts: [{ name: apiMount, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
     terminationMessagePath: '/dev/termination-log',
     terminationMessagePolicy: 'File',
     imagePullPolicy: 'IfNotPresent',
@@ -149,6 +158,33 @@ function containerStatus(name: string, image: string, state: PodState, startMs: 
   }
 }
 
+/** What a workload's pod template says: kube stamps every pod of a ReplicaSet, StatefulSet, DaemonSet or Job from it alike. */
+export interface PodTemplateParts {
+  annotations: Record<string, string>;
+  /** As in the template: without the service-account token mount that admission adds to each pod. */
+  containers: Array<Record<string, unknown>>;
+  initContainers?: Array<Record<string, unknown>>;
+  readinessGates?: Array<{ conditionType: string }>;
+}
+
+const templates = new WeakMap<Workload, PodTemplateParts>();
+
+export function podTemplateParts(t: Topology, w: Workload): PodTemplateParts {
+  let parts = templates.get(w);
+  if (parts) return parts;
+  const rng = rngFor('pod-template', t.opts.seed, t.opts.cluster, w.namespace, w.name, w.revision);
+  const annotations: Record<string, string> = rng.chance(0.4) ? { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(w.port) } : {};
+  // `kubectl rollout restart` is a rollout: it stamps the time into the template of the ReplicaSet it makes.
+  if (w.kind === 'Deployment' && w.revision > 1 && rng.chance(0.5)) annotations['kubectl.kubernetes.io/restartedAt'] = iso(replicaSetCreatedMs(t, w) - 5000);
+  const containers = [containerSpec(w, w.app, w.image, rng, true)];
+  if (!w.system && rng.chance(0.3)) containers.push(containerSpec(w, 'istio-proxy', 'docker.io/istio/proxyv2:1.24.1', rng, false));
+  const initContainers = !w.system && rng.chance(0.2) ? [containerSpec(w, 'init-config', 'busybox:1.36', rng, false)] : undefined;
+  const readinessGates = !w.system && rng.chance(0.1) ? [{ conditionType: 'target-health.elbv2.k8s.aws/k8s-' + w.name }] : undefined;
+  parts = { annotations, containers, ...(initContainers ? { initContainers } : {}), ...(readinessGates ? { readinessGates } : {}) };
+  templates.set(w, parts);
+  return parts;
+}
+
 /** Pod `r` of workload `w`, fully populated as kube-apiserver would serve it (resourceVersion is set by the store). */
 export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const rng = podRng(t, w, r);
@@ -157,20 +193,23 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const node: NodeInfo | undefined = state === 'unschedulable' ? undefined : w.kind === 'DaemonSet' ? t.nodes[r % t.nodes.length] : t.workers[rng.int(t.workers.length)];
   const created = w.kind === 'CronJob'
     ? jobStamp(t, w, r) * 60_000 + 1000
-    : state === 'creating' ? t.opts.epochMs - rng.range(5, 90) * 1000 : t.opts.epochMs - ageMs(rng.next(), t.opts.epochMs - w.createdMs);
+    : state === 'creating' ? t.opts.epochMs - rng.range(5, 90) * 1000
+      // No pod is older than the controller that made it: for a Deployment, its current ReplicaSet.
+      : t.opts.epochMs - ageMs(rng.next(), t.opts.epochMs - (w.kind === 'Deployment' ? replicaSetCreatedMs(t, w) : w.createdMs));
   const owner = podOwner(t, w, r);
   const labels: Record<string, string> = { app: w.app, 'app.kubernetes.io/name': w.app, tier: w.tier };
   if (w.kind === 'Deployment') labels['pod-template-hash'] = w.hash;
   if (w.kind === 'StatefulSet') Object.assign(labels, { 'apps.kubernetes.io/pod-index': String(r), 'controller-revision-hash': `${w.name}-${w.hash}`, 'statefulset.kubernetes.io/pod-name': name });
   if (w.kind === 'DaemonSet') Object.assign(labels, { 'controller-revision-hash': w.hash.slice(0, 8), 'pod-template-generation': '1' });
   if (w.kind === 'CronJob') Object.assign(labels, { 'batch.kubernetes.io/controller-uid': owner.uid, 'batch.kubernetes.io/job-name': owner.name, 'controller-uid': owner.uid, 'job-name': owner.name });
-  const annotations: Record<string, string> = rng.chance(0.4) ? { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(w.port) } : {};
-  if (w.kind === 'Deployment' && rng.chance(0.2)) annotations['kubectl.kubernetes.io/restartedAt'] = iso(created - 5000);
+  // Each pod its own copy: stored objects never share nested values.
+  const template = clone(podTemplateParts(t, w));
+  const annotations = template.annotations;
   const apiMount = `kube-api-access-${kubeSuffix(rng)}`;
-  const containers = [containerSpec(w, w.app, w.image, rng, apiMount, true)];
-  if (!w.system && rng.chance(0.3)) containers.push(containerSpec(w, 'istio-proxy', 'docker.io/istio/proxyv2:1.24.1', rng, apiMount, false));
-  const initContainers = !w.system && rng.chance(0.2) ? [containerSpec(w, 'init-config', 'busybox:1.36', rng, apiMount, false)] : undefined;
-  const readinessGates = !w.system && rng.chance(0.1) ? [{ conditionType: 'target-health.elbv2.k8s.aws/k8s-' + w.name }] : undefined;
+  const mounted = (c: Record<string, unknown>): Record<string, unknown> => Object.assign(c, { volumeMounts: [{ name: apiMount, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] });
+  const containers = template.containers.map(mounted);
+  const initContainers = template.initContainers?.map(mounted);
+  const readinessGates = template.readinessGates;
   const ip = node ? (w.kind === 'DaemonSet' && w.name === 'kube-proxy' ? node.internalIp : podIp(w, r)) : undefined;
 
   const spec: Record<string, unknown> = {

@@ -1,6 +1,7 @@
 // Controllers of the generated pods: Deployments → ReplicaSets, StatefulSets, DaemonSets, CronJobs → Jobs.
 import { iso, lastApplied, managed } from './gen-meta.js';
-import { genUid, jobName, jobStamp, replicaSetName } from './gen-pods.js';
+import { clone } from './deep-equal.js';
+import { genUid, jobName, jobStamp, podTemplateParts, replicaSetCreatedMs, replicaSetName } from './gen-pods.js';
 import { rngFor } from './prng.js';
 import type { Topology, Workload } from './topology.js';
 import type { SimObject, SimOwnerRef } from './types.js';
@@ -11,25 +12,23 @@ function selectorLabels(w: Workload): Record<string, string> {
   return { app: w.app };
 }
 
-function podTemplate(w: Workload, extraLabels: Record<string, string> = {}): Record<string, unknown> {
+/** The pod template of a controller: the same parts its pods are stamped from (podTemplateParts). */
+function podTemplate(t: Topology, w: Workload, extraLabels: Record<string, string> = {}, old = false): Record<string, unknown> {
+  const parts = clone(podTemplateParts(t, w));
+  // The ReplicaSet before a `kubectl rollout restart` had no restart stamp yet.
+  if (old) delete parts.annotations['kubectl.kubernetes.io/restartedAt'];
   return {
-    metadata: { labels: { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, ...extraLabels } },
+    metadata: { labels: { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, ...extraLabels }, ...(Object.keys(parts.annotations).length ? { annotations: parts.annotations } : {}) },
     spec: {
-      containers: [{
-        name: w.app,
-        image: w.image,
-        ...(w.kind === 'CronJob' ? { command: ['/bin/sh', '-c', `run-${w.name} --once`] } : { ports: [{ name: 'http', containerPort: w.port, protocol: 'TCP' }] }),
-        resources: { limits: { cpu: '500m', memory: '512Mi' }, requests: { cpu: '100m', memory: '128Mi' } },
-        terminationMessagePath: '/dev/termination-log',
-        terminationMessagePolicy: 'File',
-        imagePullPolicy: 'IfNotPresent',
-      }],
+      ...(parts.initContainers ? { initContainers: parts.initContainers } : {}),
+      containers: parts.containers,
       restartPolicy: w.kind === 'CronJob' ? 'OnFailure' : 'Always',
       terminationGracePeriodSeconds: 30,
       dnsPolicy: 'ClusterFirst',
       serviceAccountName: w.serviceAccount,
       securityContext: {},
       schedulerName: 'default-scheduler',
+      ...(parts.readinessGates ? { readinessGates: parts.readinessGates } : {}),
     },
   };
 }
@@ -63,7 +62,7 @@ export function buildDeployment(t: Topology, w: Workload): SimObject {
   const spec = {
     replicas: w.replicas,
     selector: { matchLabels: selectorLabels(w) },
-    template: podTemplate(w),
+    template: podTemplate(t, w),
     strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } },
     revisionHistoryLimit: 10,
     progressDeadlineSeconds: 600,
@@ -91,8 +90,8 @@ export function buildReplicaSet(t: Topology, w: Workload, old: boolean): SimObje
   const hash = old ? w.oldHash : w.hash;
   const owner: SimOwnerRef = { apiVersion: APPS, kind: 'Deployment', name: w.name, uid: genUid(t, 'deployments.apps', `${w.namespace}/${w.name}`), controller: true, blockOwnerDeletion: true };
   const labels = { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, 'pod-template-hash': hash };
-  const spec = { replicas, selector: { matchLabels: { ...selectorLabels(w), 'pod-template-hash': hash } }, template: podTemplate(w, { 'pod-template-hash': hash }) };
-  const created = old ? w.createdMs : w.createdMs + (w.revision - 1) * 86_400_000 / 2;
+  const spec = { replicas, selector: { matchLabels: { ...selectorLabels(w), 'pod-template-hash': hash } }, template: podTemplate(t, w, { 'pod-template-hash': hash }, old) };
+  const created = replicaSetCreatedMs(t, w, old);
   const ready = old ? 0 : readyCount(w);
   return {
     apiVersion: APPS, kind: 'ReplicaSet',
@@ -109,7 +108,7 @@ export function buildReplicaSet(t: Topology, w: Workload, old: boolean): SimObje
 
 export function buildStatefulSet(t: Topology, w: Workload): SimObject {
   const spec = {
-    replicas: w.replicas, selector: { matchLabels: selectorLabels(w) }, template: podTemplate(w), serviceName: w.name, podManagementPolicy: 'OrderedReady',
+    replicas: w.replicas, selector: { matchLabels: selectorLabels(w) }, template: podTemplate(t, w), serviceName: w.name, podManagementPolicy: 'OrderedReady',
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } }, revisionHistoryLimit: 10,
     persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
     volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, volumeMode: 'Filesystem' } }],
@@ -122,7 +121,7 @@ export function buildStatefulSet(t: Topology, w: Workload): SimObject {
 }
 
 export function buildDaemonSet(t: Topology, w: Workload): SimObject {
-  const spec = { selector: { matchLabels: selectorLabels(w) }, template: podTemplate(w), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 };
+  const spec = { selector: { matchLabels: selectorLabels(w) }, template: podTemplate(t, w), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } }, revisionHistoryLimit: 10 };
   const n = w.replicas;
   return {
     apiVersion: APPS, kind: 'DaemonSet', metadata: workloadMeta(t, w, 'daemonsets.apps', APPS, 'DaemonSet', spec), spec,
@@ -134,7 +133,7 @@ export function buildCronJob(t: Topology, w: Workload): SimObject {
   const schedule = w.periodMin === 1440 ? '0 2 * * *' : w.periodMin === 60 ? '0 * * * *' : `*/${w.periodMin} * * * *`;
   const spec = {
     schedule, concurrencyPolicy: 'Forbid', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1,
-    jobTemplate: { metadata: {}, spec: { backoffLimit: 2, template: podTemplate(w) } },
+    jobTemplate: { metadata: {}, spec: { backoffLimit: 2, template: podTemplate(t, w) } },
   };
   const last = jobStamp(t, w, 0) * 60_000;
   return {
@@ -153,7 +152,7 @@ export function buildJob(t: Topology, w: Workload, r: number): SimObject {
   const spec = {
     parallelism: 1, completions: 1, backoffLimit: 2, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed',
     selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
-    template: podTemplate(w, labels),
+    template: podTemplate(t, w, labels),
   };
   const finished = iso(start + 61_000);
   return {

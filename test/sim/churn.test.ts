@@ -1,7 +1,7 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
-import { endedPodProblems, openWatch } from './helpers.js';
+import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
 const started: SimCluster[] = [];
 afterEach(async () => {
@@ -60,6 +60,17 @@ describe('churn', () => {
     const ended = c.snapshot('pods').filter((p) => ['Succeeded', 'Failed'].includes((p.status as { phase: string }).phase));
     expect(ended.length).toBeGreaterThan(0);
     for (const p of ended) expect(endedPodProblems(p), p.metadata.name).toEqual([]);
+    // The kubelet starts what the controllers make: few of the pods churn made still wait for their containers, and
+    // those that run have containers of their own (not the ids of the pod they were copied from).
+    const madePods = c.snapshot('pods').filter((p) => Date.parse(p.metadata.creationTimestamp ?? '') > Date.parse('2026-06-02T00:00:00Z'));
+    const phase = (p: SimObject): string => (p.status as { phase: string }).phase;
+    expect(madePods.length).toBeGreaterThan(20);
+    expect(madePods.filter((p) => phase(p) === 'Pending').length, madePods.map(phase).join()).toBeLessThan(madePods.length / 4);
+    const ids = c.snapshot('pods').flatMap((p) => ((p.status as { containerStatuses?: Array<{ containerID?: string }> }).containerStatuses ?? []).map((s) => s.containerID).filter(Boolean));
+    expect(new Set(ids).size).toBe(ids.length);
+    // Pods made, replaced and rolled out are stamped from their controller's template, as the generated ones.
+    const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr));
+    expect(templateProblems(c.snapshot('pods'), controllers, Date.now())).toEqual([]);
     // Every pod still points at an owner that exists.
     const owners = new Set(['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr).map((o) => o.metadata.uid)));
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);

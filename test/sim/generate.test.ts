@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTopology } from '../../src/sim/topology.js';
 import { SimStore } from '../../src/sim/store.js';
 import type { SimObject } from '../../src/sim/types.js';
-import { endedPodProblems } from './helpers.js';
+import { endedPodProblems, templateProblems } from './helpers.js';
 
 const EPOCH = Date.parse('2026-06-01T12:00:00Z');
 
@@ -62,6 +62,24 @@ describe('generation', () => {
       if (owner?.kind === 'ReplicaSet') expect(pod.metadata.labels?.['pod-template-hash']).toBe(owner.metadata.labels?.['pod-template-hash']);
     }
     expect([...kinds].sort()).toEqual(['DaemonSet', 'Job', 'ReplicaSet', 'StatefulSet']);
+  });
+
+  it('stamps every pod of a controller from its template, after the controller, never in the future', () => {
+    const s = store('east', 2000);
+    const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => all(s, gr));
+    const pods = all(s, 'pods');
+    expect(templateProblems(pods, controllers, EPOCH)).toEqual([]);
+    // The variety is in the templates now: some controllers have sidecars, init containers, readiness gates; some not.
+    const shapes = new Set(controllers.map((c) => JSON.stringify((c.spec as { template: { spec: { containers: Array<{ name: string }>; initContainers?: unknown } } }).template.spec, ['containers', 'initContainers', 'name'])));
+    expect(shapes.size).toBeGreaterThan(3);
+    // A Deployment's template is its current ReplicaSet's, but for the hash label.
+    const byName = new Map(all(s, 'replicasets.apps').map((rs) => [`${rs.metadata.namespace}/${rs.metadata.name}`, rs]));
+    for (const d of all(s, 'deployments.apps')) {
+      const current = [...byName.values()].find((rs) => rs.metadata.ownerReferences?.[0]?.uid === d.metadata.uid && (rs.spec as { replicas: number }).replicas > 0);
+      const template = structuredClone((current?.spec as { template: { metadata: { labels: Record<string, string> } } }).template);
+      delete template.metadata.labels['pod-template-hash'];
+      expect(template, d.metadata.name).toEqual((d.spec as { template: unknown }).template);
+    }
   });
 
   it('has the variety of a real cluster: states, ages, init containers, readiness gates, managedFields', () => {

@@ -143,3 +143,41 @@ export function endedPodProblems(p: SimObject): string[] {
     ...(st.conditions ?? []).filter((c) => c.type === 'Ready' && c.status === 'True').map(() => 'condition Ready True'),
   ];
 }
+
+type PodSpecParts = { containers?: Array<{ name: string; image: string }>; initContainers?: Array<{ name: string; image: string }>; readinessGates?: unknown[] };
+
+/** What the template decides, in a form to compare: container and init container names and images, readiness gates. */
+function templated(spec: unknown): string {
+  const s = (spec ?? {}) as PodSpecParts;
+  const names = (cs: PodSpecParts['containers']): string[] => (cs ?? []).map((c) => `${c.name}=${c.image}`);
+  return JSON.stringify({ containers: names(s.containers), init: names(s.initContainers), gates: s.readinessGates ?? [] });
+}
+
+/**
+ * What kube never shows of pods and their controllers: a pod unlike its controller's template (kube stamps every pod
+ * of a ReplicaSet, StatefulSet, DaemonSet or Job from it), missing a template annotation, older than its controller, or
+ * made in the future; a ReplicaSet whose selector or template does not carry its own pod-template-hash.
+ */
+export function templateProblems(pods: SimObject[], controllers: SimObject[], nowMs: number): string[] {
+  const byUid = new Map(controllers.map((c) => [c.metadata.uid, c]));
+  const problems: string[] = [];
+  const at = (o: SimObject): number => Date.parse(o.metadata.creationTimestamp ?? '');
+  for (const c of controllers) {
+    if (at(c) > nowMs) problems.push(`${c.kind} ${c.metadata.name}: made in the future (${c.metadata.creationTimestamp})`);
+    if (c.kind !== 'ReplicaSet') continue;
+    const hash = c.metadata.labels?.['pod-template-hash'];
+    const spec = c.spec as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> } } };
+    if (spec.selector.matchLabels['pod-template-hash'] !== hash || spec.template.metadata.labels['pod-template-hash'] !== hash) problems.push(`ReplicaSet ${c.metadata.name}: selector or template without its hash ${hash}`);
+  }
+  for (const p of pods) {
+    const owner = byUid.get(p.metadata.ownerReferences?.[0]?.uid);
+    if (!owner) continue;
+    const template = (owner.spec as { template: { metadata?: { annotations?: Record<string, string> }; spec: unknown } }).template;
+    const what = `pod ${p.metadata.name} of ${owner.kind} ${owner.metadata.name}`;
+    if (templated(p.spec) !== templated(template.spec)) problems.push(`${what}: ${templated(p.spec)} is not the template's ${templated(template.spec)}`);
+    for (const [k, v] of Object.entries(template.metadata?.annotations ?? {})) if (p.metadata.annotations?.[k] !== v) problems.push(`${what}: annotation ${k} is ${p.metadata.annotations?.[k]}, the template's ${v}`);
+    if (at(p) < at(owner)) problems.push(`${what}: made at ${p.metadata.creationTimestamp}, before its controller (${owner.metadata.creationTimestamp})`);
+    if (at(p) > nowMs) problems.push(`${what}: made in the future (${p.metadata.creationTimestamp})`);
+  }
+  return problems;
+}
