@@ -46,7 +46,9 @@ export class KubeApiError extends Error {
 /** Wraps a transport failure (refused, reset, TLS, timeout) as a retryable KubeApiError. */
 export function networkError(e: unknown, method: string, path: string): KubeApiError {
   if (e instanceof KubeApiError) return e;
-  const code = typeof e === 'object' && e !== null ? String((e as { code?: unknown }).code ?? '') : '';
+  // A DOMException's code is a legacy number (23 for a TimeoutError of AbortSignal.timeout): its name says more.
+  const raw = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  const code = typeof raw === 'number' && e instanceof Error ? e.name : String(raw ?? '');
   const msg = e instanceof Error ? e.message : String(e);
   // TLS verification failures will not heal by retrying soon, but the operator may fix the config: retry slowly.
   const tls = /certificate|self[- ]signed|SSL|TLS/i.test(msg) || code.startsWith('ERR_TLS') || code.includes('CERT');

@@ -27,4 +27,10 @@ describe('networkError', () => {
     const tls = networkError(connectError('UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'unable to verify the first certificate'), 'GET', '/version');
     expect(tls.reason).toBe('TLSError');
   });
+
+  it('names a deadline that passed by its name, not by the DOMException code number', () => {
+    const timeout = networkError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'GET', '/readyz');
+    expect(timeout.message).toBe('GET /readyz: TimeoutError The operation was aborted due to timeout');
+    expect(timeout.retryable).toBe(true);
+  });
 });
