@@ -78,7 +78,10 @@ export class SimServer {
     if (tls && deps.tls?.http2) {
       // Node's compatibility request and response stand in for HTTP/1's here (the handlers use only what both have:
       // method, url, headers, socket, writeHead, write, end, destroy, 'close').
-      const h2 = createSecureServer({ ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: 250 } });
+      // Node refuses new streams (ENHANCE_YOUR_CALM) once a session holds more than maxSessionMemory (10 MB by default)
+      // of unsent data: a few big lists in flight on one connection do. kube-apiserver (Go) has no such limit; its
+      // streams wait for flow control.
+      const h2 = createSecureServer({ ...tls, allowHTTP1: true, settings: { maxConcurrentStreams: 250 }, maxSessionMemory: 1024 });
       // Its HTTP/1.1 connections (clients that do not offer h2) are Node's HTTP/1 server's, with that server's
       // settings read from this object: the same as the HTTP/1.1-only simulator's below.
       Object.assign(h2, HTTP1_SETTINGS);
