@@ -16,6 +16,20 @@ export const STREAMS_PER_CONNECTION = 100;
 /** How long the handshake that learns the protocol may take. */
 const PROBE_TIMEOUT_MS = 10_000;
 
+/**
+ * How a connection is known to be alive: a PING every `pingIntervalMs`, and one that has answered none for
+ * `deadAfterMs` is closed, its requests failing so that they are made again on a new connection. As client-go's
+ * HTTP/2 health check (ReadIdleTimeout 30 s, PingTimeout 15 s): without it a connection whose peer is gone while
+ * the session never learns so (a network partition; on Node 20, also a member restarting while lists stream) holds
+ * every watch and probe on it silent for good.
+ */
+export interface Liveness {
+  pingIntervalMs: number;
+  deadAfterMs: number;
+}
+
+const LIVENESS: Liveness = { pingIntervalMs: 10_000, deadAfterMs: 30_000 };
+
 /** TLS material for connections to the member, as the client's pool uses it. */
 export type TransportTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
@@ -51,6 +65,9 @@ export class Http2Transport {
    * connection each.
    */
   private connections: Client[] = [];
+  /** When each connection last showed it was alive: connected, or answered a PING. */
+  private readonly alive = new WeakMap<Client, number>();
+  private watchdog: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly url: URL,
@@ -58,6 +75,7 @@ export class Http2Transport {
     /** The client's HTTP/1.1 pool, as it is now. */
     private readonly http1: () => Dispatcher,
     private readonly probeTimeoutMs = PROBE_TIMEOUT_MS,
+    private readonly liveness: Liveness = LIVENESS,
   ) {}
 
   /** The protocol requests use, once known. */
@@ -88,7 +106,29 @@ export class Http2Transport {
     if (free) return free;
     const c = this.http2Connection();
     this.connections.push(c);
+    this.watchdog ??= setInterval(() => this.closeSilent(), this.liveness.pingIntervalMs).unref();
     return c;
+  }
+
+  /** Closes the connections that answered no PING for too long (Liveness); stops looking once none is left. */
+  private closeSilent(): void {
+    const now = Date.now();
+    this.connections = this.connections.filter((c) => !c.closed && !c.destroyed);
+    for (const c of this.connections) {
+      // A connection not connected now is made again by its next request ('connect' then counts as alive).
+      if (!c.stats.connected) continue;
+      const since = now - (this.alive.get(c) ?? now);
+      if (since <= this.liveness.deadAfterMs) continue;
+      this.connections = this.connections.filter((other) => other !== c);
+      const seconds = Math.round(since / 1000);
+      void c.destroy(new Error(`the HTTP/2 connection to ${this.url.host} answered no PING for ${seconds}s; closed, its requests are made again on a new one`)).catch(() => undefined);
+    }
+    if (this.connections.length === 0) this.stopWatchdog();
+  }
+
+  private stopWatchdog(): void {
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.watchdog = undefined;
   }
 
   /** Closes the HTTP/2 connections (their watches end); the next request learns the protocol again. */
@@ -96,6 +136,7 @@ export class Http2Transport {
     const connections = this.connections;
     this.connections = [];
     this.protocol = undefined;
+    this.stopWatchdog();
     await Promise.all(connections.map((c) => c.close().catch(() => undefined)));
   }
 
@@ -115,8 +156,15 @@ export class Http2Transport {
         callback(null, socket);
       });
     };
-    return new Client(this.url.origin, {
+    const client = new Client(this.url.origin, {
       allowH2: true, pipelining: STREAMS_PER_CONNECTION, maxConcurrentStreams: STREAMS_PER_CONNECTION, keepAliveTimeout: 30_000, connect,
+      pingInterval: this.liveness.pingIntervalMs,
     });
+    const seen = (): void => { this.alive.set(client, Date.now()); };
+    seen();
+    client.on('connect', seen);
+    // undici documents the 'ping' event (Client.md, pingInterval) but its Client type lists no such event.
+    (client as unknown as NodeJS.EventEmitter).on('ping', seen);
+    return client;
   }
 }

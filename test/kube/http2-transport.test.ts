@@ -1,5 +1,6 @@
 // Requests to a member over HTTP/2 where its TLS handshake picks it (as kube-apiserver's does): watches share a
 // connection, each stream flow-controlled on its own; over HTTP/1.1, a connection each, and never pipelined.
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
@@ -70,6 +71,17 @@ describe('member watches', () => {
     expect(events.get('/api/v1/pods')).toBe(before + 1);
   }, 30_000);
 
+  it('many big lists at once on one HTTP/2 connection are all answered, as kube-apiserver answers them', async () => {
+    const sim = await startSimulatedCluster({ pods: 2000, seed: 5, tls: true, http2: true });
+    const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)));
+    running.push({ sim, client, ac: new AbortController() });
+    // Node's own limit on a session's unsent data (maxSessionMemory) made the simulator refuse some of these with
+    // ENHANCE_YOUR_CALM; Go's server waits on flow control instead.
+    const lists = await Promise.all([...RESOURCES, ...RESOURCES].map(async (r) => (await client.json<{ items: unknown[] }>(`${r}?limit=500`)).items.length));
+    expect(lists.every((n) => n > 0)).toBe(true);
+    expect(sim.openConnections).toBe(1);
+  }, 30_000);
+
   it('over HTTP/1.1 when the member does not offer HTTP/2: a connection each, none pipelined behind another', async () => {
     const { sim, client } = await watchAll(false);
     expect(client.protocol).toBe('http/1.1');
@@ -128,11 +140,84 @@ describe('member watches', () => {
   }, 30_000);
 });
 
+/**
+ * A TCP relay to a member that can fall silent: its connections then stay open and carry nothing either way, as across
+ * a network partition, or as a session that no longer reads its socket (Node 20, after a member restart).
+ */
+async function relay(port: number): Promise<{ port: number; silence(): void; close(): Promise<void> }> {
+  const pairs: Array<[Socket, Socket]> = [];
+  const server: Server = createServer((a) => {
+    const b = connect(port, '127.0.0.1');
+    a.pipe(b).pipe(a);
+    a.on('error', () => b.destroy());
+    b.on('error', () => a.destroy());
+    pairs.push([a, b]);
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
+  return {
+    port: (server.address() as { port: number }).port,
+    silence: () => {
+      for (const [a, b] of pairs) {
+        a.unpipe(b);
+        b.unpipe(a);
+        a.pause();
+        b.pause();
+      }
+    },
+    close: async () => {
+      for (const [a, b] of pairs.splice(0)) {
+        a.destroy();
+        b.destroy();
+      }
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+}
+
 describe('Http2Transport', () => {
   const sims: SimCluster[] = [];
   afterEach(async () => {
     for (const s of sims.splice(0)) await s.stop();
   });
+
+  it('closes a connection that answers no PING: its requests fail and the next ones go over a new connection', async () => {
+    const certs = await generateCertificates();
+    const sim = await startSimulatedCluster({ pods: 5, seed: 5, tls: certs, http2: true, bookmarkIntervalMs: 100 });
+    sims.push(sim);
+    const r = await relay(sim.port);
+    const url = `https://127.0.0.1:${r.port}`;
+    const h1Pool = new Agent({ connect: { ca: certs.caCert } });
+    const t = new Http2Transport(new URL(url), { ca: certs.caCert }, () => h1Pool, undefined, { pingIntervalMs: 50, deadAfterMs: 400 });
+    const get = async (path: string): Promise<number | string> => {
+      await t.ready();
+      try {
+        const res = await request(`${url}${path}`, { dispatcher: t.pick(), headers: { authorization: `Bearer ${sim.token}` }, headersTimeout: 20_000 });
+        await res.body.dump();
+        return res.statusCode;
+      } catch (e: unknown) {
+        return (e as Error).message;
+      }
+    };
+    try {
+      expect(t.current).toBeUndefined();
+      expect(await get('/readyz')).toBe(200);
+      expect(t.current).toBe('h2');
+      // Alive and answering: kept past the deadline (its PINGs are answered).
+      await new Promise((res) => setTimeout(res, 600));
+      expect(await get('/readyz')).toBe(200);
+      expect(sim.openHttp2Connections).toBe(1);
+      r.silence();
+      const started = Date.now();
+      expect(await get('/readyz')).toMatch(/answered no PING for \d+s; closed/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(await get('/readyz')).toBe(200);
+      expect(sim.openHttp2Connections).toBe(2);
+    } finally {
+      await t.close();
+      await h1Pool.close();
+      await r.close();
+    }
+  }, 30_000);
 
   /** A watch of pods through the transport's pick, as KubeClient.send dispatches it; its status, or the error. */
   async function watchThrough(t: Http2Transport, sim: SimCluster): Promise<number | string> {
