@@ -7,6 +7,19 @@ import { rowColumns, toStoredRow } from './stored-row.js';
 import type { Change, ChangeType, KeyFilter, WatchFilter } from './types.js';
 
 /**
+ * The change-log entry advanceRevision leaves at the revision it jumped to: no object, only the revision, so that one
+ * handed to clients (a list's, a bookmark's) is known later. A revision that is neither an entry, nor the head, nor the
+ * compacted mark was never issued by the storage as it stands: issued, then lost (a PostgreSQL with synchronous_commit
+ * off that crashed, a restore, a failover to a replica behind) — a watch from it is 410 (`revisionKnown`).
+ */
+export const REVISION_MARK = 'REVISION';
+
+/** SQL: whether `after` is a revision this change log can start a watch from (see REVISION_MARK). */
+export function revisionKnown(after: number, head: SQL, compacted: SQL): SQL {
+  return sql`(${after} = ${head} OR ${after} = ${compacted} OR EXISTS (SELECT 1 FROM changes WHERE revision = ${after}))`;
+}
+
+/**
  * Entries with after < revision ≤ head, oldest first. ADDED/MODIFIED entries carry no object: the row serves while
  * its revision is the entry's; once the row moved on (or was deleted) the entry is skipped, because a later entry
  * delivers the newer state. DELETED entries carry the last state. Labels are evaluated on the JSON (a deleted
@@ -32,7 +45,7 @@ export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number
     labels: sql.raw('COALESCE(c.object, r.object)'),
     labelsPath: ['metadata', 'labels'],
   };
-  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${head}`, sql`(c.type = 'DELETED' OR r.id IS NOT NULL)`, ...filterConditions(d, filter, refs)];
+  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${head}`, sql`c.type <> ${REVISION_MARK}`, sql`(c.type = 'DELETED' OR r.id IS NOT NULL)`, ...filterConditions(d, filter, refs)];
   return sql`SELECT c.type, ${rowColumns(d, refs)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
 }
 
@@ -48,7 +61,7 @@ export function changedQuery(d: QueryDialect, filter: KeyFilter, after: number, 
     id: c('resource_id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), namespace: c('namespace'), name: c('name'),
     createdAt: c('created_at'), kind: unused, ownerUid: unused, resourceVersion: unused, doc: unused, labels: unused, labelsPath: [],
   };
-  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, ...filterConditions(d, filter, refs)];
+  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, sql`c.type <> ${REVISION_MARK}`, ...filterConditions(d, filter, refs)];
   return sql`SELECT 1 FROM changes c WHERE ${and(conds)} LIMIT 1`;
 }
 

@@ -265,13 +265,16 @@ export type KeyFilter = Pick<WatchFilter, 'types' | 'clusters' | 'namespaces' | 
 
 export type ChangedResult =
   | { expired: false; changed: boolean }
-  /** `after` left the change-log window: what changed since is not known. */
-  | { expired: true; oldestRevision: string };
+  /** `after` left the change-log window, or was lost (`lost`, see changesSince): what changed since is not known. */
+  | { expired: true; oldestRevision: string; lost?: true };
 
 export type ChangesResult =
   | { expired: false; changes: Change[]; revision: string }
-  /** The revision left the change-log window: the client must relist (410 Expired). */
-  | { expired: true; oldestRevision: string };
+  /**
+   * The revision left the change-log window, or was lost (`lost`: issued once, then gone with the commits that storage
+   * went back past — changes.ts REVISION_MARK): the client must relist (410 Expired).
+   */
+  | { expired: true; oldestRevision: string; lost?: true };
 
 /** The read path (apiserver). */
 export interface StorageReader {

@@ -156,6 +156,32 @@ export function watchContract(open: OpenHarness): void {
       expect(summary(await s.changesSince(rev(1), all, 100), origin)).toHaveLength(5);
     });
 
+    it('a revision storage went back past is expired, even once the revision moved up beyond it', async () => {
+      // Clients hold the head a list answered and the revisions of the entries they were sent; then storage loses the
+      // last commits (PostgreSQL with synchronous_commit=off crashing, a restore, a failover behind) and a synchro
+      // starting moves the revision up to the clock: revisions between are ones no entry has any more.
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'p0' })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'p1' })], deletes: [] });
+      const listed = await s.currentRevision();
+      expect(listed).toBe(rev(2));
+      expect(await s.advanceRevision(rev(1_000_000))).toBe(rev(2));
+      const jumped = await s.currentRevision();
+      await s.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'p2' })], deletes: [] });
+      // rev(3) .. rev(999_999) were never issued by the storage as it stands: what a client holding one saw is gone.
+      for (const lost of [3, 7, 999_999]) {
+        expect(await s.changesSince(rev(lost), all, 100)).toEqual({ expired: true, oldestRevision: rev(0), lost: true });
+        expect(await s.changedBetween(rev(lost), rev(1_000_001), all)).toEqual({ expired: true, oldestRevision: rev(0), lost: true });
+      }
+      // Every revision handed out stays good: the store's origin, each entry's, a list's head, the jump's target.
+      expect(summary(await s.changesSince(rev(0), all, 100), origin)).toEqual(['1 ADDED c/ns/p0', '2 ADDED c/ns/p1', '1000001 ADDED c/ns/p2']);
+      expect(summary(await s.changesSince(rev(1), all, 100), origin)).toEqual(['2 ADDED c/ns/p1', '1000001 ADDED c/ns/p2']);
+      expect(summary(await s.changesSince(listed, all, 100), origin)).toEqual(['1000001 ADDED c/ns/p2']);
+      expect(summary(await s.changesSince(jumped, all, 100), origin)).toEqual(['1000001 ADDED c/ns/p2']);
+      expect(await s.changesSince(rev(1_000_001), all, 100)).toEqual({ expired: false, changes: [], revision: rev(1_000_001) });
+      expect(await s.changedBetween(jumped, rev(1_000_001), all)).toEqual({ expired: false, changed: true });
+      expect(await s.changedBetween(listed, jumped, all)).toEqual({ expired: false, changed: false });
+    });
+
     it('age-based compaction drops entries older than changeLogMaxAgeMs', async () => {
       const aged = await h.openAnother({ changeLogMaxAgeMs: 0, changeLogRevisions: 1_000_000 });
       try {

@@ -95,12 +95,13 @@ export class ChangeFeed implements Runnable {
         // from a backup, failed over to a replica that was behind): resume at the current head. Watchers would miss
         // changes; they are ended so that clients relist.
         const current = BigInt(await this.read(this.storage.currentRevision()));
-        const wentBack = current < BigInt(from);
+        // Gone back and moved up again past it before this feed looked (a synchro restarting after the loss): `lost`.
+        const wentBack = current < BigInt(from) || r.lost === true;
         if (wentBack) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
         else this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
         this.head = current;
         const message = wentBack
-          ? `the storage went back from revision ${from} to ${current} (restored, or failed over): list again`
+          ? `the storage went back from revision ${from} (restored, failed over, or lost its last commits; now at ${current}): list again`
           : `too old resource version: ${from} (the server fell behind its change log): list again`;
         for (const s of this.subs) s.expire(message);
         return;

@@ -86,6 +86,7 @@ export async function checkAfterRead(wanted: RevisionWanted, revision: string, q
     return;
   }
   const r = await storage.changedBetween(wanted.rv.toString(), revision, coveredBy(q));
+  if (r.expired && r.lost) throw expired(`resource version ${wanted.rv} is not one this storage holds (it went back past it: a restore, a failover, a database crash that lost its last commits); list again without resourceVersion`);
   if (r.expired) throw expired(`The resourceVersion for the provided list is too old: ${wanted.rv} (the oldest kept is ${r.oldestRevision}); list again without resourceVersion`);
   if (r.changed) {
     throw expired(`resource version ${wanted.rv} (exact): what this list covers changed since, and this server keeps only the `

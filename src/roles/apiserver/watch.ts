@@ -199,6 +199,13 @@ export function cutAfterMs(res: ServerResponse, ms: number): NodeJS.Timeout | un
   return ms <= MAX_TIMER_MS ? setTimeout(() => res.destroy(), Math.max(0, ms)).unref() : undefined;
 }
 
+/** Why a watch from `from` cannot go on: the revision left the change log, or storage went back past it. */
+function expiredMessage(from: string, r: { oldestRevision: string; lost?: true }): string {
+  return r.lost
+    ? `resource version ${from} is not one this storage holds (it went back past it: a restore, a failover, a database crash that lost its last commits): list again`
+    : `too old resource version: ${from} (${r.oldestRevision})`;
+}
+
 export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: WatchParams): Promise<void> {
   // The feed must know its head before we subscribe, or changes between our start revision and its head are lost.
   await p.feed.ready;
@@ -239,6 +246,13 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', aheadOfStoreMessage(rv, current)) }));
         return;
       }
+      // Between the feed's head and storage's: issued since the feed last looked, or issued and then lost when storage
+      // went back, before the revision moved up past it again (the catch-up below, which would tell, does not run).
+      const r = await p.storage.changesSince(rv, p.filter, 1);
+      if (r.expired) {
+        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', expiredMessage(rv, r)) }));
+        return;
+      }
     }
     if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
       const page = await p.initial();
@@ -261,7 +275,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     while (sent < BigInt(feedHead)) {
       const r = await p.storage.changesSince(sent.toString(), p.filter, 500);
       if (r.expired) {
-        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', `too old resource version: ${from} (${r.oldestRevision})`) }));
+        await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', expiredMessage(from, r)) }));
         return;
       }
       for (const c of r.changes) {

@@ -5,7 +5,7 @@ import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type postgres from 'postgres';
 import type { Logger } from '../../lib/log.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
-import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, REVISION_MARK, revisionKnown, toChange } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
@@ -219,13 +219,15 @@ class PostgresStorage implements Storage {
     const inner = changesQuery(postgresQuery, filter, after, sql.raw('m.head'), n);
     const rows = await this.rows(
       'changesSince',
-      sql`SELECT m.head, m.compacted, x.* FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head,
-        coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) m LEFT JOIN LATERAL (${inner}) x ON TRUE`,
+      sql`SELECT m.head, m.compacted, m.known, x.* FROM (SELECT h.head, h.compacted, ${revisionKnown(after, sql.raw('h.head'), sql.raw('h.compacted'))} AS known
+        FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) h) m
+        LEFT JOIN LATERAL (${inner}) x ON TRUE`,
     );
     const head = Number(headRevisionOf(rows[0]?.[0]));
     const compacted = Number(rows[0]?.[1] ?? 0);
     if (after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
-    const changes = rows.filter((r) => r[2] !== null).map((r) => toChange(r.slice(2)));
+    if (rows[0]?.[2] !== true) return { expired: true, oldestRevision: String(compacted), lost: true };
+    const changes = rows.filter((r) => r[3] !== null).map((r) => toChange(r.slice(3)));
     const last = changes.length >= n ? changes[changes.length - 1]?.revision : undefined;
     return { expired: false, changes, revision: last ?? String(head) };
   }
@@ -234,10 +236,11 @@ class PostgresStorage implements Storage {
     const from = Number(after);
     if (!Number.isSafeInteger(from)) return { expired: true, oldestRevision: String(await this.compactedRevision()) };
     // One statement: the compacted revision and the entries from one snapshot.
-    const rows = await this.rows('changedBetween', sql`SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0),
-      EXISTS (${changedQuery(postgresQuery, filter, from, Number(upTo))})`);
+    const rows = await this.rows('changedBetween', sql`SELECT h.compacted, EXISTS (${changedQuery(postgresQuery, filter, from, Number(upTo))}), ${revisionKnown(from, sql.raw('h.head'), sql.raw('h.compacted'))}
+      FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) h`);
     const compacted = Number(rows[0]?.[0] ?? 0);
     if (from < compacted) return { expired: true, oldestRevision: String(compacted) };
+    if (rows[0]?.[2] !== true) return { expired: true, oldestRevision: String(compacted), lost: true };
     return { expired: false, changed: rows[0]?.[1] === true };
   }
 
@@ -303,7 +306,14 @@ class PostgresStorage implements Storage {
     return this.run('advanceRevision', () =>
       inTransaction(this.pool, async (tx) => {
         const head = await lockAndReadRevision(tx);
-        if (Number(to) > head) await setMeta(tx, 'revision', Number(to));
+        if (Number(to) > head) {
+          await setMeta(tx, 'revision', Number(to));
+          // The jump's mark (REVISION_MARK): the target is a revision clients may hold, though no object changed at it.
+          await tx.unsafe(
+            `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time) VALUES ($1, 0, '', '', '', '', '', '', $2, 0, $3)`,
+            [Number(to), REVISION_MARK, Date.now()],
+          );
+        }
         return String(head);
       }),
     );
@@ -318,8 +328,8 @@ class PostgresStorage implements Storage {
         // Counted in entries, not revisions: the revision jumps when a synchro starts (advanceRevision).
         const r = await tx.unsafe(
           `SELECT coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted, coalesce((SELECT max(revision) FROM changes WHERE time < $1), 0) AS by_age,
-             coalesce((SELECT revision FROM changes ORDER BY revision DESC LIMIT 1 OFFSET $2), 0) AS by_count`,
-          [cutoffTime, keep],
+             coalesce((SELECT revision FROM changes WHERE type <> $3 ORDER BY revision DESC LIMIT 1 OFFSET $2), 0) AS by_count`,
+          [cutoffTime, keep, REVISION_MARK],
         );
         const row = r[0] as unknown as { compacted: string; by_age: string; by_count: string };
         const compacted = Number(row.compacted);

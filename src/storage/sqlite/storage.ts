@@ -26,7 +26,7 @@ import { sqliteQuery } from './query.js';
 import { SqliteSnapshot } from './snapshot.js';
 import { allRows } from './statements.js';
 import { prepare } from './prepare.js';
-import { readHeadRevision, readMeta } from './write.js';
+import { readHeadRevision, readMeta, revisionIsKnown } from './write.js';
 import { WriterThread } from './writer-thread.js';
 import { InlineWriter, type Writer, type WriterAnswers, type WriterOp } from './writer-ops.js';
 import { migrationPlan } from '../schema-version.js';
@@ -257,6 +257,7 @@ class SqliteStorage implements Storage {
         const head = Number(readHeadRevision(this.db));
         const compacted = readMeta(this.db, 'compacted_revision');
         if (!Number.isSafeInteger(after) || after < compacted || after > head) return { expired: true, oldestRevision: String(compacted) };
+        if (!revisionIsKnown(this.db, after, head, compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
         const rows = allRows(this.db, changesQuery(sqliteQuery, filter, after, sql`${head}`, Math.max(1, Math.floor(limit))));
         const changes = rows.map(toChange);
         const last = changes.length >= limit ? changes[changes.length - 1]?.revision : undefined;
@@ -271,6 +272,7 @@ class SqliteStorage implements Storage {
       this.db.transaction((): ChangedResult => {
         const compacted = readMeta(this.db, 'compacted_revision');
         if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
+        if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
         return { expired: false, changed: allRows(this.db, changedQuery(sqliteQuery, filter, from, Number(upTo))).length > 0 };
       }).deferred(),
     );

@@ -1,5 +1,6 @@
 // The SQLite write path: statements run inside one IMMEDIATE transaction per batch (in-process, so per-row
 // statements cost microseconds, not round trips).
+import { REVISION_MARK } from '../changes-sql.js';
 import { rowKeyString } from '../key.js';
 import { parseLabelsJson, revisionText, type TemplateParts } from '../object-columns.js';
 import type { ResourceType } from '../types.js';
@@ -171,12 +172,17 @@ export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
   const head = readMeta(db, 'revision');
   const compacted = readMeta(db, 'compacted_revision');
   const byAge = Number((prepare(db, `SELECT max(revision) FROM changes WHERE time < ?`).raw(true).get(cutoffTime) as unknown[])[0] ?? 0);
-  const byCount = Number((prepare(db, `SELECT revision FROM changes ORDER BY revision DESC LIMIT 1 OFFSET ?`).raw(true).get(keep) as unknown[] | undefined)?.[0] ?? 0);
+  const byCount = Number((prepare(db, `SELECT revision FROM changes WHERE type <> ? ORDER BY revision DESC LIMIT 1 OFFSET ?`).raw(true).get(REVISION_MARK, keep) as unknown[] | undefined)?.[0] ?? 0);
   // Everything at or below the cutoff goes, so "revision > compacted" is exactly what the log still holds.
   const cutoff = Math.min(head, Math.max(compacted, byCount, byAge));
   if (cutoff <= compacted) return;
   prepare(db, `DELETE FROM changes WHERE revision <= ?`).run(cutoff);
   writeMeta(db, 'compacted_revision', cutoff);
+}
+
+/** Whether a watch can start from `after` (changes-sql.ts REVISION_MARK): the head, the compacted mark, or an entry. */
+export function revisionIsKnown(db: Db, after: number, head: number, compacted: number): boolean {
+  return after === head || after === compacted || prepare(db, `SELECT 1 FROM changes WHERE revision = ?`).raw(true).get(after) !== undefined;
 }
 
 /**
@@ -186,7 +192,11 @@ export function compactChanges(db: Db, keep: number, cutoffTime: number): void {
 export function moveRevision(db: Db, to: number, compact: boolean): number {
   const head = readMeta(db, 'revision');
   if (!compact) {
-    if (to > head) writeMeta(db, 'revision', to);
+    if (to > head) {
+      writeMeta(db, 'revision', to);
+      // The jump's mark (REVISION_MARK): the target is a revision clients may hold, though no object changed at it.
+      prepare(db, INSERT_CHANGE).run(to, 0, '', '', '', '', '', '', REVISION_MARK, 0, Date.now());
+    }
     return head;
   }
   const next = Math.max(head, to) + 1;

@@ -136,6 +136,25 @@ function restoredInPlace(backend: string, target: () => Promise<Target>, backup:
       await expectExpiredEnd(w, /the storage went back/);
     });
   });
+
+  it(`${backend}: a client holding a revision lost to the restore gets 410 when it resumes, though a synchro moved the revision past it`, async () => {
+    const t = await target();
+    await served(t, ['a', 'b'], async (storage, api) => {
+      const restore = await backup(t.url);
+      for (const name of ['c', 'd']) await storage.write({ upserts: [pod('c1', 'default', name, { rv: '11' })], deletes: [] });
+      // The client has seen c and d: the watch holds their revision.
+      const held = await storage.currentRevision();
+      const w = await openWatch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${held}`);
+      await restore();
+      // A synchro starting (or writing again after a failure) moves the revision up to the clock, past the held one;
+      // c and d are not in storage any more and may never come back (deleted in the member meanwhile).
+      await storage.advanceRevision((BigInt(held) + 1_000_000n).toString());
+      await storage.write({ upserts: [pod('c1', 'default', 'e', { rv: '12' })], deletes: [] });
+      await expectExpiredEnd(w, /the storage went back/);
+      // The same client resuming from the revision it holds (after a restart of its own, or of this server).
+      await expectExpiredEnd(await openWatch(`${api.base}${P}/api/v1/pods?watch=true&resourceVersion=${held}`), /is not one this storage holds/);
+    });
+  });
 }
 
 restoredInPlace('sqlite', async () => {
