@@ -23,7 +23,10 @@ export function invalidParam(param: string, value: string, why: string): StatusE
 
 /** A resourceVersion parameter, checked: kube parses one as an unsigned 64-bit integer too (this server issues no other). */
 export function checkedResourceVersion(rv: string | undefined): string | undefined {
-  if (rv !== undefined && (!/^\d{1,20}$/.test(rv) || BigInt(rv) > UINT64_MAX)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
+  if (rv === undefined) return rv;
+  if (!/^\d+$/.test(rv)) throw invalidParam('resourceVersion', rv, 'must be a non-negative integer');
+  // All digits but past 64 bits: saying "non-negative integer" of it would leave the user wondering what was wrong.
+  if (rv.length > 20 || BigInt(rv) > UINT64_MAX) throw invalidParam('resourceVersion', rv, `must be a non-negative integer no greater than ${UINT64_MAX} (64 bits)`);
   return rv;
 }
 

@@ -348,7 +348,7 @@ describe('kube list options', () => {
     [{ resourceVersion: 'abc' }, 'resourceVersion: Invalid value: "abc": must be a non-negative integer'],
     [{ resourceVersion: '-5' }, 'resourceVersion: Invalid value: "-5": must be a non-negative integer'],
     [{ watch: 'true', resourceVersion: '1e3' }, 'resourceVersion: Invalid value: "1e3": must be a non-negative integer'],
-    [{ resourceVersion: '18446744073709551616' }, 'resourceVersion: Invalid value: "18446744073709551616": must be a non-negative integer'],
+    [{ resourceVersion: '18446744073709551616' }, 'resourceVersion: Invalid value: "18446744073709551616": must be a non-negative integer no greater than 18446744073709551615 (64 bits)'],
     [{ resourceVersionMatch: 'Exact' }, 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided'],
     [{ resourceVersion: '1', resourceVersionMatch: 'Newest' }, 'resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""'],
     [{ resourceVersion: '0', resourceVersionMatch: 'Exact' }, 'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
