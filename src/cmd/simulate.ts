@@ -9,7 +9,7 @@ const option = (flags: string, description: string) => roleOption(flags, descrip
 
 export function newSimulateCommand(): Command {
   return new Command('simulate')
-    .description('Start simulated Kubernetes API servers on consecutive loopback ports and write a PediaCluster file for them.')
+    .description('start simulated Kubernetes API servers on consecutive loopback ports and write a PediaCluster file for them')
     // addCommand does not inherit the root's exitOverride: without this a bad flag would exit 1 inside commander, not 2 in main.
     .exitOverride()
     .addOption(option('--clusters <n>', 'number of simulated clusters').argParser(parsePositiveInt).default(2))

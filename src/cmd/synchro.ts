@@ -162,7 +162,7 @@ export function requireClustersPath(o: SynchroOptions): void {
 }
 
 export function newSynchroCommand(): Command {
-  const cmd = new Command('synchro').description('Run the write path only: list and watch member clusters into storage (one active writer per storage).');
+  const cmd = new Command('synchro').description('run the write path only: list and watch member clusters into storage (one active writer per storage)');
   for (const o of storageOptions()) cmd.addOption(o);
   cmd.addOption(storageWaitOption());
   addSynchroFlags(cmd, { leaderElect: true, metricsEndpoint: true });
