@@ -23,13 +23,25 @@ interface NamedCluster {
 
 /** The kubeconfig for `clusters` (member names), as a plain object ready for YAML. */
 export function fleetKubeconfig(clusters: readonly string[], o: KubeconfigOptions): Record<string, unknown> {
+  return kubeconfigFor(o)(clusters);
+}
+
+/**
+ * The flags checked and the CA file read, once: then the kubeconfig for any list of members. `show kubeconfig` calls
+ * this before it opens storage, so a typo in a flag is named before a missing database.
+ */
+export function kubeconfigFor(o: KubeconfigOptions): (clusters: readonly string[]) => Record<string, unknown> {
   const base = resourcesUrl(o.server);
-  if (clusters.includes(o.fleetName)) {
-    throw new ConfigError(`--fleet-name: a member cluster is named ${JSON.stringify(o.fleetName)}; give the fleet's context another name`);
-  }
   const tls: Record<string, unknown> = {};
   if (o.certificateAuthority !== undefined) tls['certificate-authority-data'] = caData(o.certificateAuthority);
   if (o.insecureSkipTlsVerify) tls['insecure-skip-tls-verify'] = true;
+  return (clusters) => build(clusters, o, base, tls);
+}
+
+function build(clusters: readonly string[], o: KubeconfigOptions, base: string, tls: Record<string, unknown>): Record<string, unknown> {
+  if (clusters.includes(o.fleetName)) {
+    throw new ConfigError(`--fleet-name: a member cluster is named ${JSON.stringify(o.fleetName)}; give the fleet's context another name`);
+  }
   const entries: NamedCluster[] = [
     { name: o.fleetName, cluster: { server: base, ...tls } },
     ...[...clusters].sort().map((name) => ({ name, cluster: { server: `${base}/clusters/${encodeURIComponent(name)}`, ...tls } })),

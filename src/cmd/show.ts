@@ -7,7 +7,7 @@ import { sleep } from '../lib/lifecycle.js';
 import { loggerFor, shutdownSignal } from './context.js';
 import { option, parsePositiveDuration, storageOptions } from './flags.js';
 import { loadReports, type ClusterReport } from './show-model.js';
-import { fleetKubeconfig, type KubeconfigOptions } from './show-kubeconfig.js';
+import { kubeconfigFor, type KubeconfigOptions } from './show-kubeconfig.js';
 import { humanBytes, renderTable, shortAge, type Cell } from './show-table.js';
 
 type Output = 'table' | 'json' | 'yaml';
@@ -53,11 +53,11 @@ function kubeconfigCommand(): Command {
     if (f.user) o.user = f.user;
     if (f.certificateAuthority) o.certificateAuthority = f.certificateAuthority;
     // The flags first (--server, --certificate-authority): a typo is named before storage is looked for.
-    fleetKubeconfig([], o);
+    const kubeconfig = kubeconfigFor(o);
     const storage = await openStorage(f.storageConfig ? { configFile: f.storageConfig } : { url: f.storage }, { logger: loggerFor(self), mustExist: true });
     try {
       const names = (await loadReports(storage)).map((r) => r.name);
-      process.stdout.write(toYaml(fleetKubeconfig(names, o)));
+      process.stdout.write(toYaml(kubeconfig(names)));
     } finally {
       await storage.close();
     }

@@ -71,8 +71,6 @@ export class ClusterSynchro {
   private readonly removing = new Map<string, Removing>();
   private client: KubeClient | undefined;
   private active = false;
-  /** The warning for the current unhealthy spell has been logged (once per spell, running before or not). */
-  private unhealthyLogged = false;
   private renegotiate = true;
   private lastDiscovery = 0;
   private discoveryFingerprint = '';
@@ -186,13 +184,15 @@ export class ClusterSynchro {
       else for (const { synchro } of this.resources.values()) synchro.noteError('StorageExpection', `storage writes failing: ${this.d.queue.storageError}`);
     });
     let failures = 0;
+    // The warning for the current unhealthy spell has been logged (once per spell, running before or not).
+    let unhealthyLogged = false;
     try {
       while (!signal.aborted) {
         const health = await probeHealth(this.client, this.d.options.health.timeoutMs, signal);
         if (signal.aborted) break;
         if (health.status === 'True') {
           failures = 0;
-          this.unhealthyLogged = false;
+          unhealthyLogged = false;
           if (this.health.status !== 'True') {
             this.log.info('member cluster healthy');
             this.version = (await serverVersion(this.client, signal)) ?? this.version;
@@ -206,8 +206,8 @@ export class ClusterSynchro {
           // also for a member that was never reachable: an operator reading the logs learns of it there, not only in
           // `show clusters`.
           if (failures >= 2) {
-            if (!this.unhealthyLogged) {
-              this.unhealthyLogged = true;
+            if (!unhealthyLogged) {
+              unhealthyLogged = true;
               const why = health.status === 'False' ? { reason: health.reason, message: health.message } : { reason: '' };
               this.log.warn(why, this.active ? 'member cluster unhealthy; pausing resource synchros' : 'member cluster unhealthy');
             }

@@ -53,6 +53,9 @@ export const openPostgresStorage: OpenBackend = async (target, opts) => {
   }
 };
 
+/** One row: the head revision and the compacted mark, read in the statement's snapshot. */
+const HEAD_AND_COMPACTED = sql`(SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted)`;
+
 class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly notifier = new RevisionNotifier();
@@ -220,7 +223,7 @@ class PostgresStorage implements Storage {
     const rows = await this.rows(
       'changesSince',
       sql`SELECT m.head, m.compacted, m.known, x.* FROM (SELECT h.head, h.compacted, ${revisionKnown(after, sql.raw('h.head'), sql.raw('h.compacted'))} AS known
-        FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) h) m
+        FROM ${HEAD_AND_COMPACTED} h) m
         LEFT JOIN LATERAL (${inner}) x ON TRUE`,
     );
     const head = Number(headRevisionOf(rows[0]?.[0]));
@@ -237,7 +240,7 @@ class PostgresStorage implements Storage {
     if (!Number.isSafeInteger(from)) return { expired: true, oldestRevision: String(await this.compactedRevision()) };
     // One statement: the compacted revision and the entries from one snapshot.
     const rows = await this.rows('changedBetween', sql`SELECT h.compacted, EXISTS (${changedQuery(postgresQuery, filter, from, Number(upTo))}), ${revisionKnown(from, sql.raw('h.head'), sql.raw('h.compacted'))}
-      FROM (SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted) h`);
+      FROM ${HEAD_AND_COMPACTED} h`);
     const compacted = Number(rows[0]?.[0] ?? 0);
     if (from < compacted) return { expired: true, oldestRevision: String(compacted) };
     if (rows[0]?.[2] !== true) return { expired: true, oldestRevision: String(compacted), lost: true };
