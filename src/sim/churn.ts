@@ -1,7 +1,7 @@
 // A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and events, at a target rate.
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
-import { kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import type { SimObject } from './types.js';
 
@@ -79,13 +79,6 @@ export class Churn {
     return key === undefined ? undefined : table?.get(key);
   }
 
-  /** A container's id as containerd reports it: new each time the container starts. */
-  private containerId(): string {
-    let hex = '';
-    while (hex.length < 64) hex += this.rng.u32().toString(16).padStart(8, '0');
-    return `containerd://${hex}`;
-  }
-
   /** The pod that waited longest for its containers, if any still does; else any pod. */
   private podToChange(): SimObject | undefined {
     for (let key = this.starting.shift(); key !== undefined; key = this.starting.shift()) {
@@ -130,11 +123,11 @@ export class Churn {
     const at = iso(this.now());
     if (status.phase === 'Pending' || !first) {
       status.phase = 'Running';
-      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: this.containerId(), state: { running: { startedAt: at } } });
+      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
       // The container exited and the kubelet started it again; it is not ready until its probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
-      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: this.containerId(), state: { running: { startedAt: at } } });
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
     } else {
       Object.assign(first, { ready: true, started: true, state: { running: { startedAt: at } } });
     }

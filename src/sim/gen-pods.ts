@@ -1,7 +1,7 @@
 // Pods of the generated workloads: names, owners, containers and the realistic mix of states (Running, CrashLoopBackOff, ...).
 import { clone } from './deep-equal.js';
 import { ageMs, iso, managed } from './gen-meta.js';
-import { distinctSuffix, hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
+import { containerId, distinctSuffix, hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
 import type { NodeInfo, Topology, Workload } from './topology.js';
 import type { SimObject, SimOwnerRef } from './types.js';
 
@@ -124,9 +124,7 @@ function containerSpec(w: Workload, name: string, image: string, rng: Rng, main:
 
 function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName = ''): Record<string, unknown> {
   const imageID = imageDigest(image);
-  let hex = '';
-  while (hex.length < 64) hex += rng.u32().toString(16).padStart(8, '0');
-  const containerID = `containerd://${hex}`;
+  const containerID = containerId(rng);
   const running = { running: { startedAt: iso(startMs + 4000) } };
   const base = { name, image, imageID, containerID, started: true, ready: true, restartCount: 0, state: running as Record<string, unknown>, lastState: {} as Record<string, unknown> };
   if (!main) {

@@ -64,6 +64,13 @@ export function rngFor(...parts: Array<string | number>): Rng {
 /** The alphabet kube uses for generated names (utilrand.String): no vowels, no confusable digits. */
 const KUBE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
+/** A container's id as containerd reports it (64 hex digits), deterministic from `rng`: new each time one starts. */
+export function containerId(rng: Rng): string {
+  let hex = '';
+  while (hex.length < 64) hex += rng.u32().toString(16).padStart(8, '0');
+  return `containerd://${hex}`;
+}
+
 /** A kube-style random suffix (`web-7d4b9c8f6-x2k9p`), deterministic from `rng`. */
 export function kubeSuffix(rng: Rng, length = 5): string {
   let s = '';
