@@ -181,6 +181,14 @@ it('show clusters reports the demo fleet from the same storage', async () => {
   }
 });
 
+it('a --demo-dir that cannot be made stops the demo with the flag and the reason (under /proc it once hung for good)', async () => {
+  const { runBundle } = await import('../support/bundle.js');
+  const r = await runBundle(['binding', '--demo', '--demo-dir', '/proc/cp-demo', '--secure-port', '0', '--insecure-port', '0', '--log-level', 'warn'], { cwd: dir });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("--demo-dir: cannot make /proc/cp-demo: ENOENT");
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+});
+
 it('a second demo in the same directory stops before it starts, naming --demo-dir, and leaves the first one\'s members alone', async () => {
   const { runBundle } = await import('../support/bundle.js');
   const pidFile = join(dir, 'clusterpedia-demo', 'demo.pid');

@@ -1,8 +1,9 @@
 // The serving certificate: the given files, or a self-signed one generated once into --cert-dir (as kube-apiserver does).
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import selfsigned from 'selfsigned';
+import { makeDirectory } from '../../lib/dirs.js';
 import { ConfigError } from '../../lib/errors.js';
 import { readFlagFile } from '../../lib/flag-file.js';
 import type { Logger } from '../../lib/log.js';
@@ -24,7 +25,7 @@ export async function loadServingCert(o: { tlsCertFile?: string; tlsPrivateKeyFi
   }
   const generated = await generateSelfSigned(['localhost', 'clusterpedia-apiserver'], ['127.0.0.1', '::1']);
   try {
-    mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
+    makeDirectory(o.certDir, 0o700);
     writeFileSync(certPath, generated.cert, { mode: 0o644 });
     writeFileSync(keyPath, generated.key, { mode: 0o600 });
     logger.info({ certDir: o.certDir }, 'generated a self-signed serving certificate');

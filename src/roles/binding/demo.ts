@@ -1,9 +1,10 @@
 // `binding --demo`: simulated member clusters in-process, registered through a generated --clusters file,
 // so a newcomer sees a working system on a machine with no cluster at all.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { ConfigError, hasCode } from '../../lib/errors.js';
+import { makeDirectory } from '../../lib/dirs.js';
+import { ConfigError, hasCode, messageOf } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
 import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject } from '../../sim/index.js';
@@ -20,7 +21,11 @@ export interface Demo {
 }
 
 export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
-  mkdirSync(o.dir, { recursive: true });
+  try {
+    makeDirectory(o.dir);
+  } catch (e) {
+    throw new ConfigError(`--demo-dir: cannot make ${resolve(o.dir)}: ${messageOf(e)}`);
+  }
   const release = claimDemoDir(o.dir);
   let fleet: SimFleet;
   try {

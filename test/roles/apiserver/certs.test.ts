@@ -1,5 +1,6 @@
 // The serving certificate: given files are checked before the listener sees them; a generated one is kept in --cert-dir.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,5 +52,10 @@ describe('loadServingCert', () => {
     await expect(loadServingCert({ certDir }, silentLogger())).rejects.toThrow(new RegExp(`^--cert-dir: ${join(certDir, 'apiserver.key')} is not the private key of ${join(certDir, 'apiserver.crt')}$`));
     writeFileSync(join(certDir, 'apiserver.crt'), 'truncated');
     await expect(loadServingCert({ certDir }, silentLogger())).rejects.toThrow(new RegExp(`^--cert-dir: ${join(certDir, 'apiserver.crt')} is not a PEM certificate$`));
+  });
+
+  it('serves a generated pair from memory where --cert-dir cannot be made (here /proc, which once hung the process)', async () => {
+    const got = await loadServingCert({ certDir: '/proc/cp-not-here/certificates' }, silentLogger());
+    expect(() => new X509Certificate(got.cert)).not.toThrow();
   });
 });
