@@ -4,6 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseAllDocuments } from 'yaml';
+import { dns1123SubdomainProblems } from './label-selector.js';
 import type { ClusterSyncResources, PediaCluster } from './pediacluster.js';
 import { isObject } from './printers/fields.js';
 
@@ -32,6 +33,13 @@ function addObject(item: unknown, out: ClusterFileContents, file: string, log: L
   const name = isObject(item.metadata) ? item.metadata.name : undefined;
   if (typeof name !== 'string' || name === '') {
     log.warn({ file, kind: item.kind }, 'document without metadata.name ignored');
+    return;
+  }
+  // The API would refuse these names (metadata.name of any object is a DNS-1123 subdomain); here they would reach the
+  // CLUSTER column, labels and `clusters=a,b` searches, where a comma or a space cannot be told from the syntax.
+  const problems = item.kind === 'PediaCluster' || item.kind === 'ClusterSyncResources' ? dns1123SubdomainProblems(name) : [];
+  if (problems.length > 0) {
+    log.warn({ file, kind: item.kind, name, problems }, 'document ignored: metadata.name is not a valid name');
     return;
   }
   // One name, one object, as in the API; across files, too (the first file wins, cluster-source-file.ts).

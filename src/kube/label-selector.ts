@@ -31,7 +31,8 @@ function regexError(msg: string, fmt: string, ...examples: string[]): string {
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
-function dns1123SubdomainProblems(value: string): string[] {
+/** validation.IsDNS1123Subdomain: kube's messages (empty when valid). */
+export function dns1123SubdomainProblems(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));

@@ -32,4 +32,16 @@ items:
     expect([...out.syncResources.keys()]).toEqual(['r']);
     expect(log.lines.map((l) => l.msg)).toEqual(['document without metadata.name ignored', 'document of an unknown kind ignored']);
   });
+
+  it('leaves out a PediaCluster or ClusterSyncResources whose name the API would refuse, and says why', () => {
+    const log = recordingLogger<{ level: number; msg: string; name?: string; problems?: string[] }>();
+    const docs = [pc('East_1', 'https://a'), pc('"a,b"', 'https://b'), pc(`${'x'.repeat(254)}`, 'https://c'), pc('east-1.fleet', 'https://d'), 'kind: ClusterSyncResources\nmetadata: {name: "Pods "}\nspec: {}\n'];
+    const out = parseClusterDocuments(docs.join('---\n'), 'n.yaml', log.logger);
+    expect([...out.clusters.keys()]).toEqual(['east-1.fleet']);
+    expect(out.syncResources.size).toBe(0);
+    expect(log.lines.map((l) => l.name)).toEqual(['East_1', 'a,b', 'x'.repeat(254), 'Pods ']);
+    expect(log.lines.every((l) => l.msg === 'document ignored: metadata.name is not a valid name')).toBe(true);
+    expect(log.lines[0]?.problems?.[0]).toMatch(/^a lowercase RFC 1123 subdomain must consist of/);
+    expect(log.lines[2]?.problems).toContain('must be no more than 253 characters');
+  });
 });
