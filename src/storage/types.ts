@@ -334,9 +334,19 @@ export interface StorageOptions {
    * PostgreSQL: when a connection that hears nothing is asked about and when one that waits in vain is closed
    * (postgres/answer-watch.ts; defaults 20 s, 5 min, counters read every second); false: never. For tests.
    */
-  postgresAnswerWatch?: { askAfterMs: number; giveUpMs: number; tickMs: number } | false;
+  postgresAnswerWatch?: AnswerWatchTimes | false;
   /** PostgreSQL: told of each connection closed because it would not be answered (the roles count them: metrics.ts). */
   onConnectionClosed?: (reason: ConnectionClosedReason) => void;
+}
+
+/** PostgreSQL: when a connection that hears nothing is asked about, and when one that waits in vain is closed. */
+export interface AnswerWatchTimes {
+  /** A connection that has heard nothing for this long is asked about (default 20 s). */
+  askAfterMs: number;
+  /** A connection that has waited this long for an answer, the server not vouching for it, is closed (default 5 min). */
+  giveUpMs: number;
+  /** How often the byte counters are read (default 1 s). */
+  tickMs: number;
 }
 
 /**

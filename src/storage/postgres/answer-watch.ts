@@ -20,7 +20,9 @@
 // on evidence that it waits, or that its backend is gone.
 import type { Socket } from 'node:net';
 import type { Logger } from '../../lib/log.js';
-import type { ConnectionClosedReason } from '../types.js';
+import type { AnswerWatchTimes, ConnectionClosedReason } from '../types.js';
+
+export type { AnswerWatchTimes };
 
 /** What the server says of this process's connections, asked on a connection of its own (the probe). */
 export interface ServerView {
@@ -30,15 +32,6 @@ export interface ServerView {
   probe: { localAddress: string; localPort: number; remoteAddress: string; remotePort: number };
   /** Local port → the server's session for that client port (from the probe's address): its state, in it for how long (ms). */
   sessions: Map<number, { state: string | null; forMs: number | null }>;
-}
-
-export interface AnswerWatchTimes {
-  /** A connection that has heard nothing for this long is asked about (default 20 s). */
-  askAfterMs: number;
-  /** A connection that has waited this long for an answer, the server not vouching for it, is closed (default 5 min). */
-  giveUpMs: number;
-  /** How often the byte counters are read (default 1 s). */
-  tickMs: number;
 }
 
 export const DEFAULT_ANSWER_WATCH: AnswerWatchTimes = { askAfterMs: 20_000, giveUpMs: 300_000, tickMs: 1_000 };
