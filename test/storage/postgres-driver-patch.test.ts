@@ -17,7 +17,7 @@ afterAll(async () => { await db?.drop(); });
 
 const REGISTER = './src/storage/postgres/driver-patch-register.mjs';
 
-function child(mode: 'patched' | 'unpatched', tsxFlags: string[] = [], scenario: 'next-write' | 'error-then-close' = 'next-write'): { code: number | null; out: string } {
+function child(mode: 'patched' | 'unpatched', tsxFlags: string[] = [], scenario: 'next-write' | 'error-then-close' | 'rows-after-error' = 'next-write'): { code: number | null; out: string } {
   const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [...tsxFlags, join(ROOT, 'test', 'support', 'pg-next-write-child.ts'), db.url, mode, scenario], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
@@ -96,5 +96,36 @@ describe('postgres.js, a statement sent between its socket failing and closing',
     const src = readFileSync(join(ROOT, 'node_modules', 'postgres', 'src', 'connection.js'), 'utf8');
     const changed = src.replace("!hadError && (query || sent.length)", '!hadError && (sent.length || query)');
     expect(() => patchPostgresConnection(changed, 'connection.js')).toThrow(/porsager\/postgres#1130; if it is fixed in this version, remove the patch/);
+  });
+});
+
+describe('postgres.js, the statement after one that failed mid-stream', () => {
+  it('as installed, its result has a hole for every row the failed one received (if this fails, upstream fixed porsager/postgres#1119: drop that fix)', () => {
+    const r = child('unpatched', [], 'rows-after-error');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain('first rejected 22012');
+    expect(r.out).toMatch(/^length 8 holes 3$/m);
+  });
+
+  it('patched, it holds its own rows and nothing else', () => {
+    const r = child('patched', [], 'rows-after-error');
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/^length 5 holes 0$/m);
+  });
+
+  it('as the tests load it, the next statement on the connection holds its own rows', async () => {
+    const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+    try {
+      await expect(sql`SELECT i, 1 / (4 - i) AS boom FROM generate_series(1, 10) i`).rejects.toMatchObject({ code: '22012' });
+      const rows = await sql`SELECT x FROM generate_series(1, 5) x`;
+      expect(rows).toHaveLength(5);
+      expect(rows.map((r) => (r as { x: number }).x)).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it('the bundle carries the fix', () => {
+    expect(readFileSync(ensureBundle(), 'utf8')).toMatch(/result = new Result\(\);\s*rows = 0;/);
   });
 });

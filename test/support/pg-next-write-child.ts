@@ -3,6 +3,8 @@
 // - next-write (porsager/postgres#1208): a reserved connection (as storage's transactions hold) whose backend is
 //   terminated between two statements; the second statement's write then comes after the connection closed.
 // - error-then-close (#1130): a statement sent between its connection's socket failing ('error') and closing ('close').
+// - rows-after-error (#1119): a statement that fails after some of its rows came, then another on the same connection;
+//   prints the second one's "length <n> holes <n>".
 // Prints "rejected <code>", "answered" or "pending", and "survived" if it gets to the end; the parent reads the exit code.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import type postgresType from 'postgres';
 import { patchPostgresConnection } from '../../src/storage/postgres/driver-patch.mjs';
 
 
-const [url, mode, scenario = 'next-write'] = process.argv.slice(2) as [string, 'patched' | 'unpatched', ('next-write' | 'error-then-close')?];
+const [url, mode, scenario = 'next-write'] = process.argv.slice(2) as [string, 'patched' | 'unpatched', ('next-write' | 'error-then-close' | 'rows-after-error')?];
 // Its package does not export package.json: found from the CommonJS entry, <package>/cjs/src/index.js.
 const installed = dirname(dirname(dirname(createRequire(import.meta.url).resolve('postgres'))));
 let dir: string | undefined;
@@ -50,6 +52,11 @@ if (scenario === 'next-write') {
   } catch (e: unknown) {
     console.log(`rejected ${(e as { code?: string }).code ?? String(e)}`);
   }
+} else if (scenario === 'rows-after-error') {
+  // Three rows, then division by zero on the fourth.
+  console.log(`first ${await outcome(sql`SELECT i, 1 / (4 - i) AS boom FROM generate_series(1, 10) i`, 3_000)}`);
+  const rows = await sql`SELECT x FROM generate_series(1, 5) x`;
+  console.log(`length ${rows.length} holes ${rows.length - Object.keys(rows).filter((k) => /^\d+$/.test(k)).length}`);
 } else {
   await sql`SELECT 1`;
   const first = sql`SELECT pg_sleep(1)`;

@@ -14,6 +14,14 @@
 // its queue, and closed() — told the close came with an error — rejected nothing more: that query never settled
 // (the stale `query` of porsager/postgres#1130 leaves the connection looking busy, so the pool queues behind it).
 // Patched, closed() fails what is left with CONNECTION_CLOSED whatever the close.
+//
+// 3. The count of rows received is kept per connection and zeroed only by CommandComplete. A statement that fails
+// after some of its rows came (an ErrorResponse mid-stream, or the socket closing under it: PostgreSQL stopped) never
+// gets one, so the connection's next statement — the first one after a reconnect, too — stores its rows from that
+// count on: its result has holes at the front, and code reading it meets `undefined` rows (chaos seed 19018: the
+// apiserver's catalog failed with a 500, `Cannot read properties of undefined (reading 'cluster')`, just after
+// PostgreSQL came back; porsager/postgres#1119, #1181; fix proposed in #1120, not released). Patched, the count starts
+// again with each new result, at ReadyForQuery.
 import { readFile } from 'node:fs/promises';
 
 /** Each fix: the source it replaces and what with; a marker comment tells a patched module. */
@@ -36,6 +44,11 @@ const PATCHES = [
     from: "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n",
     // The leading semicolon: the module has none, and a line starting with "(" would call the line before it.
     to: "    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket)) // clusterpedia: porsager/postgres#1130\n",
+  },
+  {
+    issue: 'porsager/postgres#1119',
+    from: '    query = results = errorResponse = null\n    result = new Result()\n',
+    to: '    query = results = errorResponse = null\n    result = new Result()\n    rows = 0 // clusterpedia: porsager/postgres#1119\n',
   },
 ];
 const marker = (p) => `clusterpedia: ${p.issue}`;
