@@ -98,8 +98,14 @@ export interface StorageWriter {
   cleanResource(cluster: string, type: ResourceType): Promise<number>;
   /** key ("ns/name" or "name" for cluster-scoped) → member resourceVersion, for resuming without relisting. */
   resourceVersions(cluster: string, type: ResourceType): Promise<Map<string, string>>;
-  /** Keeps cluster status (conditions, per-resource status) for `show clusters` and the PediaCluster read API. */
-  putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void>;
+  /**
+   * Keeps cluster status (conditions, per-resource status) for `show clusters` and the PediaCluster read API; a
+   * restarted synchro resumes each watch from the resourceVersion it records. `requireRevision`: written only while
+   * storage still holds that revision (the head, an entry of the change log, or at or below the compacted mark),
+   * in the same transaction; false when it does not — storage went back past it (PostgreSQL lost commits it had
+   * reported, a restore), and a status rendered from the writes before would resume past rows that are gone.
+   */
+  putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean>;
   deleteClusterStatus(cluster: string): Promise<void>;
   /**
    * Leader election without a host cluster: takes lease `name` for `holder` when it is free, expired or already

@@ -205,6 +205,25 @@ export function writeContract(open: OpenHarness): void {
       expect([...(await s.clusterStatuses()).keys()]).toEqual(['c2']);
     });
 
+    it('cluster status with requireRevision: written while storage holds that revision, refused (false, nothing written) where it does not', async () => {
+      const status = (updatedAt: string) => ({ spec: {}, status: { conditions: [] }, updatedAt });
+      const first = await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'a' })], deletes: [] });
+      const head = await s.write({ upserts: [pod({ cluster: 'c1', namespace: 'ns', name: 'b' })], deletes: [] });
+      expect(await s.putClusterStatus('c1', status('2024-01-01T00:00:00Z'), { requireRevision: head.revision })).toBe(true);
+      // An older entry of the change log is held too: every commit up to it is.
+      expect(await s.putClusterStatus('c1', status('2024-01-02T00:00:00Z'), { requireRevision: first.revision })).toBe(true);
+      // One past the head was never issued by storage as it stands: issued, then lost (a crash, a restore).
+      const lost = String(BigInt(head.revision) + 1n);
+      expect(await s.putClusterStatus('c1', status('2024-01-03T00:00:00Z'), { requireRevision: lost })).toBe(false);
+      expect((await s.clusterStatuses()).get('c1')?.updatedAt).toBe('2024-01-02T00:00:00Z');
+      // A jump leaves its target held (its mark), and the revisions it skipped not.
+      const target = String(BigInt(head.revision) + 1000n);
+      await s.advanceRevision(target);
+      expect(await s.putClusterStatus('c1', status('2024-01-04T00:00:00Z'), { requireRevision: target })).toBe(true);
+      expect(await s.putClusterStatus('c1', status('2024-01-05T00:00:00Z'), { requireRevision: String(BigInt(head.revision) + 500n) })).toBe(false);
+      expect((await s.clusterStatuses()).get('c1')?.updatedAt).toBe('2024-01-04T00:00:00Z');
+    });
+
     it('fuzzy names with %, _ and \\ are matched literally', async () => {
       await s.write({ upserts: ['a%b', 'a_b', 'axb', 'a\\b', 'a\\\\b'].map((name) => pod({ cluster: 'c', namespace: 'ns', name })), deletes: [] });
       expect(await ids(s, { types: PODS, fuzzyNames: ['%'] })).toEqual(['c/ns/a%b']);

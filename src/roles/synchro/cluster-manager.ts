@@ -5,6 +5,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { aborted, awaitNoting, systemClock, withChildSignal, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import type { ClusterGroupResources, ClusterGroupResourcesStatus, Condition, PediaClusterSpec, PediaClusterStatus } from '../../kube/pediacluster.js';
+import { StorageError } from '../../storage/errors.js';
 import { originRevision } from '../../storage/revision-origin.js';
 import type { ClusterStatusRecord, Storage, StorageReader, StorageWriter } from '../../storage/types.js';
 import { ClusterSynchro, STOP_NOTE_MS } from './cluster-synchro.js';
@@ -355,11 +356,21 @@ export class ClusterManager implements Runnable {
     const status = this.renderStatus(name);
     if (!entry || !status) return;
     const record: ClusterStatusRecord = { spec: specSummary(entry.desired), status: status as Record<string, unknown>, updatedAt: new Date(this.clock.now()).toISOString() };
+    // The resourceVersions it records are where a restart resumes; they hold for the writes committed up to this
+    // revision, so the status is stored only while storage still holds it. Written after storage lost those commits
+    // (PostgreSQL back from a crash with synchronous_commit off, before this writer noticed), the next synchro would
+    // resume past rows that are gone, for good (chaos seed 19018).
+    const requireRevision = this.d.queue.seenRevision;
     // Each destination on its own: while storage is down the host cluster still learns it (Stop/StorageExpection);
     // the failure is thrown afterwards so the write is retried.
     let failed: { e: unknown } | undefined;
     try {
-      await this.d.queue.timed(this.d.storage.putClusterStatus(name, record));
+      if (!(await this.d.queue.timed(this.d.storage.putClusterStatus(name, record, { requireRevision })))) {
+        // The queue finds the rewind now rather than at its next write, and every synchro lists again.
+        const read = this.d.storage.currentRevision?.bind(this.d.storage);
+        if (read) await this.d.queue.probeRevision(read).catch(() => undefined);
+        throw new StorageError('Unavailable', `storage no longer holds revision ${requireRevision}, which this status was rendered at (it went back); not written`, true);
+      }
     } catch (e: unknown) {
       failed = { e };
     }

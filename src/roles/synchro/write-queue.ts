@@ -125,6 +125,14 @@ export class WriteQueue implements Runnable {
     return this.pending.size === 0 && this.inflightEntries === 0 ? this.seqCounter : this.durable;
   }
 
+  /**
+   * The storage revision this writer saw last (after its last batch, move or probe): every write it has reported
+   * committed is at or below it. Undefined before the first.
+   */
+  get seenRevision(): string | undefined {
+    return this.lastRevision === undefined ? undefined : String(this.lastRevision);
+  }
+
   /** False while storage refuses writes with retryable errors. */
   get storageAvailable(): boolean {
     return this.available;

@@ -149,14 +149,20 @@ class PostgresStorage implements Storage {
     return m;
   }
 
-  async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
-    await this.run('putClusterStatus', () =>
+  async putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean> {
+    const rows = await this.run('putClusterStatus', () =>
       this.pool.unsafe(
-        `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES ($1, $2::text::jsonb, $3::text::jsonb, $4)
-         ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`,
-        [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt],
+        `INSERT INTO cluster_status (cluster, spec, status, updated_at)
+         SELECT $1, $2::text::jsonb, $3::text::jsonb, $4
+         WHERE $5::bigint IS NULL OR $5::bigint = (SELECT value::bigint FROM meta WHERE key = 'revision')
+           OR $5::bigint <= coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0)
+           OR EXISTS (SELECT 1 FROM changes WHERE revision = $5::bigint)
+         ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at
+         RETURNING 1`,
+        [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt, o?.requireRevision ?? null],
       ),
     );
+    return rows.length > 0;
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {

@@ -205,8 +205,11 @@ class SqliteStorage implements Storage {
     });
   }
 
-  async putClusterStatus(cluster: string, status: ClusterStatusRecord): Promise<void> {
-    await this.commit('putClusterStatus', { op: 'putClusterStatus', cluster, spec: JSON.stringify(status.spec), status: JSON.stringify(status.status), updatedAt: status.updatedAt });
+  async putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean> {
+    return this.commit('putClusterStatus', {
+      op: 'putClusterStatus', cluster, spec: JSON.stringify(status.spec), status: JSON.stringify(status.status), updatedAt: status.updatedAt,
+      ...(o?.requireRevision !== undefined ? { requireRevision: Number(o.requireRevision) } : {}),
+    });
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {

@@ -139,11 +139,22 @@ export function cleanRows(db: Db, cluster: string, type: ResourceType | undefine
   return { count, revision: base + count };
 }
 
-/** The cluster status row (spec and status as JSON text). */
-export function putClusterStatus(db: Db, cluster: string, spec: string, status: string, updatedAt: string): void {
+/**
+ * The cluster status row (spec and status as JSON text); with `requireRevision`, only while the database still holds
+ * that revision (StorageWriter.putClusterStatus). Run inside a write transaction.
+ */
+export function putClusterStatus(db: Db, cluster: string, spec: string, status: string, updatedAt: string, requireRevision?: number): boolean {
+  if (requireRevision !== undefined && !holdsRevision(db, requireRevision)) return false;
   prepare(db, `INSERT INTO cluster_status (cluster, spec, status, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at`).run(
     cluster, spec, status, updatedAt,
   );
+  return true;
+}
+
+/** The head, an entry of the change log, or at or below the compacted mark: a revision this database issued and kept. */
+function holdsRevision(db: Db, revision: number): boolean {
+  return revision === readMeta(db, 'revision') || revision <= readMeta(db, 'compacted_revision')
+    || prepare(db, `SELECT 1 FROM changes WHERE revision = ?`).raw(true).get(revision) !== undefined;
 }
 
 export function deleteClusterStatus(db: Db, cluster: string): void {

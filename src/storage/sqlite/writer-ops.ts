@@ -13,7 +13,7 @@ import {
 export type WriterOp =
   | { op: 'write'; batch: CollapsedBatch<TemplateParts>; now: number }
   | { op: 'clean'; cluster: string; type: ResourceType | undefined; now: number }
-  | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string }
+  | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string; requireRevision?: number }
   | { op: 'deleteClusterStatus'; cluster: string }
   | { op: 'tryAcquireLease'; name: string; holder: string; ttlMs: number; now: number }
   | { op: 'releaseLease'; name: string; holder: string }
@@ -26,7 +26,7 @@ export type WriterOp =
 export interface WriterAnswers {
   write: { written: number; deleted: number; skipped: number; revision: number };
   clean: { count: number; revision: number };
-  putClusterStatus: void;
+  putClusterStatus: boolean;
   deleteClusterStatus: void;
   tryAcquireLease: boolean;
   releaseLease: void;
@@ -109,7 +109,7 @@ export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] 
     case 'clean':
       return db.transaction(() => cleanRows(db, r.cluster, r.type, r.now)).immediate();
     case 'putClusterStatus':
-      return putClusterStatus(db, r.cluster, r.spec, r.status, r.updatedAt);
+      return db.transaction(() => putClusterStatus(db, r.cluster, r.spec, r.status, r.updatedAt, r.requireRevision)).immediate();
     case 'deleteClusterStatus':
       return deleteClusterStatus(db, r.cluster);
     case 'tryAcquireLease':
