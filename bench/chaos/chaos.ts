@@ -2,6 +2,7 @@
 // PostgreSQL, informer-style watch clients on clusterpedia, a seeded fault schedule; then churn stops, every fault is
 // lifted, and the run waits for convergence and compares storage (API and storage module) and the watchers with every
 // member object by object.
+import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,8 +32,10 @@ export interface WatcherResult {
 
 export interface ChaosResult {
   options: ChaosOptions;
-  /** The flags clusterpedia ran with, beyond clusters, storage and ports. */
+  /** The flags clusterpedia ran with, beyond clusters, storage and ports (split: per role). */
   bindingFlags: string[];
+  /** Each process of clusterpedia: restarts, kills, exits after losing the synchro lease. */
+  processes: { name: string; restarts: number; kills: number; leadershipLostExits: number }[];
   outDir: string;
   startedAt: string;
   /** Objects in the members before churn, and at the end. */
@@ -51,7 +54,7 @@ export interface ChaosResult {
   restarts: number;
   /** The final SIGTERM needed SIGKILL after the grace period. */
   shutdownHung: boolean;
-  unplannedExits: { atMs: number; code: number | null; signal: string | null; lastLines: string[] }[];
+  unplannedExits: { process: string; atMs: number; code: number | null; signal: string | null; lastLines: string[] }[];
   errorLogLines: Record<string, number>;
   /** From the end of the chaos phase (churn stopped, last fault lifted) to convergence; undefined if it never came. */
   convergeMs: number | undefined;
@@ -71,7 +74,7 @@ export interface ChaosDeps {
   /** Progress lines (stderr in the CLI, silent in tests unless asked). */
   progress: (line: string) => void;
   signal: AbortSignal;
-  /** Called with each started clusterpedia supervisor, so a process-exit hook can kill it. */
+  /** Called with each started clusterpedia process supervisor, so a process-exit hook can kill it. */
   onClusterpedia?: (c: Clusterpedia) => void;
 }
 
@@ -109,22 +112,21 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
 
     // A change log of ~10 s of churn (not 200,000 revisions; compacted every 30 s): a watcher kept away by a
     // watcher-pause falls out of it and must relist on 410, as informers do.
-    const bindingFlags = [...o.bindingFlags, '--change-log-retention', String(Math.max(200, o.clusters * o.churnPerCluster * 10))];
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const cp = new Clusterpedia({
-      bundle, cwd: outDir, logFile: join(outDir, 'clusterpedia.log'), clock,
-      args: ['binding', '--clusters', clustersFile, '--storage', storage.url, '--secure-port', '0', '--insecure-port', String(port), ...bindingFlags],
-    });
-    deps.onClusterpedia?.(cp);
-    cleanups.push(() => cp.stop());
-    await cp.start(60_000);
+    const flags = [...o.bindingFlags, '--change-log-retention', String(Math.max(200, o.clusters * o.churnPerCluster * 10))];
+    const { processes, bases, bindingFlags } = await deployment(o, { bundle, outDir, clock, clustersFile, storageUrl: storage.url, flags });
+    const base = bases[0]!;
+    for (const p of processes) {
+      deps.onClusterpedia?.(p);
+      cleanups.push(() => p.stop());
+    }
+    await Promise.all(processes.map((p) => p.start(60_000)));
+    say(`clusterpedia: ${processes.map((p) => p.name).join(', ')}`);
 
     const watchAc = new AbortController();
     const watchers = o.watchers.map((ref, i) => {
       const t = types.find((x) => x.ref === ref);
       if (!t) throw new Error(`watcher resource ${ref} is not synced (synced: ${types.map((x) => x.ref).join(', ')})`);
-      return new Watcher(`watcher-${i + 1}`, t, base, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!);
+      return new Watcher(`watcher-${i + 1}`, t, bases, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!);
     });
     const watcherRuns = watchers.map((w) => w.run(watchAc.signal));
     cleanups.push(async () => {
@@ -133,16 +135,16 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     });
 
     // Initial sync: members are still, so this is the plain sync's time.
-    const initial = await waitConverged({ base, types, watchers, members: async () => initialMembers, deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say });
+    const initial = await waitConverged({ bases, types, watchers, members: async () => initialMembers, deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say });
     if (initial.convergedAt === undefined) throw new Error(`initial sync did not converge within ${o.convergeTimeoutMs} ms: ${describe(initial.last)}`);
     const initialSyncMs = initial.convergedAt;
     say(`initial sync converged in ${(initialSyncMs / 1000).toFixed(1)} s`);
     event({ phase: 'initial-sync', ms: initialSyncMs });
 
     // Chaos phase: churn everywhere, faults at their planned times.
-    const plan = planFaults({ seed: o.seed, backend: o.backend, clusters: o.clusters, watchers: watchers.length, durationMs: o.durationMs, count: o.faults, only: o.only });
+    const plan = planFaults({ seed: o.seed, backend: o.backend, clusters: o.clusters, watchers: watchers.length, durationMs: o.durationMs, count: o.faults, only: o.only, processes: processes.length });
     const injector = new Injector({
-      clusters: f.clusters, clusterpedia: cp, storage, watchers, clock,
+      clusters: f.clusters, processes, storage, watchers, clock,
       record: (x) => {
         injected.push(x);
         // atMs: since the run started; chaosMs: the planned time within the chaos phase; lagMs: applied late by.
@@ -161,7 +163,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
         await sleep(Math.min(250, p.atMs - (Date.now() - phaseStart)), deps.signal);
         if (Date.now() - phaseStart >= nextProgress) {
           nextProgress += 30_000;
-          say(`${injected.length} faults applied, ${cp.incarnations - 1} restarts, ${cp.unplannedExits.length} unplanned exits, serving=${cp.isServing}`);
+          say(`${injected.length} faults applied, ${restarts(processes)} restarts, ${processes.reduce((n, p) => n + p.unplannedExits.length, 0)} unplanned exits, serving=${processes.map((p) => `${p.name}:${p.isServing}${p.leading ? ' (leader)' : ''}`).join(',')}`);
         }
       }
       if (deps.signal.aborted) throw new Error('aborted');
@@ -181,8 +183,8 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     event({ phase: 'faults-lifted', faultsApplied: injected.length });
     say(`churn stopped, all faults lifted (${injected.length} applied); waiting for convergence`);
     const members = new StillMembers(f.clusters, types);
-    const final = await waitConverged({ base, types, watchers, members: () => members.get(), deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say, directUrl: storage.url });
-    const lastMove = Math.max(endOfChaos, tracker.lastChangeAt, cp.servingSince, ...watchers.map((w) => w.lastChangeAt));
+    const final = await waitConverged({ bases, types, watchers, members: () => members.get(), deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say, directUrl: storage.url });
+    const lastMove = Math.max(endOfChaos, tracker.lastChangeAt, ...processes.map((p) => Math.max(p.servingSince, p.leaderSince)), ...watchers.map((w) => w.lastChangeAt));
     const convergeMs = final.convergedAt === undefined ? undefined : lastMove - endOfChaos;
     const verifiedMs = final.convergedAt === undefined ? undefined : Date.now() - endOfChaos;
     event({ phase: 'converged', convergeMs: convergeMs ?? null, verifiedAfterMs: final.convergedAt === undefined ? null : Date.now() - endOfChaos });
@@ -209,13 +211,17 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     await tracker.stop();
     watchAc.abort();
     await Promise.all(watcherRuns);
-    await cp.stop();
-    const shutdownHung = cp.shutdownHung;
+    await Promise.all(processes.map((p) => p.stop()));
+    const shutdownHung = processes.some((p) => p.shutdownHung);
+    const unplannedExits = processes.flatMap((p) => p.unplannedExits.map((x) => ({ process: p.name, atMs: x.atMs, code: x.code, signal: x.signal, lastLines: x.tail.slice(-8) })));
+    const errorLogLines: Record<string, number> = {};
+    for (const p of processes) for (const [m, c] of p.errorLines) errorLogLines[m] = (errorLogLines[m] ?? 0) + c;
     const byKind = countByKind(injected.map((x) => x.fault));
     const passed = convergeMs !== undefined && diffTotal(http) === 0 && diffTotal(storageDiff) === 0 && direct.countDrift.length === 0
-      && watcherResults.every((w) => diffTotal(w.diff) === 0 && w.stats.outOfOrder === 0) && cp.unplannedExits.length === 0 && !shutdownHung;
+      && watcherResults.every((w) => diffTotal(w.diff) === 0 && w.stats.outOfOrder === 0) && unplannedExits.length === 0 && !shutdownHung;
     const result: ChaosResult = {
       options: o, bindingFlags, outDir, startedAt: new Date(t0).toISOString(),
+      processes: processes.map((p) => ({ name: p.name, restarts: p.incarnations - 1, kills: p.kills, leadershipLostExits: p.leadershipLostExits })),
       objectsInitial, objectsFinal: countObjects(membersFinal),
       memberChanges: f.clusters.reduce((n, c) => n + c.revision, 0) - revisionsAtStart,
       initialSyncMs,
@@ -223,10 +229,10 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
       faultErrors: injected.filter((x) => x.result.error !== undefined).length,
       killsMidTransaction: injected.filter((x) => x.result.midTransaction === true).length,
       killsWhileDatabaseDown: injected.filter((x) => x.result.killedPid !== undefined).length,
-      restarts: cp.incarnations - 1,
+      restarts: restarts(processes),
       shutdownHung,
-      unplannedExits: cp.unplannedExits.map((x) => ({ atMs: x.atMs, code: x.code, signal: x.signal, lastLines: x.tail.slice(-8) })),
-      errorLogLines: Object.fromEntries(cp.errorLines),
+      unplannedExits,
+      errorLogLines,
       convergeMs, verifiedMs, httpDiff: http, storageDiff,
       storageChecks: { foreignRows: direct.foreignRows.slice(0, 10), rvColumnMismatches: direct.rvColumnMismatches.slice(0, 10), countDrift: direct.countDrift.slice(0, 10) },
       watchers: watcherResults,
@@ -246,6 +252,47 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     }
     await new Promise<void>((r) => chaosLog.end(() => r()));
   }
+}
+
+const restarts = (ps: readonly Clusterpedia[]): number => ps.reduce((n, p) => n + p.incarnations - 1, 0);
+
+/**
+ * clusterpedia's processes, not started yet. binding: one process. split (the multi-replica deployment): two synchros
+ * (one writes, the other waits for the lease) and two apiservers over one storage; each role gets the flags it takes.
+ */
+async function deployment(o: ChaosOptions, d: { bundle: string; outDir: string; clock: () => number; clustersFile: string; storageUrl: string; flags: string[] }): Promise<{
+  processes: Clusterpedia[]; bases: string[]; bindingFlags: string[];
+}> {
+  const common = { bundle: d.bundle, cwd: d.outDir, clock: d.clock };
+  if (o.topology === 'binding') {
+    const port = await freePort();
+    const args = ['binding', '--clusters', d.clustersFile, '--storage', d.storageUrl, '--secure-port', '0', '--insecure-port', String(port), ...d.flags];
+    return { processes: [new Clusterpedia({ ...common, name: 'binding', logFile: join(d.outDir, 'clusterpedia.log'), args })], bases: [`http://127.0.0.1:${port}`], bindingFlags: d.flags };
+  }
+  const synchroFlags = flagsTakenBy(d.bundle, 'synchro', d.flags);
+  const apiserverFlags = flagsTakenBy(d.bundle, 'apiserver', d.flags);
+  const processes: Clusterpedia[] = [];
+  for (let i = 1; i <= 2; i++) {
+    const args = ['synchro', '--clusters', d.clustersFile, '--storage', d.storageUrl, '--metrics-host', '127.0.0.1', '--metrics-port', String(await freePort()), ...synchroFlags];
+    processes.push(new Clusterpedia({ ...common, name: `synchro-${i}`, logFile: join(d.outDir, `synchro-${i}.log`), args, readyLine: (l) => l.includes('"msg":"synchro metrics listening"') }));
+  }
+  const bases: string[] = [];
+  for (let i = 1; i <= 2; i++) {
+    const port = await freePort();
+    const args = ['apiserver', '--storage', d.storageUrl, '--secure-port', '0', '--insecure-port', String(port), ...apiserverFlags];
+    processes.push(new Clusterpedia({ ...common, name: `apiserver-${i}`, logFile: join(d.outDir, `apiserver-${i}.log`), args }));
+    bases.push(`http://127.0.0.1:${port}`);
+  }
+  return { processes, bases, bindingFlags: [`synchro: ${synchroFlags.join(' ')};`, `apiserver: ${apiserverFlags.join(' ')}`] };
+}
+
+/** Of `--flag value` pairs, those the role's `--help` lists. */
+function flagsTakenBy(bundle: string, role: 'synchro' | 'apiserver', flags: readonly string[]): string[] {
+  const help = execFileSync(process.execPath, [bundle, role, '--help'], { encoding: 'utf8' });
+  const taken = new Set([...help.matchAll(/^\s+(--[a-z0-9-]+)/gm)].map((m) => m[1]));
+  const out: string[] = [];
+  for (let i = 0; i < flags.length; i += 2) if (taken.has(flags[i])) out.push(flags[i]!, flags[i + 1]!);
+  return out;
 }
 
 /** The members' objects, re-read only when a member's revision moved (they hold still once churn stops). */
@@ -290,7 +337,7 @@ const fmt = (d: Diff): string => `missing ${d.missing} extra ${d.extra} stale ${
  * with `directUrl`, the storage read directly must agree too. Bounded by `deadlineMs`.
  */
 async function waitConverged(a: {
-  base: string; types: SyncedType[]; watchers: Watcher[]; members: () => Promise<FleetState>; deadlineMs: number; signal: AbortSignal;
+  bases: readonly string[]; types: SyncedType[]; watchers: Watcher[]; members: () => Promise<FleetState>; deadlineMs: number; signal: AbortSignal;
   say: (s: string) => void; directUrl?: string;
 }): Promise<{ convergedAt: number | undefined; last: Check }> {
   const start = Date.now();
@@ -302,9 +349,14 @@ async function waitConverged(a: {
     const watchers = emptyDiff();
     for (const w of a.watchers) addDiff(watchers, diffKeys(`${w.name} ${w.type.ref}`, members.get(w.type.ref)!, w.items));
     try {
-      const read = await readHttp(a.base, a.types, a.signal);
+      // Every apiserver in turn, each a full read: converged only when all of them serve the members.
       const http = emptyDiff();
-      for (const t of a.types) addDiff(http, diffKeys(`api ${t.ref}`, members.get(t.ref)!, read.state.get(t.ref)!, read.duplicates.get(t.ref)));
+      for (const base of a.bases) {
+        const read = await readHttp(base, a.types, a.signal);
+        const name = a.bases.length === 1 ? 'api' : `api ${new URL(base).port}`;
+        for (const t of a.types) addDiff(http, diffKeys(`${name} ${t.ref}`, members.get(t.ref)!, read.state.get(t.ref)!, read.duplicates.get(t.ref)));
+        if (diffTotal(http) > 0) break;
+      }
       last = { http, watchers };
       if (diffTotal(http) === 0 && diffTotal(watchers) === 0) {
         if (!a.directUrl) return { convergedAt: Date.now() - start, last };

@@ -13,19 +13,34 @@ export interface UnplannedExit {
 }
 
 export interface ClusterpediaOptions {
+  /** How reports name this process (`binding`, `synchro-1`, `apiserver-2`, ...). */
+  name: string;
   bundle: string;
   args: string[];
   cwd: string;
   logFile: string;
   /** Milliseconds since the run started, for the records. */
   clock: () => number;
+  /** The log line that says an incarnation is up (default: its plain-HTTP listener serving). */
+  readyLine?: (line: string) => boolean;
 }
+
+const SERVING_PLAIN_HTTP = (line: string): boolean => line.includes('"msg":"serving"') && line.includes('"secure":false');
 
 export class Clusterpedia {
   /** Processes started so far (1 + restarts). */
   incarnations = 0;
   kills = 0;
   readonly unplannedExits: UnplannedExit[] = [];
+  /**
+   * Exits right after the process logged that it lost its lease: a leader that cannot renew stops, as client-go's do,
+   * and its restart is a candidate again. Planned behaviour, counted apart from unplanned exits.
+   */
+  leadershipLostExits = 0;
+  /** This incarnation holds the synchro lease (it logged 'became the leader'); and since when (Date.now()). */
+  leading = false;
+  leaderSince = 0;
+  private lostLeadership = false;
   /** Error-level log lines (level ≥ 50) by message, over every incarnation. */
   readonly errorLines = new Map<string, number>();
   private child: ChildProcess | undefined;
@@ -42,6 +57,10 @@ export class Clusterpedia {
 
   constructor(private readonly o: ClusterpediaOptions) {
     this.log = createWriteStream(o.logFile, { flags: 'a' });
+  }
+
+  get name(): string {
+    return this.o.name;
   }
 
   get pid(): number | undefined {
@@ -62,7 +81,7 @@ export class Clusterpedia {
   waitServing(timeoutMs: number): Promise<void> {
     if (this.serving) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`clusterpedia not serving after ${timeoutMs} ms; last lines:\n${this.tail.join('\n')}`)), timeoutMs);
+      const t = setTimeout(() => reject(new Error(`${this.o.name} not serving after ${timeoutMs} ms; last lines:\n${this.tail.join('\n')}`)), timeoutMs);
       this.servingWaiters.push(() => {
         clearTimeout(t);
         resolve();
@@ -137,6 +156,9 @@ export class Clusterpedia {
       const child = this.spawnOne();
       const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) => child.once('exit', (c, s) => r([c, s])));
       this.serving = false;
+      this.leading = false;
+      const lostLeadership = this.lostLeadership;
+      this.lostLeadership = false;
       this.line(JSON.stringify({ chaos: 'exit', incarnation: this.incarnations, code, signal, atMs: this.o.clock() }));
       if (this.stopped) break;
       let delay: number;
@@ -144,6 +166,9 @@ export class Clusterpedia {
         delay = this.restartAfterMs;
         this.restartAfterMs = undefined;
         crashes = 0;
+      } else if (lostLeadership) {
+        this.leadershipLostExits++;
+        delay = 500;
       } else {
         this.unplannedExits.push({ atMs: this.o.clock(), code, signal, tail: [...this.tail] });
         // A restart policy's back-off (short: the run has a time budget).
@@ -183,11 +208,16 @@ export class Clusterpedia {
     this.tail.push(line.length > 600 ? `${line.slice(0, 600)}…` : line);
     if (this.tail.length > 40) this.tail.shift();
     // Parse only the lines that matter: the listener coming up, and errors.
-    if (!this.serving && line.includes('"msg":"serving"') && line.includes('"secure":false')) {
+    if (!this.serving && (this.o.readyLine ?? SERVING_PLAIN_HTTP)(line)) {
       this.serving = true;
       this.servingSince = Date.now();
       for (const w of this.servingWaiters.splice(0)) w();
     }
+    if (line.includes('"msg":"became the leader"')) {
+      this.leading = true;
+      this.leaderSince = Date.now();
+    }
+    if (line.includes('"msg":"lost leadership; stopping"')) this.lostLeadership = true;
     if (line.includes('"level":50') || line.includes('"level":60') || line.startsWith('[stderr]')) {
       let msg = line.slice(0, 120);
       try {

@@ -18,7 +18,8 @@ export interface InjectedFault {
 
 export interface InjectorDeps {
   clusters: readonly SimCluster[];
-  clusterpedia: Clusterpedia;
+  /** clusterpedia's processes: the binding alone, or (split) the synchros first, then the apiservers. */
+  processes: readonly Clusterpedia[];
   storage: RunStorage;
   watchers: readonly Watcher[];
   /** Milliseconds since the run started. */
@@ -90,8 +91,9 @@ export class Injector {
         return;
       }
       case 'kill': {
-        const r = await this.d.clusterpedia.kill9(f.restartAfterMs);
-        record({ pid: r.pid, wasServing: r.wasServing });
+        const target = this.d.processes[(f.target ?? 0) % this.d.processes.length]!;
+        const r = await target.kill9(f.restartAfterMs);
+        record({ process: target.name, leading: target.leading, pid: r.pid, wasServing: r.wasServing });
         return;
       }
       case 'kill-mid-write': {
@@ -110,16 +112,17 @@ export class Injector {
           }
           await new Promise((r) => setImmediate(r));
         }
-        const r = await this.d.clusterpedia.kill9(f.restartAfterMs);
+        const writer = this.writer();
+        const r = await writer.kill9(f.restartAfterMs);
         const probeErrors = this.d.storage.probeErrors.count - errorsBefore;
-        record({ pid: r.pid, wasServing: r.wasServing, midTransaction: busy, waitedMs: Date.now() - started, probes, ...(probeErrors > 0 ? { probeErrors, lastProbeError: this.d.storage.probeErrors.last } : {}) });
+        record({ process: writer.name, pid: r.pid, wasServing: r.wasServing, midTransaction: busy, waitedMs: Date.now() - started, probes, ...(probeErrors > 0 ? { probeErrors, lastProbeError: this.d.storage.probeErrors.last } : {}) });
         return;
       }
       case 'postgres-stop': {
         await this.d.storage.stopServer(f.mode);
         this.later('postgres', f.forMs, () => this.d.storage.startServer());
         // Restarted at once, it must wait for the database (--storage-initialization-timeout), not exit.
-        const killed = f.killToo ? await this.d.clusterpedia.kill9(0) : undefined;
+        const killed = f.killToo ? await this.writer().kill9(0) : undefined;
         record({ stoppedAfterMs: this.d.clock() - at, ...(killed ? { killedPid: killed.pid } : {}) });
         return;
       }
@@ -133,6 +136,11 @@ export class Injector {
         return;
       }
     }
+  }
+
+  /** The process that writes: the synchro holding the lease, else the first (the binding, which runs no election). */
+  private writer(): Clusterpedia {
+    return this.d.processes.find((p) => p.leading) ?? this.d.processes[0]!;
   }
 
   /** Schedules a lift; a newer fault on the same target supersedes the pending lift (its end counts). */
@@ -171,7 +179,7 @@ export class Injector {
     }
     for (const w of this.d.watchers) w.resume();
     await this.d.storage.startServer();
-    this.d.clusterpedia.restartNow();
+    for (const p of this.d.processes) p.restartNow();
     this.lastFaultEndMs = this.d.clock();
   }
 

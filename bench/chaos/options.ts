@@ -3,9 +3,12 @@ import { parseDuration } from '../../src/storage/duration.js';
 import { FAULT_KINDS, type FaultKind } from './schedule.js';
 
 export type Backend = 'sqlite' | 'postgres';
+/** binding: one process, as the single-Pod deployment; split: two synchros (leader election) and two apiservers. */
+export type Topology = 'binding' | 'split';
 
 export interface ChaosOptions {
   backend: Backend;
+  topology: Topology;
   /** Drives the fault schedule, the churn sequence and the watchers' timeouts. */
   seed: number;
   clusters: number;
@@ -51,6 +54,7 @@ export const DEFAULT_BINDING_FLAGS = ['--health-interval', '1s', '--watch-poll-i
 export function chaosOptions(preset: Preset, backend: Backend, over: Partial<ChaosOptions> = {}): ChaosOptions {
   return {
     backend,
+    topology: 'binding',
     seed: 1,
     ...PRESETS[preset],
     watchers: ['pods', 'pods', 'replicasets.apps', 'pods'],
@@ -67,9 +71,11 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
 export const USAGE = `usage: npm run chaos -- [--preset short|full] [--backend sqlite|postgres|both] [--seed N]
                       [--clusters N] [--pods N] [--duration 12m] [--faults N] [--churn EVENTS_PER_S_PER_CLUSTER]
                       [--watchers pods,pods,replicasets.apps] [--only KIND,KIND] [--converge-timeout 120s] [--out DIR]
-                      [--async-commit] [--no-record] [--quiet]
+                      [--topology binding|split] [--async-commit] [--no-record] [--quiet]
 Every flag also reads an environment variable CHAOS_<FLAG> (CHAOS_SEED, CHAOS_BACKEND, ...).
 Fault kinds (--only restricts the schedule to some): ${FAULT_KINDS.join(', ')}.
+--topology split: two synchros (one holds the lease) and two apiservers over one PostgreSQL instead of one binding;
+  kills pick any of them, watch clients send each request to either apiserver.
 --async-commit: PostgreSQL runs with synchronous_commit=off, so its immediate stops lose commits it had reported.
 Defaults: --preset full --backend both --seed 1. Appends each run to RELIABILITY.md unless --no-record.`;
 
@@ -96,7 +102,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   }
   const get = (k: string): string | undefined => flags.get(k) ?? env[`CHAOS_${k.toUpperCase().replace(/-/g, '_')}`];
   if (get('help')) throw new Error(USAGE);
-  const known = new Set(['preset', 'backend', 'seed', 'clusters', 'pods', 'duration', 'faults', 'churn', 'watchers', 'converge-timeout', 'out', 'only', ...bools]);
+  const known = new Set(['preset', 'backend', 'seed', 'clusters', 'pods', 'duration', 'faults', 'churn', 'watchers', 'converge-timeout', 'out', 'only', 'topology', ...bools]);
   for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown flag --${k}\n${USAGE}`);
   const preset = (get('preset') ?? 'full') as Preset;
   if (!(preset in PRESETS)) throw new Error(`--preset must be short or full, not ${preset}`);
@@ -135,6 +141,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   const backendFlag = get('backend') ?? 'both';
   const backends: Backend[] = backendFlag === 'both' ? ['sqlite', 'postgres'] : [backendFlag as Backend];
   for (const b of backends) if (b !== 'sqlite' && b !== 'postgres') throw new Error(`--backend must be sqlite, postgres or both, not ${b}`);
+  const topology = get('topology') ?? 'binding';
+  if (topology !== 'binding' && topology !== 'split') throw new Error(`--topology must be binding or split, not ${topology}`);
+  over.topology = topology;
+  if (topology === 'split' && backends.includes('sqlite')) throw new Error('--topology split runs several processes over one PostgreSQL: use it with --backend postgres');
   if (over.asyncCommit && !backends.includes('postgres')) throw new Error('--async-commit is a PostgreSQL setting: use it with --backend postgres');
   if ((over.clusters ?? 1) < 1) throw new Error('--clusters must be at least 1');
   return { runs: backends.map((b) => chaosOptions(preset, b, over)), record: !get('no-record'), preset };

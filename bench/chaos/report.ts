@@ -48,6 +48,7 @@ function rows(r: ChaosResult): [string, string][] {
   const kills = r.faultsByKind.kill + r.faultsByKind['kill-mid-write'] + r.killsWhileDatabaseDown;
   return [
     ['result', r.passed ? 'PASS' : 'FAIL'],
+    ...(o.topology === 'split' ? [['topology', `split: ${r.processes.map((p) => p.name).join(', ')} (the synchros elect a leader)`] as [string, string]] : []),
     ['backend', o.asyncCommit ? `${o.backend} (synchronous_commit=off: immediate stops lose reported commits)` : o.backend],
     ['seed', String(o.seed)],
     ['members', `${o.clusters} × ${n(o.pods)} pods: ${n(r.objectsInitial)} objects at start, ${n(r.objectsFinal)} at the end`],
@@ -55,7 +56,7 @@ function rows(r: ChaosResult): [string, string][] {
     ['faults injected', faults(r)],
     ['clusterpedia flags', r.bindingFlags.join(' ')],
     ['kill -9', `${kills}, of which ${r.killsMidTransaction} inside a storage write transaction${r.killsWhileDatabaseDown > 0 ? `, ${r.killsWhileDatabaseDown} with PostgreSQL down (restarted into no database)` : ''}`],
-    ['restarts', `${r.restarts} (unplanned exits: ${r.unplannedExits.length}); final SIGTERM ${r.shutdownHung ? 'HUNG (SIGKILL after 30 s)' : 'exited cleanly'}`],
+    ['restarts', `${r.restarts}${r.processes.length > 1 ? ` (${r.processes.map((p) => `${p.name} ${p.restarts}: ${p.kills} killed${p.leadershipLostExits ? `, ${p.leadershipLostExits} after losing the lease` : ''}`).join('; ')})` : ''} (unplanned exits: ${r.unplannedExits.length}); final SIGTERM ${r.shutdownHung ? 'HUNG (SIGKILL after 30 s)' : 'exited cleanly'}`],
     ['initial sync', s(r.initialSyncMs)],
     ['converged after the last fault', `${s(r.convergeMs)} (verified after ${s(r.verifiedMs)})`],
     ['diff via the API (paged lists)', diff(r.httpDiff)],
@@ -68,13 +69,13 @@ function rows(r: ChaosResult): [string, string][] {
 export function textReport(r: ChaosResult): string {
   const lines = rows(r).map(([k, v]) => `  ${k.padEnd(32)} ${v}`);
   const samples = [...r.httpDiff.samples, ...r.storageDiff.samples, ...r.watchers.flatMap((w) => w.diff.samples), ...r.storageChecks.countDrift].slice(0, 12);
-  const exits = r.unplannedExits.map((x) => `  unplanned exit at ${s(x.atMs)} code ${x.code} signal ${x.signal}:\n    ${x.lastLines.join('\n    ')}`);
+  const exits = r.unplannedExits.map((x) => `  unplanned exit of ${x.process} at ${s(x.atMs)} code ${x.code} signal ${x.signal}:\n    ${x.lastLines.join('\n    ')}`);
   return [`chaos run ${r.passed ? 'PASSED' : 'FAILED'} — logs in ${r.outDir}`, ...lines, ...samples.map((x) => `  e.g. ${x}`), ...exits, `  machine ${machine()}`].join('\n');
 }
 
 export function markdownEntry(r: ChaosResult, command: string): string {
   const o = r.options;
-  const head = `### ${r.startedAt.slice(0, 10)} — ${o.backend}, ${o.clusters} × ${n(o.pods)} pods, ${s(o.durationMs)}, seed ${o.seed}: ${r.passed ? 'PASS' : 'FAIL'}`;
+  const head = `### ${r.startedAt.slice(0, 10)} — ${o.backend}${o.topology === 'split' ? ' (split)' : ''}, ${o.clusters} × ${n(o.pods)} pods, ${s(o.durationMs)}, seed ${o.seed}: ${r.passed ? 'PASS' : 'FAIL'}`;
   const table = ['| | |', '|---|---|', ...rows(r).slice(1).map(([k, v]) => `| ${k} | ${v.replace(/\|/g, '\\|')} |`),
     `| machine | ${machine()} |`, `| commit | ${commit()} |`, `| command | \`${command}\` |`];
   return `${head}\n\n${table.join('\n')}\n`;

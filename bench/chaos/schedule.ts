@@ -13,11 +13,15 @@ export type Fault =
   | { kind: 'compact'; clusters: number[] }
   /** Every response of the member is delayed by `delayMs` for `forMs`. */
   | { kind: 'slow'; cluster: number; delayMs: number; forMs: number }
-  /** `kill -9` of clusterpedia at an arbitrary moment; restarted after `restartAfterMs`. */
-  | { kind: 'kill'; restartAfterMs: number }
+  /**
+   * `kill -9` of clusterpedia at an arbitrary moment; restarted after `restartAfterMs`. `target`: which of its processes
+   * (split topology: an index into synchro-1, synchro-2, apiserver-1, apiserver-2; absent: the only one).
+   */
+  | { kind: 'kill'; restartAfterMs: number; target?: number }
   /**
    * A burst of `burst` member changes, then `kill -9` of clusterpedia the moment its storage writer is seen inside a
-   * transaction (SQLite: the write lock is held; PostgreSQL: the writers' advisory lock is granted).
+   * transaction (SQLite: the write lock is held; PostgreSQL: the writers' advisory lock is granted). In the split
+   * topology the process killed is the synchro holding the lease.
    */
   | { kind: 'kill-mid-write'; burst: number; restartAfterMs: number }
   /** A watch client of clusterpedia drops its connection and stays away for `forMs` (then resumes, or relists on 410). */
@@ -60,7 +64,11 @@ const PER_MEMBER_STATE: ReadonlySet<FaultKind> = new Set(['member-down', 'slow']
  * overlap one of its sort (a member already down or slow; clusterpedia still recovering from a kill or an outage)
  * waits for a later slot, and a fault that never conflicts takes its slot; every fault ends before the phase does.
  */
-export function planFaults(o: { seed: number; backend: Backend; clusters: number; watchers: number; durationMs: number; count: number; only?: FaultKind[] }): PlannedFault[] {
+export function planFaults(o: {
+  seed: number; backend: Backend; clusters: number; watchers: number; durationMs: number; count: number; only?: FaultKind[];
+  /** clusterpedia's processes (1: binding); a kill picks one when there are more. */
+  processes?: number;
+}): PlannedFault[] {
   const rng = rngFor('chaos-schedule', o.seed, o.backend);
   const weights = (Object.entries(WEIGHTS[o.backend]) as [FaultKind, number][])
     .filter(([k]) => (!o.only?.length || o.only.includes(k)) && (k !== 'watcher-pause' || o.watchers > 0));
@@ -98,7 +106,7 @@ export function planFaults(o: { seed: number; backend: Backend; clusters: number
         kind = o.only?.length && !o.only.includes('compact') ? (o.only.find((k) => !GLOBAL.has(k) && !PER_MEMBER_STATE.has(k)) ?? kind) : 'compact';
       }
     }
-    const fault = draw(rng, kind, o.clusters, o.watchers, room, free, globalBusyUntil <= atMs);
+    const fault = draw(rng, kind, o.clusters, o.watchers, room, free, globalBusyUntil <= atMs, o.processes ?? 1);
     if (fault.kind === 'member-down' || fault.kind === 'slow') memberBusyUntil[fault.cluster] = atMs + fault.forMs + 500;
     if (fault.kind === 'kill' || fault.kind === 'kill-mid-write') globalBusyUntil = atMs + fault.restartAfterMs + GLOBAL_GAP_MS;
     if (fault.kind === 'postgres-stop') globalBusyUntil = atMs + fault.forMs + GLOBAL_GAP_MS;
@@ -108,7 +116,7 @@ export function planFaults(o: { seed: number; backend: Backend; clusters: number
   return plan;
 }
 
-function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roomMs: number, free: number[], globalFree: boolean): Fault {
+function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roomMs: number, free: number[], globalFree: boolean, processes: number): Fault {
   const all = Array.from({ length: clusters }, (_, i) => i);
   const someOrAll = (): number[] => (rng.chance(0.15) ? all : [rng.int(clusters)]);
   const upTo = (lo: number, hi: number): number => Math.max(200, Math.min(rng.range(lo, hi), roomMs - 300));
@@ -131,7 +139,8 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
     case 'watcher-pause':
       return { kind, watcher: rng.int(watchers), forMs: upTo(5_000, 45_000) };
     case 'kill':
-      return { kind, restartAfterMs: rng.range(0, 3_000) };
+      // The target is drawn only where there is a choice, so a seed's binding schedule stays what it was.
+      return { kind, restartAfterMs: rng.range(0, 3_000), ...(processes > 1 ? { target: rng.int(processes) } : {}) };
     case 'kill-mid-write':
       return { kind, burst: rng.range(100, 600), restartAfterMs: rng.range(0, 3_000) };
     case 'postgres-stop':

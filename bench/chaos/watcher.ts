@@ -57,7 +57,8 @@ export class Watcher {
   constructor(
     readonly name: string,
     readonly type: SyncedType,
-    private readonly base: string,
+    /** clusterpedia's apiservers: with more than one, every request (list page, watch) goes to one drawn at random. */
+    private readonly bases: readonly string[],
     private readonly rng: Rng,
     /** List page size; 0 lists in one response. */
     private readonly pageSize: number,
@@ -120,7 +121,8 @@ export class Watcher {
   }
 
   private url(q: Record<string, string>): string {
-    return `${this.base}${RESOURCES_PREFIX}${this.type.path}?${new URLSearchParams(q)}`;
+    const base = this.bases.length === 1 ? this.bases[0]! : this.rng.pick(this.bases);
+    return `${base}${RESOURCES_PREFIX}${this.type.path}?${new URLSearchParams(q)}`;
   }
 
   /** A full (paged) list replaces the map, as an informer's Replace does. */

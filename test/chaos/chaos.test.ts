@@ -1,19 +1,20 @@
 // The short chaos run of CI (bench/chaos, `npm run chaos -- --preset short`): 10 members under churn, ~30 seeded faults in
 // 45 s (dropped watches, 5xx, members down, compaction → 410, slow members, kill -9 of the bundle mid-write, PostgreSQL
-// stop/start), then storage and informer-style watchers on clusterpedia must equal the members object by object.
+// stop/start), then storage and informer-style watchers on clusterpedia must equal the members object by object. PostgreSQL
+// runs twice: as one binding, and split into two synchros (leader election) and two apiservers.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChaos } from '../../bench/chaos/chaos.js';
-import { chaosOptions, type Backend } from '../../bench/chaos/options.js';
+import { chaosOptions, type Backend, type Topology } from '../../bench/chaos/options.js';
 import { textReport } from '../../bench/chaos/report.js';
 
 const SEED = Number(process.env.CHAOS_SEED ?? 1);
 const ac = new AbortController();
 afterAll(() => ac.abort());
 
-describe.each<Backend>(['sqlite', 'postgres'])('chaos (%s)', (backend) => {
+describe.each<[Backend, Topology]>([['sqlite', 'binding'], ['postgres', 'binding'], ['postgres', 'split']])('chaos (%s, %s)', (backend, topology) => {
   it('ends with storage and every watcher equal to the members', { timeout: 420_000 }, async () => {
-    const r = await runChaos(chaosOptions('short', backend, { seed: SEED }), {
+    const r = await runChaos(chaosOptions('short', backend, { seed: SEED, topology }), {
       signal: ac.signal,
       progress: (line) => {
         if (process.env.CHAOS_VERBOSE) process.stderr.write(`${line}\n`);
@@ -34,6 +35,7 @@ describe.each<Backend>(['sqlite', 'postgres'])('chaos (%s)', (backend) => {
       expect(w.diff, `${w.name}\n${report}`).toMatchObject({ missing: 0, extra: 0, stale: 0 });
       expect(w.stats.outOfOrder, `${w.name}\n${report}`).toBe(0);
     }
+    if (topology === 'split') expect(r.processes.map((p) => p.name), report).toEqual(['synchro-1', 'synchro-2', 'apiserver-1', 'apiserver-2']);
     expect(r.unplannedExits, report).toEqual([]);
     expect(r.shutdownHung, report).toBe(false);
     expect(r.passed, report).toBe(true);
