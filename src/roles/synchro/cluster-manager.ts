@@ -261,7 +261,10 @@ export class ClusterManager implements Runnable {
     });
     synchro.setResources(resources, all);
     entry.synchro = synchro;
-    if (this.signal) this.launch(entry);
+    // Not once the manager is stopping (a rewind found on the way out relists every cluster): started under a signal
+    // already aborted, the synchro would run on for good, and keep the process — a leader that lost its lease and is
+    // stopping (chaos seed 19019, split) — from ever exiting. Its status then records no point to resume from.
+    if (this.signal && !this.signal.aborted) this.launch(entry);
     this.dirty(desired.name);
   }
 

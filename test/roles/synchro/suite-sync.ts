@@ -270,6 +270,11 @@ export function syncSuite(backend: Backend): void {
       // stops before it noticed: its last status write, rendered from what it had written, must not land.
       await restore();
       await h.stopSynchro();
+      // Stopped means stopped: the rewind it found on the way out restarts no cluster (one started then, under a signal
+      // already aborted, ran on for good and kept a synchro that had lost its lease from ever exiting).
+      const stoppedAt = Date.now();
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(c!.requestLog.entries((r) => r.startedAt >= stoppedAt).map((r) => r.path)).toEqual([]);
       // The backup's point, or none (the refused write made the synchro look, find the rewind and list again).
       expect([atBackup, undefined]).toContain((await h.syncCondition(c!.name))?.resourceVersion);
       // Resumed from the backup's point, the watch brings the lost changes again.
