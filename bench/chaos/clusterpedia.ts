@@ -217,7 +217,10 @@ export class Clusterpedia {
       this.leading = true;
       this.leaderSince = Date.now();
     }
-    if (line.includes('"msg":"lost leadership; stopping"')) this.lostLeadership = true;
+    if (line.includes('"msg":"lost leadership; stopping"')) {
+      this.lostLeadership = true;
+      this.leading = false;
+    }
     if (line.includes('"level":50') || line.includes('"level":60') || line.startsWith('[stderr]')) {
       let msg = line.slice(0, 120);
       try {
