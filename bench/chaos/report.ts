@@ -42,6 +42,14 @@ function watchers(r: ChaosResult): string {
   return `${w.length} (${w.map((x) => x.resource).join(', ')}): ${bad} differences; ${n(events)} events, ${pauses} paused, ${breaks} broken requests resumed, ${expired} relists on 410, ${ooo} out-of-order${oooSamples.length ? ` (${oooSamples.join('; ')})` : ''}`;
 }
 
+/** With several processes (split), each one's restarts: how many were kills, how many exits after losing the lease. */
+function perProcess(r: ChaosResult): string {
+  if (r.processes.length <= 1) return '';
+  const one = (p: ChaosResult['processes'][number]): string =>
+    `${p.name} ${p.restarts}: ${p.kills} killed${p.leadershipLostExits ? `, ${p.leadershipLostExits} after losing the lease` : ''}`;
+  return ` (${r.processes.map(one).join('; ')})`;
+}
+
 /** The rows of a run, shared by the text and the markdown forms. */
 function rows(r: ChaosResult): [string, string][] {
   const o = r.options;
@@ -56,7 +64,7 @@ function rows(r: ChaosResult): [string, string][] {
     ['faults injected', faults(r)],
     ['clusterpedia flags', r.bindingFlags.join(' ')],
     ['kill -9', `${kills}, of which ${r.killsMidTransaction} inside a storage write transaction${r.killsWhileDatabaseDown > 0 ? `, ${r.killsWhileDatabaseDown} with PostgreSQL down (restarted into no database)` : ''}`],
-    ['restarts', `${r.restarts}${r.processes.length > 1 ? ` (${r.processes.map((p) => `${p.name} ${p.restarts}: ${p.kills} killed${p.leadershipLostExits ? `, ${p.leadershipLostExits} after losing the lease` : ''}`).join('; ')})` : ''} (unplanned exits: ${r.unplannedExits.length}); final SIGTERM ${r.shutdownHung ? 'HUNG (SIGKILL after 30 s)' : 'exited cleanly'}`],
+    ['restarts', `${r.restarts}${perProcess(r)} (unplanned exits: ${r.unplannedExits.length}); final SIGTERM ${r.shutdownHung ? 'HUNG (SIGKILL after 30 s)' : 'exited cleanly'}`],
     ['initial sync', s(r.initialSyncMs)],
     ['converged after the last fault', `${s(r.convergeMs)} (verified after ${s(r.verifiedMs)})`],
     ['diff via the API (paged lists)', diff(r.httpDiff)],
