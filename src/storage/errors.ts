@@ -37,3 +37,11 @@ export class UnansweredError extends StorageError {
     super('Unavailable', `storage did not answer within ${ms} ms`, true);
   }
 }
+
+/**
+ * A write refused because its writer no longer holds the lease that fences it (Storage.fenceWrites): another writer
+ * took over. Retryable as every Conflict is: the writer's leader election notices the loss and stops it meanwhile.
+ */
+export function fencedError(what: string, lease: string): StorageError {
+  return new StorageError('Conflict', `${what}: refused: this writer no longer holds storage lease ${lease} (another writer took over)`, true);
+}

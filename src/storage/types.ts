@@ -117,6 +117,17 @@ export interface StorageWriter {
   releaseLease(name: string, holder: string): Promise<void>;
 }
 
+/**
+ * A storage lease a writer must hold for its writes to commit: the fencing of a leader that lost its lease with a
+ * write in flight (Storage.fenceWrites).
+ */
+export interface WriteFence {
+  /** The lease's name (tryAcquireLease). */
+  lease: string;
+  /** The writer's identity in it. */
+  holder: string;
+}
+
 /** Per-cluster status kept in storage when clusters come from a file (API.md §2). JSON of PediaCluster.status plus spec summary. */
 export interface ClusterStatusRecord {
   /** Redacted spec summary: apiserver URL and sync resources, never credentials. */
@@ -385,6 +396,14 @@ export interface Storage extends StorageReader, StorageWriter {
    * found (before the move).
    */
   advanceRevision(to: string): Promise<string>;
+  /**
+   * From now on, each write, clean and cluster status write of this storage commits only while `fence.holder` holds
+   * lease `fence.lease`, checked in its own transaction; otherwise it fails with a retryable Conflict and writes
+   * nothing. Taking the lease over from another holder waits for that holder's write transactions in flight, so a
+   * leader that lost its lease mid-write either commits before its successor starts or not at all. Renewal by the
+   * holder does not wait for them.
+   */
+  fenceWrites(fence: WriteFence): void;
   close(): Promise<void>;
 }
 

@@ -15,7 +15,8 @@ import { postgresQuery } from '../../src/storage/postgres/query.js';
 import { resolveStorageTarget } from '../../src/storage/storage-config.js';
 import { PgSnapshot } from '../../src/storage/postgres/snapshot.js';
 import { connectionLost, inTransaction } from '../../src/storage/postgres/transaction.js';
-import { lockAndReadRevision } from '../../src/storage/postgres/write.js';
+import { applyBatch, lockAndReadRevision } from '../../src/storage/postgres/write.js';
+import { collapseBatch } from '../../src/storage/write-plan.js';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { storageContractTests } from './contract.js';
@@ -160,6 +161,56 @@ describe('postgres only', () => {
         expect(Date.now() - started).toBeLessThan(6000);
         expect(connectionLost(await failed)).toBe(true);
         expect(await pool`SELECT 1 AS one`).toEqual([{ one: 1 }]);
+      });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it('a lease changes hands only after the write its holder has in flight, which commits first; renewal does not wait for it', async () => {
+    const h = await postgresHarness();
+    try {
+      await h.storage.migrate();
+      const a = h.storage;
+      const b = await h.openAnother();
+      a.fenceWrites({ lease: 'synchro', holder: 'a' });
+      b.fenceWrites({ lease: 'synchro', holder: 'b' });
+      expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
+      await withOwnPool(h.url, async (pool) => {
+        let locked: () => void = () => {};
+        let commit: () => void = () => {};
+        const holding = new Promise<void>((r) => { locked = r; });
+        const released = new Promise<void>((r) => { commit = r; });
+        // A's write, past its fence check and holding the write lock, still running when its lease expires.
+        const inFlight = inTransaction(pool, async (tx) => {
+          const revision = await lockAndReadRevision(tx, { lease: 'synchro', holder: 'a' });
+          locked();
+          await released;
+          await applyBatch(tx, collapseBatch({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'in-flight', rv: '7' })], deletes: [] }), revision, Date.now());
+        });
+        let takenAt = 0;
+        let takeover: Promise<boolean>;
+        let committedAt = 0;
+        try {
+          await holding;
+          // The holder renews while its own write holds the lock.
+          expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
+          await new Promise((r) => setTimeout(r, 400));
+          takeover = b.tryAcquireLease('synchro', 'b', 60_000).then((won) => ((takenAt = Date.now()), won));
+          await new Promise((r) => setTimeout(r, 500));
+          expect(takenAt).toBe(0);
+        } finally {
+          committedAt = Date.now();
+          commit();
+          await inFlight;
+        }
+        expect(await takeover).toBe(true);
+        expect(takenAt).toBeGreaterThanOrEqual(committedAt);
+        // The new holder sees the old holder's last write; the old holder's next one is refused.
+        expect((await b.get({ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'in-flight' }))?.resourceVersion).toBe('7');
+        await expect(a.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'late', rv: '8' })], deletes: [] })).rejects.toMatchObject({ code: 'Conflict', retryable: true });
+        await b.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'next', rv: '9' })], deletes: [] });
+        expect(await b.get({ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'late' })).toBeUndefined();
       });
     } finally {
       await h.cleanup();

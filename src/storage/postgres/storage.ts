@@ -16,18 +16,19 @@ import type { PostgresConnection } from '../storage-config.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import type {
   ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
-  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
+  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
 import { createPool, type Pg } from './connection.js';
 import { migrations } from './embedded-migrations.js';
+import { fencedError } from '../errors.js';
 import { mapPostgresError } from './errors.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
 import { inTransaction } from './transaction.js';
-import { applyBatch, cleanRows, lockAndReadRevision, setMeta } from './write.js';
+import { applyBatch, cleanRows, lockAndReadRevision, setMeta, WRITE_LOCK } from './write.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -56,6 +57,14 @@ export const openPostgresStorage: OpenBackend = async (target, opts) => {
 /** One row: the head revision and the compacted mark, read in the statement's snapshot. */
 const HEAD_AND_COMPACTED = sql`(SELECT (SELECT value::bigint FROM meta WHERE key = 'revision') AS head, coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0) AS compacted)`;
 
+/**
+ * A CTE `fence(held)` for a statement of Storage.fenceWrites: true when writes are not fenced (`$key` null) or lease
+ * row `$key` is held by `$holder`.
+ */
+function fenceCte(key: number, holder: number): string {
+  return `fence AS (SELECT $${key}::text IS NULL OR EXISTS (SELECT 1 FROM meta WHERE key = $${key}::text AND (value::jsonb ->> 'holder') = $${holder}::text) AS held)`;
+}
+
 class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly notifier = new RevisionNotifier();
@@ -63,6 +72,7 @@ class PostgresStorage implements Storage {
   private readonly log: Logger;
   private listening: Promise<postgres.ListenMeta | undefined> | undefined;
   private closed = false;
+  private fence: WriteFence | undefined;
 
   constructor(
     private readonly pool: Pg,
@@ -103,7 +113,7 @@ class PostgresStorage implements Storage {
   async write(batch: WriteBatch): Promise<WriteResult> {
     const collapsed = collapseBatch(batch);
     const now = Date.now();
-    const plan = await this.run('write', () => inTransaction(this.pool, async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx), now)));
+    const plan = await this.run('write', () => inTransaction(this.pool, async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx, this.fence), now)));
     const written = plan.upserts.length;
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
@@ -133,7 +143,7 @@ class PostgresStorage implements Storage {
 
   private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
     const now = Date.now();
-    const r = await this.run('clean', () => inTransaction(this.pool, async (tx) => cleanRows(tx, cluster, type, await lockAndReadRevision(tx), now)));
+    const r = await this.run('clean', () => inTransaction(this.pool, async (tx) => cleanRows(tx, cluster, type, await lockAndReadRevision(tx, this.fence), now)));
     if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;
   }
@@ -150,37 +160,81 @@ class PostgresStorage implements Storage {
   }
 
   async putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean> {
-    const rows = await this.run('putClusterStatus', () =>
+    const [r] = await this.run('putClusterStatus', () =>
       this.pool.unsafe(
-        `INSERT INTO cluster_status (cluster, spec, status, updated_at)
-         SELECT $1, $2::text::jsonb, $3::text::jsonb, $4
-         WHERE $5::bigint IS NULL OR $5::bigint = (SELECT value::bigint FROM meta WHERE key = 'revision')
-           OR $5::bigint <= coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0)
-           OR EXISTS (SELECT 1 FROM changes WHERE revision = $5::bigint)
-         ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at
-         RETURNING 1`,
-        [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt, o?.requireRevision ?? null],
+        `WITH ${fenceCte(6, 7)}, put AS (
+           INSERT INTO cluster_status (cluster, spec, status, updated_at)
+           SELECT $1, $2::text::jsonb, $3::text::jsonb, $4
+           WHERE (SELECT held FROM fence) AND ($5::bigint IS NULL OR $5::bigint = (SELECT value::bigint FROM meta WHERE key = 'revision')
+             OR $5::bigint <= coalesce((SELECT value::bigint FROM meta WHERE key = 'compacted_revision'), 0)
+             OR EXISTS (SELECT 1 FROM changes WHERE revision = $5::bigint))
+           ON CONFLICT (cluster) DO UPDATE SET spec = excluded.spec, status = excluded.status, updated_at = excluded.updated_at
+           RETURNING 1)
+         SELECT (SELECT held FROM fence) AS held, EXISTS (SELECT 1 FROM put) AS put`,
+        [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt, o?.requireRevision ?? null, ...this.fenceParams()],
+        { prepare: true },
       ),
     );
-    return rows.length > 0;
+    this.assertHeld('putClusterStatus', r);
+    return (r as { put?: boolean }).put === true;
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {
-    await this.run('deleteClusterStatus', () => this.pool.unsafe(`DELETE FROM cluster_status WHERE cluster = $1`, [cluster]));
+    const [r] = await this.run('deleteClusterStatus', () => this.pool.unsafe(
+      `WITH ${fenceCte(2, 3)}, gone AS (DELETE FROM cluster_status WHERE cluster = $1 AND (SELECT held FROM fence) RETURNING 1)
+       SELECT (SELECT held FROM fence) AS held, (SELECT count(*) FROM gone) AS n`,
+      [cluster, ...this.fenceParams()],
+    ));
+    this.assertHeld('deleteClusterStatus', r);
+  }
+
+  fenceWrites(fence: WriteFence): void {
+    this.fence = { lease: fence.lease, holder: fence.holder };
+  }
+
+  /** The lease key and holder fenceCte checks; nulls when writes are not fenced. */
+  private fenceParams(): [string | null, string | null] {
+    return this.fence ? [`lease:${this.fence.lease}`, this.fence.holder] : [null, null];
+  }
+
+  /**
+   * Throws the fenced error when fenceCte found the lease held by another. A status write is one statement and not
+   * behind WRITE_LOCK: a takeover committing while it runs lets it through, to be overwritten by the new holder's.
+   */
+  private assertHeld(what: string, r: unknown): void {
+    if ((r as { held?: boolean } | undefined)?.held !== true && this.fence) throw fencedError(what, this.fence.lease);
   }
 
   // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}, timed by the server's clock (replicas on
-  // different machines must agree on expiry); the conditional upsert is atomic.
+  // different machines must agree on expiry).
   async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    const rows = await this.run('tryAcquireLease', () => this.pool.unsafe(
-      `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
-       INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value
-       WHERE (meta.value::jsonb ->> 'holder') = $2::text OR (meta.value::jsonb ->> 'expiresAt')::bigint < (SELECT ms FROM now)
-       RETURNING key`,
-      [`lease:${name}`, holder, String(Math.round(ttlMs))],
-    ));
-    return rows.length === 1;
+    const key = `lease:${name}`;
+    const args = [key, holder, String(Math.round(ttlMs))];
+    return this.run('tryAcquireLease', async () => {
+      // Renewal by the holder: one statement, never queued behind writes in flight (they are the holder's own).
+      if ((await this.pool.unsafe(
+        `UPDATE meta SET value = json_build_object('holder', $2::text, 'expiresAt', (extract(epoch FROM clock_timestamp()) * 1000)::bigint + $3::bigint)::text
+         WHERE key = $1 AND (value::jsonb ->> 'holder') = $2::text RETURNING key`, args)).length === 1) return true;
+      // Held by another and not expired: no need to queue for the write lock to hear no.
+      const [cur] = await this.pool.unsafe(
+        `SELECT (value::jsonb ->> 'holder') <> '' AND (value::jsonb ->> 'expiresAt')::bigint >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS held
+         FROM meta WHERE key = $1`, [key]);
+      if ((cur as { held?: boolean } | undefined)?.held === true) return false;
+      // A takeover (Storage.fenceWrites): behind WRITE_LOCK, so a write of the previous holder in flight commits
+      // before the lease changes hands, and each one after sees the new holder and writes nothing.
+      return inTransaction(this.pool, async (tx) => {
+        await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+        const rows = await tx.unsafe(
+          `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+           INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value
+           WHERE (meta.value::jsonb ->> 'holder') = $2::text OR (meta.value::jsonb ->> 'expiresAt')::bigint < (SELECT ms FROM now)
+           RETURNING key`,
+          args,
+        );
+        return rows.length === 1;
+      });
+    });
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {

@@ -2,7 +2,8 @@
 import type postgres from 'postgres';
 import { rowKeyString, type RowKey } from '../key.js';
 import { parseLabelsJson, stampRevision } from '../object-columns.js';
-import type { ResourceType } from '../types.js';
+import { fencedError } from '../errors.js';
+import type { ResourceType, WriteFence } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
 import type { Tx } from './transaction.js';
 
@@ -20,10 +21,21 @@ const KEYS_PER_LOOKUP = 1000;
  */
 export const WRITE_LOCK = 0x636c7573; // "clus"
 
-export async function lockAndReadRevision(tx: Tx): Promise<number> {
+/**
+ * Takes WRITE_LOCK and reads the revision. With `fence` (Storage.fenceWrites), in the same statement, fails unless
+ * its holder holds the lease: a takeover takes WRITE_LOCK too (tryAcquireLease), so the lease cannot change hands
+ * before this transaction ends. Expiry is not looked at: an expired lease still ours was taken by nobody.
+ */
+export async function lockAndReadRevision(tx: Tx, fence?: WriteFence): Promise<number> {
   await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-  const r = await tx.unsafe(`SELECT value FROM meta WHERE key = 'revision'`);
-  return Number((r[0] as { value?: string } | undefined)?.value ?? 0);
+  const r = await tx.unsafe(
+    `SELECT (SELECT value FROM meta WHERE key = 'revision') AS value, (SELECT value::jsonb ->> 'holder' FROM meta WHERE key = $1) AS holder`,
+    [fence ? `lease:${fence.lease}` : ''],
+    { prepare: true },
+  );
+  const row = r[0] as { value?: string | null; holder?: string | null } | undefined;
+  if (fence !== undefined && row?.holder !== fence.holder) throw fencedError('write', fence.lease);
+  return Number(row?.value ?? 0);
 }
 
 export async function setMeta(tx: Tx, key: string, value: number): Promise<void> {

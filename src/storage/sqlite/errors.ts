@@ -1,11 +1,15 @@
 // better-sqlite3 errors interpreted once, at the dialect edge (STYLE §8), into StorageError.
-import { isStorageError, StorageError } from '../errors.js';
+import { fencedError, isStorageError, StorageError } from '../errors.js';
+
+/** The `code` of the error a fenced write fails with on the writer connection (write.ts assertFence), its message the lease. */
+export const FENCED_CODE = 'CLUSTERPEDIA_FENCED';
 
 /** Maps anything thrown by better-sqlite3 (SqliteError has `code` like SQLITE_BUSY_SNAPSHOT) to a StorageError. */
 export function mapSqliteError(e: unknown, what: string): StorageError {
   if (isStorageError(e)) return e;
   const code = sqliteErrorCode(e);
   const message = e instanceof Error ? e.message : String(e);
+  if (code === FENCED_CODE) return fencedError(what, message);
   // Extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE, …) share their primary code's meaning.
   const primary = code.replace(/^(SQLITE_[A-Z]+?)(_[A-Z_]+)?$/, '$1');
   switch (primary) {

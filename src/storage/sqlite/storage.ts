@@ -15,7 +15,7 @@ import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
   ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
-  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteResult,
+  StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
 import { Checkpointer } from './checkpointer.js';
@@ -116,6 +116,7 @@ class SqliteStorage implements Storage {
   private readonly analyze: AnalyzePolicy;
   private readonly log: Logger;
   private closed = false;
+  private fence: WriteFence | undefined;
 
   constructor(
     private readonly db: Db,
@@ -162,7 +163,7 @@ class SqliteStorage implements Storage {
   }
 
   async write(batch: WriteBatch): Promise<WriteResult> {
-    const r = await this.commit('write', { op: 'write', batch: collapseBatch(batch), now: Date.now() });
+    const r = await this.commit('write', { op: 'write', batch: collapseBatch(batch), now: Date.now(), ...this.fenced() });
     if (r.written + r.deleted > 0) {
       this.notifier.notify(r.revision);
       if (this.analyze.record(r.written + r.deleted)) await this.refreshStatistics();
@@ -189,7 +190,7 @@ class SqliteStorage implements Storage {
 
   private async clean(cluster: string, type: ResourceType | undefined): Promise<number> {
     // Only the three fields cross to the writer thread: a caller's type may carry more (StoredResourceType, say).
-    const r = await this.commit('clean', { op: 'clean', cluster, type: type && { group: type.group, version: type.version, resource: type.resource }, now: Date.now() });
+    const r = await this.commit('clean', { op: 'clean', cluster, type: type && { group: type.group, version: type.version, resource: type.resource }, now: Date.now(), ...this.fenced() });
     if (r.count > 0) this.notifier.notify(r.revision);
     return r.count;
   }
@@ -208,12 +209,21 @@ class SqliteStorage implements Storage {
   async putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean> {
     return this.commit('putClusterStatus', {
       op: 'putClusterStatus', cluster, spec: JSON.stringify(status.spec), status: JSON.stringify(status.status), updatedAt: status.updatedAt,
-      ...(o?.requireRevision !== undefined ? { requireRevision: Number(o.requireRevision) } : {}),
+      ...(o?.requireRevision !== undefined ? { requireRevision: Number(o.requireRevision) } : {}), ...this.fenced(),
     });
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {
-    await this.commit('deleteClusterStatus', { op: 'deleteClusterStatus', cluster });
+    await this.commit('deleteClusterStatus', { op: 'deleteClusterStatus', cluster, ...this.fenced() });
+  }
+
+  fenceWrites(fence: WriteFence): void {
+    this.fence = { lease: fence.lease, holder: fence.holder };
+  }
+
+  /** The fence a writer op carries (assertFence checks it in the op's transaction), if writes are fenced. */
+  private fenced(): { fence?: WriteFence } {
+    return this.fence ? { fence: this.fence } : {};
   }
 
   async tryAcquireLease(name: string, holder: string, ttlMs: number): Promise<boolean> {

@@ -3,9 +3,10 @@
 import { REVISION_MARK } from '../changes-sql.js';
 import { rowKeyString } from '../key.js';
 import { parseLabelsJson, revisionText, type TemplateParts } from '../object-columns.js';
-import type { ResourceType } from '../types.js';
+import type { ResourceType, WriteFence } from '../types.js';
 import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
+import { FENCED_CODE } from './errors.js';
 import { prepare } from './prepare.js';
 import { headRevisionOf } from '../snapshot.js';
 
@@ -159,6 +160,17 @@ function holdsRevision(db: Db, revision: number): boolean {
 
 export function deleteClusterStatus(db: Db, cluster: string): void {
   prepare(db, `DELETE FROM cluster_status WHERE cluster = ?`).run(cluster);
+}
+
+/**
+ * Throws unless `fence.holder` holds lease `fence.lease` (Storage.fenceWrites). Inside the write transaction, which
+ * holds SQLite's write lock: no other process can take the lease over until it ends, so holding it here is holding
+ * it at commit. Expiry is not looked at: an expired lease still ours was taken by nobody, so nobody else has written.
+ */
+export function assertFence(db: Db, fence: WriteFence | undefined): void {
+  if (fence === undefined) return;
+  const row = prepare(db, `SELECT json_extract(value, '$.holder') FROM meta WHERE key = ?`).raw(true).get(`lease:${fence.lease}`) as unknown[] | undefined;
+  if (row?.[0] !== fence.holder) throw Object.assign(new Error(fence.lease), { code: FENCED_CODE });
 }
 
 // Leases live in `meta` as `lease:<name>` → {"holder","expiresAt"}; one conditional upsert is atomic under SQLite's

@@ -1,20 +1,20 @@
 // What the SQLite writer thread is asked to do: every statement that writes the database, each request one
 // transaction on the thread's own connection. Requests and answers are plain data (they cross threads by copy), but
 // for a batch's stored texts, which cross in one buffer that is moved, not copied (packWrite).
-import type { ResourceType } from '../types.js';
+import type { ResourceType, WriteFence } from '../types.js';
 import type { TemplateParts } from '../object-columns.js';
 import type { CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
-  applyBatch, cleanRows, compactChanges, deleteClusterStatus, moveRevision, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
+  applyBatch, assertFence, cleanRows, compactChanges, deleteClusterStatus, moveRevision, putClusterStatus, refreshStatistics, releaseLease, tryAcquireLease,
 } from './write.js';
 
 export type WriterOp =
-  | { op: 'write'; batch: CollapsedBatch<TemplateParts>; now: number }
-  | { op: 'clean'; cluster: string; type: ResourceType | undefined; now: number }
-  | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string; requireRevision?: number }
-  | { op: 'deleteClusterStatus'; cluster: string }
+  | { op: 'write'; batch: CollapsedBatch<TemplateParts>; now: number; fence?: WriteFence }
+  | { op: 'clean'; cluster: string; type: ResourceType | undefined; now: number; fence?: WriteFence }
+  | { op: 'putClusterStatus'; cluster: string; spec: string; status: string; updatedAt: string; requireRevision?: number; fence?: WriteFence }
+  | { op: 'deleteClusterStatus'; cluster: string; fence?: WriteFence }
   | { op: 'tryAcquireLease'; name: string; holder: string; ttlMs: number; now: number }
   | { op: 'releaseLease'; name: string; holder: string }
   | { op: 'compact'; keep: number; cutoffTime: number }
@@ -49,6 +49,7 @@ export interface PackedWrite {
   batch: CollapsedBatch<PackedTemplate>;
   buffer: ArrayBuffer;
   now: number;
+  fence?: WriteFence;
 }
 
 /**
@@ -76,7 +77,7 @@ export function packWrite(w: Extract<WriterOp, { op: 'write' }>): PackedWrite {
     if (at - start !== o.template.bytes) throw new Error(`packWrite: a template of ${o.template.bytes} bytes took ${at - start}`);
     return { ...o, template: { at: start, headBytes, bytes: o.template.bytes } };
   });
-  return { op: 'packedWrite', batch: { ...w.batch, ops }, buffer, now: w.now };
+  return { op: 'packedWrite', batch: { ...w.batch, ops }, buffer, now: w.now, ...(w.fence ? { fence: w.fence } : {}) };
 }
 
 /** The write a packed one stands for, its texts as views of the buffer (no copies). */
@@ -86,7 +87,7 @@ export function unpackWrite(p: PackedWrite): Extract<WriterOp, { op: 'write' }> 
     const { at, headBytes, bytes } = o.template;
     return { ...o, template: { head: Buffer.from(p.buffer, at, headBytes), tail: Buffer.from(p.buffer, at + headBytes, bytes - headBytes), bytes } };
   });
-  return { op: 'write', batch: { ...p.batch, ops }, now: p.now };
+  return { op: 'write', batch: { ...p.batch, ops }, now: p.now, ...(p.fence ? { fence: p.fence } : {}) };
 }
 
 export type WriterRequest = { id: number } & (WriterOp | PackedWrite);
@@ -103,15 +104,15 @@ export type WriterReply = { id: number; ok: true; value: unknown } | { id: numbe
 export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] {
   switch (r.op) {
     case 'write': {
-      const plan = db.transaction(() => applyBatch(db, r.batch, r.now)).immediate();
+      const plan = db.transaction(() => (assertFence(db, r.fence), applyBatch(db, r.batch, r.now))).immediate();
       return { written: plan.upserts.length, deleted: plan.deletes.length, skipped: plan.skipped, revision: plan.revision };
     }
     case 'clean':
-      return db.transaction(() => cleanRows(db, r.cluster, r.type, r.now)).immediate();
+      return db.transaction(() => (assertFence(db, r.fence), cleanRows(db, r.cluster, r.type, r.now))).immediate();
     case 'putClusterStatus':
-      return db.transaction(() => putClusterStatus(db, r.cluster, r.spec, r.status, r.updatedAt, r.requireRevision)).immediate();
+      return db.transaction(() => (assertFence(db, r.fence), putClusterStatus(db, r.cluster, r.spec, r.status, r.updatedAt, r.requireRevision))).immediate();
     case 'deleteClusterStatus':
-      return deleteClusterStatus(db, r.cluster);
+      return db.transaction(() => (assertFence(db, r.fence), deleteClusterStatus(db, r.cluster))).immediate();
     case 'tryAcquireLease':
       return tryAcquireLease(db, r.name, r.holder, r.ttlMs, r.now);
     case 'releaseLease':
