@@ -100,9 +100,17 @@ export async function synchroRunnables(
       client, manager, namespace: options.namespace, shardingName: options.shardingName, logger, watchTimeoutSeconds: options.watchTimeoutSeconds, resyncMs: 60_000, clock: deps.clock,
     }));
   }
-  const all: Runnable[] = options.leaderElection.enabled
-    ? [leading(options, runnables, hostClient ? new KubeLeaseLock(hostClient, options.namespace, options.leaderElection.name) : storageLeaseLock(deps.storage, options.leaderElection.name), logger, deps.clock)]
-    : runnables;
+  let all = runnables;
+  if (options.leaderElection.enabled) {
+    const identity = `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const { name } = options.leaderElection;
+    // On the storage's own lease every write is fenced by it: a leader that lost the lease with a write in flight
+    // commits it before its successor takes over, or not at all. A host cluster's Lease cannot be checked inside a
+    // storage transaction; there the leader stops at the renew deadline, before the lease expires.
+    if (!hostClient) deps.storage.fenceWrites({ lease: name, holder: identity });
+    const lock = hostClient ? new KubeLeaseLock(hostClient, options.namespace, name) : storageLeaseLock(deps.storage, name);
+    all = [leading(options, runnables, lock, identity, logger, deps.clock)];
+  }
   if (options.metricsPort !== 0) {
     // Outside leader election: a follower is healthy and exposes its metrics too.
     all.push(new MetricsServer({
@@ -114,12 +122,12 @@ export async function synchroRunnables(
 }
 
 /** The writing parts, run only while this process holds the lease; losing it fails the role (the process restarts). */
-function leading(options: SynchroOptions, runnables: Runnable[], lock: LeaseLock, logger: Logger, clock?: Clock): Runnable {
+function leading(options: SynchroOptions, runnables: Runnable[], lock: LeaseLock, identity: string, logger: Logger, clock?: Clock): Runnable {
   const le = options.leaderElection;
   return {
     name: 'leader-election',
     start: (signal) => runLeaderElection({
-      lock, identity: `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`,
+      lock, identity,
       leaseDurationMs: le.leaseDurationMs, renewDeadlineMs: le.renewDeadlineMs, retryPeriodMs: le.retryPeriodMs,
       logger: logger.child({ component: 'leader-election' }), clock,
     }, signal, (leaderSignal) => runAll(runnables, leaderSignal)),

@@ -143,6 +143,15 @@ export class Harness {
     return parts;
   }
 
+  /** How the running synchro ends by itself: with its error, or undefined. stopSynchro() then has nothing to stop. */
+  ended(): Promise<unknown> {
+    const run = this.run;
+    if (!run) return Promise.resolve(undefined);
+    const outcome = run.done.then(() => undefined, (e: unknown) => e);
+    this.run = { ac: run.ac, done: outcome.then(() => undefined) };
+    return outcome;
+  }
+
   async stopSynchro(): Promise<void> {
     const run = this.run;
     this.run = undefined;

@@ -30,6 +30,35 @@ export function syncSuite(backend: Backend): void {
       h = undefined;
     });
 
+    it('leading on the storage lease: a leader whose lease another took writes nothing more, and steps down', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 10 });
+      const storage = h.storage;
+      const name = 'fenced-synchro';
+      const acquire = storage.tryAcquireLease.bind(storage);
+      let identity = '';
+      let paused = false;
+      storage.tryAcquireLease = (n, holder, ttlMs) => {
+        if (n !== name || holder === 'intruder') return acquire(n, holder, ttlMs);
+        identity = holder;
+        return paused ? Promise.resolve(false) : acquire(n, holder, ttlMs);
+      };
+      await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } });
+      await h.converged();
+      const ended = h.ended();
+      // Another writer takes the lease over, as one would once this leader's renewals had been lost past its expiry:
+      // the leader does not know yet, and syncs on until its renew deadline.
+      paused = true;
+      await storage.releaseLease(name, identity);
+      expect(await acquire(name, 'intruder', 60_000)).toBe(true);
+      paused = false;
+      const c = h.clusters[0]!;
+      const ns = c.store.list('pods')[0]!.metadata.namespace!;
+      c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-takeover', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      await waitFor(() => h!.parts!.queue.storageError.includes('no longer holds storage lease fenced-synchro'), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"`);
+      expect(await ended).toMatchObject({ code: 'LeadershipLost' });
+      expect((await h.stored(c.name, { group: '', version: 'v1', resource: 'pods' })).has(`${ns}/after-takeover`)).toBe(false);
+    });
+
     it('two clusters with pods, owners and CRDs converge to storage exactly; status says Ready', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
