@@ -9,6 +9,7 @@ import type { TurnQueue } from '../../../src/lib/turns.js';
 import { defaultSynchroOptions, type SynchroOptions } from '../../../src/roles/synchro/options.js';
 import { synchroRunnables, type SynchroParts } from '../../../src/roles/synchro/run.js';
 import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject, type SyncGroup } from '../../../src/sim/index.js';
+import { isStorageError } from '../../../src/storage/errors.js';
 import { openStorage } from '../../../src/storage/open.js';
 import type { ClusterStatusRecord, Storage } from '../../../src/storage/types.js';
 import { stringify } from 'yaml';
@@ -262,7 +263,13 @@ export class Harness {
   async converged(timeoutMs = 20_000, clusters = this.clusters): Promise<void> {
     let last: string[] = [];
     await waitFor(async () => {
-      last = (await Promise.all(clusters.map((c) => this.diff(c)))).flat();
+      try {
+        last = (await Promise.all(clusters.map((c) => this.diff(c)))).flat();
+      } catch (e: unknown) {
+        // This harness's own read meeting a database that restarts under a test (a session ended under it): asked again.
+        if (!isStorageError(e) || !e.retryable) throw e;
+        last = [`storage read failed: ${e.message}`];
+      }
       return last.length === 0;
     }, timeoutMs, () => `not converged: ${last.slice(0, 5).join('; ')} (${last.length} differences)`);
   }
