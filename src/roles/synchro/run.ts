@@ -6,6 +6,7 @@ import { ConfigError, messageOf } from '../../lib/errors.js';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { runLeaderElection, type LeaseLock } from '../../lib/leader-election.js';
+import { FencedHostLock, storageLeaseLock } from './leader-lock.js';
 import { runAll, type Clock, type Runnable } from '../../lib/lifecycle.js';
 import { KubeLeaseLock } from '../../kube/lease-lock.js';
 import { KubeClient } from '../../kube/client.js';
@@ -104,11 +105,14 @@ export async function synchroRunnables(
   if (options.leaderElection.enabled) {
     const identity = `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
     const { name } = options.leaderElection;
-    // On the storage's own lease every write is fenced by it: a leader that lost the lease with a write in flight
-    // commits it before its successor takes over, or not at all. A host cluster's Lease cannot be checked inside a
-    // storage transaction; there the leader stops at the renew deadline, before the lease expires.
-    if (!hostClient) deps.storage.fenceWrites({ lease: name, holder: identity });
-    const lock = hostClient ? new KubeLeaseLock(hostClient, options.namespace, name) : storageLeaseLock(deps.storage, name);
+    // Every write is fenced by the storage lease of the same name (leader-lock.ts): a leader that lost it with a
+    // write in flight commits that write before its successor takes over, or not at all.
+    deps.storage.fenceWrites({ lease: name, holder: identity });
+    const lock = hostClient
+      ? new FencedHostLock(new KubeLeaseLock(hostClient, options.namespace, name), deps.storage, name, {
+        storageWithinMs: Math.max(1, Math.round(options.leaderElection.renewDeadlineMs / 4)), logger: logger.child({ component: 'leader-election' }), clock: deps.clock,
+      })
+      : storageLeaseLock(deps.storage, name);
     all = [leading(options, runnables, lock, identity, logger, deps.clock)];
   }
   if (options.metricsPort !== 0) {
@@ -141,15 +145,6 @@ function takingTurns(storage: StorageWriter, turns: TurnQueue): Pick<StorageWrit
       await turns.wait();
       return storage.write(batch);
     },
-  };
-}
-
-/** A LeaseLock on the storage's lease rows (no host cluster). */
-function storageLeaseLock(storage: Storage, name: string): LeaseLock {
-  return {
-    description: `storage lease ${name}`,
-    tryAcquireOrRenew: (identity, ttlMs) => storage.tryAcquireLease(name, identity, ttlMs),
-    release: (identity) => storage.releaseLease(name, identity),
   };
 }
 

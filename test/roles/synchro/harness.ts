@@ -144,6 +144,36 @@ export class Harness {
     return parts;
   }
 
+  /**
+   * Watches the synchro's calls for storage lease `name`, to take it from under it later: `steal()` gives the lease to
+   * `intruder`, as another writer would take it once this one's renewals had been lost past its expiry. Install
+   * before startSynchro.
+   */
+  leaseThief(name: string): { holder: () => string; steal: () => Promise<void> } {
+    const storage = this.storage;
+    const acquire = storage.tryAcquireLease.bind(storage);
+    let holder = '';
+    let paused = false;
+    storage.tryAcquireLease = (n, who, ttlMs) => {
+      if (n !== name || who === 'intruder') return acquire(n, who, ttlMs);
+      holder = who;
+      return paused ? Promise.resolve(false) : acquire(n, who, ttlMs);
+    };
+    return {
+      holder: () => holder,
+      steal: async () => {
+        // The synchro's own attempts fail meanwhile: it must not take the lease back between release and acquire.
+        paused = true;
+        try {
+          await storage.releaseLease(name, holder);
+          expect(await acquire(name, 'intruder', 60_000)).toBe(true);
+        } finally {
+          paused = false;
+        }
+      },
+    };
+  }
+
   /** How the running synchro ends by itself: with its error, or undefined. stopSynchro() then has nothing to stop. */
   ended(): Promise<unknown> {
     const run = this.run;

@@ -451,6 +451,31 @@ export function faultsSuite(backend: Backend): void {
       expect((await h.storage.clusterStatuses()).has('m1')).toBe(false);
     });
 
+    it('host mode with leader election: leads on the host Lease, its writes fenced by the storage lease of the same name', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 10 });
+      const [member] = h.clusters;
+      host = await startSimulatedCluster({ name: 'host', host: true, tls: true, pods: 1 });
+      const kubeconfig = join(h.clustersFile, '..', 'host.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(host));
+      host.store.create(PEDIACLUSTERS, pediaClusterFor(member!, SYNC) as never);
+      const name = 'clusterpedia-synchro';
+      const thief = h.leaseThief(name);
+      await h.startSynchro({ host: { kubeconfig }, leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } }, { withFile: false });
+      await h.converged();
+      // One identity holds both.
+      const hostLease = host.store.get('leases.coordination.k8s.io', 'clusterpedia-system', name);
+      expect((hostLease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe(thief.holder());
+      expect(thief.holder()).not.toBe('');
+      const ended = h.ended();
+      await thief.steal();
+      const ns = member!.store.list('pods')[0]!.metadata.namespace!;
+      member!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-takeover', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      await waitFor(() => h!.parts!.queue.storageError.includes(`no longer holds storage lease ${name}`), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"`);
+      // The storage lease found held by another ends the leadership, though the host Lease is still its own.
+      expect(await ended).toMatchObject({ code: 'LeadershipLost' });
+      expect((await h.stored(member!.name, { group: '', version: 'v1', resource: 'pods' })).has(`${ns}/after-takeover`)).toBe(false);
+    });
+
     it('host mode: a PediaCluster change the host refuses at first (finalizer PATCH 500) is retried until handled', async () => {
       h = await Harness.start(backend, { clusters: 1 });
       const [member] = h.clusters;

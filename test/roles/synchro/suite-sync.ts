@@ -32,25 +32,13 @@ export function syncSuite(backend: Backend): void {
 
     it('leading on the storage lease: a leader whose lease another took writes nothing more, and steps down', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 10 });
-      const storage = h.storage;
       const name = 'fenced-synchro';
-      const acquire = storage.tryAcquireLease.bind(storage);
-      let identity = '';
-      let paused = false;
-      storage.tryAcquireLease = (n, holder, ttlMs) => {
-        if (n !== name || holder === 'intruder') return acquire(n, holder, ttlMs);
-        identity = holder;
-        return paused ? Promise.resolve(false) : acquire(n, holder, ttlMs);
-      };
+      const thief = h.leaseThief(name);
       await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } });
       await h.converged();
       const ended = h.ended();
-      // Another writer takes the lease over, as one would once this leader's renewals had been lost past its expiry:
-      // the leader does not know yet, and syncs on until its renew deadline.
-      paused = true;
-      await storage.releaseLease(name, identity);
-      expect(await acquire(name, 'intruder', 60_000)).toBe(true);
-      paused = false;
+      // Another writer takes the lease over; the leader does not know yet, and syncs on until its renew deadline.
+      await thief.steal();
       const c = h.clusters[0]!;
       const ns = c.store.list('pods')[0]!.metadata.namespace!;
       c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-takeover', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
