@@ -212,6 +212,18 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   // The client will re-watch from its last revision; we keep our memory bounded.
   const sub = new Subscriber(p.bufferBytes, () => res.destroy());
   const { head: feedHead, unsubscribe } = p.feed.subscribe(sub);
+  const rv = p.resourceVersion;
+  const listsFirst = rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents === true;
+  // What matches, read before the response starts: a change made once the client sees its watch open (a test, a
+  // controller that watches, then acts) is then judged against it, however slow the read; read after, it would have
+  // raced with that change and an object leaving the selector would not have been reported.
+  let matching: { keys: KeyHashSet; revision: string } | undefined;
+  try {
+    matching = listsFirst ? undefined : await p.matchingKeys?.();
+  } catch (e: unknown) {
+    unsubscribe();
+    throw e;
+  }
   res.writeHead(200, { 'content-type': p.contentType, 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
   const out = new StreamWriter(res, { chunkBytes: 16 * 1024 });
@@ -233,7 +245,6 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   let members: Membership | undefined;
   try {
     // 1. Initial state or catch-up, up to the feed head at subscription time.
-    const rv = p.resourceVersion;
     let from: string;
     // Ahead of the feed is normal for a moment (another replica listed at a revision this one's feed has not polled
     // yet); ahead of storage itself, the revision was never issued by this store: it was reset (an emptyDir SQLite
@@ -254,7 +265,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         return;
       }
     }
-    if (rv === undefined || rv === '' || rv === '0' || p.sendInitialEvents) {
+    if (listsFirst) {
       const page = await p.initial();
       let shown = p.matchingKeys ? new KeyHashSet() : undefined;
       for await (const row of page.rows) {
@@ -268,8 +279,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       if (p.sendInitialEvents) await line(p.encoder.bookmark(from, { 'k8s.io/initial-events-end': 'true' }));
     } else {
       from = rv;
-      const m = await p.matchingKeys?.();
-      if (m) members = Membership.take(m.keys, BigInt(m.revision), p.members);
+      if (matching) members = Membership.take(matching.keys, BigInt(matching.revision), p.members);
     }
     sent = BigInt(from);
     while (sent < BigInt(feedHead)) {

@@ -3,6 +3,7 @@
 // label changed instead of keeping it forever. Both backends, both ways a watch starts.
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StorageError } from '../../../src/storage/errors.js';
 import type { Storage } from '../../../src/storage/types.js';
 import { serveStore, type ServedStore } from '../../support/apiserver.js';
 import { pod } from '../../support/fixtures.js';
@@ -79,6 +80,43 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
         expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'f-1' } } });
       } finally {
         w.close();
+      }
+    });
+
+    it('a change made once the watch has answered is judged against what matched then, however slow the read of it', async () => {
+      await put('slow-1', { app: 'slow' }, 'Pending');
+      // The read of what matches (keys only) answers late, as on a busy database.
+      const list = storage.list.bind(storage);
+      storage.list = async (q, signal) => {
+        if (q.keysOnly) await new Promise((r) => setTimeout(r, 400));
+        return list(q, signal);
+      };
+      try {
+        const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
+        try {
+          await put('slow-1', { app: 'slow' }, 'Running');
+          expect(await w.next(3000)).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'slow-1' } } });
+        } finally {
+          w.close();
+        }
+      } finally {
+        storage.list = list;
+      }
+    });
+
+    it('a watch whose read of what matches fails answers with the storage\'s Status, not a stream', async () => {
+      await put('unread-1', { app: 'x' });
+      const list = storage.list.bind(storage);
+      storage.list = async (q, signal) => {
+        if (q.keysOnly) throw new StorageError('Unavailable', 'list: database unreachable', true);
+        return list(q, signal);
+      };
+      try {
+        const res = await fetch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&labelSelector=app%3Dx&resourceVersion=${await storage.currentRevision()}`);
+        // The storage's own words stay in the log: the client is told to retry.
+        expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 503, body: { kind: 'Status', code: 503, message: 'storage is unavailable; retry later' } });
+      } finally {
+        storage.list = list;
       }
     });
 
