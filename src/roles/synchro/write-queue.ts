@@ -346,7 +346,8 @@ export class WriteQueue implements Runnable {
         this.setAvailable(false);
         if (!retry || signal.aborted) return false;
         const delay = backoff.next();
-        this.o.logger.warn({ err: messageOf(e), batch: batch.length, delayMs: delay }, 'storage unavailable; retrying write');
+        // Unreachable, or refused for now (a lease another writer holds: this one's leader election is about to stop it).
+        this.o.logger.warn({ err: messageOf(e), batch: batch.length, delayMs: delay }, isStorageError(e) && e.code === 'Conflict' ? 'write refused; retrying' : 'storage unavailable; retrying write');
         await this.clock.sleep(delay, signal);
         if (signal.aborted) return false;
       }

@@ -4,6 +4,7 @@ import { pediaClusterFor, startSimulatedCluster } from '../../../src/sim/index.j
 import { loadReports } from '../../../src/cmd/show-model.js';
 import { Harness, SYNC, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 import type { Storage } from '../../../src/storage/types.js';
+import { recordingLogger } from '../../support/log.js';
 
 const PODS = '/api/v1/pods';
 
@@ -34,7 +35,8 @@ export function syncSuite(backend: Backend): void {
       h = await Harness.start(backend, { clusters: 1, pods: 10 });
       const name = 'fenced-synchro';
       const thief = h.leaseThief(name);
-      await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } });
+      const log = recordingLogger<{ level: number; msg: string; err?: string }>();
+      await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } }, { logger: log.logger });
       await h.converged();
       const ended = h.ended();
       // Another writer takes the lease over; the leader does not know yet, and syncs on until its renew deadline.
@@ -45,6 +47,9 @@ export function syncSuite(backend: Backend): void {
       await waitFor(() => h!.parts!.queue.storageError.includes('no longer holds storage lease fenced-synchro'), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"`);
       expect(await ended).toMatchObject({ code: 'LeadershipLost' });
       expect((await h.stored(c.name, { group: '', version: 'v1', resource: 'pods' })).has(`${ns}/after-takeover`)).toBe(false);
+      // Said as what it is: refused, not storage down.
+      expect(log.lines.filter((l) => l.err?.includes('no longer holds storage lease')).map((l) => l.msg)).toContain('write refused; retrying');
+      expect(log.lines.map((l) => l.msg)).not.toContain('storage unavailable; retrying write');
     });
 
     it('two clusters with pods, owners and CRDs converge to storage exactly; status says Ready', async () => {
