@@ -318,7 +318,9 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         sent = rev;
       }
       if (p.allowBookmarks && Date.now() >= nextBookmark) {
-        const h = BigInt(sub.head);
+        // The feed's head only once every change it brought is sent: changes pushed while this loop waited on a slow
+        // client are still queued, and a client resuming from a bookmark past them would never see them.
+        const h = sub.queue.length === 0 ? BigInt(sub.head) : sent;
         await line(p.encoder.bookmark((h > sent ? h : sent).toString()));
         nextBookmark = Date.now() + p.bookmarkIntervalMs;
       }
