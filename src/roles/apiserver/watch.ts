@@ -87,6 +87,8 @@ class Subscriber implements FeedSubscriber {
  * past it, it judges each change on its own state only.
  */
 export const MAX_WATCH_MEMBERS = 1_000_000;
+/** How long before a watch's deadline its last bookmark goes out (kube-apiserver's cacher: 2 s). */
+export const BOOKMARK_BEFORE_END_MS = 2_000;
 /** All watches of a server together remember at most this many objects (32–64 MB). */
 export const MAX_MEMBERS_ALL_WATCHES = 2_000_000;
 
@@ -300,7 +302,15 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
     cutAfter(deadline - Date.now() + END_GRACE_MS);
 
     // 2. Live changes from the feed.
-    let nextBookmark = Date.now() + p.bookmarkIntervalMs;
+    // Every interval, and, as kube-apiserver's watch cache does, once shortly before the watch's deadline: a client
+    // that re-watches when it ends (an informer, every few minutes) resumes from its end, not from up to an interval
+    // before, so a selector watch's catch-up (judged on each object's new state) is as short as the reconnect.
+    const bookmarkAfter = (now: number): number => {
+      const heartbeat = now + p.bookmarkIntervalMs;
+      const beforeEnd = deadline - BOOKMARK_BEFORE_END_MS;
+      return beforeEnd > now && beforeEnd < heartbeat ? beforeEnd : heartbeat;
+    };
+    let nextBookmark = bookmarkAfter(Date.now());
     while (!signal.aborted && Date.now() < deadline) {
       if (sub.expired !== undefined) {
         await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', sub.expired) }));
@@ -322,7 +332,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
         // client are still queued, and a client resuming from a bookmark past them would never see them.
         const h = sub.queue.length === 0 ? BigInt(sub.head) : sent;
         await line(p.encoder.bookmark((h > sent ? h : sent).toString()));
-        nextBookmark = Date.now() + p.bookmarkIntervalMs;
+        nextBookmark = bookmarkAfter(Date.now());
       }
       await out.flush();
       if (sub.queue.length > 0) continue;

@@ -89,3 +89,36 @@ it('a bookmark sent while a slow client was still being sent a batch names no re
   }
   expect(behind).toEqual([]);
 });
+
+it('a watch sends a bookmark shortly before its deadline, however long the bookmark interval', async () => {
+  const quiet = await startTestApiserver(storage);
+  try {
+    const from = await storage.currentRevision();
+    const started = Date.now();
+    const res = await fetch(`${quiet.resources}/api/v1/pods?watch=true&allowWatchBookmarks=true&resourceVersion=${from}&timeoutSeconds=4`);
+    await writeBig('late', 1);
+    const head = await storage.currentRevision();
+    const events: { type: string; rv: string; atMs: number }[] = [];
+    const text = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    for (;;) {
+      const { done, value } = await text.read();
+      if (done) break;
+      buf += value;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const e = JSON.parse(buf.slice(0, nl)) as { type: string; object: { metadata: { resourceVersion: string } } };
+        buf = buf.slice(nl + 1);
+        events.push({ type: e.type, rv: e.object.metadata.resourceVersion, atMs: Date.now() - started });
+      }
+    }
+    const endedMs = Date.now() - started;
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+    // At the head, about 2 s before the end: the client re-watches from there.
+    expect(events[1]!.rv).toBe(head);
+    expect(endedMs - events[1]!.atMs).toBeGreaterThan(1_000);
+    expect(events[1]!.atMs).toBeGreaterThan(1_000);
+  } finally {
+    await quiet.stop();
+  }
+});
