@@ -56,13 +56,13 @@ export interface ServedStore {
  * The setup of the apiserver's HTTP tests: a migrated store at `url` (an in-memory SQLite unless given) holding
  * `upserts`, a status per cluster (`true`: healthy), and an apiserver over it.
  */
-export async function serveStore(upserts: UpsertObject[], clusters: Record<string, boolean>, url = 'sqlite::memory:'): Promise<ServedStore> {
+export async function serveStore(upserts: UpsertObject[], clusters: Record<string, boolean>, url = 'sqlite::memory:', tweak?: (o: ApiserverOptions) => void): Promise<ServedStore> {
   const storage = await openStorage({ url }, { logger: silentLogger() });
   try {
     await storage.migrate();
     await storage.write({ upserts, deletes: [] });
     for (const [cluster, healthy] of Object.entries(clusters)) await storage.putClusterStatus(cluster, healthyStatus(cluster, healthy));
-    const api = await startTestApiserver(storage);
+    const api = await startTestApiserver(storage, tweak);
     return { storage, api, stop: async () => { await api.stop(); await storage.close(); } };
   } catch (e: unknown) {
     await storage.close();

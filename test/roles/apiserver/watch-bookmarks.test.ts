@@ -1,30 +1,26 @@
-// Bookmarks never run ahead of the events a watch has sent: a client resumes from a bookmark's resourceVersion, so
-// one that named a revision whose events were still queued would lose them at the next reconnect.
+// Watch bookmarks: never ahead of the events a watch has sent (a client resumes from a bookmark's resourceVersion, so
+// one that named a revision whose events were still queued would lose them at the next reconnect), and one shortly
+// before the watch's deadline, so that a client re-watching then resumes from where the watch ended.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { get, type IncomingMessage } from 'node:http';
-import { openStorage } from '../../../src/storage/open.js';
-import { silentLogger } from '../../../src/lib/log.js';
 import type { Storage } from '../../../src/storage/types.js';
-import { startTestApiserver, type TestApiserver } from '../../support/apiserver.js';
-import { healthyStatus, pod } from '../../support/fixtures.js';
+import { serveStore, startTestApiserver, type ServedStore, type TestApiserver } from '../../support/apiserver.js';
+import { pod } from '../../support/fixtures.js';
 
+let served: ServedStore;
 let storage: Storage;
 let api: TestApiserver;
 
 beforeAll(async () => {
-  storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
-  await storage.migrate();
-  await storage.write({ upserts: [pod('c1', 'default', 'seed')], deletes: [] });
-  await storage.putClusterStatus('c1', healthyStatus('c1'));
-  api = await startTestApiserver(storage, (o) => {
+  served = await serveStore([pod('c1', 'default', 'seed')], { c1: true }, 'sqlite::memory:', (o) => {
     o.watch.bookmarkIntervalMs = 1;
     o.limits.watchBufferBytes = 256 * 1024 * 1024;
   });
+  ({ storage, api } = served);
 });
 
 afterAll(async () => {
-  await api?.stop();
-  await storage?.close();
+  await served?.stop();
 });
 
 /** Writes `n` pods of ~20 KB each, named `<prefix>-<i>`, in one batch. */
