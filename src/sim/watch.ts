@@ -145,6 +145,10 @@ export function serveWatch(w: WatchRequest): void {
   };
   w.registry.add(active);
   if (opts.allowWatchBookmarks && w.bookmarkIntervalMs > 0) timers.push(setInterval(() => bookmark(false), w.bookmarkIntervalMs));
-  if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) timers.push(setTimeout(() => active.close(false), opts.timeoutSeconds * 1000));
+  if (opts.timeoutSeconds !== undefined && opts.timeoutSeconds > 0) {
+    timers.push(setTimeout(() => active.close(false), opts.timeoutSeconds * 1000));
+    // kube-apiserver's watch cache also sends a bookmark 2 s before a watch's deadline, whatever its interval.
+    if (opts.allowWatchBookmarks && opts.timeoutSeconds > 2) timers.push(setTimeout(() => bookmark(false), opts.timeoutSeconds * 1000 - 2000));
+  }
   res.on('close', cleanup);
 }

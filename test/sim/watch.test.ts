@@ -60,6 +60,25 @@ describe('watch', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it('sends a bookmark 2 s before timeoutSeconds, however long the bookmark interval, as kube-apiserver does', async () => {
+    const quiet = await startSimulatedCluster({ pods: 1, seed: 3, bookmarkIntervalMs: 60_000 });
+    try {
+      const started = Date.now();
+      const w = await openWatch(quiet, `/api/v1/pods?watch=true&resourceVersion=${quiet.revision}&allowWatchBookmarks=true&timeoutSeconds=3`);
+      try {
+        const ev = await w.next(2500);
+        expect(ev).toMatchObject({ type: 'BOOKMARK', object: { metadata: { resourceVersion: String(quiet.revision) } } });
+        expect(Date.now() - started).toBeGreaterThan(800);
+        await w.ended;
+        expect(Date.now() - started).toBeGreaterThan(2800);
+      } finally {
+        w.close();
+      }
+    } finally {
+      await quiet.stop();
+    }
+  });
+
   it('turns selector transitions into ADDED and DELETED, like kube', async () => {
     c.store.create('configmaps', cm('sel', { color: 'red' }));
     const w = await watch(`/api/v1/configmaps?watch=true&resourceVersion=${c.revision}&labelSelector=color%3Dblue`);
