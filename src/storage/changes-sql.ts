@@ -4,7 +4,7 @@ import { MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { and, filterConditions, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { rowColumns, toStoredRow } from './stored-row.js';
-import type { Change, ChangeType, KeyFilter, WatchFilter } from './types.js';
+import type { Change, ChangeType, KeyFilter, LabelHistoryEntry, WatchFilter } from './types.js';
 
 /**
  * The change-log entry advanceRevision leaves at the revision it jumped to: no object, only the revision, so that one
@@ -49,11 +49,34 @@ export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number
   return sql`SELECT c.type, ${rowColumns(d, refs)} FROM changes c LEFT JOIN resources r ON c.type <> 'DELETED' AND r.id = c.resource_id AND r.revision = c.revision WHERE ${and(conds)} ORDER BY c.revision LIMIT ${limit}`;
 }
 
-/**
- * changedBetween(): one row if any entry with after < revision ≤ upTo matches `filter`, read from the change log's own
- * columns (what KeyFilter names never changes for an object, so the entry holds it whatever happened to the row since).
- */
+/** changedBetween(): one row if any entry with after < revision ≤ upTo matches `filter` (entryConditions). */
 export function changedQuery(d: QueryDialect, filter: KeyFilter, after: number, upTo: number): SQL {
+  return sql`SELECT 1 FROM changes c WHERE ${and(entryConditions(d, filter, after, upTo))} LIMIT 1`;
+}
+
+/**
+ * labelHistory(): entries with after < revision ≤ upTo matching `filter` on the change log's own columns, oldest first,
+ * each with its prev_labels as text (PostgreSQL's `json` keeps the text as written).
+ */
+export function labelHistoryQuery(d: QueryDialect, filter: KeyFilter, after: number, upTo: number, limit: number): SQL {
+  return sql`SELECT c.revision, c.type, c.cluster, c."group", c.version, c.resource, c.namespace, c.name, CAST(c.prev_labels AS TEXT)
+    FROM changes c WHERE ${and(entryConditions(d, filter, after, upTo))} ORDER BY c.revision LIMIT ${limit}`;
+}
+
+/** A row of labelHistoryQuery() as a LabelHistoryEntry. */
+export function toLabelHistoryEntry(r: unknown[]): LabelHistoryEntry {
+  const [revision, type, cluster, group, version, resource, namespace, name, prevLabels] = r.map((v) => (v === null ? undefined : String(v)));
+  return {
+    revision: revision!, type: type as ChangeType, cluster: cluster!, group: group!, version: version!, resource: resource!, namespace: namespace!, name: name!,
+    ...(prevLabels !== undefined ? { prevLabels } : {}),
+  };
+}
+
+/**
+ * The conditions on entries with after < revision ≤ upTo matching `filter`, read from the change log's own columns
+ * (what KeyFilter names never changes for an object, so the entry holds it whatever happened to the row since).
+ */
+function entryConditions(d: QueryDialect, filter: KeyFilter, after: number, upTo: number): SQL[] {
   const c = (name: string): SQL => sql.raw(`c."${name}"`);
   // KeyFilter has no labels, fields, owner or SQL: the columns those read are never used here.
   const unused = sql`NULL`;
@@ -61,8 +84,7 @@ export function changedQuery(d: QueryDialect, filter: KeyFilter, after: number, 
     id: c('resource_id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), namespace: c('namespace'), name: c('name'),
     createdAt: c('created_at'), kind: unused, ownerUid: unused, resourceVersion: unused, doc: unused, labels: unused, labelsPath: [],
   };
-  const conds = [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, sql`c.type <> ${REVISION_MARK}`, ...filterConditions(d, filter, refs)];
-  return sql`SELECT 1 FROM changes c WHERE ${and(conds)} LIMIT 1`;
+  return [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, sql`c.type <> ${REVISION_MARK}`, ...filterConditions(d, filter, refs)];
 }
 
 /** A row of changesQuery() as a Change. */

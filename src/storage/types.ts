@@ -285,6 +285,28 @@ export type ChangedResult =
   /** `after` left the change-log window, or was lost (`lost`, see changesSince): what changed since is not known. */
   | { expired: true; oldestRevision: string; lost?: true };
 
+/** A change-log entry as labelHistory() reads it: which object, and the labels the entry replaced. */
+export interface LabelHistoryEntry {
+  revision: string;
+  type: ChangeType;
+  cluster: string;
+  group: string;
+  version: string;
+  resource: string;
+  namespace: string;
+  name: string;
+  /**
+   * The object's labels just before the entry (a JSON object's text) where the entry changed them (MODIFIED) or
+   * removed them (DELETED); undefined where it left them as they were, added the object, or predates the column.
+   */
+  prevLabels?: string;
+}
+
+export type LabelHistoryResult =
+  | { expired: false; entries: LabelHistoryEntry[]; revision: string }
+  /** As for changesSince: `after` left the change-log window, or was lost. */
+  | { expired: true; oldestRevision: string; lost?: true };
+
 export type ChangesResult =
   | { expired: false; changes: Change[]; revision: string }
   /**
@@ -310,6 +332,13 @@ export interface StorageReader {
    * object changed again since (which changesSince skips, the later entry standing for it).
    */
   changedBetween(after: string, upTo: string, filter: KeyFilter): Promise<ChangedResult>;
+  /**
+   * Every entry with after < revision ≤ upTo within `filter`, oldest first, at most `limit`: also those changesSince
+   * skips, and with the labels each replaced. From them a watch from `after` with a label selector knows which objects
+   * matched at `after`: none added since, and for one whose labels changed, the labels before the first change.
+   * `revision` is where the next page starts (`upTo` once there is none).
+   */
+  labelHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<LabelHistoryResult>;
   /** The current storage revision (decimal string). */
   currentRevision(): Promise<string>;
   /** Every stored (cluster, group, version, resource, kind), for discovery. */

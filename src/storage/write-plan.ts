@@ -161,3 +161,11 @@ export function planWrite<T extends TemplateParts>(batch: CollapsedBatch<T>, exi
   }
   return { upserts, deletes, types: [...types.values()], revision: rev, skipped };
 }
+
+/**
+ * The change-log entry's prev_labels for an upsert: the stored labels text when the write changes it, else null (an
+ * insert has none before; a status update leaves them).
+ */
+export function prevLabels(u: PlannedUpsert<TemplateParts>): string | null {
+  return u.old !== undefined && u.old.labels !== u.cols.labelsJson ? u.old.labels : null;
+}

@@ -1,6 +1,6 @@
 // Contract: the change log behind watch — changesSince filters, skipped superseded entries, expiry, notifications.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ChangesResult, Storage, WatchFilter } from '../../src/storage/types.js';
+import type { ChangesResult, KeyFilter, Storage, UpsertObject, WatchFilter } from '../../src/storage/types.js';
 import { obj, path, pod, PODS, revisionsOf, type Harness, type OpenHarness } from './fixtures.js';
 
 /** The entries as "<revision since the store's origin> <type> <key>". */
@@ -126,6 +126,38 @@ export function watchContract(open: OpenHarness): void {
       await s.compact();
       expect(await s.changedBetween(rev(2), rev(12), { types: PODS })).toEqual({ expired: true, oldestRevision: rev(7) });
       expect(await s.changedBetween(rev(7), rev(12), { types: PODS })).toEqual({ expired: false, changed: true });
+    });
+
+    it('labelHistory: every entry in the range, superseded ones too, with the labels a label change or a deletion replaced; pages; expired before the window', async () => {
+      const a = (rv: string, labels: Record<string, string>, status = 'Running'): UpsertObject =>
+        pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv, labels, fields: { status: { phase: status } } });
+      await s.write({ upserts: [a('1', { app: 'x' }), pod({ cluster: 'c1', namespace: 'ns', name: 'b', rv: '1', labels: { app: 'y', tier: 'web' } })], deletes: [] });
+      await s.write({ upserts: [a('2', { app: 'x' }, 'Succeeded')], deletes: [] }); // a status update: labels as they were
+      await s.write({ upserts: [a('3', { app: 'z' })], deletes: [] });
+      await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'b' }] });
+      await s.write({ upserts: [obj('nodes', { cluster: 'c1', name: 'n', labels: { role: 'w' } })], deletes: [] });
+      await s.write({ upserts: [pod({ cluster: 'c2', namespace: 'ns', name: 'c', labels: { app: 'q' } }), pod({ cluster: 'c2', namespace: 'ns', name: 'd' })], deletes: [] });
+      expect(await s.cleanCluster('c2')).toBe(2);
+      const head = await s.currentRevision();
+      const history = async (after: number, f: Partial<KeyFilter> = {}, limit = 100): Promise<string[]> => {
+        const r = await s.labelHistory(rev(after), head, { types: PODS, ...f }, limit);
+        if (r.expired) throw new Error(`expired at ${r.oldestRevision}`);
+        return r.entries.map((e) => `${BigInt(e.revision) - origin} ${e.type} ${e.cluster}/${e.namespace}/${e.name}${e.prevLabels === undefined ? '' : ` ${JSON.stringify(JSON.parse(e.prevLabels))}`}`);
+      };
+      expect(await history(0)).toEqual([
+        '1 ADDED c1/ns/a', '2 ADDED c1/ns/b', '3 MODIFIED c1/ns/a', '4 MODIFIED c1/ns/a {"app":"x"}', '5 DELETED c1/ns/b {"app":"y","tier":"web"}',
+        '7 ADDED c2/ns/c', '8 ADDED c2/ns/d', '9 DELETED c2/ns/c {"app":"q"}', '10 DELETED c2/ns/d {}',
+      ]);
+      expect(await history(3, { clusters: { op: 'in', values: ['c1'] } })).toEqual(['4 MODIFIED c1/ns/a {"app":"x"}', '5 DELETED c1/ns/b {"app":"y","tier":"web"}']);
+      expect(await history(0, { types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toEqual(['6 ADDED c1//n']);
+      // Pages: `revision` is where the next one starts, the upper bound once none is left.
+      const first = await s.labelHistory(rev(0), head, { types: PODS }, 2);
+      expect(first).toMatchObject({ expired: false, revision: rev(2) });
+      expect(await s.labelHistory(rev(9), head, { types: PODS }, 2)).toMatchObject({ expired: false, revision: head });
+      expect(await history(10)).toEqual([]);
+      await s.compact();
+      expect(await s.labelHistory(rev(2), head, { types: PODS }, 100)).toEqual({ expired: true, oldestRevision: rev(5) });
+      expect(await history(5)).toHaveLength(4);
     });
 
     it('bumpRevision (storage went back): new revisions start past the one given, every older one is expired', async () => {

@@ -20,4 +20,10 @@ export const migrations: readonly EmbeddedMigration[] = [
     breakpoints: true,
     sql: "-- Objects and labels as `json` (the text as written) instead of `jsonb`: reading a page no longer renders every\n-- object again, and an update can compare the labels text it wrote. One ALTER per table: one rewrite of each.\nALTER TABLE \"changes\" ALTER COLUMN \"object\" SET DATA TYPE json USING \"object\"::text::json;--> statement-breakpoint\nALTER TABLE \"resources\" ALTER COLUMN \"labels\" SET DATA TYPE json USING \"labels\"::text::json, ALTER COLUMN \"object\" SET DATA TYPE json USING \"object\"::text::json;\n",
   },
+  {
+    tag: "0003_change_prev_labels",
+    when: 1796461181808,
+    breakpoints: true,
+    sql: "-- The labels before a change-log entry that changed or removed them: a watch from an old revision with a label\n-- selector knows from it which objects matched then (entries written before this migration have none).\nALTER TABLE \"changes\" ADD COLUMN \"prev_labels\" json;\n",
+  },
 ];

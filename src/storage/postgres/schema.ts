@@ -76,6 +76,8 @@ export const changes = pgTable('changes', {
   createdAt: big('created_at').notNull(),
   time: big('time').notNull(),
   object: json('object'),
+  /** The labels before this entry, where it changed or removed them (see the SQLite schema). */
+  prevLabels: json('prev_labels'),
 });
 
 export const resourceTypes = pgTable(

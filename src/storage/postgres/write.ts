@@ -4,7 +4,7 @@ import { rowKeyString, type RowKey } from '../key.js';
 import { parseLabelsJson, stampRevision } from '../object-columns.js';
 import { fencedError } from '../errors.js';
 import type { ResourceType, WriteFence } from '../types.js';
-import { planWrite, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
+import { planWrite, prevLabels, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
 import type { Tx } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
@@ -134,12 +134,13 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
   for (const part of chunks(plan.upserts, 5000)) {
     const col = <T>(f: (u: PlannedUpsert) => T): T[] => part.map(f);
     await tx.unsafe(
-      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time)
-       SELECT x.rev, x.id, x.cl, x.g, x.v, x.res, x.ns, x.nm, x.t, x.ca, $11::bigint
-       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[]) AS x(rev, id, cl, g, v, res, ns, nm, t, ca)`,
+      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels)
+       SELECT x.rev, x.id, x.cl, x.g, x.v, x.res, x.ns, x.nm, x.t, x.ca, $11::bigint, x.pl::json
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $12::text[]) AS x(rev, id, cl, g, v, res, ns, nm, t, ca, pl)`,
       [
         col((u) => u.revision), col((u) => ids.get(u.revision) as number), col((u) => u.cols.cluster), col((u) => u.cols.group), col((u) => u.cols.version),
         col((u) => u.cols.resource), col((u) => u.cols.namespace), col((u) => u.cols.name), col((u) => (u.old === undefined ? 'ADDED' : 'MODIFIED')), col((u) => u.cols.createdAt), now,
+        col(prevLabels),
       ] as Param[],
     );
   }
@@ -149,9 +150,9 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
     await tx.unsafe(
       `WITH x AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS x(id, rev)),
        logged AS (
-         INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
+         INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
          SELECT x.rev, r.id, r.cluster, r."group", r.version, r.resource, r.namespace, r.name, 'DELETED', r.created_at, $3::bigint,
-                jsonb_set(r.object::jsonb, '{metadata,resourceVersion}', to_jsonb(x.rev::text))::json
+                jsonb_set(r.object::jsonb, '{metadata,resourceVersion}', to_jsonb(x.rev::text))::json, r.labels
          FROM resources r JOIN x ON r.id = x.id)
        DELETE FROM resources r USING x WHERE r.id = x.id`,
       [part.map((d) => d.id), part.map((d) => d.revision), now] as Param[],
@@ -180,9 +181,9 @@ export async function cleanRows(tx: Tx, cluster: string, type: ResourceType | un
   const args: string[] = type ? [cluster, type.group, type.version, type.resource] : [cluster];
   const n = args.length;
   const logged = await tx.unsafe(
-    `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
+    `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
      SELECT $${n + 1}::bigint + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, $${n + 2}::bigint,
-            jsonb_set(object::jsonb, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))::json
+            jsonb_set(object::jsonb, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))::json, labels
      FROM (SELECT row_number() OVER (ORDER BY r.id) AS rn, r.* FROM resources r WHERE ${where}) s`,
     [...args, revision, now] as Param[],
   );

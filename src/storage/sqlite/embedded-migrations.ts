@@ -14,4 +14,10 @@ export const migrations: readonly EmbeddedMigration[] = [
     breakpoints: true,
     sql: "-- A core/v1 Event keeps its involvedObject's uid in owner_uid (inject-events and owner search read it through\n-- resources_owner); Events written before this migration get it here.\nUPDATE `resources` SET `owner_uid` = coalesce(json_extract(`object`, '$.involvedObject.uid'), '') WHERE `group` = '' AND `resource` = 'events' AND `owner_uid` = '';\n",
   },
+  {
+    tag: "0002_change_prev_labels",
+    when: 1796461180639,
+    breakpoints: true,
+    sql: "-- The labels before a change-log entry that changed or removed them: a watch from an old revision with a label\n-- selector knows from it which objects matched then (entries written before this migration have none).\nALTER TABLE `changes` ADD `prev_labels` text;\n",
+  },
 ];

@@ -84,6 +84,12 @@ export const changes = sqliteTable('changes', {
   time: integer('time').notNull(),
   /** Last state, only for DELETED: for ADDED/MODIFIED the row itself serves while its revision matches. */
   object: text('object'),
+  /**
+   * The object's labels before this entry (the `labels` column's text), only where the entry changed them (a MODIFIED)
+   * or removed them (DELETED): a watch from an old revision with a label selector learns from the first such entry
+   * after it whether the object matched then, and so which objects left the selector (labelHistory).
+   */
+  prevLabels: text('prev_labels'),
 });
 
 /** Stored types with their counts, maintained by the writer so discovery never scans `resources`. */

@@ -7,14 +7,14 @@ import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { StorageError } from '../errors.js';
-import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, toChange } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, labelHistoryQuery, toChange, toLabelHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinable, planList, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
-  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, LabelHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -287,6 +287,20 @@ class SqliteStorage implements Storage {
         if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
         if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
         return { expired: false, changed: allRows(this.db, changedQuery(sqliteQuery, filter, from, Number(upTo))).length > 0 };
+      }).deferred(),
+    );
+  }
+
+  async labelHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<LabelHistoryResult> {
+    const from = Number(after);
+    const n = Math.max(1, Math.floor(limit));
+    return this.run('labelHistory', () =>
+      this.db.transaction((): LabelHistoryResult => {
+        const compacted = readMeta(this.db, 'compacted_revision');
+        if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
+        if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
+        const entries = allRows(this.db, labelHistoryQuery(sqliteQuery, filter, from, Number(upTo), n)).map(toLabelHistoryEntry);
+        return { expired: false, entries, revision: entries.length >= n ? entries[entries.length - 1]!.revision : upTo };
       }).deferred(),
     );
   }

@@ -4,7 +4,7 @@ import { REVISION_MARK } from '../changes-sql.js';
 import { rowKeyString } from '../key.js';
 import { parseLabelsJson, revisionText, type TemplateParts } from '../object-columns.js';
 import type { ResourceType, WriteFence } from '../types.js';
-import { planWrite, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
+import { planWrite, prevLabels, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
 import { FENCED_CODE } from './errors.js';
 import { prepare } from './prepare.js';
@@ -24,9 +24,9 @@ const DELETE_LABEL = `DELETE FROM resource_labels WHERE key = ? AND value = ? AN
 const INSERT_LABEL = `INSERT INTO resource_labels (key, value, resource_id) VALUES (?, ?, ?)`;
 // Every label of a row in one statement, from the labels column's JSON text (one call into SQLite, not one per label).
 const INSERT_LABELS = `INSERT INTO resource_labels (key, value, resource_id) SELECT key, value, ? FROM json_each(?)`;
-const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // The last state of a deleted row, with its metadata.resourceVersion set to the deletion's revision.
-const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?) FROM resources WHERE id = ?`;
+const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?), labels FROM resources WHERE id = ?`;
 const DELETE_ROW = `DELETE FROM resources WHERE id = ?`;
 const UPSERT_TYPE = `INSERT INTO resource_types (cluster, "group", version, resource, kind, namespaced, count, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (cluster, "group", version, resource) DO UPDATE SET count = resource_types.count + excluded.count, bytes = resource_types.bytes + excluded.bytes,
@@ -96,7 +96,7 @@ export function applyBatch<T extends TemplateParts>(db: Db, batch: CollapsedBatc
         for (const [k, v] of c.labels) insertLabel.run(k, v, id);
       }
     }
-    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, old ? 'MODIFIED' : 'ADDED', c.createdAt, now);
+    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, old ? 'MODIFIED' : 'ADDED', c.createdAt, now, prevLabels(u));
   }
   const insertDeleted = prepare(db, INSERT_DELETED);
   const deleteRow = prepare(db, DELETE_ROW);
@@ -124,8 +124,8 @@ export function cleanRows(db: Db, cluster: string, type: ResourceType | undefine
   const count = Number(
     prepare(
       db,
-      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object)
-       SELECT CAST(? AS INTEGER) + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(CAST(? AS INTEGER) + rn AS TEXT))
+      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
+       SELECT CAST(? AS INTEGER) + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(CAST(? AS INTEGER) + rn AS TEXT)), labels
        FROM (SELECT row_number() OVER (ORDER BY id) AS rn, * FROM resources WHERE ${where})`,
     ).run(base, now, base, ...args).changes,
   );
@@ -218,7 +218,7 @@ export function moveRevision(db: Db, to: number, compact: boolean): number {
     if (to > head) {
       writeMeta(db, 'revision', to);
       // The jump's mark (REVISION_MARK): the target is a revision clients may hold, though no object changed at it.
-      prepare(db, INSERT_CHANGE).run(to, 0, '', '', '', '', '', '', REVISION_MARK, 0, Date.now());
+      prepare(db, INSERT_CHANGE).run(to, 0, '', '', '', '', '', '', REVISION_MARK, 0, Date.now(), null);
     }
     return head;
   }
