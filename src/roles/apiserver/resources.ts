@@ -24,6 +24,7 @@ import { withInvolvedEvents } from './inject-events.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
 import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './watch.js';
 import { whereSqlError } from './where-sql.js';
+import { historyTells, keysAt } from './selector-history.js';
 import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
 import { METRICS_GROUP, serveMetrics, servesMetrics } from './member-metrics.js';
 import type { ClusterInfo, TypeInfo } from './catalog.js';
@@ -269,15 +270,20 @@ export async function streamList(res: ServerResponse, ctx: RequestContext, page:
   d.metrics.listedRows.inc({ resource }, n);
 }
 
-/** The keys of what matches a watch's filter now, for Membership; undefined past MAX_WATCH_MEMBERS. */
-async function matchingKeys(d: HandlerDeps, filter: WatchFilter, signal: AbortSignal): Promise<{ keys: KeyHashSet; revision: string } | undefined> {
+/**
+ * The keys of what matches a watch's filter, for Membership: as at `from` where the change log tells
+ * (selector-history.ts), else as at the revision read; undefined past MAX_WATCH_MEMBERS.
+ */
+async function matchingKeys(d: HandlerDeps, filter: WatchFilter, from: string, signal: AbortSignal): Promise<{ keys: KeyHashSet; revision: string } | undefined> {
   const page = await d.storage.list({ ...filter, keysOnly: true }, signal);
   const keys = new KeyHashSet();
   for await (const row of page.rows) {
     if (keys.size >= MAX_WATCH_MEMBERS) return undefined;
     keys.add(rowKey(row));
   }
-  return { keys, revision: page.revision };
+  if (BigInt(from) > BigInt(page.revision) || !historyTells(filter)) return { keys, revision: page.revision };
+  const then = await keysAt(d.storage, filter, from, { keys, revision: page.revision });
+  return then && { keys: then, revision: from };
 }
 
 async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: ResourceRequest, neg: Negotiated, rc: RenderContext, d: HandlerDeps): Promise<void> {
@@ -308,7 +314,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
       bookmarkIntervalMs: d.options.watch.bookmarkIntervalMs,
       bufferBytes: d.options.limits.watchBufferBytes,
       initial: () => d.storage.list(initialQuery, ctx.signal),
-      ...(filter.labels?.length || filter.fields?.length ? { matchingKeys: () => matchingKeys(d, filter, ctx.signal) } : {}),
+      ...(filter.labels?.length || filter.fields?.length ? { matchingKeys: (from) => matchingKeys(d, filter, from, ctx.signal) } : {}),
       members: d.watchMembers,
       encoder: eventEncoder(rc),
       contentType: neg.contentType,

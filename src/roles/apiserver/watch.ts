@@ -1,7 +1,7 @@
 // Serves one watch: initial state or catch-up from a revision, then live changes from the feed, with bookmarks,
 // timeouts, a bounded buffer (a client that stops reading is dropped) and 410 Expired when the revision is too old.
 import type { ServerResponse } from 'node:http';
-import type { Change, ListPage, StorageReader, StoredRow, WatchFilter } from '../../storage/types.js';
+import type { Change, KeyFilter, ListPage, StorageReader, StoredRow, WatchFilter } from '../../storage/types.js';
 import { status as makeStatus } from '../../kube/status.js';
 import type { ChangeFeed, FeedSubscriber } from './change-feed.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
@@ -37,11 +37,12 @@ export interface WatchParams {
   /** Lists the current state for the initial events. */
   initial: () => Promise<ListPage>;
   /**
-   * For a filter an object can enter or leave (label and field selectors): the keys of the rows matching it now and
-   * the revision they were read at, or undefined when there are more than the watch may hold. The watch then tells
-   * the client, as kube-apiserver does, when an object starts matching (ADDED) and stops matching (DELETED).
+   * For a filter an object can enter or leave (label and field selectors): the keys of the rows matching it and the
+   * revision they hold for — `from` where that can be known (selector-history.ts), else the revision they were read
+   * at — or undefined when there are more than the watch may hold. The watch then tells the client, as kube-apiserver
+   * does, when an object starts matching (ADDED) and stops matching (DELETED).
    */
-  matchingKeys?: () => Promise<{ keys: KeyHashSet; revision: string } | undefined>;
+  matchingKeys?: (from: string) => Promise<{ keys: KeyHashSet; revision: string } | undefined>;
   /** What this server's watches remember together (Membership). */
   members: MemberBudget;
   encoder: EventEncoder;
@@ -107,15 +108,23 @@ export function watchTimeoutSeconds(requested: number | undefined, maxTimeoutSec
 }
 
 /** The identity of a row within a watch (which may span several resource types). */
-export const rowKey = (r: StoredRow): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
+export const rowKey = (r: Pick<StoredRow, 'cluster' | 'group' | 'resource' | 'namespace' | 'name'>): string => `${r.cluster}/${r.group}/${r.resource}/${r.namespace}/${r.name}`;
+
+/** The part of a watch filter that no write changes for an object: what a catch-up judged here reads. */
+export function keyFilterOf(f: WatchFilter): KeyFilter {
+  const k: WatchFilter = { ...f };
+  delete k.labels;
+  delete k.fields;
+  return k;
+}
 
 /**
  * What the client holds, so that a change moving an object into or out of a label or field selector reaches it as
  * ADDED or DELETED, as kube-apiserver's watch cache sends it (it compares the object before and after; the change log
  * keeps no object before, so the watch remembers which ones it has shown). The keys start as the objects the watch
- * listed, or those matching when it started from a resourceVersion, read at `exactAfter`. A change at or before that
- * revision raced with the reading and is judged on its own state alone, as without the set: one that moved an
- * object out of the selector then is not reported, nor are those in the catch-up from an old resourceVersion.
+ * listed, or, for a watch from a resourceVersion, those matching then (selector-history.ts) — else, for a selector on a
+ * field a write can change, those matching when read, at `exactAfter`. A change at or before that revision is judged on
+ * its own state alone, as without the set: one that moved an object out of the selector then is not reported.
  *
  * Keys are remembered by hash (KeyHashSet): two objects taken for one would at worst turn an ADDED into a MODIFIED
  * or send a DELETED for an object the client does not hold, both of which clients take as they would the right event.
@@ -221,7 +230,7 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
   // raced with that change and an object leaving the selector would not have been reported.
   let matching: { keys: KeyHashSet; revision: string } | undefined;
   try {
-    matching = listsFirst ? undefined : await p.matchingKeys?.();
+    matching = listsFirst ? undefined : await p.matchingKeys?.(rv);
   } catch (e: unknown) {
     unsubscribe();
     throw e;
@@ -283,14 +292,24 @@ export async function serveWatch(res: ServerResponse, signal: AbortSignal, p: Wa
       from = rv;
       if (matching) members = Membership.take(matching.keys, BigInt(matching.revision), p.members);
     }
+    // What the client holds is known as at `from` (listed then, or matching then): the catch-up reads every change in
+    // scope and judges each against it, so an object that left the selector since is DELETED, one that entered ADDED.
+    // Otherwise storage filters the catch-up, and each change is judged on its new state alone.
+    const judged = members !== undefined && (listsFirst || matching?.revision === from);
+    const catchUpFilter = judged ? keyFilterOf(p.filter) : p.filter;
     sent = BigInt(from);
     while (sent < BigInt(feedHead)) {
-      const r = await p.storage.changesSince(sent.toString(), p.filter, 500);
+      const r = await p.storage.changesSince(sent.toString(), catchUpFilter, 500);
       if (r.expired) {
         await line(JSON.stringify({ type: 'ERROR', object: makeStatus(410, 'Expired', expiredMessage(from, r)) }));
         return;
       }
       for (const c of r.changes) {
+        if (judged) {
+          const type = members?.event(c, p.matches(c.row));
+          if (type) await line(p.encoder.event(type, c.row, c.revision));
+          continue;
+        }
         members?.sent(c.type, c.row);
         await line(p.encoder.event(c.type, c.row, c.revision));
       }

@@ -70,6 +70,53 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
       });
     }
 
+    it('from an older resourceVersion: an object that left the selector since is DELETED, one that entered ADDED, one that changed inside MODIFIED', async () => {
+      const app = { app: 'h' };
+      const other = { app: 'h-other' };
+      for (const n of ['h-a', 'h-c', 'h-e', 'h-k']) await put(n, app);
+      for (const n of ['h-b', 'h-d']) await put(n, other);
+      const before = await storage.currentRevision();
+      // All of this happens before the client, holding `before`, watches again (an informer reconnecting).
+      await put('h-a', other); // left
+      await put('h-b', app); // entered
+      await put('h-c', app, 'Succeeded'); // changed inside
+      await put('h-d', { ...other, x: 'y' }); // changed outside
+      await put('h-f', app); // new, inside
+      await put('h-g', other); // new, outside
+      await put('h-e', other); // left, then deleted: the client still holds it
+      await remove('h-e');
+      await put('h-k', other); // left and came back: still held, changed
+      await put('h-k', app);
+      const selected = (extra = ''): string =>
+        `${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&labelSelector=app%3Dh${extra}&resourceVersion=${before}`;
+      const w = await openWatch(selected());
+      try {
+        const seen: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          const e = await w.next();
+          seen.push(`${e.type} ${e.object.metadata.name}`);
+        }
+        expect(seen).toEqual(['DELETED h-a', 'ADDED h-b', 'MODIFIED h-c', 'ADDED h-f', 'DELETED h-e', 'MODIFIED h-k']);
+        // Nothing else was owed: the next event is the next change.
+        await put('h-z', app);
+        expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'h-z' } } });
+        // Then live, as before: leaving is DELETED.
+        await put('h-b', other);
+        expect(await w.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'h-b' } } });
+      } finally {
+        w.close();
+      }
+      // A field selector on a field no write changes is judged at `before` the same way.
+      const named = await openWatch(selected(`&fieldSelector=${encodeURIComponent('metadata.name=h-a')}`));
+      try {
+        expect(await named.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'h-a', labels: other } } });
+        await put('h-a', app);
+        expect(await named.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'h-a' } } });
+      } finally {
+        named.close();
+      }
+    });
+
     it('fieldSelector status.phase=Pending: a pod that starts running leaves the watch, one that goes back enters it', async () => {
       await put('f-1', { app: 'f' }, 'Pending');
       const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
