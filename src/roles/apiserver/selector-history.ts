@@ -35,7 +35,7 @@ export function historyTells(filter: WatchFilter): boolean {
  * the change log (the catch-up then answers 410).
  */
 export async function keysAt(
-  storage: StorageReader, filter: WatchFilter, from: string, now: { keys: KeyHashSet; revision: string },
+  storage: Pick<StorageReader, 'labelHistory'>, filter: WatchFilter, from: string, now: { keys: KeyHashSet; revision: string },
 ): Promise<KeyHashSet | undefined> {
   const fields = filter.fields ?? [];
   const labels = filter.labels ?? [];
