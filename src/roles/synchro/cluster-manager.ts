@@ -56,6 +56,8 @@ interface Entry {
   conditions?: Condition[];
   /** Restart the synchro and list every resource again, resuming from nothing (storage went back). */
   relist?: boolean;
+  /** How many rewinds the manager had seen when `synchro` was made with its resume points (ClusterManager.rewinds). */
+  synchroRewinds?: number;
   /** Operations on one cluster run one after the other. */
   op: Promise<void>;
 }
@@ -67,6 +69,8 @@ export class ClusterManager implements Runnable {
   private readonly clock: Clock;
   private signal: AbortSignal | undefined;
   private readonly listGate: Semaphore;
+  /** Times storage was found to have gone back: a synchro made before the latest answers for rows that may be gone. */
+  private rewinds = 0;
 
   constructor(private readonly d: ClusterManagerDeps) {
     this.clock = d.clock ?? systemClock;
@@ -81,6 +85,7 @@ export class ClusterManager implements Runnable {
    * them. Every cluster restarts from no resume point: it lists, and writes what differs from the rows now stored.
    */
   private relistAll(highest: string): void {
+    this.rewinds++;
     // Revisions up to `highest` are issued again from here, for other changes than watchers saw under them: new ones
     // start above it, and watches from the old ones end with 410, so their clients list again.
     const { bumpRevision } = this.d.storage;
@@ -225,6 +230,7 @@ export class ClusterManager implements Runnable {
     const all = desired.spec.syncAllCustomResources ?? false;
     const relist = entry.relist === true;
     entry.relist = false;
+    const rewinds = this.rewinds;
     if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint && !relist) {
       entry.synchro.setResources(resources, all);
       this.dirty(desired.name);
@@ -261,6 +267,7 @@ export class ClusterManager implements Runnable {
     });
     synchro.setResources(resources, all);
     entry.synchro = synchro;
+    entry.synchroRewinds = rewinds;
     // Not once the manager is stopping (a rewind found on the way out relists every cluster): started under a signal
     // already aborted, the synchro would run on for good, and keep the process — a leader that lost its lease and is
     // stopping (chaos seed 19019, split) — from ever exiting. Its status then records no point to resume from.
@@ -356,6 +363,11 @@ export class ClusterManager implements Runnable {
 
   private async writeStatus(name: string): Promise<void> {
     const entry = this.clusters.get(name);
+    // A synchro made before storage was last found to have gone back renders resume points past rows that may be gone,
+    // and the revision it would be checked against is now one storage holds: written, the next start would resume past
+    // them (a write refused, the rewind found, then the retry passing before the relist replaced the synchro). The
+    // relist marks the cluster for writing once its new synchro is in place.
+    if (entry?.synchro && (entry.synchroRewinds ?? 0) < this.rewinds) return;
     const status = this.renderStatus(name);
     if (!entry || !status) return;
     const record: ClusterStatusRecord = { spec: specSummary(entry.desired), status: status as Record<string, unknown>, updatedAt: new Date(this.clock.now()).toISOString() };

@@ -304,6 +304,30 @@ export function syncSuite(backend: Backend): void {
       await h.converged(30_000);
     });
 
+    it('a status write retried after it found the rewind does not record the old synchro\'s resume points before the relist replaced it', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 30 });
+      const parts = await h.startSynchro();
+      await h.converged();
+      const [c] = h.clusters;
+      c!.churn.step(5);
+      await h.converged();
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== undefined, 10_000, () => 'no status with a point to resume from');
+      const restore = await backend.backup(h.url);
+      const atBackup = (await h.syncCondition(c!.name))?.resourceVersion;
+      c!.churn.step(20);
+      await h.converged();
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== atBackup, 10_000, () => 'no status recorded the churn');
+      await restore();
+      // The first write is refused (storage no longer holds the revision it was rendered at) and finds the rewind; the
+      // retry, made at once, must not pass with the revision found then while the old synchro still answers for it.
+      // (Marked for writing as a synchro's change marks it; bracket access reaches the private method.)
+      parts.manager['dirty'](c!.name);
+      await parts.manager.flushStatus();
+      await parts.manager.flushStatus();
+      expect([atBackup, undefined]).toContain((await h.syncCondition(c!.name))?.resourceVersion);
+      await h.converged(30_000);
+    });
+
     it('after a rewind a cluster compares its list with storage only once its old synchro\'s queued writes are in or gone', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 30 });
       const parts = await h.startSynchro();
