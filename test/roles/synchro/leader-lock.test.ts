@@ -33,15 +33,18 @@ afterEach(async () => {
   await host.stop();
 });
 
-/** The storage's lease calls, made to fail (`'fail'`) or never answer (`'hang'`) on demand. */
-function faultyStorage(): { lock: FencedHostLock; mode: { now: 'ok' | 'fail' | 'hang' } } {
+/**
+ * The storage's lease calls, made to fail (`'fail'`) or never answer (`'hang'`) on demand. `withinMs`: how long the
+ * lock waits for storage — long by default, so that a loaded machine's slow answer is not taken for no answer.
+ */
+function faultyStorage(withinMs = 10_000): { lock: FencedHostLock; mode: { now: 'ok' | 'fail' | 'hang' } } {
   const mode: { now: 'ok' | 'fail' | 'hang' } = { now: 'ok' };
   const leases = {
     tryAcquireLease: (name: string, holder: string, ttlMs: number): Promise<boolean> =>
       mode.now === 'ok' ? storage.tryAcquireLease(name, holder, ttlMs) : mode.now === 'fail' ? Promise.reject(new Error('storage down')) : new Promise<never>(() => undefined),
     releaseLease: (name: string, holder: string) => storage.releaseLease(name, holder),
   };
-  const lock = new FencedHostLock(new KubeLeaseLock(client, 'clusterpedia-system', NAME), leases, NAME, { storageWithinMs: 200, logger: silentLogger() });
+  const lock = new FencedHostLock(new KubeLeaseLock(client, 'clusterpedia-system', NAME), leases, NAME, { storageWithinMs: withinMs, logger: silentLogger() });
   return { lock, mode };
 }
 
@@ -60,11 +63,11 @@ it('leads only holding both: a storage lease held by another keeps it from leadi
 });
 
 it('once leading, a storage that fails or does not answer does not end it; before, it keeps it from leading', async () => {
-  const { lock, mode } = faultyStorage();
+  const { lock, mode } = faultyStorage(1000);
   mode.now = 'fail';
   await expect(lock.tryAcquireOrRenew('a', 15_000)).rejects.toThrow('storage down');
   mode.now = 'hang';
-  await expect(lock.tryAcquireOrRenew('a', 15_000)).rejects.toThrow('storage did not answer within 200 ms');
+  await expect(lock.tryAcquireOrRenew('a', 15_000)).rejects.toThrow('storage did not answer within 1000 ms');
   mode.now = 'ok';
   expect(await lock.tryAcquireOrRenew('a', 15_000)).toBe(true);
   mode.now = 'fail';
