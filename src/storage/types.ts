@@ -286,15 +286,9 @@ export type ChangedResult =
   | { expired: true; oldestRevision: string; lost?: true };
 
 /** A change-log entry as labelHistory() reads it: which object, and the labels the entry replaced. */
-export interface LabelHistoryEntry {
+export interface LabelHistoryEntry extends RowKey {
   revision: string;
   type: ChangeType;
-  cluster: string;
-  group: string;
-  version: string;
-  resource: string;
-  namespace: string;
-  name: string;
   /**
    * The object's labels just before the entry (a JSON object's text) where the entry changed them (MODIFIED) or
    * removed them (DELETED); undefined where it left them as they were, added the object, or predates the column.

@@ -1,6 +1,7 @@
 // The synchro integration suite, written once and run per storage backend: convergence and recovery.
 import { afterEach, describe, expect, it } from 'vitest';
-import { pediaClusterFor, startSimulatedCluster } from '../../../src/sim/index.js';
+import { pediaClusterFor, startSimulatedCluster, type SimCluster } from '../../../src/sim/index.js';
+import type { SynchroParts } from '../../../src/roles/synchro/run.js';
 import { loadReports } from '../../../src/cmd/show-model.js';
 import { Harness, SYNC, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 import type { Storage } from '../../../src/storage/types.js';
@@ -273,59 +274,56 @@ export function syncSuite(backend: Backend): void {
       expect(await h.storage.changesSince(issued, { types: { kind: 'all' } }, 10)).toMatchObject({ expired: true });
     });
 
-    it('storage that went back just before the synchro stops keeps the status of its own state: the next start resumes from there', async () => {
+    /**
+     * One cluster synced, a backup taken while its status records a point to resume from, then changes committed after
+     * the backup and a status that records them: `restore` takes both away.
+     */
+    const statusPastBackup = async (): Promise<{ parts: SynchroParts; c: SimCluster; restore: () => Promise<void>; atBackup: string | undefined }> => {
       h = await Harness.start(backend, { clusters: 1, pods: 30 });
-      await h.startSynchro();
+      const parts = await h.startSynchro();
       await h.converged();
-      const [c] = h.clusters;
+      const c = h.clusters[0]!;
       // A watch event gives the pods a committed point to resume from, and the status records it.
-      c!.churn.step(5);
+      c.churn.step(5);
       await h.converged();
-      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== undefined, 10_000, () => 'no status with a point to resume from');
+      await waitFor(async () => (await h!.syncCondition(c.name))?.resourceVersion !== undefined, 10_000, () => 'no status with a point to resume from');
       const restore = await backend.backup(h.url);
-      const atBackup = (await h.syncCondition(c!.name))?.resourceVersion;
-      // Changes committed after the backup, and a status that records them as the point to resume from.
-      c!.churn.step(20);
+      const atBackup = (await h.syncCondition(c.name))?.resourceVersion;
+      c.churn.step(20);
       await h.converged();
-      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== atBackup, 10_000, () => 'no status recorded the churn');
+      await waitFor(async () => (await h!.syncCondition(c.name))?.resourceVersion !== atBackup, 10_000, () => 'no status recorded the churn');
+      return { parts, c, restore, atBackup };
+    };
+
+    it('storage that went back just before the synchro stops keeps the status of its own state: the next start resumes from there', async () => {
+      const { c, restore, atBackup } = await statusPastBackup();
       // The commits are lost (PostgreSQL back from a crash with synchronous_commit off, a restore) and the synchro
       // stops before it noticed: its last status write, rendered from what it had written, must not land.
       await restore();
-      await h.stopSynchro();
+      await h!.stopSynchro();
       // Stopped means stopped: the rewind it found on the way out restarts no cluster (one started then, under a signal
       // already aborted, ran on for good and kept a synchro that had lost its lease from ever exiting).
       const stoppedAt = Date.now();
       await new Promise((r) => setTimeout(r, 1500));
-      expect(c!.requestLog.entries((r) => r.startedAt >= stoppedAt).map((r) => r.path)).toEqual([]);
+      expect(c.requestLog.entries((r) => r.startedAt >= stoppedAt).map((r) => r.path)).toEqual([]);
       // The backup's point, or none (the refused write made the synchro look, find the rewind and list again).
-      expect([atBackup, undefined]).toContain((await h.syncCondition(c!.name))?.resourceVersion);
+      expect([atBackup, undefined]).toContain((await h!.syncCondition(c.name))?.resourceVersion);
       // Resumed from the backup's point, the watch brings the lost changes again.
-      await h.startSynchro();
-      await h.converged(30_000);
+      await h!.startSynchro();
+      await h!.converged(30_000);
     });
 
     it('a status write retried after it found the rewind does not record the old synchro\'s resume points before the relist replaced it', async () => {
-      h = await Harness.start(backend, { clusters: 1, pods: 30 });
-      const parts = await h.startSynchro();
-      await h.converged();
-      const [c] = h.clusters;
-      c!.churn.step(5);
-      await h.converged();
-      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== undefined, 10_000, () => 'no status with a point to resume from');
-      const restore = await backend.backup(h.url);
-      const atBackup = (await h.syncCondition(c!.name))?.resourceVersion;
-      c!.churn.step(20);
-      await h.converged();
-      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== atBackup, 10_000, () => 'no status recorded the churn');
+      const { parts, c, restore, atBackup } = await statusPastBackup();
       await restore();
       // The first write is refused (storage no longer holds the revision it was rendered at) and finds the rewind; the
       // retry, made at once, must not pass with the revision found then while the old synchro still answers for it.
       // (Marked for writing as a synchro's change marks it; bracket access reaches the private method.)
-      parts.manager['dirty'](c!.name);
+      parts.manager['dirty'](c.name);
       await parts.manager.flushStatus();
       await parts.manager.flushStatus();
-      expect([atBackup, undefined]).toContain((await h.syncCondition(c!.name))?.resourceVersion);
-      await h.converged(30_000);
+      expect([atBackup, undefined]).toContain((await h!.syncCondition(c.name))?.resourceVersion);
+      await h!.converged(30_000);
     });
 
     it('after a rewind a cluster compares its list with storage only once its old synchro\'s queued writes are in or gone', async () => {
