@@ -283,9 +283,8 @@ class SqliteStorage implements Storage {
     const from = Number(after);
     return this.run('changedBetween', () =>
       this.db.transaction((): ChangedResult => {
-        const compacted = readMeta(this.db, 'compacted_revision');
-        if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
-        if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
+        const gone = this.logLacks(from);
+        if (gone) return gone;
         return { expired: false, changed: allRows(this.db, changedQuery(sqliteQuery, filter, from, Number(upTo))).length > 0 };
       }).deferred(),
     );
@@ -296,13 +295,23 @@ class SqliteStorage implements Storage {
     const n = Math.max(1, Math.floor(limit));
     return this.run('labelHistory', () =>
       this.db.transaction((): LabelHistoryResult => {
-        const compacted = readMeta(this.db, 'compacted_revision');
-        if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
-        if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
+        const gone = this.logLacks(from);
+        if (gone) return gone;
         const entries = allRows(this.db, labelHistoryQuery(sqliteQuery, filter, from, Number(upTo), n)).map(toLabelHistoryEntry);
         return { expired: false, entries, revision: entries.length >= n ? entries[entries.length - 1]!.revision : upTo };
       }).deferred(),
     );
+  }
+
+  /**
+   * Why the change log cannot tell what changed after `from` (compacted past it, or a revision storage went back
+   * past); undefined when it can. Inside a read transaction.
+   */
+  private logLacks(from: number): { expired: true; oldestRevision: string; lost?: true } | undefined {
+    const compacted = readMeta(this.db, 'compacted_revision');
+    if (!Number.isSafeInteger(from) || from < compacted) return { expired: true, oldestRevision: String(compacted) };
+    if (!revisionIsKnown(this.db, from, Number(readHeadRevision(this.db)), compacted)) return { expired: true, oldestRevision: String(compacted), lost: true };
+    return undefined;
   }
 
   async currentRevision(): Promise<string> {
