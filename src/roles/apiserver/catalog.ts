@@ -428,8 +428,9 @@ interface CrdObject {
   };
 }
 
-function describe(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean },
-  crd: { singular?: string; shortNames?: string[]; categories?: string[] } | undefined): TypeInfo {
+/** A type as discovery lists it: kube's names for a built-in, the stored CRD's for a custom resource. */
+export function describe(t: { group: string; version: string; resource: string; kind: string; namespaced: boolean },
+  crd?: { singular?: string; shortNames?: string[]; categories?: string[] }): TypeInfo {
   const b = builtinResource(t.group, t.resource);
   return {
     group: t.group,

@@ -21,12 +21,12 @@ import type { ApiserverOptions } from './options.js';
 import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTable, type PediaClusterFilter } from './pediaclusters.js';
 import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta, watchTables } from './render.js';
-import { parseRequestTarget, type DiscoveryRequest } from './request-info.js';
+import { parseRequestTarget, type DiscoveryRequest, type ResourceRequest } from './request-info.js';
 import { sendBody, sendObject } from './respond.js';
 import { allowCompression } from './compress.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
-import { METRICS_GROUP, servesMetrics, withMetrics } from './member-metrics.js';
+import { METRICS_GROUP, metricsSubject, servesMetrics, withMetrics } from './member-metrics.js';
 import { serveOpenApi } from './member-openapi.js';
 import { rootOpenApi } from './openapi.js';
 import { answerSelfReview, REVIEW_RESOURCES } from './self-review.js';
@@ -72,8 +72,7 @@ export function newHandler(d: HandlerDeps): (req: IncomingMessage, res: ServerRe
       if (target.kind === 'health' || target.kind === 'version' || target.kind === 'metrics') throw methodNotSupported(req.method ?? '', 'health');
       // Routing comes before the verb, as in kube-apiserver: what is not served is 404 whatever the method.
       if (target.kind === 'notFound') throw notFound();
-      const metrics = target.kind === 'resource' && target.group === METRICS_GROUP && servesMetrics(d);
-      if (target.kind === 'resource' && !metrics && !(await d.catalog.type(target.cluster, target.group, target.version, target.resource))) throw notFound();
+      if (target.kind === 'resource' && !(await served(target, d))) throw notFound();
       // Everything served here is read-only: kube answers 405 MethodNotSupported for verbs a resource lacks.
       throw methodNotSupported(methodVerb(req.method), target.kind === 'resource' ? target.resource : 'resources');
     }
@@ -172,6 +171,12 @@ async function health(res: ServerResponse, check: 'healthz' | 'readyz' | 'livez'
   }
   res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
   res.end('ok');
+}
+
+/** Whether a resource's type is served here (some verb of it), for the answer to a method none of them takes. */
+async function served(t: ResourceRequest, d: HandlerDeps): Promise<boolean> {
+  if (servesMetrics(d) && (t.group === METRICS_GROUP || metricsSubject(t, d))) return t.cluster === undefined || (await d.catalog.cluster(t.cluster)) !== undefined;
+  return (await d.catalog.type(t.cluster, t.group, t.version, t.resource)) !== undefined;
 }
 
 async function discovery(req: IncomingMessage, res: ServerResponse, t: DiscoveryRequest, d: HandlerDeps): Promise<void> {

@@ -15,7 +15,7 @@ import { CLUSTER_ANNOTATION, type KubeObject } from '../../kube/types.js';
 import { messageOf } from '../../lib/errors.js';
 import { forEachLimited } from '../../lib/pool.js';
 import { scopedClusters } from './authz-gate.js';
-import type { TypeInfo } from './catalog.js';
+import { describe, type TypeInfo } from './catalog.js';
 import type { HandlerDeps } from './handler.js';
 import { forwardRead, memberPath, type MemberConnections } from './member-forward.js';
 import { selector, urlSet } from './list-options.js';
@@ -53,14 +53,40 @@ export function servesMetrics(d: Pick<HandlerDeps, 'options' | 'members'>): bool
 }
 
 /**
- * Discovery types with metrics.k8s.io added when it is served: PodMetrics where pods are stored, NodeMetrics where
- * nodes are. Without the stored kind, kubectl would take `pods` for the metrics' (`kubectl get pods` listing PodMetrics)
- * — before a first sync has stored any pod, or for a cluster that does not sync them.
+ * The stored kinds metrics.k8s.io's share their names with: core pods and nodes, listed in discovery whenever metrics
+ * are, whether or not any cluster syncs them yet. kubectl resolves `pods` to the core group only when discovery lists it
+ * there; otherwise to metrics.k8s.io's (`kubectl get pods` printing PodMetrics, from its discovery cache, for hours).
+ * Listing them only once stored would race: kubectl reads /api and then /apis, and a first pod stored between the two
+ * leaves it with PodMetrics and no core pods.
  */
+const METRICS_SUBJECTS: readonly TypeInfo[] = [
+  describe({ group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true }),
+  describe({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false }),
+];
+
+const sameType = (a: { group: string; version: string; resource: string }, b: { group: string; version: string; resource: string }): boolean =>
+  a.group === b.group && a.version === b.version && a.resource === b.resource;
+
+/** Discovery types with metrics.k8s.io added when it is served, and the core pods and nodes its kinds are named after. */
 export function withMetrics(types: TypeInfo[], served: boolean): TypeInfo[] {
   if (!served) return types;
-  const stored = new Set(types.filter((t) => t.group === '').map((t) => t.resource));
-  return [...types.filter((t) => t.group !== METRICS_GROUP), ...METRICS_TYPES.filter((m) => stored.has(m.resource))];
+  const out = types.filter((t) => t.group !== METRICS_GROUP);
+  for (const s of METRICS_SUBJECTS) if (!out.some((t) => sameType(t, s))) out.push(s);
+  return [...out, ...METRICS_TYPES];
+}
+
+/**
+ * Core pods or nodes, for a request the catalog has no such type for (no cluster in its scope syncs them), where
+ * metrics are served: discovery lists them (withMetrics), so they answer as a synced type with nothing stored does.
+ */
+export function metricsSubject(t: { group: string; version: string; resource: string }, d: Pick<HandlerDeps, 'options' | 'members'>): TypeInfo | undefined {
+  return servesMetrics(d) ? METRICS_SUBJECTS.find((s) => sameType(s, t)) : undefined;
+}
+
+/** The warning of a list or watch of core pods or nodes that no cluster in its scope syncs (metricsSubject). */
+export function unsyncedSubjectText(resource: string, cluster: string | undefined): string {
+  return `${cluster === undefined ? 'no cluster here syncs' : `cluster ${cluster} does not sync`} ${resource}: `
+    + `they are listed for metrics.k8s.io (kubectl top), and nothing of them is stored`;
 }
 
 /** A get or list of PodMetrics or NodeMetrics; a watch is 405, as metrics-server answers it. */

@@ -26,7 +26,7 @@ import { MAX_WATCH_MEMBERS, rowKey, serveWatch, watchTimeoutSeconds } from './wa
 import { whereSqlError } from './where-sql.js';
 import { historyTells, keysAt } from './selector-history.js';
 import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
-import { METRICS_GROUP, serveMetrics, servesMetrics } from './member-metrics.js';
+import { METRICS_GROUP, metricsSubject, serveMetrics, servesMetrics, unsyncedSubjectText } from './member-metrics.js';
 import type { ClusterInfo, TypeInfo } from './catalog.js';
 import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
 
@@ -60,8 +60,10 @@ export async function serveResource(req: IncomingMessage, res: ServerResponse, c
     if (c.healthy?.status !== 'True' && !forward) addWarnings(res, [notReadyText(t.cluster, c.healthy?.reason ?? '')]);
   }
   if (forward && d.options.forward.unsynced) return forward();
-  const type = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
+  const synced = await d.catalog.type(t.cluster, t.group, t.version, t.resource);
+  const type = synced ?? metricsSubject(t, d);
   if (!type) throw await typeNotFound(t, d);
+  if (!synced && t.verb !== 'get') addWarnings(res, [unsyncedSubjectText(t.resource, t.cluster)]);
   if (t.namespace !== undefined && !type.namespaced) throw notFound();
   if (forward) return forward();
   if (members && isForwarded(t, d.options.forward.subresources)) {

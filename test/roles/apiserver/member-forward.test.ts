@@ -201,10 +201,27 @@ describe('from --clusters files', () => {
     const asked = m1.requestLog.entries((r) => r.path.startsWith('/apis/metrics.k8s.io/')).slice(before);
     // Each top through clusterpedia is one metrics request of clusterpedia's to the member (the rest are kubectl's own).
     expect(asked.filter((r) => /^clusterpedia-apiserver/.test(r.userAgent ?? '')).length).toBeGreaterThanOrEqual(2 * 6);
-    // NodeMetrics are listed where nodes are stored, PodMetrics where pods are: m2's nodes are not stored here, so its
-    // discovery has PodMetrics only (and kubectl never takes a stored kind's name for the metrics').
-    const m2 = (await (await fetch(`${fromFile.resources}/clusters/m2/apis/metrics.k8s.io/v1beta1`)).json()) as { resources: { name: string }[] };
-    expect(m2.resources.map((r) => r.name)).toEqual(['pods']);
+    // Discovery lists core pods and nodes beside PodMetrics and NodeMetrics, stored or not: m2's nodes are not stored
+    // here, and kubectl still takes `nodes` for the core kind (never for NodeMetrics), and finds none of them.
+    const m2Metrics = (await (await fetch(`${fromFile.resources}/clusters/m2/apis/metrics.k8s.io/v1beta1`)).json()) as { resources: { name: string }[] };
+    expect(m2Metrics.resources.map((r) => r.name).sort()).toEqual(['nodes', 'pods']);
+    const m2Core = (await (await fetch(`${fromFile.resources}/clusters/m2/api/v1`)).json()) as { resources: { name: string; kind: string }[] };
+    expect(m2Core.resources.filter((r) => !r.name.includes('/')).map((r) => `${r.name}:${r.kind}`).sort()).toEqual(['nodes:Node', 'pods:Pod']);
+    const throughM2 = new Kubectl(`${fromFile.resources}/clusters/m2`);
+    try {
+      const nodes = await throughM2.run(['get', 'nodes']);
+      expect(nodes, nodes.stderr).toMatchObject({ code: 0, stdout: '' });
+      expect(nodes.stderr).toMatch(/Warning: cluster m2 does not sync nodes: they are listed for metrics.k8s.io \(kubectl top\)/);
+      expect(nodes.stderr).toMatch(/No resources found/);
+      expect(await throughM2.ok(['get', 'pods', '-A', '-o', 'name'])).toBe(`pod/${runningPod(m2).metadata.name}\n`);
+      const node = await throughM2.run(['get', 'node', 'no-such-node']);
+      expect(node.stderr).toMatch(/nodes "no-such-node" not found/);
+      // Read-only, as every synced type: 405, and 404 for a cluster that does not exist.
+      expect((await fetch(`${fromFile.resources}/clusters/m2/api/v1/nodes`, { method: 'POST', body: '{}' })).status).toBe(405);
+      expect((await fetch(`${fromFile.resources}/clusters/m9/api/v1/nodes`, { method: 'POST', body: '{}' })).status).toBe(404);
+    } finally {
+      throughM2.dispose();
+    }
     // Where --forward-metrics is off, kubectl finds no metrics API.
     const off = new Kubectl(`${fromHost.resources}/clusters/m1`);
     try {
