@@ -38,6 +38,13 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
   'certificates.k8s.io/certificatesigningrequests': { 'spec.signerName': str },
 };
 
+/**
+ * The JSON paths kube's field labels read, over every resource, sorted: the stored values a write can change that a
+ * field selector in kube's own form names. The change log keeps what they were before an entry (object-columns.ts
+ * `selectableFields`), as it keeps labels, so that a watch from an old resourceVersion knows what matched then.
+ */
+export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.values(LABELS).flatMap((own) => Object.entries(own).map(([name, l]) => l.path ?? name)))].sort();
+
 /** Every resource's: a cluster-scoped object's namespace is "". */
 const COMMON: Record<string, FieldLabel> = { 'metadata.namespace': str };
 

@@ -4,7 +4,7 @@ import { MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { and, filterConditions, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
 import { rowColumns, toStoredRow } from './stored-row.js';
-import type { Change, ChangeType, KeyFilter, LabelHistoryEntry, WatchFilter } from './types.js';
+import type { Change, ChangeType, KeyFilter, SelectorHistoryEntry, WatchFilter } from './types.js';
 
 /**
  * The change-log entry advanceRevision leaves at the revision it jumped to: no object, only the revision, so that one
@@ -55,20 +55,21 @@ export function changedQuery(d: QueryDialect, filter: KeyFilter, after: number, 
 }
 
 /**
- * labelHistory(): entries with after < revision ≤ upTo matching `filter` on the change log's own columns, oldest first,
- * each with its prev_labels as text (PostgreSQL's `json` keeps the text as written).
+ * selectorHistory(): entries with after < revision ≤ upTo matching `filter` on the change log's own columns, oldest first,
+ * each with its prev_labels and prev_fields as text (PostgreSQL's `json` keeps the text as written).
  */
-export function labelHistoryQuery(d: QueryDialect, filter: KeyFilter, after: number, upTo: number, limit: number): SQL {
-  return sql`SELECT c.revision, c.type, c.cluster, c."group", c.version, c.resource, c.namespace, c.name, CAST(c.prev_labels AS TEXT)
+export function selectorHistoryQuery(d: QueryDialect, filter: KeyFilter, after: number, upTo: number, limit: number): SQL {
+  return sql`SELECT c.revision, c.type, c.cluster, c."group", c.version, c.resource, c.namespace, c.name, CAST(c.prev_labels AS TEXT), CAST(c.prev_fields AS TEXT)
     FROM changes c WHERE ${and(entryConditions(d, filter, after, upTo))} ORDER BY c.revision LIMIT ${limit}`;
 }
 
-/** A row of labelHistoryQuery() as a LabelHistoryEntry. */
-export function toLabelHistoryEntry(r: unknown[]): LabelHistoryEntry {
-  const [revision, type, cluster, group, version, resource, namespace, name, prevLabels] = r.map((v) => (v === null ? undefined : String(v)));
+/** A row of selectorHistoryQuery() as a SelectorHistoryEntry. */
+export function toSelectorHistoryEntry(r: unknown[]): SelectorHistoryEntry {
+  const [revision, type, cluster, group, version, resource, namespace, name, prevLabels, prevFields] = r.map((v) => (v === null ? undefined : String(v)));
   return {
     revision: revision!, type: type as ChangeType, cluster: cluster!, group: group!, version: version!, resource: resource!, namespace: namespace!, name: name!,
     ...(prevLabels !== undefined ? { prevLabels } : {}),
+    ...(prevFields !== undefined ? { prevFields } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 // Columns extracted from an object before it is stored, and the JSON text actually stored (revision stamped in).
+import { FIELD_LABEL_PATHS } from '../kube/field-labels.js';
 import { groupVersionString, MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { StorageError } from './errors.js';
 import type { RowKey } from './key.js';
@@ -21,6 +22,8 @@ export interface ObjectColumns extends RowKey {
   labels: [string, string][];
   /** The same pairs as a JSON object (the `labels` column). */
   labelsJson: string;
+  /** The object's values at FIELD_LABEL_PATHS as a JSON object, path → value (the `fields` column; see selectableFields). */
+  fieldsJson: string;
 }
 
 /** Extracts the columns of an upsert. Throws StorageError Invalid for an object without a name. */
@@ -46,7 +49,43 @@ export function extractColumns(u: UpsertObject): ObjectColumns {
     createdAt: Number.isFinite(created) ? created : 0,
     labels,
     labelsJson: labels.length === 0 ? '{}' : JSON.stringify(Object.fromEntries(labels)),
+    fieldsJson: selectableFields(u.object),
   };
+}
+
+const FIELD_PATHS = FIELD_LABEL_PATHS.map((p) => ({ path: p, names: p.split('.') }));
+
+/**
+ * The values a write can change that kube's field selectors read (FIELD_LABEL_PATHS: status.phase, spec.nodeName, …),
+ * as a JSON object of path → value as the object holds it, those it has only: "{}" for most kinds. Beside the
+ * labels, what a watch from an old resourceVersion needs to know which objects its selector matched then.
+ */
+export function selectableFields(object: unknown): string {
+  let out: Record<string, unknown> | undefined;
+  for (const { path, names } of FIELD_PATHS) {
+    let v: unknown = object;
+    for (const n of names) {
+      v = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, n) ? (v as Record<string, unknown>)[n] : undefined;
+      if (v === undefined) break;
+    }
+    if (v !== undefined) (out ??= {})[path] = v;
+  }
+  return out ? JSON.stringify(out) : '{}';
+}
+
+/** An object holding only the values of a `fields` column (selectableFields), where the paths say, to match against. */
+export function objectOfFields(json: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(JSON.parse(json) as Record<string, unknown>)) {
+    const names = path.split('.');
+    let at = out;
+    for (const n of names.slice(0, -1)) {
+      const next = Object.hasOwn(at, n) ? at[n] : undefined;
+      at = (at[n] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+    }
+    at[names.at(-1)!] = value;
+  }
+  return out;
 }
 
 /** A core/v1 Event (events.k8s.io Events name theirs `regarding` and are left as they are). */

@@ -285,19 +285,25 @@ export type ChangedResult =
   /** `after` left the change-log window, or was lost (`lost`, see changesSince): what changed since is not known. */
   | { expired: true; oldestRevision: string; lost?: true };
 
-/** A change-log entry as labelHistory() reads it: which object, and the labels the entry replaced. */
-export interface LabelHistoryEntry extends RowKey {
+/** A change-log entry as selectorHistory() reads it: which object, and the labels and fields the entry replaced. */
+export interface SelectorHistoryEntry extends RowKey {
   revision: string;
   type: ChangeType;
   /**
-   * The object's labels just before the entry (a JSON object's text) where the entry changed them (MODIFIED) or
-   * removed them (DELETED); undefined where it left them as they were, added the object, or predates the column.
+   * The object's labels just before the entry (a JSON object's text) where the entry changed them or its fields
+   * (MODIFIED) or removed them (DELETED); undefined where it left both as they were, added the object, or predates the
+   * column.
    */
   prevLabels?: string;
+  /**
+   * Its `fields` just before (object-columns.ts selectableFields), wherever prevLabels is, unless the row or the entry
+   * predates the column.
+   */
+  prevFields?: string;
 }
 
-export type LabelHistoryResult =
-  | { expired: false; entries: LabelHistoryEntry[]; revision: string }
+export type SelectorHistoryResult =
+  | { expired: false; entries: SelectorHistoryEntry[]; revision: string }
   /** As for changesSince: `after` left the change-log window, or was lost. */
   | { expired: true; oldestRevision: string; lost?: true };
 
@@ -328,11 +334,12 @@ export interface StorageReader {
   changedBetween(after: string, upTo: string, filter: KeyFilter): Promise<ChangedResult>;
   /**
    * Every entry with after < revision ≤ upTo within `filter`, oldest first, at most `limit`: also those changesSince
-   * skips, and with the labels each replaced. From them a watch from `after` with a label selector knows which objects
-   * matched at `after`: none added since, and for one whose labels changed, the labels before the first change.
+   * skips, and with the labels and fields each replaced. From them a watch from `after` with a label or field selector
+   * knows which objects matched at `after`: none added since, and for one whose labels or fields changed, those before
+   * the first change.
    * `revision` is where the next page starts (`upTo` once there is none).
    */
-  labelHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<LabelHistoryResult>;
+  selectorHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<SelectorHistoryResult>;
   /** The current storage revision (decimal string). */
   currentRevision(): Promise<string>;
   /** Every stored (cluster, group, version, resource, kind), for discovery. */

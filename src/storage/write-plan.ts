@@ -15,6 +15,8 @@ export interface ExistingRow {
   size: number;
   /** The stored `labels` column (JSON object text). */
   labels: string;
+  /** The stored `fields` column (object-columns.ts selectableFields); null for a row written before it was kept. */
+  fields: string | null;
   /**
    * The stored indexed columns an update may leave as they are, where the dialect reads them: SQLite rewrites the
    * entries of every index whose columns an UPDATE sets, even to the same values.
@@ -163,9 +165,12 @@ export function planWrite<T extends TemplateParts>(batch: CollapsedBatch<T>, exi
 }
 
 /**
- * The change-log entry's prev_labels for an upsert: the stored labels text when the write changes it, else null (an
- * insert has none before; a status update leaves them).
+ * The change-log entry's prev_labels and prev_fields for an upsert: the stored labels and fields when the write changes
+ * either (both, so that an entry tells all a selector reads or nothing), else nulls: an insert has none before, and a
+ * status update that leaves them writes nothing more.
  */
-export function prevLabels(u: PlannedUpsert<TemplateParts>): string | null {
-  return u.old !== undefined && u.old.labels !== u.cols.labelsJson ? u.old.labels : null;
+export function prevSelectable(u: PlannedUpsert<TemplateParts>): [labels: string | null, fields: string | null] {
+  const old = u.old;
+  if (old === undefined || (old.labels === u.cols.labelsJson && old.fields === u.cols.fieldsJson)) return [null, null];
+  return [old.labels, old.fields];
 }

@@ -6,8 +6,8 @@ import { drain, ids, path, pod, PODS, revisionsOf, type Harness, type OpenHarnes
 
 /** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json; SQLite has text). */
 const MIGRATIONS_OF: Record<Storage['dialect'], string[]> = {
-  sqlite: ['0000_init', '0001_event_involved_uid', '0002_change_prev_labels'],
-  postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json', '0003_change_prev_labels'],
+  sqlite: ['0000_init', '0001_event_involved_uid', '0002_change_prev_labels', '0003_selectable_fields'],
+  postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json', '0003_change_prev_labels', '0004_selectable_fields'],
 };
 
 const INJECTIONS = [`' OR 1=1 --`, `"; DROP TABLE resources; --`, `%`, `_`, `') OR ('1'='1`, `\\`, `$1`, `?`];

@@ -128,36 +128,41 @@ export function watchContract(open: OpenHarness): void {
       expect(await s.changedBetween(rev(7), rev(12), { types: PODS })).toEqual({ expired: false, changed: true });
     });
 
-    it('labelHistory: every entry in the range, superseded ones too, with the labels a label change or a deletion replaced; pages; expired before the window', async () => {
-      const a = (rv: string, labels: Record<string, string>, status = 'Running'): UpsertObject =>
-        pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv, labels, fields: { status: { phase: status } } });
+    it('selectorHistory: every entry in the range, superseded ones too, with the labels and fields a change or a deletion replaced; pages; expired before the window', async () => {
+      const a = (rv: string, labels: Record<string, string>, status: Record<string, string> = { phase: 'Running' }): UpsertObject =>
+        pod({ cluster: 'c1', namespace: 'ns', name: 'a', rv, labels, fields: { status } });
       await s.write({ upserts: [a('1', { app: 'x' }), pod({ cluster: 'c1', namespace: 'ns', name: 'b', rv: '1', labels: { app: 'y', tier: 'web' } })], deletes: [] });
-      await s.write({ upserts: [a('2', { app: 'x' }, 'Succeeded')], deletes: [] }); // a status update: labels as they were
+      await s.write({ upserts: [a('2', { app: 'x' }, { phase: 'Succeeded' })], deletes: [] }); // labels as they were, a field label not
       await s.write({ upserts: [a('3', { app: 'z' })], deletes: [] });
+      await s.write({ upserts: [a('4', { app: 'z' }, { phase: 'Running', hostIP: '10.0.0.1' })], deletes: [] }); // no field label either
       await s.write({ upserts: [], deletes: [{ cluster: 'c1', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'b' }] });
       await s.write({ upserts: [obj('nodes', { cluster: 'c1', name: 'n', labels: { role: 'w' } })], deletes: [] });
       await s.write({ upserts: [pod({ cluster: 'c2', namespace: 'ns', name: 'c', labels: { app: 'q' } }), pod({ cluster: 'c2', namespace: 'ns', name: 'd' })], deletes: [] });
       expect(await s.cleanCluster('c2')).toBe(2);
       const head = await s.currentRevision();
+      const text = (json: string | undefined): string => (json === undefined ? '' : ` ${JSON.stringify(JSON.parse(json))}`);
       const history = async (after: number, f: Partial<KeyFilter> = {}, limit = 100): Promise<string[]> => {
-        const r = await s.labelHistory(rev(after), head, { types: PODS, ...f }, limit);
+        const r = await s.selectorHistory(rev(after), head, { types: PODS, ...f }, limit);
         if (r.expired) throw new Error(`expired at ${r.oldestRevision}`);
-        return r.entries.map((e) => `${BigInt(e.revision) - origin} ${e.type} ${e.cluster}/${e.namespace}/${e.name}${e.prevLabels === undefined ? '' : ` ${JSON.stringify(JSON.parse(e.prevLabels))}`}`);
+        return r.entries.map((e) => `${BigInt(e.revision) - origin} ${e.type} ${e.cluster}/${e.namespace}/${e.name}${text(e.prevLabels)}${text(e.prevFields)}`);
       };
       expect(await history(0)).toEqual([
-        '1 ADDED c1/ns/a', '2 ADDED c1/ns/b', '3 MODIFIED c1/ns/a', '4 MODIFIED c1/ns/a {"app":"x"}', '5 DELETED c1/ns/b {"app":"y","tier":"web"}',
-        '7 ADDED c2/ns/c', '8 ADDED c2/ns/d', '9 DELETED c2/ns/c {"app":"q"}', '10 DELETED c2/ns/d {}',
+        '1 ADDED c1/ns/a', '2 ADDED c1/ns/b', '3 MODIFIED c1/ns/a {"app":"x"} {"status.phase":"Running"}', '4 MODIFIED c1/ns/a {"app":"x"} {"status.phase":"Succeeded"}',
+        '5 MODIFIED c1/ns/a', '6 DELETED c1/ns/b {"app":"y","tier":"web"} {}', '8 ADDED c2/ns/c', '9 ADDED c2/ns/d', '10 DELETED c2/ns/c {"app":"q"} {}', '11 DELETED c2/ns/d {} {}',
       ]);
-      expect(await history(3, { clusters: { op: 'in', values: ['c1'] } })).toEqual(['4 MODIFIED c1/ns/a {"app":"x"}', '5 DELETED c1/ns/b {"app":"y","tier":"web"}']);
-      expect(await history(0, { types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toEqual(['6 ADDED c1//n']);
+      expect(await history(4, { clusters: { op: 'in', values: ['c1'] } })).toEqual(['5 MODIFIED c1/ns/a', '6 DELETED c1/ns/b {"app":"y","tier":"web"} {}']);
+      expect(await history(0, { types: { kind: 'one', group: '', version: 'v1', resource: 'nodes' } })).toEqual(['7 ADDED c1//n']);
       // Pages: `revision` is where the next one starts, the upper bound once none is left.
-      const first = await s.labelHistory(rev(0), head, { types: PODS }, 2);
+      const first = await s.selectorHistory(rev(0), head, { types: PODS }, 2);
       expect(first).toMatchObject({ expired: false, revision: rev(2) });
-      expect(await s.labelHistory(rev(9), head, { types: PODS }, 2)).toMatchObject({ expired: false, revision: head });
-      expect(await history(10)).toEqual([]);
+      expect(await s.selectorHistory(rev(10), head, { types: PODS }, 2)).toMatchObject({ expired: false, revision: head });
+      expect(await history(11)).toEqual([]);
       await s.compact();
-      expect(await s.labelHistory(rev(2), head, { types: PODS }, 100)).toEqual({ expired: true, oldestRevision: rev(5) });
-      expect(await history(5)).toHaveLength(4);
+      const compacted = await s.selectorHistory(rev(2), head, { types: PODS }, 100);
+      expect(compacted).toMatchObject({ expired: true });
+      const oldest = compacted.expired ? Number(BigInt(compacted.oldestRevision) - origin) : 0;
+      expect(oldest).toBeGreaterThan(2);
+      expect(await history(oldest)).toHaveLength(11 - oldest - (oldest < 7 ? 1 : 0));
     });
 
     it('bumpRevision (storage went back): new revisions start past the one given, every older one is expired', async () => {

@@ -33,6 +33,8 @@ async function migrate(...args: string[]): Promise<string> {
   return out.join('');
 }
 
+const PG_ALL = '0000_init, 0001_event_involved_uid, 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields';
+
 function storage(url: string): Promise<Storage> {
   return openStorage({ url }, { logger: silentLogger() });
 }
@@ -40,11 +42,11 @@ function storage(url: string): Promise<Storage> {
 describe('clusterpedia migrate', () => {
   it('sqlite: dry run prints the plan and changes nothing; then applies once; then is up to date', async () => {
     const url = `sqlite:${join(dir, 'a.db')}`;
-    const all = '0000_init, 0001_event_involved_uid, 0002_change_prev_labels';
-    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 3: ${all}\n`);
-    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 3: ${all}\n`);
-    expect(await migrate('--storage', url)).toBe(`schema version 0 → 3: ${all}\n`);
-    expect(await migrate('--storage', url)).toBe('schema is up to date (version 3)\n');
+    const all = '0000_init, 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields';
+    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 4: ${all}\n`);
+    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 4: ${all}\n`);
+    expect(await migrate('--storage', url)).toBe(`schema version 0 → 4: ${all}\n`);
+    expect(await migrate('--storage', url)).toBe('schema is up to date (version 4)\n');
   });
 
   it('sqlite: the upgrade to version 2 gives Events written before it their involved object in owner_uid', async () => {
@@ -58,13 +60,13 @@ describe('clusterpedia migrate', () => {
     } finally {
       await storage.close();
     }
-    // Back to how version 1 left such a row: no owner, and neither later migration recorded (nor the third's column).
+    // Back to how version 1 left such a row: no owner, and no later migration recorded (nor their columns).
     const db = new Database(join(dir, 'upgrade.db'));
     db.prepare(`UPDATE resources SET owner_uid = '' WHERE resource = 'events'`).run();
-    db.prepare(`ALTER TABLE changes DROP COLUMN prev_labels`).run();
-    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 2)`).run();
+    for (const drop of [`changes DROP COLUMN prev_labels`, `changes DROP COLUMN prev_fields`, `resources DROP COLUMN fields`]) db.prepare(`ALTER TABLE ${drop}`).run();
+    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 3)`).run();
     db.close();
-    expect(await migrate('--storage', url)).toBe('schema version 1 → 3: 0001_event_involved_uid, 0002_change_prev_labels\n');
+    expect(await migrate('--storage', url)).toBe('schema version 1 → 4: 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields\n');
     const after = await openStorage({ url }, { logger: silentLogger() });
     try {
       expect((await after.involvedEvents('c', ['uid-p'])).get('uid-p')?.map((x) => (JSON.parse(x) as { metadata: { name: string } }).metadata.name)).toEqual(['p.1']);
@@ -80,8 +82,8 @@ describe('clusterpedia migrate', () => {
       const cfg = join(dir, 'pg.yaml');
       writeFileSync(cfg, `type: postgres\nhost: ${u.hostname}\nport: ${u.port}\nuser: ${u.username}\ndatabase: ${u.pathname.slice(1)}\n`);
       vi.stubEnv('DB_PASSWORD', 'unused-with-trust-auth');
-      expect(await migrate('--storage-config', cfg)).toBe('schema version 0 → 4: 0000_init, 0001_event_involved_uid, 0002_object_json, 0003_change_prev_labels\n');
-      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 4)\n');
+      expect(await migrate('--storage-config', cfg)).toBe(`schema version 0 → 5: ${PG_ALL}\n`);
+      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 5)\n');
     } finally {
       vi.unstubAllEnvs();
       await db.drop();
@@ -92,12 +94,12 @@ describe('clusterpedia migrate', () => {
     const db = await freshPostgresDatabase('cp_migrate_json');
     const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
-      expect(await migrate('--storage', db.url)).toBe('schema version 0 → 4: 0000_init, 0001_event_involved_uid, 0002_object_json, 0003_change_prev_labels\n');
-      // Back to how version 2 left the tables: jsonb columns, the third and fourth migrations not recorded (the
-      // fourth's column goes once the writes below, which this clusterpedia makes with it, are done).
+      expect(await migrate('--storage', db.url)).toBe(`schema version 0 → 5: ${PG_ALL}\n`);
+      // Back to how version 2 left the tables: jsonb columns, the later migrations not recorded (the columns of the
+      // fourth and fifth go once the writes below, which this clusterpedia makes with them, are done).
       await sqlOf.unsafe(`ALTER TABLE changes ALTER COLUMN object TYPE jsonb USING object::jsonb`);
       await sqlOf.unsafe(`ALTER TABLE resources ALTER COLUMN labels TYPE jsonb USING labels::jsonb, ALTER COLUMN object TYPE jsonb USING object::jsonb`);
-      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
+      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 3)`);
       const objects: StoredJsonObject[] = [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: '1', labels: { app: `a${i}`, 'x.io/k': 'v' } }, spec: { n: [i, true, null] } }));
       const before = storage(db.url);
       const origin = await (await before).currentRevision();
@@ -108,8 +110,9 @@ describe('clusterpedia migrate', () => {
         await (await before).close();
       }
       expect((await sqlOf.unsafe(`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'resources'::regclass AND attname = 'object'`))[0]?.t).toBe('jsonb');
-      await sqlOf.unsafe(`ALTER TABLE changes DROP COLUMN prev_labels`);
-      expect(await migrate('--storage', db.url)).toBe('schema version 2 → 4: 0002_object_json, 0003_change_prev_labels\n');
+      await sqlOf.unsafe(`ALTER TABLE changes DROP COLUMN prev_labels, DROP COLUMN prev_fields`);
+      await sqlOf.unsafe(`ALTER TABLE resources DROP COLUMN fields`);
+      expect(await migrate('--storage', db.url)).toBe('schema version 2 → 5: 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields\n');
       const types = await sqlOf.unsafe(`SELECT attrelid::regclass::text AS tbl, attname, format_type(atttypid, atttypmod) AS t FROM pg_attribute
         WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname IN ('object', 'labels') ORDER BY 1, 2`);
       expect(types.map((r) => `${r.tbl}.${r.attname} ${r.t}`)).toEqual(['changes.object json', 'resources.labels json', 'resources.object json']);
@@ -148,35 +151,45 @@ describe('clusterpedia migrate', () => {
   });
 
   for (const dialect of ['sqlite', 'postgres'] as const) {
-    it(`${dialect}: the upgrade that keeps the labels a change replaced leaves the change log readable; entries after it carry them`, async () => {
+    it(`${dialect}: the upgrades that keep the labels and fields a change replaced leave the change log readable; entries after them carry them`, async () => {
       const db = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'prev-labels.db')}`, drop: async () => {} } : await freshPostgresDatabase('cp_migrate_prev');
-      const last = dialect === 'sqlite' ? 'version 2 → 3: 0002_change_prev_labels' : 'version 3 → 4: 0003_change_prev_labels';
-      const podAt = (rv: string, app: string) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: rv, labels: { app } } } });
+      const last = dialect === 'sqlite' ? 'version 2 → 4: 0002_change_prev_labels, 0003_selectable_fields' : 'version 3 → 5: 0003_change_prev_labels, 0004_selectable_fields';
+      const podAt = (rv: string, app: string, status: Record<string, string>) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
+        object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: rv, labels: { app } }, status } });
       try {
         await migrate('--storage', db.url);
         let s = await storage(db.url);
         const origin = await s.currentRevision();
-        await s.write({ upserts: [podAt('1', 'x')], deletes: [] });
-        await s.write({ upserts: [podAt('2', 'y')], deletes: [] });
+        await s.write({ upserts: [podAt('1', 'x', { phase: 'Pending' })], deletes: [] });
+        await s.write({ upserts: [podAt('2', 'y', { phase: 'Pending' })], deletes: [] });
         await s.close();
-        // Back to the schema before: no column, the migration not recorded.
+        // Back to the schema before both: no columns, the migrations not recorded.
+        const undo = ['ALTER TABLE changes DROP COLUMN prev_labels', 'ALTER TABLE changes DROP COLUMN prev_fields', 'ALTER TABLE resources DROP COLUMN fields'];
         if (dialect === 'sqlite') {
           const raw = new Database(join(dir, 'prev-labels.db'));
-          raw.prepare(`ALTER TABLE changes DROP COLUMN prev_labels`).run();
-          raw.prepare(`DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)`).run();
+          for (const q of undo) raw.prepare(q).run();
+          raw.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 2)`).run();
           raw.close();
         } else {
           const raw = postgres(db.url, { max: 1, onnotice: () => {} });
-          await raw.unsafe(`ALTER TABLE changes DROP COLUMN prev_labels`);
-          await raw.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id = (SELECT max(id) FROM drizzle.__drizzle_migrations)`);
+          for (const q of undo) await raw.unsafe(q);
+          await raw.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
           await raw.end();
         }
         expect(await migrate('--storage', db.url)).toBe(`schema ${last}\n`);
         s = await storage(db.url);
         try {
-          await s.write({ upserts: [podAt('3', 'z')], deletes: [] });
-          const r = await s.labelHistory(origin, await s.currentRevision(), { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
-          expect(r.expired ? [] : r.entries.map((e) => `${e.type} ${e.prevLabels ?? '-'}`)).toEqual(['ADDED -', 'MODIFIED -', 'MODIFIED {"app":"y"}']);
+          // The row from before has no fields: its first change keeps its labels and says nothing of its fields.
+          await s.write({ upserts: [podAt('3', 'z', { phase: 'Pending' })], deletes: [] });
+          await s.write({ upserts: [podAt('4', 'z', { phase: 'Running' })], deletes: [] });
+          // A status update that leaves labels and field-label values as they were keeps nothing more.
+          await s.write({ upserts: [podAt('5', 'z', { phase: 'Running', hostIP: '10.0.0.1' })], deletes: [] });
+          await s.write({ upserts: [], deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p' }] });
+          const r = await s.selectorHistory(origin, await s.currentRevision(), { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
+          expect(r.expired ? [] : r.entries.map((e) => `${e.type} ${e.prevLabels ?? '-'} ${e.prevFields ?? '-'}`)).toEqual([
+            'ADDED - -', 'MODIFIED - -', 'MODIFIED {"app":"y"} -', 'MODIFIED {"app":"z"} {"status.phase":"Pending"}', 'MODIFIED - -',
+            'DELETED {"app":"z"} {"status.phase":"Running"}',
+          ]);
         } finally {
           await s.close();
         }

@@ -46,7 +46,7 @@ const COMPATIBLE: Record<string, string[]> = {
   integer: ['bigint', 'bigserial', 'boolean'],
   text: ['text', 'text COLLATE "C"', 'json', 'jsonb'],
 };
-const JSON_COLUMNS = new Set(['resources.object', 'resources.labels', 'changes.object', 'changes.prev_labels', 'cluster_status.spec', 'cluster_status.status']);
+const JSON_COLUMNS = new Set(['resources.object', 'resources.labels', 'changes.object', 'changes.prev_labels', 'resources.fields', 'changes.prev_fields', 'cluster_status.spec', 'cluster_status.status']);
 
 const sqliteTables: Record<string, SQLiteTable> = { resources: S.resources, resource_labels: S.resourceLabels, changes: S.changes, resource_types: S.resourceTypes, cluster_status: S.clusterStatus, meta: S.meta };
 const pgTables: Record<string, PgTable> = { resources: P.resources, resource_labels: P.resourceLabels, changes: P.changes, resource_types: P.resourceTypes, cluster_status: P.clusterStatus, meta: P.meta };

@@ -40,6 +40,8 @@ export const resources = pgTable(
      * wrote, and objects come back byte for byte as on SQLite.
      */
     labels: json('labels').notNull(),
+    /** The values field selectors read that a write can change (see the SQLite schema); null in older rows. */
+    fields: json('fields'),
     object: json('object').notNull(),
   },
   (t) => [
@@ -78,6 +80,8 @@ export const changes = pgTable('changes', {
   object: json('object'),
   /** The labels before this entry, where it changed or removed them (see the SQLite schema). */
   prevLabels: json('prev_labels'),
+  /** The `fields` before this entry, written with prev_labels (see the SQLite schema). */
+  prevFields: json('prev_fields'),
 });
 
 export const resourceTypes = pgTable(

@@ -5,7 +5,7 @@ import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type postgres from 'postgres';
 import type { Logger } from '../../lib/log.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
-import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, labelHistoryQuery, REVISION_MARK, revisionKnown, toChange, toLabelHistoryEntry } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, REVISION_MARK, revisionKnown, selectorHistoryQuery, toChange, toSelectorHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
@@ -15,7 +15,7 @@ import { migrationPlan } from '../schema-version.js';
 import type { PostgresConnection } from '../storage-config.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import type {
-  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, LabelHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, SelectorHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -307,17 +307,17 @@ class PostgresStorage implements Storage {
     return { expired: false, changed: rows[0]?.[1] === true };
   }
 
-  async labelHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<LabelHistoryResult> {
+  async selectorHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<SelectorHistoryResult> {
     const from = Number(after);
     const n = Math.max(1, Math.floor(limit));
     if (!Number.isSafeInteger(from)) return { expired: true, oldestRevision: String(await this.compactedRevision()) };
     // One statement, as changesSince: the compacted revision and the entries from one snapshot.
-    const rows = await this.rows('labelHistory', sql`SELECT h.compacted, ${revisionKnown(from, sql.raw('h.head'), sql.raw('h.compacted'))}, x.*
-      FROM ${HEAD_AND_COMPACTED} h LEFT JOIN LATERAL (${labelHistoryQuery(postgresQuery, filter, from, Number(upTo), n)}) x ON TRUE`);
+    const rows = await this.rows('selectorHistory', sql`SELECT h.compacted, ${revisionKnown(from, sql.raw('h.head'), sql.raw('h.compacted'))}, x.*
+      FROM ${HEAD_AND_COMPACTED} h LEFT JOIN LATERAL (${selectorHistoryQuery(postgresQuery, filter, from, Number(upTo), n)}) x ON TRUE`);
     const compacted = Number(rows[0]?.[0] ?? 0);
     if (from < compacted) return { expired: true, oldestRevision: String(compacted) };
     if (rows[0]?.[1] !== true) return { expired: true, oldestRevision: String(compacted), lost: true };
-    const entries = rows.filter((r) => r[2] !== null).map((r) => toLabelHistoryEntry(r.slice(2)));
+    const entries = rows.filter((r) => r[2] !== null).map((r) => toSelectorHistoryEntry(r.slice(2)));
     return { expired: false, entries, revision: entries.length >= n ? entries[entries.length - 1]!.revision : upTo };
   }
 

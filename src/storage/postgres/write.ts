@@ -4,7 +4,7 @@ import { rowKeyString, type RowKey } from '../key.js';
 import { parseLabelsJson, stampRevision } from '../object-columns.js';
 import { fencedError } from '../errors.js';
 import type { ResourceType, WriteFence } from '../types.js';
-import { planWrite, prevLabels, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
+import { planWrite, prevSelectable, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
 import type { Tx } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
@@ -53,19 +53,19 @@ async function lookupExisting(tx: Tx, keys: RowKey[]): Promise<Map<string, Exist
   for (const part of chunks(keys, KEYS_PER_LOOKUP)) {
     const cols = (f: (k: RowKey) => string): string[] => part.map(f);
     const rows = await tx.unsafe(
-      `SELECT r.id, r.resource_version, r.size, r.labels::text AS labels, r.cluster, r."group", r.version, r.resource, r.namespace, r.name
+      `SELECT r.id, r.resource_version, r.size, r.labels::text AS labels, r.fields::text AS fields, r.cluster, r."group", r.version, r.resource, r.namespace, r.name
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS k(g, v, res, cl, ns, nm)
        JOIN resources r ON r."group" = k.g AND r.version = k.v AND r.resource = k.res AND r.cluster = k.cl AND r.namespace = k.ns AND r.name = k.nm`,
       [cols((k) => k.group), cols((k) => k.version), cols((k) => k.resource), cols((k) => k.cluster), cols((k) => k.namespace), cols((k) => k.name)] as Param[],
     );
-    for (const r of rows as unknown as (RowKey & { id: string; resource_version: string; size: string; labels: string })[]) {
-      out.set(rowKeyString(r), { id: Number(r.id), resourceVersion: r.resource_version, size: Number(r.size), labels: r.labels });
+    for (const r of rows as unknown as (RowKey & { id: string; resource_version: string; size: string; labels: string; fields: string | null })[]) {
+      out.set(rowKeyString(r), { id: Number(r.id), resourceVersion: r.resource_version, size: Number(r.size), labels: r.labels, fields: r.fields });
     }
   }
   return out;
 }
 
-const UPSERT_COLUMNS = 16;
+const UPSERT_COLUMNS = 17;
 
 async function upsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
@@ -73,18 +73,18 @@ async function upsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<M
     const params: Param[] = [];
     const values = part.map((u, i) => {
       const c = u.cols;
-      params.push(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, stampRevision(u.template, u.revision));
+      params.push(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, c.fieldsJson, stampRevision(u.template, u.revision));
       const b = i * UPSERT_COLUMNS;
       const p = (k: number): string => `$${b + k}`;
       // json parameters go in as text and are cast: a string bound as json would be stored as a JSON string.
-      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}::bigint, ${p(12)}::bigint, ${p(13)}::bigint, ${p(14)}::bigint, ${p(15)}::text::json, ${p(16)}::text::json)`;
+      return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}, ${p(9)}, ${p(10)}, ${p(11)}::bigint, ${p(12)}::bigint, ${p(13)}::bigint, ${p(14)}::bigint, ${p(15)}::text::json, ${p(16)}::text::json, ${p(17)}::text::json)`;
     });
     const res = await tx.unsafe(
-      `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object)
+      `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, fields, object)
        VALUES ${values.join(', ')}
        ON CONFLICT ("group", version, resource, cluster, namespace, name) DO UPDATE SET kind = excluded.kind, uid = excluded.uid, owner_uid = excluded.owner_uid,
          resource_version = excluded.resource_version, revision = excluded.revision, created_at = excluded.created_at, synced_at = excluded.synced_at,
-         size = excluded.size, labels = excluded.labels, object = excluded.object
+         size = excluded.size, labels = excluded.labels, fields = excluded.fields, object = excluded.object
        RETURNING id, revision`,
       params,
       // Full chunks repeat the same text: prepare those; a remainder shape is one-off.
@@ -134,13 +134,14 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
   for (const part of chunks(plan.upserts, 5000)) {
     const col = <T>(f: (u: PlannedUpsert) => T): T[] => part.map(f);
     await tx.unsafe(
-      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels)
-       SELECT x.rev, x.id, x.cl, x.g, x.v, x.res, x.ns, x.nm, x.t, x.ca, $11::bigint, x.pl::json
-       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $12::text[]) AS x(rev, id, cl, g, v, res, ns, nm, t, ca, pl)`,
+      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels, prev_fields)
+       SELECT x.rev, x.id, x.cl, x.g, x.v, x.res, x.ns, x.nm, x.t, x.ca, $11::bigint, x.pl::json, x.pf::json
+       FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $12::text[], $13::text[])
+         AS x(rev, id, cl, g, v, res, ns, nm, t, ca, pl, pf)`,
       [
         col((u) => u.revision), col((u) => ids.get(u.revision) as number), col((u) => u.cols.cluster), col((u) => u.cols.group), col((u) => u.cols.version),
         col((u) => u.cols.resource), col((u) => u.cols.namespace), col((u) => u.cols.name), col((u) => (u.old === undefined ? 'ADDED' : 'MODIFIED')), col((u) => u.cols.createdAt), now,
-        col(prevLabels),
+        col((u) => prevSelectable(u)[0]), col((u) => prevSelectable(u)[1]),
       ] as Param[],
     );
   }
@@ -150,9 +151,9 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
     await tx.unsafe(
       `WITH x AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS x(id, rev)),
        logged AS (
-         INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
+         INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels, prev_fields)
          SELECT x.rev, r.id, r.cluster, r."group", r.version, r.resource, r.namespace, r.name, 'DELETED', r.created_at, $3::bigint,
-                jsonb_set(r.object::jsonb, '{metadata,resourceVersion}', to_jsonb(x.rev::text))::json, r.labels
+                jsonb_set(r.object::jsonb, '{metadata,resourceVersion}', to_jsonb(x.rev::text))::json, r.labels, r.fields
          FROM resources r JOIN x ON r.id = x.id)
        DELETE FROM resources r USING x WHERE r.id = x.id`,
       [part.map((d) => d.id), part.map((d) => d.revision), now] as Param[],
@@ -181,9 +182,9 @@ export async function cleanRows(tx: Tx, cluster: string, type: ResourceType | un
   const args: string[] = type ? [cluster, type.group, type.version, type.resource] : [cluster];
   const n = args.length;
   const logged = await tx.unsafe(
-    `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
+    `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels, prev_fields)
      SELECT $${n + 1}::bigint + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, $${n + 2}::bigint,
-            jsonb_set(object::jsonb, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))::json, labels
+            jsonb_set(object::jsonb, '{metadata,resourceVersion}', to_jsonb(($${n + 1}::bigint + rn)::text))::json, labels, fields
      FROM (SELECT row_number() OVER (ORDER BY r.id) AS rn, r.* FROM resources r WHERE ${where}) s`,
     [...args, revision, now] as Param[],
   );

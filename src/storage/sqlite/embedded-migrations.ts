@@ -20,4 +20,10 @@ export const migrations: readonly EmbeddedMigration[] = [
     breakpoints: true,
     sql: "-- The labels before a change-log entry that changed or removed them: a watch from an old revision with a label\n-- selector knows from it which objects matched then (entries written before this migration have none).\nALTER TABLE `changes` ADD `prev_labels` text;\n",
   },
+  {
+    tag: "0003_selectable_fields",
+    when: 1796480569480,
+    breakpoints: true,
+    sql: "-- The values kube's field selectors read that a write can change (status.phase, spec.nodeName, …), beside the labels,\n-- and what they were before a change-log entry: a watch from an old revision with such a field selector knows from\n-- them which objects matched then. Rows and entries written before this migration have none.\nALTER TABLE `changes` ADD `prev_fields` text;--> statement-breakpoint\nALTER TABLE `resources` ADD `fields` text;\n",
+  },
 ];

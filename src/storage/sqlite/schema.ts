@@ -34,6 +34,12 @@ export const resources = sqliteTable(
      * parse), and the writer compares it to know whether resource_labels must change.
      */
     labels: text('labels').notNull(),
+    /**
+     * The values kube's field selectors read that a write can change (status.phase, spec.nodeName, …) as a small JSON
+     * object (object-columns.ts selectableFields), compared by the writer as the labels are, for the change log's
+     * prev_fields. Null in rows written before it was kept.
+     */
+    fields: text('fields'),
     object: text('object').notNull(),
   },
   (t) => [
@@ -87,9 +93,14 @@ export const changes = sqliteTable('changes', {
   /**
    * The object's labels before this entry (the `labels` column's text), only where the entry changed them (a MODIFIED)
    * or removed them (DELETED): a watch from an old revision with a label selector learns from the first such entry
-   * after it whether the object matched then, and so which objects left the selector (labelHistory).
+   * after it whether the object matched then, and so which objects left the selector (selectorHistory).
    */
   prevLabels: text('prev_labels'),
+  /**
+   * The object's `fields` column before this entry, written with prev_labels wherever that is (an entry that changed
+   * either): with both, the watch judges field selectors on status.phase and the like as it judges label selectors.
+   */
+  prevFields: text('prev_fields'),
 });
 
 /** Stored types with their counts, maintained by the writer so discovery never scans `resources`. */

@@ -7,14 +7,14 @@ import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
 import { AnalyzePolicy } from '../analyze-policy.js';
 import { StorageError } from '../errors.js';
-import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, labelHistoryQuery, toChange, toLabelHistoryEntry } from '../changes-sql.js';
+import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, selectorHistoryQuery, toChange, toSelectorHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinable, planList, readJoinedPage, readPage, type ListStatements } from '../list-page.js';
 import { RevisionNotifier } from '../notifier.js';
 import { rowColumns, toStoredRow } from '../stored-row.js';
 import { resourceColumns } from '../list-sql.js';
 import type {
-  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, LabelHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
+  ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, SelectorHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
 import { collapseBatch } from '../write-plan.js';
@@ -290,14 +290,14 @@ class SqliteStorage implements Storage {
     );
   }
 
-  async labelHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<LabelHistoryResult> {
+  async selectorHistory(after: string, upTo: string, filter: KeyFilter, limit: number): Promise<SelectorHistoryResult> {
     const from = Number(after);
     const n = Math.max(1, Math.floor(limit));
-    return this.run('labelHistory', () =>
-      this.db.transaction((): LabelHistoryResult => {
+    return this.run('selectorHistory', () =>
+      this.db.transaction((): SelectorHistoryResult => {
         const gone = this.logLacks(from);
         if (gone) return gone;
-        const entries = allRows(this.db, labelHistoryQuery(sqliteQuery, filter, from, Number(upTo), n)).map(toLabelHistoryEntry);
+        const entries = allRows(this.db, selectorHistoryQuery(sqliteQuery, filter, from, Number(upTo), n)).map(toSelectorHistoryEntry);
         return { expired: false, entries, revision: entries.length >= n ? entries[entries.length - 1]!.revision : upTo };
       }).deferred(),
     );

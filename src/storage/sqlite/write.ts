@@ -4,29 +4,29 @@ import { REVISION_MARK } from '../changes-sql.js';
 import { rowKeyString } from '../key.js';
 import { parseLabelsJson, revisionText, type TemplateParts } from '../object-columns.js';
 import type { ResourceType, WriteFence } from '../types.js';
-import { planWrite, prevLabels, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
+import { planWrite, prevSelectable, type CollapsedBatch, type ExistingRow, type WritePlan } from '../write-plan.js';
 import type { Db } from './connection.js';
 import { FENCED_CODE } from './errors.js';
 import { prepare } from './prepare.js';
 import { headRevisionOf } from '../snapshot.js';
 
-const SELECT_KEY = `SELECT id, resource_version, size, labels, uid, owner_uid, created_at FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
+const SELECT_KEY = `SELECT id, resource_version, size, labels, fields, uid, owner_uid, created_at FROM resources WHERE "group" = ? AND version = ? AND resource = ? AND cluster = ? AND namespace = ? AND name = ?`;
 // The stored text is joined here from the template's head, the revision and its tail (object-columns.ts TemplateParts):
 // bytes from the writer thread's buffer are read as UTF-8 text (CAST), so no string of it is made in JavaScript.
 const OBJECT = `CAST(? AS TEXT) || ? || CAST(? AS TEXT)`;
-const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, object) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${OBJECT})`;
-const UPDATE_ROW = `UPDATE resources SET kind = ?, uid = ?, owner_uid = ?, resource_version = ?, revision = ?, created_at = ?, synced_at = ?, size = ?, labels = ?, object = ${OBJECT} WHERE id = ?`;
+const INSERT_ROW = `INSERT INTO resources (cluster, "group", version, resource, kind, namespace, name, uid, owner_uid, resource_version, revision, created_at, synced_at, size, labels, fields, object) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${OBJECT})`;
+const UPDATE_ROW = `UPDATE resources SET kind = ?, uid = ?, owner_uid = ?, resource_version = ?, revision = ?, created_at = ?, synced_at = ?, size = ?, labels = ?, fields = ?, object = ${OBJECT} WHERE id = ?`;
 // SQLite rewrites the entries of every index whose columns an UPDATE sets, whatever the values: an update that keeps
 // uid, owner and creation time (most do: status changes, scaling) leaves resources_owner and resources_created alone.
 // At a million rows that halves the pages a churned row dirties (measured: WAL 16 -> 8 KB per update).
-const UPDATE_BODY = `UPDATE resources SET kind = ?, resource_version = ?, revision = ?, synced_at = ?, size = ?, labels = ?, object = ${OBJECT} WHERE id = ?`;
+const UPDATE_BODY = `UPDATE resources SET kind = ?, resource_version = ?, revision = ?, synced_at = ?, size = ?, labels = ?, fields = ?, object = ${OBJECT} WHERE id = ?`;
 const DELETE_LABEL = `DELETE FROM resource_labels WHERE key = ? AND value = ? AND resource_id = ?`;
 const INSERT_LABEL = `INSERT INTO resource_labels (key, value, resource_id) VALUES (?, ?, ?)`;
 // Every label of a row in one statement, from the labels column's JSON text (one call into SQLite, not one per label).
 const INSERT_LABELS = `INSERT INTO resource_labels (key, value, resource_id) SELECT key, value, ? FROM json_each(?)`;
-const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_CHANGE = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels, prev_fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // The last state of a deleted row, with its metadata.resourceVersion set to the deletion's revision.
-const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?), labels FROM resources WHERE id = ?`;
+const INSERT_DELETED = `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels, prev_fields) SELECT ?, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', ?), labels, fields FROM resources WHERE id = ?`;
 const DELETE_ROW = `DELETE FROM resources WHERE id = ?`;
 const UPSERT_TYPE = `INSERT INTO resource_types (cluster, "group", version, resource, kind, namespaced, count, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (cluster, "group", version, resource) DO UPDATE SET count = resource_types.count + excluded.count, bytes = resource_types.bytes + excluded.bytes,
@@ -55,9 +55,9 @@ export function applyBatch<T extends TemplateParts>(db: Db, batch: CollapsedBatc
   const existing = new Map<string, ExistingRow>();
   for (const k of batch.keys) {
     const r = selectKey.get(k.group, k.version, k.resource, k.cluster, k.namespace, k.name) as
-      | [number, string, number, string, string, string, number]
+      | [number, string, number, string, string | null, string, string, number]
       | undefined;
-    if (r) existing.set(rowKeyString(k), { id: r[0], resourceVersion: r[1], size: r[2], labels: r[3], indexed: { uid: r[4], ownerUid: r[5], createdAt: r[6] } });
+    if (r) existing.set(rowKeyString(k), { id: r[0], resourceVersion: r[1], size: r[2], labels: r[3], fields: r[4], indexed: { uid: r[5], ownerUid: r[6], createdAt: r[7] } });
   }
   const plan = planWrite(batch, existing, readMeta(db, 'revision'));
   if (plan.upserts.length === 0 && plan.deletes.length === 0) return plan;
@@ -77,7 +77,7 @@ export function applyBatch<T extends TemplateParts>(db: Db, batch: CollapsedBatc
     let id: number;
     if (!old) {
       id = Number(
-        insertRow.run(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, head, rv, tail)
+        insertRow.run(c.cluster, c.group, c.version, c.resource, c.kind, c.namespace, c.name, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, c.fieldsJson, head, rv, tail)
           .lastInsertRowid,
       );
       if (c.labels.length === 1) insertLabel.run(c.labels[0]![0], c.labels[0]![1], id);
@@ -86,9 +86,9 @@ export function applyBatch<T extends TemplateParts>(db: Db, batch: CollapsedBatc
       id = old.id;
       const ix = old.indexed;
       if (ix && ix.uid === c.uid && ix.ownerUid === c.ownerUid && ix.createdAt === c.createdAt) {
-        updateBody.run(c.kind, c.memberRv, u.revision, now, u.size, c.labelsJson, head, rv, tail, id);
+        updateBody.run(c.kind, c.memberRv, u.revision, now, u.size, c.labelsJson, c.fieldsJson, head, rv, tail, id);
       } else {
-        updateRow.run(c.kind, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, head, rv, tail, id);
+        updateRow.run(c.kind, c.uid, c.ownerUid, c.memberRv, u.revision, c.createdAt, now, u.size, c.labelsJson, c.fieldsJson, head, rv, tail, id);
       }
       // Most updates are status changes: the label rows stay untouched unless the labels text differs.
       if (old.labels !== c.labelsJson) {
@@ -96,7 +96,7 @@ export function applyBatch<T extends TemplateParts>(db: Db, batch: CollapsedBatc
         for (const [k, v] of c.labels) insertLabel.run(k, v, id);
       }
     }
-    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, old ? 'MODIFIED' : 'ADDED', c.createdAt, now, prevLabels(u));
+    insertChange.run(u.revision, id, c.cluster, c.group, c.version, c.resource, c.namespace, c.name, old ? 'MODIFIED' : 'ADDED', c.createdAt, now, ...prevSelectable(u));
   }
   const insertDeleted = prepare(db, INSERT_DELETED);
   const deleteRow = prepare(db, DELETE_ROW);
@@ -124,8 +124,8 @@ export function cleanRows(db: Db, cluster: string, type: ResourceType | undefine
   const count = Number(
     prepare(
       db,
-      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels)
-       SELECT CAST(? AS INTEGER) + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(CAST(? AS INTEGER) + rn AS TEXT)), labels
+      `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, object, prev_labels, prev_fields)
+       SELECT CAST(? AS INTEGER) + rn, id, cluster, "group", version, resource, namespace, name, 'DELETED', created_at, ?, json_set(object, '$.metadata.resourceVersion', CAST(CAST(? AS INTEGER) + rn AS TEXT)), labels, fields
        FROM (SELECT row_number() OVER (ORDER BY id) AS rn, * FROM resources WHERE ${where})`,
     ).run(base, now, base, ...args).changes,
   );
@@ -218,7 +218,7 @@ export function moveRevision(db: Db, to: number, compact: boolean): number {
     if (to > head) {
       writeMeta(db, 'revision', to);
       // The jump's mark (REVISION_MARK): the target is a revision clients may hold, though no object changed at it.
-      prepare(db, INSERT_CHANGE).run(to, 0, '', '', '', '', '', '', REVISION_MARK, 0, Date.now(), null);
+      prepare(db, INSERT_CHANGE).run(to, 0, '', '', '', '', '', '', REVISION_MARK, 0, Date.now(), null, null);
     }
     return head;
   }

@@ -117,6 +117,36 @@ function contract(backend: string, url: () => Promise<{ url: string; drop: () =>
       }
     });
 
+    it('from an older resourceVersion with fieldSelector status.phase=Running: a pod that finished since is DELETED, one that started ADDED', async () => {
+      const app = { app: 'ph' };
+      await put('ph-done', app, 'Running');
+      await put('ph-start', app, 'Pending');
+      await put('ph-steady', app, 'Running');
+      await put('ph-gone', app, 'Running');
+      await put('ph-blip', app, 'Running');
+      const before = await storage.currentRevision();
+      await put('ph-done', app, 'Succeeded'); // left
+      await put('ph-start', app, 'Running'); // entered
+      await put('ph-steady', { ...app, v: '2' }, 'Running'); // changed inside
+      await put('ph-gone', app, 'Failed'); // left, then deleted: DELETED once
+      await remove('ph-gone');
+      await put('ph-blip', app, 'Unknown'); // left and came back: still held
+      await put('ph-blip', app, 'Running');
+      const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&labelSelector=app%3Dph&fieldSelector=status.phase%3DRunning&resourceVersion=${before}`);
+      try {
+        const seen: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const e = await w.next();
+          seen.push(`${e.type} ${e.object.metadata.name}`);
+        }
+        expect(seen).toEqual(['DELETED ph-done', 'ADDED ph-start', 'MODIFIED ph-steady', 'DELETED ph-gone', 'MODIFIED ph-blip']);
+        await put('ph-done', app, 'Running');
+        expect(await w.next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'ph-done' } } });
+      } finally {
+        w.close();
+      }
+    });
+
     it('fieldSelector status.phase=Pending: a pod that starts running leaves the watch, one that goes back enters it', async () => {
       await put('f-1', { app: 'f' }, 'Pending');
       const w = await openWatch(`${served.api.base}${P}/api/v1/namespaces/sel/pods?watch=true&fieldSelector=status.phase%3DPending&resourceVersion=${await storage.currentRevision()}`);
