@@ -17,7 +17,7 @@ import { Clusterpedia } from './clusterpedia.js';
 import { Injector, type InjectedFault } from './inject.js';
 import type { ChaosOptions } from './options.js';
 import { countByKind, planFaults, type FaultKind } from './schedule.js';
-import { addDiff, diffKeys, diffTotal, emptyDiff, memberRevisions, memberState, syncedTypes, type Diff, type FleetState, type SyncedType } from './state.js';
+import { addDiff, diffKeys, diffTotal, emptyDiff, memberRevisions, memberState, syncedTypes, watchedView, type Diff, type FleetState, type SyncedType, type WatchedView } from './state.js';
 import { RevisionTracker } from './revision-tracker.js';
 import { readHttp, readStorage } from './stored.js';
 import { Watcher, type WatcherStats } from './watcher.js';
@@ -105,8 +105,11 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     cleanups.push(() => f.stop());
     const clustersFile = join(outDir, 'clusters.yaml');
     writeFileSync(clustersFile, pediaClustersYaml(f.clusters));
-    const initialMembers = await memberState(f.clusters, types);
-    const objectsInitial = countObjects(initialMembers);
+    const views = o.watchers.map((ref) => watchedView(ref, types));
+    // Churn relabels a pod now and then, so that label-selected watchers see objects leave and enter their selector.
+    for (const c of f.clusters) c.churn.relabelShare = RELABEL_SHARE;
+    const initialMembers = await memberState(f.clusters, types, views);
+    const objectsInitial = countObjects(initialMembers, types);
     const revisionsAtStart = f.clusters.reduce((n, c) => n + c.revision, 0);
     say(`fleet: ${o.clusters} members, ${objectsInitial} objects in ${types.length} types; storage ${storage.url}; logs in ${outDir}`);
 
@@ -123,11 +126,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     say(`clusterpedia: ${processes.map((p) => p.name).join(', ')}`);
 
     const watchAc = new AbortController();
-    const watchers = o.watchers.map((ref, i) => {
-      const t = types.find((x) => x.ref === ref);
-      if (!t) throw new Error(`watcher resource ${ref} is not synced (synced: ${types.map((x) => x.ref).join(', ')})`);
-      return new Watcher(`watcher-${i + 1}`, t, bases, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!);
-    });
+    const watchers = views.map((v, i) => new Watcher(`watcher-${i + 1}`, v, bases, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!));
     const watcherRuns = watchers.map((w) => w.run(watchAc.signal));
     cleanups.push(async () => {
       watchAc.abort();
@@ -182,7 +181,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     const endOfChaos = Date.now();
     event({ phase: 'faults-lifted', faultsApplied: injected.length });
     say(`churn stopped, all faults lifted (${injected.length} applied); waiting for convergence`);
-    const members = new StillMembers(f.clusters, types);
+    const members = new StillMembers(f.clusters, types, views);
     const final = await waitConverged({ bases, types, watchers, members: () => members.get(), deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say, directUrl: storage.url });
     const lastMove = Math.max(endOfChaos, tracker.lastChangeAt, ...processes.map((p) => Math.max(p.servingSince, p.leaderSince)), ...watchers.map((w) => w.lastChangeAt));
     const convergeMs = final.convergedAt === undefined ? undefined : lastMove - endOfChaos;
@@ -204,8 +203,8 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     storageDiff.extra += direct.foreignRows.length;
     storageDiff.stale += direct.rvColumnMismatches.length;
     const watcherResults: WatcherResult[] = watchers.map((w) => ({
-      name: w.name, resource: w.type.ref, objects: w.items.size, stats: w.stats,
-      diff: diffKeys(`${w.name} ${w.type.ref}`, membersFinal.get(w.type.ref)!, w.items),
+      name: w.name, resource: w.view.ref, objects: w.items.size, stats: w.stats,
+      diff: diffKeys(`${w.name} ${w.view.ref}`, membersFinal.get(w.view.ref)!, w.items),
     }));
     // Graceful shutdown is part of the test: SIGTERM must end the process within its grace period.
     await tracker.stop();
@@ -222,7 +221,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     const result: ChaosResult = {
       options: o, bindingFlags, outDir, startedAt: new Date(t0).toISOString(),
       processes: processes.map((p) => ({ name: p.name, restarts: p.incarnations - 1, kills: p.kills, leadershipLostExits: p.leadershipLostExits })),
-      objectsInitial, objectsFinal: countObjects(membersFinal),
+      objectsInitial, objectsFinal: countObjects(membersFinal, types),
       memberChanges: f.clusters.reduce((n, c) => n + c.revision, 0) - revisionsAtStart,
       initialSyncMs,
       faultsPlanned: plan.length, faultsByKind: byKind,
@@ -253,6 +252,9 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     await new Promise<void>((r) => chaosLog.end(() => r()));
   }
 }
+
+/** Of churn's operations, the share that relabels a pod (the rest as the simulator's churn does them). */
+const RELABEL_SHARE = 0.05;
 
 const restarts = (ps: readonly Clusterpedia[]): number => ps.reduce((n, p) => n + p.incarnations - 1, 0);
 
@@ -299,12 +301,12 @@ function flagsTakenBy(bundle: string, role: 'synchro' | 'apiserver', flags: read
 class StillMembers {
   private state: FleetState | undefined;
   private at = '';
-  constructor(private readonly clusters: readonly SimCluster[], private readonly types: readonly SyncedType[]) {}
+  constructor(private readonly clusters: readonly SimCluster[], private readonly types: readonly SyncedType[], private readonly views: readonly WatchedView[]) {}
   async get(): Promise<FleetState> {
     for (let i = 0; i < 5; i++) {
       const before = memberRevisions(this.clusters);
       if (this.state && before === this.at) return this.state;
-      const state = await memberState(this.clusters, this.types);
+      const state = await memberState(this.clusters, this.types, this.views);
       if (memberRevisions(this.clusters) === before) {
         this.state = state;
         this.at = before;
@@ -315,10 +317,9 @@ class StillMembers {
   }
 }
 
-function countObjects(s: FleetState): number {
-  let n = 0;
-  for (const m of s.values()) n += m.size;
-  return n;
+/** The members' objects: the synced types' (a selector's view holds some of them again). */
+function countObjects(s: FleetState, types: readonly SyncedType[]): number {
+  return types.reduce((n, t) => n + (s.get(t.ref)?.size ?? 0), 0);
 }
 
 interface Check {
@@ -347,7 +348,7 @@ async function waitConverged(a: {
     const members = await a.members();
     // Watchers first: cheap, in memory.
     const watchers = emptyDiff();
-    for (const w of a.watchers) addDiff(watchers, diffKeys(`${w.name} ${w.type.ref}`, members.get(w.type.ref)!, w.items));
+    for (const w of a.watchers) addDiff(watchers, diffKeys(`${w.name} ${w.view.ref}`, members.get(w.view.ref)!, w.items));
     try {
       // Every apiserver in turn, each a full read: converged only when all of them serve the members.
       const http = emptyDiff();

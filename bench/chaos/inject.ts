@@ -87,7 +87,7 @@ export class Injector {
         const w = this.d.watchers[f.watcher]!;
         w.pause(f.forMs);
         this.later(`watcher-${f.watcher}`, f.forMs, async () => w.resume());
-        record({ watcher: w.name, resource: w.type.ref });
+        record({ watcher: w.name, resource: w.view.ref });
         return;
       }
       case 'kill': {

@@ -1,4 +1,5 @@
 // The chaos run's one options tree: presets (short for CI, full for the record), flags and CHAOS_* env overrides.
+import { CHURN_TIER_LABEL } from '../../src/sim/index.js';
 import { parseDuration } from '../../src/storage/duration.js';
 import { FAULT_KINDS, type FaultKind } from './schedule.js';
 
@@ -57,7 +58,8 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
     topology: 'binding',
     seed: 1,
     ...PRESETS[preset],
-    watchers: ['pods', 'pods', 'replicasets.apps', 'pods'],
+    // Informer-style watchers; two follow a selector: pods a relabel moves in and out, pods that start running.
+    watchers: ['pods', 'pods', 'replicasets.apps', 'pods', `pods?labelSelector=${CHURN_TIER_LABEL}=a`, 'pods?fieldSelector=status.phase=Running'],
     only: [],
     convergeTimeoutMs: 120_000,
     bindingFlags: DEFAULT_BINDING_FLAGS,

@@ -1,6 +1,6 @@
 // What the members hold and what clusterpedia holds, as key → member resourceVersion maps per synced type, and their diff.
 import { builtinResources } from '../../src/sim/catalog.js';
-import { defaultSyncResources, type SimCluster } from '../../src/sim/index.js';
+import { defaultSyncResources, type SimCluster, type SimObject } from '../../src/sim/index.js';
 
 /** One synced resource type: its simulator name, its storage identity, and its path under the resources API. */
 export interface SyncedType {
@@ -30,6 +30,37 @@ export function syncedTypes(): SyncedType[] {
   return out;
 }
 
+/**
+ * What a watcher follows: every object of a synced type, or those a selector picks (`pods?labelSelector=k=v`,
+ * `pods?fieldSelector=status.phase=Running`). The selector is one `key=value` requirement, judged here on the member's
+ * object by a plain lookup (not clusterpedia's matcher, whose bugs the run is meant to catch).
+ */
+export interface WatchedView {
+  /** As given, the key of its expected state in a FleetState. */
+  ref: string;
+  type: SyncedType;
+  /** The list and watch query parameters of the selector. */
+  query: Record<string, string>;
+  matches: (o: SimObject) => boolean;
+}
+
+/** Parses a watcher's view ("pods", "pods?labelSelector=app=x", "pods?fieldSelector=status.phase=Running"). */
+export function watchedView(ref: string, types: readonly SyncedType[]): WatchedView {
+  const at = ref.indexOf('?');
+  const typeRef = at < 0 ? ref : ref.slice(0, at);
+  const type = types.find((x) => x.ref === typeRef);
+  if (!type) throw new Error(`watcher resource ${typeRef} is not synced (synced: ${types.map((x) => x.ref).join(', ')})`);
+  if (at < 0) return { ref, type, query: {}, matches: () => true };
+  const m = /^(labelSelector|fieldSelector)=([^=]+)=(.*)$/.exec(ref.slice(at + 1));
+  if (!m) throw new Error(`watcher ${ref}: the selector must be labelSelector=KEY=VALUE or fieldSelector=PATH=VALUE`);
+  const [, param, key, value] = m as unknown as [string, 'labelSelector' | 'fieldSelector', string, string];
+  const path = key.split('.');
+  const matches = param === 'labelSelector'
+    ? (o: SimObject): boolean => o.metadata.labels?.[key] === value
+    : (o: SimObject): boolean => path.reduce<unknown>((v, n) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[n] : undefined), o) === value;
+  return { ref, type, query: { [param]: `${key}=${value}` }, matches };
+}
+
 /** "cluster/namespace/name" → member resourceVersion, for one type. */
 export type KeyMap = Map<string, string>;
 /** By SyncedType.ref. */
@@ -41,15 +72,23 @@ export const objectKey = (cluster: string, namespace: string | undefined, name: 
  * Every member object of every synced type (what a complete sync must end with). Costs ~1 s per 6,000 objects of
  * the driver's time, so it yields between (member, type) pairs: the members, served from this process, keep answering.
  */
-export async function memberState(clusters: readonly SimCluster[], types: readonly SyncedType[]): Promise<FleetState> {
+export async function memberState(clusters: readonly SimCluster[], types: readonly SyncedType[], views: readonly WatchedView[] = []): Promise<FleetState> {
   const state: FleetState = new Map();
+  const selective = views.filter((v) => v.ref !== v.type.ref);
   for (const t of types) {
     const m: KeyMap = new Map();
+    const picked = selective.filter((v) => v.type === t).map((v) => ({ v, m: new Map<string, string>() }));
     for (const c of clusters) {
-      for (const o of c.store.list(t.ref)) m.set(objectKey(c.name, o.metadata.namespace, o.metadata.name ?? ''), o.metadata.resourceVersion ?? '');
+      for (const o of c.store.list(t.ref)) {
+        const key = objectKey(c.name, o.metadata.namespace, o.metadata.name ?? '');
+        const rv = o.metadata.resourceVersion ?? '';
+        m.set(key, rv);
+        for (const p of picked) if (p.v.matches(o)) p.m.set(key, rv);
+      }
       await new Promise((r) => setImmediate(r));
     }
     state.set(t.ref, m);
+    for (const p of picked) state.set(p.v.ref, p.m);
   }
   return state;
 }

@@ -1,11 +1,12 @@
 // An informer-style raw watch client of clusterpedia: paged list, then watch from the list's resourceVersion with
 // bookmarks, resume from the last resourceVersion after any break (clusterpedia killed included), relist on 410.
-// It keeps its own key → member-RV map, which must end equal to the members.
+// It keeps its own key → member-RV map, which must end equal to the members' objects its selector (if any) picks:
+// one that left the selector while the watcher was away must have come as DELETED in the catch-up.
 import { Agent, request, type Dispatcher } from 'undici';
 import { Backoff } from '../../src/lib/backoff.js';
 import { sleep } from '../../src/lib/lifecycle.js';
 import type { Rng } from '../../src/sim/prng.js';
-import type { KeyMap, SyncedType } from './state.js';
+import type { KeyMap, WatchedView } from './state.js';
 import { RESOURCES_PREFIX, servedKey } from './stored.js';
 
 interface WatchEvent {
@@ -56,7 +57,8 @@ export class Watcher {
 
   constructor(
     readonly name: string,
-    readonly type: SyncedType,
+    /** The type it lists and watches, and the selector it asks for, if any. */
+    readonly view: WatchedView,
     /** clusterpedia's apiservers: with more than one, every request (list page, watch) goes to one drawn at random. */
     private readonly bases: readonly string[],
     private readonly rng: Rng,
@@ -122,7 +124,7 @@ export class Watcher {
 
   private url(q: Record<string, string>): string {
     const base = this.bases.length === 1 ? this.bases[0]! : this.rng.pick(this.bases);
-    return `${base}${RESOURCES_PREFIX}${this.type.path}?${new URLSearchParams(q)}`;
+    return `${base}${RESOURCES_PREFIX}${this.view.type.path}?${new URLSearchParams({ ...this.view.query, ...q })}`;
   }
 
   /** A full (paged) list replaces the map, as an informer's Replace does. */

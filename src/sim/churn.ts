@@ -12,8 +12,19 @@ const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Re
 const MAX_REPLICAS = 8;
 const MAX_CHURN_EVENTS = 200;
 
+/** The label a relabel operation flips between "a" and "b" (Churn.relabelShare). */
+export const CHURN_TIER_LABEL = 'churn.sim.clusterpedia.io/tier';
+
 export class Churn {
   private readonly rng: Rng;
+  /** Draws the relabel operations, apart from `rng`: the other operations' sequence is the same with them or without. */
+  private readonly relabelRng: Rng;
+  /**
+   * The share of operations that flip a pod's CHURN_TIER_LABEL (0 by default): a label selector's watchers then see
+   * pods leave and enter it without being deleted, as a controller's relabel does.
+   */
+  relabelShare = 0;
+  private relabelOps = 0;
   private timer: NodeJS.Timeout | undefined;
   private budget = 0;
   private ops = 0;
@@ -23,6 +34,7 @@ export class Churn {
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
+    this.relabelRng = rngFor('churn-relabel', seed, cluster);
   }
 
   get running(): boolean {
@@ -32,6 +44,11 @@ export class Churn {
   /** Operations applied so far. */
   get operations(): number {
     return this.ops;
+  }
+
+  /** Of them, relabels (relabelShare). */
+  get relabels(): number {
+    return this.relabelOps;
   }
 
   /** Applies changes at about `eventsPerSecond` (watch events, not operations) until stop(). */
@@ -63,6 +80,11 @@ export class Churn {
     const before = this.store.revision;
     for (let i = 0; i < n; i++) {
       this.ops++;
+      if (this.relabelShare > 0 && this.relabelRng.next() < this.relabelShare) {
+        this.relabelOps++;
+        this.relabel();
+        continue;
+      }
       const roll = this.rng.next();
       if (roll < 0.5) this.podStatus();
       else if (roll < 0.7) this.scale();
@@ -77,6 +99,18 @@ export class Churn {
     const table = this.store.table(gr);
     const key = table?.keyNear(this.rng.int(1 << 30));
     return key === undefined ? undefined : table?.get(key);
+  }
+
+  /** Flips a pod's CHURN_TIER_LABEL: absent or "b" becomes "a", "a" becomes "b". */
+  private relabel(): void {
+    const table = this.store.table('pods');
+    const key = table?.keyNear(this.relabelRng.int(1 << 30));
+    const pod = key === undefined ? undefined : table?.get(key);
+    if (!pod || pod.metadata.deletionTimestamp) return;
+    const next = clone(pod);
+    const tier = next.metadata.labels?.[CHURN_TIER_LABEL] === 'a' ? 'b' : 'a';
+    next.metadata.labels = { ...next.metadata.labels, [CHURN_TIER_LABEL]: tier };
+    this.store.update('pods', next);
   }
 
   /** The pod that waited longest for its containers, if any still does; else any pod. */
@@ -207,7 +241,7 @@ export class Churn {
     if (!template) return;
     const ns = deploy.metadata.namespace ?? '';
     const revision = Number(deploy.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 1) + 1;
-    const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', 'churn', this.ops);
+    const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', 'churn', this.ops - this.relabelOps);
     // A `kubectl rollout restart`: the time goes into the Deployment's template, and from it into the new ReplicaSet
     // (its template and selector carrying the new hash) and every pod that ReplicaSet makes.
     const restartedAt = { 'kubectl.kubernetes.io/restartedAt': iso(this.now()) };

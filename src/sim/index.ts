@@ -5,7 +5,7 @@ export { ClusterStoreApi, type ResourceRef } from './cluster-api.js';
 export { memberCrds, hostCrds, type SimCrd } from './crds.js';
 export type { RequestRecord, RequestLog } from './request-log.js';
 export type { Reviews, ReviewUser, TokenReviewAnswer, SubjectAccessReviewAnswer, SubjectAccessReviewSpec } from './reviews.js';
-export type { Churn } from './churn.js';
+export { CHURN_TIER_LABEL, type Churn } from './churn.js';
 export type { SimCertificates } from './tls.js';
 export type { SimObject, SimMeta, PrinterColumn } from './types.js';
 export { isStatusError, type KubeStatus } from './status.js';

@@ -1,6 +1,6 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { CHURN_TIER_LABEL, startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
 const started: SimCluster[] = [];
@@ -28,6 +28,29 @@ describe('churn', () => {
     const other = await cluster(5);
     other.churn.step(300);
     expect(names(other, 'pods')).not.toEqual(names(a, 'pods'));
+  });
+
+  it('with a relabel share, also flips pods between two tiers of a label; the other changes stay as they were', async () => {
+    const plain = await cluster();
+    const relabeled = await cluster();
+    relabeled.churn.relabelShare = 0.2;
+    plain.churn.step(300);
+    while (relabeled.churn.operations - relabeled.churn.relabels < 300) relabeled.churn.step(1);
+    expect(relabeled.churn.relabels).toBeGreaterThan(20);
+    const tiers = (c: SimCluster): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const p of c.snapshot('pods')) {
+        const t = p.metadata.labels?.[CHURN_TIER_LABEL] ?? 'none';
+        out[t] = (out[t] ?? 0) + 1;
+      }
+      return out;
+    };
+    expect(tiers(plain)).toEqual({ none: plain.snapshot('pods').length });
+    const got = tiers(relabeled);
+    expect(got.a).toBeGreaterThan(0);
+    expect(got.b).toBeGreaterThan(0);
+    // The relabels are drawn apart: the other operations made and removed the same objects.
+    for (const gr of ['pods', 'replicasets.apps', 'deployments.apps']) expect(names(relabeled, gr)).toEqual(names(plain, gr));
   });
 
   it('creates, modifies and deletes pods and ReplicaSets, and stays bounded', async () => {
