@@ -45,6 +45,14 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
  */
 export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.values(LABELS).flatMap((own) => Object.entries(own).map(([name, l]) => l.path ?? name)))].sort();
 
+const KEPT = new Set(FIELD_LABEL_PATHS);
+
+/** Whether a requirement's path is one of FIELD_LABEL_PATHS (plain: no list, no index). */
+export function readsFieldLabelPath(path: readonly FieldPathSegment[]): boolean {
+  const name = dotted(path);
+  return name !== undefined && KEPT.has(name);
+}
+
 /** Every resource's: a cluster-scoped object's namespace is "". */
 const COMMON: Record<string, FieldLabel> = { 'metadata.namespace': str };
 

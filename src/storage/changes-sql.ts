@@ -42,6 +42,8 @@ export function changesQuery(d: QueryDialect, filter: WatchFilter, after: number
     revision: sql.raw('c.revision'),
     createdAt: sql.raw('c.created_at'),
     doc: sql.raw('COALESCE(c.object, r.object)'),
+    // A deleted row's last state, else the row's fields where it has them.
+    fieldsDoc: sql.raw('COALESCE(c.object, r.fields, r.object)'),
     labels: sql.raw('COALESCE(c.object, r.object)'),
     labelsPath: ['metadata', 'labels'],
   };
@@ -83,7 +85,7 @@ function entryConditions(d: QueryDialect, filter: KeyFilter, after: number, upTo
   const unused = sql`NULL`;
   const refs: ColumnRefs = {
     id: c('resource_id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), namespace: c('namespace'), name: c('name'),
-    createdAt: c('created_at'), kind: unused, ownerUid: unused, resourceVersion: unused, doc: unused, labels: unused, labelsPath: [],
+    createdAt: c('created_at'), kind: unused, ownerUid: unused, resourceVersion: unused, doc: unused, fieldsDoc: unused, labels: unused, labelsPath: [],
   };
   return [sql`c.revision > ${after}`, sql`c.revision <= ${upTo}`, sql`c.type <> ${REVISION_MARK}`, ...filterConditions(d, filter, refs)];
 }

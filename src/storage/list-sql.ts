@@ -1,5 +1,6 @@
 // The WHERE of list() and changesSince(), built once for both dialects from the parsed query (never from SQL text).
 import { sql, type SQL } from 'drizzle-orm';
+import { readsFieldLabelPath } from '../kube/field-labels.js';
 import { compareInt } from '../kube/match.js';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
@@ -20,6 +21,11 @@ export interface ColumnRefs {
   createdAt: SQL;
   /** The JSON document. */
   doc: SQL;
+  /**
+   * A JSON document that holds what `doc` holds at FIELD_LABEL_PATHS (status.phase, spec.nodeName, …): the small
+   * `fields` column where the row has one (object-columns.ts selectableFields), else the object.
+   */
+  fieldsDoc: SQL;
   /** A JSON document holding the labels map at `labelsPath` (the small `labels` column, or the object). */
   labels: SQL;
   labelsPath: string[];
@@ -31,7 +37,7 @@ export function resourceColumns(alias: string): ColumnRefs {
   return {
     id: c('id'), cluster: c('cluster'), group: c('group'), version: c('version'), resource: c('resource'), kind: c('kind'),
     namespace: c('namespace'), name: c('name'), ownerUid: c('owner_uid'), resourceVersion: c('resource_version'), createdAt: c('created_at'), doc: c('object'),
-    labels: c('labels'), labelsPath: [],
+    fieldsDoc: sql.raw(`COALESCE(${alias}."fields", ${alias}."object")`), labels: c('labels'), labelsPath: [],
   };
 }
 
@@ -51,7 +57,8 @@ export function filterConditions(d: QueryDialect, q: Filter, c: ColumnRefs, driv
   if (q.before) out.push(sql`${c.createdAt} < ${q.before.getTime()}`);
   for (const s of q.fuzzyNames ?? []) out.push(d.contains(c.name, s));
   (q.labels ?? []).forEach((r, i) => out.push(i === drivingLabel ? labelDrivingCondition(d, r, c.id) : labelJsonCondition(d, r, c)));
-  for (const r of q.fields ?? []) out.push(fieldCondition(d, r, c.doc));
+  // A field label reads the row's small `fields` document instead of parsing the object.
+  for (const r of q.fields ?? []) out.push(fieldCondition(d, r, readsFieldLabelPath(r.path) ? c.fieldsDoc : c.doc));
   if (q.owner) {
     const owner = ownerCondition(d, q.owner, q, c);
     if (owner) out.push(owner);

@@ -22,7 +22,7 @@ export interface ObjectColumns extends RowKey {
   labels: [string, string][];
   /** The same pairs as a JSON object (the `labels` column). */
   labelsJson: string;
-  /** The object's values at FIELD_LABEL_PATHS as a JSON object, path → value (the `fields` column; see selectableFields). */
+  /** The object's values at FIELD_LABEL_PATHS, at their paths (the `fields` column; see selectableFields). */
   fieldsJson: string;
 }
 
@@ -53,39 +53,28 @@ export function extractColumns(u: UpsertObject): ObjectColumns {
   };
 }
 
-const FIELD_PATHS = FIELD_LABEL_PATHS.map((p) => ({ path: p, names: p.split('.') }));
+const FIELD_PATHS = FIELD_LABEL_PATHS.map((p) => p.split('.'));
 
 /**
  * The values a write can change that kube's field selectors read (FIELD_LABEL_PATHS: status.phase, spec.nodeName, …),
- * as a JSON object of path → value as the object holds it, those it has only: "{}" for most kinds. Beside the
- * labels, what a watch from an old resourceVersion needs to know which objects its selector matched then.
+ * those the object has, at the same paths as in the object (`{"spec":{"nodeName":"n1"},"status":{"phase":"Running"}}`):
+ * "{}" for most kinds. A field selector on one of them reads this small document instead of the object, to the same
+ * effect; beside the labels, it is what a watch from an old resourceVersion needs to know which objects matched then.
  */
 export function selectableFields(object: unknown): string {
   let out: Record<string, unknown> | undefined;
-  for (const { path, names } of FIELD_PATHS) {
+  for (const names of FIELD_PATHS) {
     let v: unknown = object;
     for (const n of names) {
       v = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, n) ? (v as Record<string, unknown>)[n] : undefined;
       if (v === undefined) break;
     }
-    if (v !== undefined) (out ??= {})[path] = v;
+    if (v === undefined) continue;
+    let at = (out ??= {});
+    for (const n of names.slice(0, -1)) at = (at[n] ??= {}) as Record<string, unknown>;
+    at[names.at(-1)!] = v;
   }
   return out ? JSON.stringify(out) : '{}';
-}
-
-/** An object holding only the values of a `fields` column (selectableFields), where the paths say, to match against. */
-export function objectOfFields(json: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [path, value] of Object.entries(JSON.parse(json) as Record<string, unknown>)) {
-    const names = path.split('.');
-    let at = out;
-    for (const n of names.slice(0, -1)) {
-      const next = Object.hasOwn(at, n) ? at[n] : undefined;
-      at = (at[n] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
-    }
-    at[names.at(-1)!] = value;
-  }
-  return out;
 }
 
 /** A core/v1 Event (events.k8s.io Events name theirs `regarding` and are left as they are). */

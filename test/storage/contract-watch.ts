@@ -147,7 +147,7 @@ export function watchContract(open: OpenHarness): void {
         return r.entries.map((e) => `${BigInt(e.revision) - origin} ${e.type} ${e.cluster}/${e.namespace}/${e.name}${text(e.prevLabels)}${text(e.prevFields)}`);
       };
       expect(await history(0)).toEqual([
-        '1 ADDED c1/ns/a', '2 ADDED c1/ns/b', '3 MODIFIED c1/ns/a {"app":"x"} {"status.phase":"Running"}', '4 MODIFIED c1/ns/a {"app":"x"} {"status.phase":"Succeeded"}',
+        '1 ADDED c1/ns/a', '2 ADDED c1/ns/b', '3 MODIFIED c1/ns/a {"app":"x"} {"status":{"phase":"Running"}}', '4 MODIFIED c1/ns/a {"app":"x"} {"status":{"phase":"Succeeded"}}',
         '5 MODIFIED c1/ns/a', '6 DELETED c1/ns/b {"app":"y","tier":"web"} {}', '8 ADDED c2/ns/c', '9 ADDED c2/ns/d', '10 DELETED c2/ns/c {"app":"q"} {}', '11 DELETED c2/ns/d {} {}',
       ]);
       expect(await history(4, { clusters: { op: 'in', values: ['c1'] } })).toEqual(['5 MODIFIED c1/ns/a', '6 DELETED c1/ns/b {"app":"y","tier":"web"} {}']);

@@ -163,32 +163,50 @@ describe('clusterpedia migrate', () => {
         await s.write({ upserts: [podAt('1', 'x', { phase: 'Pending' })], deletes: [] });
         await s.write({ upserts: [podAt('2', 'y', { phase: 'Pending' })], deletes: [] });
         await s.close();
+        const rawSql = async (q: string): Promise<void> => {
+          if (dialect === 'sqlite') {
+            const raw = new Database(join(dir, 'prev-labels.db'));
+            raw.prepare(q).run();
+            raw.close();
+          } else {
+            const raw = postgres(db.url, { max: 1, onnotice: () => {} });
+            await raw.unsafe(q);
+            await raw.end();
+          }
+        };
         // Back to the schema before both: no columns, the migrations not recorded.
         const undo = ['ALTER TABLE changes DROP COLUMN prev_labels', 'ALTER TABLE changes DROP COLUMN prev_fields', 'ALTER TABLE resources DROP COLUMN fields'];
-        if (dialect === 'sqlite') {
-          const raw = new Database(join(dir, 'prev-labels.db'));
-          for (const q of undo) raw.prepare(q).run();
-          raw.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 2)`).run();
-          raw.close();
-        } else {
-          const raw = postgres(db.url, { max: 1, onnotice: () => {} });
-          for (const q of undo) await raw.unsafe(q);
-          await raw.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
-          await raw.end();
-        }
+        for (const q of undo) await rawSql(q);
+        await rawSql(dialect === 'sqlite' ? `DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 2)`
+          : `DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
         expect(await migrate('--storage', db.url)).toBe(`schema ${last}\n`);
         s = await storage(db.url);
+        const pods = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
+        const phase = (value: string) => [{ path: [{ name: 'status' }, { name: 'phase' }], operator: '=' as const, values: [value], absentAs: '' }];
+        const names = async (value: string): Promise<string[]> => {
+          const out: string[] = [];
+          for await (const r of (await s.list({ types: pods, fields: phase(value) })).rows) out.push(r.name);
+          return out;
+        };
         try {
+          // A field selector on a field label reads the row's fields, or, for a row from before that has none, the object.
+          expect(await names('Pending')).toEqual(['p']);
+          expect(await names('Running')).toEqual([]);
           // The row from before has no fields: its first change keeps its labels and says nothing of its fields.
           await s.write({ upserts: [podAt('3', 'z', { phase: 'Pending' })], deletes: [] });
           await s.write({ upserts: [podAt('4', 'z', { phase: 'Running' })], deletes: [] });
+          // Now it has them, and the selector reads them, not the object: told otherwise, it answers otherwise.
+          expect(await names('Running')).toEqual(['p']);
+          await rawSql(`UPDATE resources SET fields = '{"status":{"phase":"Told"}}'`);
+          expect(await names('Told')).toEqual(['p']);
+          await rawSql(`UPDATE resources SET fields = '{"status":{"phase":"Running"}}'`);
           // A status update that leaves labels and field-label values as they were keeps nothing more.
           await s.write({ upserts: [podAt('5', 'z', { phase: 'Running', hostIP: '10.0.0.1' })], deletes: [] });
           await s.write({ upserts: [], deletes: [{ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p' }] });
           const r = await s.selectorHistory(origin, await s.currentRevision(), { types: { kind: 'one', group: '', version: 'v1', resource: 'pods' } }, 100);
           expect(r.expired ? [] : r.entries.map((e) => `${e.type} ${e.prevLabels ?? '-'} ${e.prevFields ?? '-'}`)).toEqual([
-            'ADDED - -', 'MODIFIED - -', 'MODIFIED {"app":"y"} -', 'MODIFIED {"app":"z"} {"status.phase":"Pending"}', 'MODIFIED - -',
-            'DELETED {"app":"z"} {"status.phase":"Running"}',
+            'ADDED - -', 'MODIFIED - -', 'MODIFIED {"app":"y"} -', 'MODIFIED {"app":"z"} {"status":{"phase":"Pending"}}', 'MODIFIED - -',
+            'DELETED {"app":"z"} {"status":{"phase":"Running"}}',
           ]);
         } finally {
           await s.close();

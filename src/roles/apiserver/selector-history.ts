@@ -2,11 +2,10 @@
 // by the change log's history since of their labels and of the fields kube's field selectors read. With it the
 // catch-up tells the client about an object that left the selector in between (DELETED), as kube-apiserver's watch
 // cache does by comparing each event's object before and after.
-import { FIELD_LABEL_PATHS } from '../../kube/field-labels.js';
+import { readsFieldLabelPath } from '../../kube/field-labels.js';
 import { matchesFields, matchesLabels } from '../../kube/match.js';
 import type { FieldRequirement } from '../../kube/requirement.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
-import { objectOfFields } from '../../storage/object-columns.js';
 import type { StorageReader, WatchFilter } from '../../storage/types.js';
 import { keyFilterOf, MAX_WATCH_MEMBERS, rowKey } from './watch.js';
 
@@ -15,8 +14,6 @@ const HISTORY_PAGE = 5_000;
 
 /** Field paths no write changes: a requirement on them is judged the same at every revision. */
 const IMMUTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
-/** Field paths whose earlier values the change log keeps (prev_fields). */
-const KEPT_FIELDS = new Set(FIELD_LABEL_PATHS);
 
 /** The requirement's path as a dotted name, when it is a plain one (no list, no index). */
 function dotted(r: FieldRequirement): string | undefined {
@@ -24,7 +21,8 @@ function dotted(r: FieldRequirement): string | undefined {
 }
 
 const immutableField = (r: FieldRequirement): boolean => IMMUTABLE_FIELDS.has(dotted(r) ?? '');
-const keptField = (r: FieldRequirement): boolean => KEPT_FIELDS.has(dotted(r) ?? '');
+/** On a path whose earlier values the change log keeps (prev_fields). */
+const keptField = (r: FieldRequirement): boolean => readsFieldLabelPath(r.path);
 
 /**
  * Whether the change log tells what `filter` matched at an earlier revision: it keeps the labels and the field-label
@@ -65,7 +63,7 @@ export async function keysAt(
       } else if (e.prevLabels !== undefined) {
         // An entry of a row written before the change log kept fields: what they were then is not known.
         if (e.prevFields === undefined && readsKept) return undefined;
-        const before = { ...objectOfFields(e.prevFields ?? '{}'), metadata: e.namespace === '' ? { name: e.name } : { name: e.name, namespace: e.namespace } };
+        const before = { ...(JSON.parse(e.prevFields ?? '{}') as Record<string, unknown>), metadata: e.namespace === '' ? { name: e.name } : { name: e.name, namespace: e.namespace } };
         const matched = matchesLabels(JSON.parse(e.prevLabels) as Record<string, string>, labels) && matchesFields(before, fields);
         if (matched) keys.add(key);
         else keys.delete(key);

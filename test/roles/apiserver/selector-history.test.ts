@@ -76,10 +76,10 @@ describe('keysAt', () => {
     expect(historyTells(running)).toBe(true);
     expect(historyTells({ types: PODS, fields: [{ path: [{ name: 'status' }, { name: 'readyReplicas' }], operator: '=', values: ['1'] }] })).toBe(false);
     const { storage } = history([
-      ['MODIFIED', 'finished', {}, { 'status.phase': 'Running', 'spec.nodeName': 'n1' }], // Running until then
-      ['MODIFIED', 'started', {}, { 'status.phase': 'Pending' }],
-      ['MODIFIED', 'relabeled', { app: 'x' }, { 'status.phase': 'Running' }], // a label change keeps the fields too
-      ['DELETED', 'gone', {}, { 'status.phase': 'Running' }],
+      ['MODIFIED', 'finished', {}, { status: { phase: 'Running' }, spec: { nodeName: 'n1' } }], // Running until then
+      ['MODIFIED', 'started', {}, { status: { phase: 'Pending' } }],
+      ['MODIFIED', 'relabeled', { app: 'x' }, { status: { phase: 'Running' } }], // a label change keeps the fields too
+      ['DELETED', 'gone', {}, { status: { phase: 'Running' } }],
       ['DELETED', 'never', {}, {}], // no phase: absent is ""
       ['MODIFIED', 'steady'], // neither changed: as now
     ], 10);
