@@ -1,5 +1,6 @@
 // Ordering of a list: sort keys (with the unique tiebreaker), ORDER BY, and the keyset predicate of a continue token.
 import { sql, type SQL } from 'drizzle-orm';
+import { readsFieldLabelPath } from '../kube/field-labels.js';
 import type { FieldPathSegment } from '../kube/requirement.js';
 import { fingerprint, type KeyValue } from './continue-token.js';
 import { StorageError } from './errors.js';
@@ -56,7 +57,9 @@ export function sortKeys(d: QueryDialect, q: ListQuery, c: ColumnRefs): SortKey[
 function termKeys(d: QueryDialect, t: OrderTerm, c: ColumnRefs): SortKey[] {
   if ('path' in t) {
     const steps = pathSteps(t.path);
-    return [{ expr: d.bytewise(d.jsonText(c.doc, steps)), desc: t.desc, nullable: true, type: 'text', id: `path:${JSON.stringify(steps)}` }];
+    // A kube field label (`.status.phase`) is read from the row's small fields document, to the same value.
+    const doc = readsFieldLabelPath(t.path) ? c.fieldsDoc : c.doc;
+    return [{ expr: d.bytewise(d.jsonText(doc, steps)), desc: t.desc, nullable: true, type: 'text', id: `path:${JSON.stringify(steps)}` }];
   }
   const col = t.column satisfies OrderColumn;
   const text = (expr: SQL): SortKey => ({ expr, desc: t.desc, nullable: false, type: 'text', id: col });
