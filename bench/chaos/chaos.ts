@@ -3,6 +3,7 @@
 // lifted, and the run waits for convergence and compares storage (API and storage module) and the watchers with every
 // member object by object.
 import { execFileSync } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { createWriteStream, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,9 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     say(`clusterpedia: ${processes.map((p) => p.name).join(', ')}`);
 
     const watchAc = new AbortController();
+    // Each watcher listens on it once while it runs, and once more while it waits (a backoff, a pause): bounded by
+    // the watchers, past Node's default of 10 with six of them.
+    setMaxListeners(10 + 2 * views.length, watchAc.signal);
     const watchers = views.map((v, i) => new Watcher(`watcher-${i + 1}`, v, bases, rngFor('chaos-watcher', o.seed, i), [500, 0, 250, 100][i % 4]!));
     const watcherRuns = watchers.map((w) => w.run(watchAc.signal));
     cleanups.push(async () => {
