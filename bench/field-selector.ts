@@ -13,8 +13,8 @@ import type { FieldRequirement } from '../src/kube/requirement.js';
 import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
 import type { ListQuery, Storage } from '../src/storage/types.js';
-import { startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
 import { envNumber } from './env.js';
+import { withBenchDatabase } from './postgres-database.js';
 import { pod } from './storage-data.js';
 import { fmt, machine, percentile, replaceSection } from './storage-report.js';
 
@@ -93,25 +93,14 @@ async function runSqlite(dir: string): Promise<Result> {
 }
 
 async function runPostgres(): Promise<Result> {
-  let server: PostgresServer | undefined;
-  let base = process.env.CLUSTERPEDIA_BENCH_POSTGRES_URL;
-  if (!base) {
-    server = await startPostgres();
-    base = server.url;
-  }
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe('DROP DATABASE IF EXISTS clusterpedia_bench_fields');
-    await admin.unsafe('CREATE DATABASE clusterpedia_bench_fields');
-    const u = new URL(base);
-    u.pathname = '/clusterpedia_bench_fields';
-    const s = await openStorage({ url: u.toString() }, { logger: silentLogger() });
+  return withBenchDatabase('clusterpedia_bench_fields', async (url) => {
+    const s = await openStorage({ url }, { logger: silentLogger() });
     try {
       await s.migrate();
       process.stderr.write(`postgres: ${fmt(PODS)} pods\n`);
       await fill(s);
       return await measure('PostgreSQL', s, async () => {
-        const db = postgres(u.toString(), { max: 1, onnotice: () => {} });
+        const db = postgres(url, { max: 1, onnotice: () => {} });
         await db.unsafe('UPDATE resources SET fields = NULL');
         await db.unsafe('VACUUM ANALYZE resources');
         await db.end();
@@ -119,11 +108,7 @@ async function runPostgres(): Promise<Result> {
     } finally {
       await s.close();
     }
-  } finally {
-    await admin.unsafe('DROP DATABASE IF EXISTS clusterpedia_bench_fields').catch(() => undefined);
-    await admin.end();
-    server?.stop();
-  }
+  });
 }
 
 const started = new Date();

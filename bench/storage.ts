@@ -6,11 +6,10 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { silentLogger } from '../src/lib/log.js';
 import { openStorage } from '../src/storage/open.js';
 import type { ListQuery, Storage } from '../src/storage/types.js';
-import { startPostgres, type PostgresServer } from '../test/support/postgres-server.js';
+import { withBenchDatabase } from './postgres-database.js';
 import { clusterName, ingestBatches, namespaceName, NAMESPACES, pod, PODS_PER_DEPLOYMENT, TEAMS } from './storage-data.js';
 import { rawPostgresCopy, rawPostgresInsert, rawSqlite, type TextBatches } from './storage-raw.js';
 import { fmt, machine, percentile, replaceSection } from './storage-report.js';
@@ -149,19 +148,7 @@ async function runSqlite(dir: string): Promise<Result> {
 }
 
 async function runPostgres(): Promise<Result> {
-  let server: PostgresServer | undefined;
-  let base = process.env.CLUSTERPEDIA_BENCH_POSTGRES_URL;
-  if (!base) {
-    server = await startPostgres();
-    base = server.url;
-  }
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe('DROP DATABASE IF EXISTS clusterpedia_bench');
-    await admin.unsafe('CREATE DATABASE clusterpedia_bench');
-    const u = new URL(base);
-    u.pathname = '/clusterpedia_bench';
-    const url = u.toString();
+  return withBenchDatabase('clusterpedia_bench', async (url, admin) => {
     process.stderr.write(`postgres: raw INSERT and COPY of ${fmt(RAW_ROWS)} rows\n`);
     const ins = await rawPostgresInsert(url, rawTexts());
     const copy = await rawPostgresCopy(url, rawTexts());
@@ -181,11 +168,7 @@ async function runPostgres(): Promise<Result> {
     } finally {
       await s.close();
     }
-  } finally {
-    await admin.unsafe('DROP DATABASE IF EXISTS clusterpedia_bench').catch(() => undefined);
-    await admin.end();
-    server?.stop();
-  }
+  });
 }
 
 /** What the figures cannot say themselves. */
