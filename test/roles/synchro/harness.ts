@@ -154,17 +154,25 @@ export class Harness {
     const acquire = storage.tryAcquireLease.bind(storage);
     let holder = '';
     let paused = false;
+    /** The synchro's attempts under way. */
+    const inFlight = new Set<Promise<boolean>>();
     storage.tryAcquireLease = (n, who, ttlMs) => {
       if (n !== name || who === 'intruder') return acquire(n, who, ttlMs);
       holder = who;
-      return paused ? Promise.resolve(false) : acquire(n, who, ttlMs);
+      if (paused) return Promise.resolve(false);
+      const attempt = acquire(n, who, ttlMs);
+      inFlight.add(attempt);
+      void attempt.finally(() => inFlight.delete(attempt)).catch(() => undefined);
+      return attempt;
     };
     return {
       holder: () => holder,
       steal: async () => {
-        // The synchro's own attempts fail meanwhile: it must not take the lease back between release and acquire.
+        // The synchro's own attempts fail meanwhile, and one already under way ends first: it must not take the lease
+        // back between release and acquire (a renewal sent just before the pause once did, in CI).
         paused = true;
         try {
+          await Promise.allSettled([...inFlight]);
           await storage.releaseLease(name, holder);
           expect(await acquire(name, 'intruder', 60_000)).toBe(true);
         } finally {
