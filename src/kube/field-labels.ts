@@ -57,7 +57,7 @@ export function readsFieldLabelPath(path: readonly FieldPathSegment[]): boolean 
 const COMMON: Record<string, FieldLabel> = { 'metadata.namespace': str };
 
 /** The path as a plain dotted name, when it is one (no list, no index). */
-function dotted(path: readonly FieldPathSegment[]): string | undefined {
+export function dotted(path: readonly FieldPathSegment[]): string | undefined {
   if (path.some((s) => s.list || s.index !== undefined)) return undefined;
   return path.map((s) => s.name).join('.');
 }

@@ -95,17 +95,15 @@ export class Churn {
     return this.store.revision - before;
   }
 
-  private pick(gr: string): SimObject | undefined {
+  private pick(gr: string, rng = this.rng): SimObject | undefined {
     const table = this.store.table(gr);
-    const key = table?.keyNear(this.rng.int(1 << 30));
+    const key = table?.keyNear(rng.int(1 << 30));
     return key === undefined ? undefined : table?.get(key);
   }
 
   /** Flips a pod's CHURN_TIER_LABEL: absent or "b" becomes "a", "a" becomes "b". */
   private relabel(): void {
-    const table = this.store.table('pods');
-    const key = table?.keyNear(this.relabelRng.int(1 << 30));
-    const pod = key === undefined ? undefined : table?.get(key);
+    const pod = this.pick('pods', this.relabelRng);
     if (!pod || pod.metadata.deletionTimestamp) return;
     const next = clone(pod);
     const tier = next.metadata.labels?.[CHURN_TIER_LABEL] === 'a' ? 'b' : 'a';

@@ -2,7 +2,7 @@
 // by the change log's history since of their labels and of the fields kube's field selectors read. With it the
 // catch-up tells the client about an object that left the selector in between (DELETED), as kube-apiserver's watch
 // cache does by comparing each event's object before and after.
-import { readsFieldLabelPath } from '../../kube/field-labels.js';
+import { dotted, readsFieldLabelPath } from '../../kube/field-labels.js';
 import { matchesFields, matchesLabels } from '../../kube/match.js';
 import type { FieldRequirement } from '../../kube/requirement.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
@@ -15,12 +15,7 @@ const HISTORY_PAGE = 5_000;
 /** Field paths no write changes: a requirement on them is judged the same at every revision. */
 const IMMUTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
 
-/** The requirement's path as a dotted name, when it is a plain one (no list, no index). */
-function dotted(r: FieldRequirement): string | undefined {
-  return r.path.every((s) => !s.list && s.index === undefined) ? r.path.map((s) => s.name).join('.') : undefined;
-}
-
-const immutableField = (r: FieldRequirement): boolean => IMMUTABLE_FIELDS.has(dotted(r) ?? '');
+const immutableField = (r: FieldRequirement): boolean => IMMUTABLE_FIELDS.has(dotted(r.path) ?? '');
 /** On a path whose earlier values the change log keeps (prev_fields). */
 const keptField = (r: FieldRequirement): boolean => readsFieldLabelPath(r.path);
 

@@ -133,6 +133,7 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
 
   for (const part of chunks(plan.upserts, 5000)) {
     const col = <T>(f: (u: PlannedUpsert) => T): T[] => part.map(f);
+    const prev = part.map(prevSelectable);
     await tx.unsafe(
       `INSERT INTO changes (revision, resource_id, cluster, "group", version, resource, namespace, name, type, created_at, time, prev_labels, prev_fields)
        SELECT x.rev, x.id, x.cl, x.g, x.v, x.res, x.ns, x.nm, x.t, x.ca, $11::bigint, x.pl::json, x.pf::json
@@ -141,7 +142,7 @@ export async function applyBatch(tx: Tx, batch: CollapsedBatch, revision: number
       [
         col((u) => u.revision), col((u) => ids.get(u.revision) as number), col((u) => u.cols.cluster), col((u) => u.cols.group), col((u) => u.cols.version),
         col((u) => u.cols.resource), col((u) => u.cols.namespace), col((u) => u.cols.name), col((u) => (u.old === undefined ? 'ADDED' : 'MODIFIED')), col((u) => u.cols.createdAt), now,
-        col((u) => prevSelectable(u)[0]), col((u) => prevSelectable(u)[1]),
+        prev.map(([labels]) => labels), prev.map(([, fields]) => fields),
       ] as Param[],
     );
   }
