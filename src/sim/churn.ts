@@ -207,8 +207,13 @@ export class Churn {
     const next = clone(o);
     next.spec = { ...rec(next.spec), replicas };
     this.store.update(gr, next);
+    this.observe(gr, o, { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas });
+  }
+
+  /** The controller's status write after a spec change: the given counts, and the generation it has now seen. */
+  private observe(gr: string, o: SimObject, status: Record<string, unknown>): void {
     const after = this.store.get(gr, o.metadata.namespace, o.metadata.name ?? '');
-    if (after) this.store.update(gr, { ...clone(after), status: { ...rec(after.status), replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } }, { subresource: 'status' });
+    if (after) this.store.update(gr, { ...clone(after), status: { ...rec(after.status), ...status, observedGeneration: after.metadata.generation } }, { subresource: 'status' });
   }
 
   private scale(): void {
@@ -242,11 +247,14 @@ export class Churn {
     const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', 'churn', this.ops - this.relabelOps);
     // A `kubectl rollout restart`: the time goes into the Deployment's template, and from it into the new ReplicaSet
     // (its template and selector carrying the new hash) and every pod that ReplicaSet makes.
-    const restartedAt = { 'kubectl.kubernetes.io/restartedAt': iso(this.now()) };
+    // A new template, so a new generation, even for a second restart within the same second (the annotation has
+    // whole seconds): the changes churn makes must not depend on the wall clock.
     const next = clone(deploy);
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) };
     const deployTemplate = rec(rec(next.spec).template);
     const templateMeta = rec(deployTemplate.metadata);
+    const before = Date.parse(String(rec(templateMeta.annotations)['kubectl.kubernetes.io/restartedAt'] ?? ''));
+    const restartedAt = { 'kubectl.kubernetes.io/restartedAt': iso(Number.isNaN(before) ? this.now() : Math.max(this.now(), before + 1000)) };
     next.spec = { ...rec(next.spec), template: { ...deployTemplate, metadata: { ...templateMeta, annotations: { ...rec(templateMeta.annotations), ...restartedAt } } } };
     const rs = clone(old);
     const labels = { ...(rs.metadata.labels ?? {}), 'pod-template-hash': hash };
@@ -261,7 +269,9 @@ export class Churn {
     };
     if (this.store.get('replicasets.apps', ns, rs.metadata.name ?? '')) return;
     const created = this.store.create('replicasets.apps', rs, ns);
+    this.observe('replicasets.apps', created, {});
     this.store.update('deployments.apps', next);
+    this.observe('deployments.apps', next, {});
     const podTemplate = clone(template);
     podTemplate.metadata.labels = { ...(podTemplate.metadata.labels ?? {}), 'pod-template-hash': hash };
     podTemplate.metadata.annotations = { ...(podTemplate.metadata.annotations ?? {}), ...restartedAt };

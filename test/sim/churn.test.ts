@@ -94,6 +94,12 @@ describe('churn', () => {
     // Pods made, replaced and rolled out are stamped from their controller's template, as the generated ones.
     const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr));
     expect(templateProblems(c.snapshot('pods'), controllers, Date.now())).toEqual([]);
+    // Their controllers saw every spec change: `kubectl rollout status` waits on a generation not yet observed.
+    const unobserved = ['deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps']
+      .flatMap((gr) => c.snapshot(gr))
+      .filter((o) => (o.status as { observedGeneration?: number }).observedGeneration !== o.metadata.generation)
+      .map((o) => `${o.kind}/${o.metadata.name}: ${o.metadata.generation} vs ${(o.status as { observedGeneration?: number }).observedGeneration}`);
+    expect(unobserved).toEqual([]);
     // Every pod still points at an owner that exists.
     const owners = new Set(['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr).map((o) => o.metadata.uid)));
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);
