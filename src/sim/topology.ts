@@ -1,5 +1,5 @@
 // The shape of one simulated cluster (namespaces, nodes, workloads and their replica counts), derived from seed + name.
-import { Rng, rngFor, templateHash } from './prng.js';
+import { hash32, Rng, rngFor, templateHash } from './prng.js';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'CronJob';
 
@@ -90,6 +90,9 @@ export function buildTopology(opts: GenOptions): Topology {
   }
   namespaces.sort((a, b) => (a.name < b.name ? -1 : 1));
 
+  // Each cluster's nodes sit in a VPC of their own (10.<vpc>.0.0/16), so node names differ across a fleet as they do
+  // in most (a few clusters share one, as some real fleets do). From the name, not the seeded sequence.
+  const vpc = hash32(opts.cluster) % 64;
   const nodes: NodeInfo[] = [];
   for (let i = 0; i < nodeCount; i++) {
     const controlPlane = i === 0 && nodeCount >= 3;
@@ -97,11 +100,11 @@ export function buildTopology(opts: GenOptions): Topology {
     const octet4 = (i % 250) + 4;
     nodes.push({
       index: i,
-      name: controlPlane ? `${opts.cluster}-control-plane` : `ip-10-0-${octet3}-${octet4}.ec2.internal`,
+      name: controlPlane ? `${opts.cluster}-control-plane` : `ip-10-${vpc}-${octet3}-${octet4}.ec2.internal`,
       createdMs: clusterCreatedMs + (controlPlane ? 0 : rng.int(Math.max(1, opts.epochMs - clusterCreatedMs))),
       zone: `us-east-1${'abc'[i % 3] ?? 'a'}`,
       controlPlane,
-      internalIp: `10.0.${octet3}.${octet4}`,
+      internalIp: `10.${vpc}.${octet3}.${octet4}`,
     });
   }
 
