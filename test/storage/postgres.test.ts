@@ -217,6 +217,60 @@ describe('postgres only', () => {
     }
   });
 
+  it('a lease changes hands only after the status write its holder has in flight, which commits first', async () => {
+    const h = await postgresHarness();
+    try {
+      await h.storage.migrate();
+      const a = h.storage;
+      const b = await h.openAnother();
+      a.fenceWrites({ lease: 'synchro', holder: 'a' });
+      b.fenceWrites({ lease: 'synchro', holder: 'b' });
+      const status = (tag: string) => ({ spec: {}, status: { tag }, updatedAt: '2026-01-01T00:00:00Z' });
+      expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
+      expect(await a.putClusterStatus('c', status('first'))).toBe(true);
+      const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+      await withOwnPool(h.url, async (pool) => {
+        let commit: () => void = () => {};
+        const released = new Promise<void>((r) => { commit = r; });
+        let locked: () => void = () => {};
+        const holding = new Promise<void>((r) => { locked = r; });
+        // Another transaction holds the status row, so A's next status write waits on it, past its fence check.
+        const rowLock = inTransaction(pool, async (tx) => {
+          await tx.unsafe(`SELECT 1 FROM cluster_status WHERE cluster = 'c' FOR UPDATE`);
+          locked();
+          await released;
+        });
+        await holding;
+        let writtenAt = 0;
+        let takenAt = 0;
+        const inFlight = a.putClusterStatus('c', status('in flight')).then((put) => ((writtenAt = Date.now()), put));
+        let takeover: Promise<boolean> | undefined;
+        try {
+          for (let i = 0; i < 100 && Number((await admin`SELECT count(*) AS n FROM pg_locks WHERE NOT granted`)[0]?.n) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+          // A's lease expires while its status write is held; B takes the lease over.
+          await new Promise((r) => setTimeout(r, 400));
+          takeover = b.tryAcquireLease('synchro', 'b', 60_000).then((won) => ((takenAt = Date.now()), won));
+          await new Promise((r) => setTimeout(r, 500));
+          expect(takenAt, 'the takeover waits for the status write in flight').toBe(0);
+        } finally {
+          commit();
+          await rowLock;
+        }
+        expect(await inFlight).toBe(true);
+        expect(await takeover).toBe(true);
+        expect(takenAt).toBeGreaterThanOrEqual(writtenAt);
+      }).finally(() => admin.end());
+      expect((await b.clusterStatuses()).get('c')?.status).toEqual({ tag: 'in flight' });
+      // Once the lease has changed hands, the old holder's status writes are refused and the new holder's go through.
+      await expect(a.putClusterStatus('c', status('late'))).rejects.toMatchObject({ code: 'Conflict', retryable: true });
+      await expect(a.deleteClusterStatus('c')).rejects.toMatchObject({ code: 'Conflict', retryable: true });
+      expect(await b.putClusterStatus('c', status('next'))).toBe(true);
+      expect((await a.clusterStatuses()).get('c')?.status).toEqual({ tag: 'next' });
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it('a list snapshot left idle past its timeout is ended by the server: its locks go, its next read is Unavailable', async () => {
     const h = await postgresHarness();
     const admin = postgres(h.url, { max: 1, onnotice: () => {} });

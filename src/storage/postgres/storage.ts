@@ -28,7 +28,7 @@ import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
 import { inTransaction } from './transaction.js';
-import { applyBatch, cleanRows, lockAndReadRevision, setMeta, WRITE_LOCK } from './write.js';
+import { applyBatch, cleanRows, lockAndReadRevision, setMeta, STATUS_LOCK, WRITE_LOCK } from './write.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -161,7 +161,7 @@ class PostgresStorage implements Storage {
 
   async putClusterStatus(cluster: string, status: ClusterStatusRecord, o?: { requireRevision?: string }): Promise<boolean> {
     const [r] = await this.run('putClusterStatus', () =>
-      this.pool.unsafe(
+      this.statusStatement(
         `WITH ${fenceCte(6, 7)}, put AS (
            INSERT INTO cluster_status (cluster, spec, status, updated_at)
            SELECT $1, $2::text::jsonb, $3::text::jsonb, $4
@@ -172,7 +172,6 @@ class PostgresStorage implements Storage {
            RETURNING 1)
          SELECT (SELECT held FROM fence) AS held, EXISTS (SELECT 1 FROM put) AS put`,
         [cluster, JSON.stringify(status.spec), JSON.stringify(status.status), status.updatedAt, o?.requireRevision ?? null, ...this.fenceParams()],
-        { prepare: true },
       ),
     );
     this.assertHeld('putClusterStatus', r);
@@ -180,7 +179,7 @@ class PostgresStorage implements Storage {
   }
 
   async deleteClusterStatus(cluster: string): Promise<void> {
-    const [r] = await this.run('deleteClusterStatus', () => this.pool.unsafe(
+    const [r] = await this.run('deleteClusterStatus', () => this.statusStatement(
       `WITH ${fenceCte(2, 3)}, gone AS (DELETE FROM cluster_status WHERE cluster = $1 AND (SELECT held FROM fence) RETURNING 1)
        SELECT (SELECT held FROM fence) AS held, (SELECT count(*) FROM gone) AS n`,
       [cluster, ...this.fenceParams()],
@@ -198,9 +197,19 @@ class PostgresStorage implements Storage {
   }
 
   /**
-   * Throws the fenced error when fenceCte found the lease held by another. A status write is one statement and not
-   * behind WRITE_LOCK: a takeover committing while it runs lets it through, to be overwritten by the new holder's.
+   * A status write's statement (with fenceCte). Not behind WRITE_LOCK, so as not to queue behind the writes; fenced,
+   * it runs in a transaction that first takes STATUS_LOCK shared, which a takeover takes exclusively: the statement's
+   * snapshot, taken after the lock, sees any takeover that committed, and none commits until it has.
    */
+  private async statusStatement(text: string, params: Array<string | null>): Promise<readonly unknown[]> {
+    if (!this.fence) return this.pool.unsafe(text, params, { prepare: true });
+    return inTransaction(this.pool, async (tx) => {
+      await tx.unsafe('SELECT pg_advisory_xact_lock_shared($1)', [STATUS_LOCK]);
+      return tx.unsafe(text, params, { prepare: true });
+    });
+  }
+
+  /** Throws the fenced error when fenceCte found the lease held by another. */
   private assertHeld(what: string, r: unknown): void {
     if ((r as { held?: boolean } | undefined)?.held !== true && this.fence) throw fencedError(what, this.fence.lease);
   }
@@ -220,10 +229,12 @@ class PostgresStorage implements Storage {
         `SELECT (value::jsonb ->> 'holder') <> '' AND (value::jsonb ->> 'expiresAt')::bigint >= (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS held
          FROM meta WHERE key = $1`, [key]);
       if ((cur as { held?: boolean } | undefined)?.held === true) return false;
-      // A takeover (Storage.fenceWrites): behind WRITE_LOCK, so a write of the previous holder in flight commits
-      // before the lease changes hands, and each one after sees the new holder and writes nothing.
+      // A takeover (Storage.fenceWrites): behind WRITE_LOCK and STATUS_LOCK, so a write or status write of the
+      // previous holder in flight commits before the lease changes hands, and each one after sees the new holder and
+      // writes nothing.
       return inTransaction(this.pool, async (tx) => {
         await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+        await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [STATUS_LOCK]);
         const rows = await tx.unsafe(
           `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
            INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now

@@ -22,6 +22,13 @@ const KEYS_PER_LOOKUP = 1000;
 export const WRITE_LOCK = 0x636c7573; // "clus"
 
 /**
+ * Orders cluster status writes (one statement each, outside WRITE_LOCK) with lease takeovers: a fenced status write
+ * takes it shared before its statement, a takeover exclusively, so the lease cannot change hands between a status
+ * write's fence check and its commit.
+ */
+export const STATUS_LOCK = 0x63737473; // "csts"
+
+/**
  * Takes WRITE_LOCK and reads the revision. With `fence` (Storage.fenceWrites), in the same statement, fails unless
  * its holder holds the lease: a takeover takes WRITE_LOCK too (tryAcquireLease), so the lease cannot change hands
  * before this transaction ends. Expiry is not looked at: an expired lease still ours was taken by nobody.
