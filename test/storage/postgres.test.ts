@@ -41,6 +41,22 @@ async function withStreamedPods(pods: number, clusters: number, body: (s: Storag
 
 const PODS = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
 
+/** Two storages over one fresh database, fenced as holders `a` and `b` of lease `synchro`, which `a` holds for 300 ms. */
+async function withTwoHolders(body: (a: Storage, b: Storage, url: string) => Promise<void>): Promise<void> {
+  const h = await postgresHarness();
+  try {
+    await h.storage.migrate();
+    const a = h.storage;
+    const b = await h.openAnother();
+    a.fenceWrites({ lease: 'synchro', holder: 'a' });
+    b.fenceWrites({ lease: 'synchro', holder: 'b' });
+    expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
+    await body(a, b, h.url);
+  } finally {
+    await h.cleanup();
+  }
+}
+
 /** A pool of one connection to `url`, made as the storage makes its own (createPool), and the server's port. */
 async function withOwnPool(url: string, body: (pool: postgres.Sql, serverPort: number) => Promise<void>): Promise<void> {
   const target = resolveStorageTarget({ url });
@@ -168,15 +184,8 @@ describe('postgres only', () => {
   });
 
   it('a lease changes hands only after the write its holder has in flight, which commits first; renewal does not wait for it', async () => {
-    const h = await postgresHarness();
-    try {
-      await h.storage.migrate();
-      const a = h.storage;
-      const b = await h.openAnother();
-      a.fenceWrites({ lease: 'synchro', holder: 'a' });
-      b.fenceWrites({ lease: 'synchro', holder: 'b' });
-      expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
-      await withOwnPool(h.url, async (pool) => {
+    await withTwoHolders(async (a, b, url) => {
+      await withOwnPool(url, async (pool) => {
         let locked: () => void = () => {};
         let commit: () => void = () => {};
         const holding = new Promise<void>((r) => { locked = r; });
@@ -212,24 +221,15 @@ describe('postgres only', () => {
         await b.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'next', rv: '9' })], deletes: [] });
         expect(await b.get({ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'late' })).toBeUndefined();
       });
-    } finally {
-      await h.cleanup();
-    }
+    });
   });
 
   it('a lease changes hands only after the status write its holder has in flight, which commits first', async () => {
-    const h = await postgresHarness();
-    try {
-      await h.storage.migrate();
-      const a = h.storage;
-      const b = await h.openAnother();
-      a.fenceWrites({ lease: 'synchro', holder: 'a' });
-      b.fenceWrites({ lease: 'synchro', holder: 'b' });
+    await withTwoHolders(async (a, b, url) => {
       const status = (tag: string) => ({ spec: {}, status: { tag }, updatedAt: '2026-01-01T00:00:00Z' });
-      expect(await a.tryAcquireLease('synchro', 'a', 300)).toBe(true);
       expect(await a.putClusterStatus('c', status('first'))).toBe(true);
-      const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-      await withOwnPool(h.url, async (pool) => {
+      const admin = postgres(url, { max: 1, onnotice: () => {} });
+      await withOwnPool(url, async (pool) => {
         let commit: () => void = () => {};
         const released = new Promise<void>((r) => { commit = r; });
         let locked: () => void = () => {};
@@ -266,9 +266,7 @@ describe('postgres only', () => {
       await expect(a.deleteClusterStatus('c')).rejects.toMatchObject({ code: 'Conflict', retryable: true });
       expect(await b.putClusterStatus('c', status('next'))).toBe(true);
       expect((await a.clusterStatuses()).get('c')?.status).toEqual({ tag: 'next' });
-    } finally {
-      await h.cleanup();
-    }
+    });
   });
 
   it('a list snapshot left idle past its timeout is ended by the server: its locks go, its next read is Unavailable', async () => {
