@@ -5,7 +5,10 @@ import type { ServerResponse } from 'node:http';
 import { errors } from './status.js';
 import type { SimObject } from './types.js';
 
-/** Lines a container has logged when the request comes; line i was written i seconds after the pod's creation. */
+/**
+ * Lines a container has logged when the request comes, spread over the time it has run (at least a second apart):
+ * a pod running for weeks has its last line minutes ago, not weeks ago, so `--since=1h` finds it.
+ */
 const INITIAL_LINES = 10;
 
 export interface LogOptions {
@@ -14,11 +17,24 @@ export interface LogOptions {
   now: () => number;
 }
 
+interface Terminated {
+  startedAt?: unknown;
+  finishedAt?: unknown;
+}
+
 interface ContainerStatus {
   name?: unknown;
   restartCount?: unknown;
-  state?: { running?: unknown; terminated?: unknown; waiting?: { reason?: string } };
-  lastState?: { terminated?: unknown };
+  state?: { running?: { startedAt?: unknown }; terminated?: Terminated; waiting?: { reason?: string } };
+  lastState?: { terminated?: Terminated };
+}
+
+/** When the container (or its previous run) started and stopped logging: its status's times, else the pod's creation and now. */
+function logSpan(cs: ContainerStatus | undefined, previous: boolean, created: number, now: number): { start: number; end: number } {
+  const ms = (v: unknown): number | undefined => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
+  const run = previous ? cs?.lastState?.terminated : cs?.state?.terminated;
+  const start = ms(run?.startedAt) ?? (previous ? undefined : ms(cs?.state?.running?.startedAt)) ?? created;
+  return { start, end: Math.max(start, ms(run?.finishedAt) ?? now) };
 }
 
 const DEFAULTS: LogOptions = { followIntervalMs: 100, followLines: 600, now: Date.now };
@@ -87,14 +103,17 @@ export function servePodLog(pod: SimObject, query: URLSearchParams, res: ServerR
     throw errors.badRequest(`container "${container}" in pod "${name}" is waiting to start: ${why}`);
   }
 
-  const born = Date.parse(String(pod.metadata.creationTimestamp ?? '')) || opts.now();
+  const now = opts.now();
+  const { start, end } = logSpan(cs, previous, Date.parse(String(pod.metadata.creationTimestamp ?? '')) || now, now);
+  const gap = Math.max(1000, Math.floor((end - start) / (INITIAL_LINES - 1)));
   const ns = pod.metadata.namespace ?? '';
+  // The lines it had logged, then those it logs while followed, each when written.
   const line = (i: number): string => {
     const text = `${previous ? 'previous ' : ''}${ns}/${name}/${container} line ${i + 1}\n`;
-    return timestamps ? `${new Date(born + i * 1000).toISOString()} ${text}` : text;
+    return timestamps ? `${new Date(i < INITIAL_LINES ? start + i * gap : opts.now()).toISOString()} ${text}` : text;
   };
   let first = 0;
-  if (sinceSeconds !== undefined) first = Math.max(0, Math.ceil((opts.now() - sinceSeconds * 1000 - born) / 1000));
+  if (sinceSeconds !== undefined) first = Math.max(0, Math.ceil((now - sinceSeconds * 1000 - start) / gap));
   if (tail !== undefined) first = Math.max(first, INITIAL_LINES - tail);
   let budget = limitBytes ?? Infinity;
   res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-cache, private' });

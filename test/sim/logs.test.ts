@@ -7,6 +7,8 @@ import { startSimulatedCluster, type SimCluster, type SimObject } from '../../sr
 import { call } from './helpers.js';
 
 const run = promisify(execFile);
+const DAY = 86_400_000;
+const iso = (fromNowMs: number): string => new Date(Date.now() + fromNowMs).toISOString().replace(/\.\d+Z$/, 'Z');
 let c: SimCluster;
 
 function pod(name: string, containers: string[], status: Record<string, unknown> = { phase: 'Running' }, initContainers: string[] = []): SimObject {
@@ -27,6 +29,9 @@ beforeAll(async () => {
   c.store.create('pods', pod('pulling', ['main'], { phase: 'Pending', containerStatuses: [{ name: 'main', restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff' } } }] }));
   c.store.create('pods', pod('crashing', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1 } } }] }));
   c.store.create('pods', pod('restarted', ['main'], { phase: 'Running', containerStatuses: [{ name: 'main', restartCount: 2 }] }));
+  c.store.create('pods', pod('old', ['main'], { phase: 'Running', containerStatuses: [{
+    name: 'main', restartCount: 1, state: { running: { startedAt: iso(-10 * DAY) } }, lastState: { terminated: { exitCode: 137, startedAt: iso(-30 * DAY), finishedAt: iso(-10 * DAY) } },
+  }] }));
 });
 afterAll(() => c?.stop());
 
@@ -49,6 +54,23 @@ describe('pod logs', () => {
     expect((await text(`${L}/one/log?tailLines=1&timestamps=true`)).body).toBe(`${new Date(created + 9000).toISOString()} logs/one/main line 10\n`);
     expect((await text(`${L}/one/log?limitBytes=5`)).body).toBe('logs/');
     expect((await text(`${L}/one/log?tailLines=0`)).body).toBe('');
+  });
+
+  it('spreads the lines over the time the container ran: a long-running one logged its last line just now', async () => {
+    const stamps = (body: string): number[] => body.trim().split('\n').map((l) => Date.parse(l.split(' ')[0] ?? ''));
+    const status = (c.store.get('pods', 'logs', 'old')?.status as { containerStatuses: Array<{ state: { running: { startedAt: string } }; lastState: { terminated: { startedAt: string; finishedAt: string } } }> }).containerStatuses[0]!;
+    const current = stamps((await text(`${L}/old/log?timestamps=true`)).body);
+    expect(current).toHaveLength(10);
+    expect(current[0]).toBe(Date.parse(status.state.running.startedAt));
+    expect(Date.now() - current[9]!).toBeLessThan(60_000);
+    expect(current[9]! - current[8]!).toBeGreaterThan(DAY);
+    // So --since=1h finds its last line, and --since of a few days a few lines.
+    expect((await text(`${L}/old/log?sinceSeconds=3600`)).body).toBe('logs/old/main line 10\n');
+    expect((await text(`${L}/old/log?sinceSeconds=${(3 * DAY) / 1000}`)).body.trim().split('\n')).toHaveLength(3);
+    // The previous run logged between its start and its end.
+    const previous = stamps((await text(`${L}/old/log?previous=true&timestamps=true`)).body);
+    expect(previous[0]).toBe(Date.parse(status.lastState.terminated.startedAt));
+    expect(Math.abs(previous[9]! - Date.parse(status.lastState.terminated.finishedAt))).toBeLessThan(10);
   });
 
   it("answers kube's 400s: a container to choose, one not in the pod, one waiting, no previous one, bad numbers", async () => {
