@@ -234,7 +234,7 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   };
   if (w.kind === 'StatefulSet') Object.assign(spec, { hostname: name, subdomain: w.name });
 
-  const status = podStatus(name, state, node, ip, created, containers, initContainers, rng);
+  const status = podStatus(t, name, state, node, ip, created, containers, initContainers, rng);
   const metadata = {
     name,
     ...(w.kind === 'StatefulSet' ? {} : { generateName: `${name.slice(0, name.lastIndexOf('-'))}-` }),
@@ -256,14 +256,27 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { ...metadata, managedFields }, spec, status };
 }
 
-function podStatus(podName: string, state: PodState, node: NodeInfo | undefined, ip: string | undefined, created: number, containers: Array<Record<string, unknown>>, inits: Array<Record<string, unknown>> | undefined, rng: Rng): Record<string, unknown> {
+/**
+ * The scheduler's word on a pod no node can take, counted on this cluster's nodes: the control plane's taint, every
+ * worker short of CPU; with what preemption found, as the PodScheduled condition carries it.
+ */
+export function unschedulableMessage(t: Topology, withPreemption: boolean): string {
+  const n = t.nodes.length;
+  const tainted = t.nodes.filter((node) => node.controlPlane).length;
+  const short = n - tainted;
+  const taint = tainted > 0 ? `${tainted} node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, ` : '';
+  const message = `0/${n} nodes are available: ${taint}${short} Insufficient cpu.`;
+  if (!withPreemption) return message;
+  return `${message} preemption: 0/${n} nodes are available: ${tainted > 0 ? `${tainted} Preemption is not helpful for scheduling, ` : ''}${short} No preemption victims found for incoming pod.`;
+}
+
+function podStatus(t: Topology, podName: string, state: PodState, node: NodeInfo | undefined, ip: string | undefined, created: number, containers: Array<Record<string, unknown>>, inits: Array<Record<string, unknown>> | undefined, rng: Rng): Record<string, unknown> {
   const t0 = iso(created);
   if (!node) {
     return {
       phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t0, reason: 'Unschedulable', message: '0/12 nodes are available: 3 Insufficient cpu, 9 node(s) had untolerated taint {dedicated: gpu}. preemption: 0/12 nodes are available: 12 No preemption victims found for incoming pod.' }],
+      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t0, reason: 'Unschedulable', message: unschedulableMessage(t, true) }],
       qosClass: 'Burstable',
-      ...(rng.chance(0.5) ? { nominatedNodeName: 'ip-10-0-0-4.ec2.internal' } : {}),
     };
   }
   const statuses = containers.map((c, i) => containerStatus(String(c.name), String(c.image), state, created, rng, i === 0, podName));

@@ -108,6 +108,17 @@ describe('generation', () => {
     expect(ages.some((a) => a < 3_600_000)).toBe(true);
     expect(ages.some((a) => a > 3_600_000 && a < 86_400_000)).toBe(true);
     expect(ages.some((a) => a > 86_400_000)).toBe(true);
+    // A pod no node takes says so in this cluster's terms: its 20 nodes, the control plane's taint, no node named
+    // that is not one of them.
+    const unschedulable = pods.filter((p) => (p.status as { conditions?: Array<{ reason?: string }> }).conditions?.[0]?.reason === 'Unschedulable');
+    expect(unschedulable.length).toBeGreaterThan(0);
+    const nodes = all(store('east', 2000), 'nodes').map((n) => n.metadata.name);
+    expect(nodes).toHaveLength(20);
+    for (const p of unschedulable) {
+      const status = p.status as { conditions: Array<{ message: string }>; nominatedNodeName?: string };
+      expect(status.conditions[0]?.message).toMatch(/^0\/20 nodes are available: 1 node\(s\) had untolerated taint \{node-role.kubernetes.io\/control-plane: \}, 19 Insufficient cpu\. preemption: 0\/20 /);
+      if (status.nominatedNodeName !== undefined) expect(nodes).toContain(status.nominatedNodeName);
+    }
     const deploy = all(store('east', 2000), 'deployments.apps').find((d) => d.metadata.namespace !== 'kube-system');
     expect(deploy?.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"kind":"Deployment"');
   });
