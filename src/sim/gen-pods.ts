@@ -16,7 +16,9 @@ export function genUid(t: Topology, gr: string, key: string): string {
  */
 export function jobStamp(t: Topology, w: Workload, r: number): number {
   const nowMin = Math.floor(t.opts.epochMs / 60_000) - 2;
-  return (Math.floor(nowMin / w.periodMin) - r) * w.periodMin;
+  // The daily CronJobs run at 02:00 (`0 2 * * *`, buildCronJob), the others on the hour or every N minutes of it.
+  const offset = w.periodMin === 1440 ? 120 : 0;
+  return (Math.floor((nowMin - offset) / w.periodMin) - r) * w.periodMin + offset;
 }
 
 export function jobName(t: Topology, w: Workload, r: number): string {

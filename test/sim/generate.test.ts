@@ -123,6 +123,28 @@ describe('generation', () => {
     expect(deploy?.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"kind":"Deployment"');
   });
 
+  it("runs each CronJob's Jobs at the times its schedule names, the last one within its period", () => {
+    const s = store('east', 2000);
+    const cronjobs = all(s, 'cronjobs.batch');
+    expect(new Set(cronjobs.map((c) => (c.spec as { schedule: string }).schedule)).size).toBeGreaterThan(1);
+    // Minute and hour fields of the forms the generator writes: *, */N, N.
+    const fits = (field: string, value: number): boolean => field === '*' || (field.startsWith('*/') ? value % Number(field.slice(2)) === 0 : Number(field) === value);
+    const jobs = all(s, 'jobs.batch');
+    for (const c of cronjobs) {
+      const [minute, hour] = (c.spec as { schedule: string }).schedule.split(' ') as [string, string];
+      const times = [(c.status as { lastScheduleTime: string }).lastScheduleTime, ...jobs
+        .filter((j) => j.metadata.ownerReferences?.[0]?.uid === c.metadata.uid)
+        .map((j) => j.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'] ?? '')];
+      expect(times.length, c.metadata.name).toBeGreaterThan(1);
+      for (const at of times) {
+        const d = new Date(at);
+        expect(fits(minute, d.getUTCMinutes()) && fits(hour, d.getUTCHours()), `${c.metadata.name} (${minute} ${hour}) at ${at}`).toBe(true);
+      }
+      const period = hour === '*' ? (minute.startsWith('*/') ? Number(minute.slice(2)) : 60) : 1440;
+      expect(EPOCH - Date.parse(times[0]!), c.metadata.name).toBeLessThanOrEqual(period * 60_000);
+    }
+  });
+
   it('generates every built-in and CR resource the issue lists', () => {
     const s = store('east', 400);
     for (const gr of ['namespaces', 'nodes', 'pods', 'services', 'configmaps', 'secrets', 'events', 'serviceaccounts', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch', 'ingresses.networking.k8s.io', 'leases.coordination.k8s.io', 'customresourcedefinitions.apiextensions.k8s.io', 'crontabs.stable.example.com', 'certificates.cert-manager.io', 'clusterissuers.cert-manager.io']) {
