@@ -1,6 +1,7 @@
 // A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and events, at a target rate.
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
+import { POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import type { SimObject } from './types.js';
@@ -28,6 +29,8 @@ export class Churn {
   private timer: NodeJS.Timeout | undefined;
   private budget = 0;
   private ops = 0;
+  /** Pod addresses handed out so far (create). */
+  private podAddresses = 0;
   private readonly createdEvents: Array<[string, string]> = [];
   /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
   private readonly starting: string[] = [];
@@ -123,6 +126,12 @@ export class Churn {
   /** A pod just made by a controller: Pending, its containers being created, not ready; the kubelet starts it soon. */
   private create(pod: SimObject): void {
     const status = rec(pod.status);
+    // A new pod gets an address of its own (a host-network pod keeps its node's): from the upper half of the pod
+    // range, above the generated pods' addresses.
+    if (typeof status.podIP === 'string' && status.podIP !== status.hostIP) {
+      const ip = podAddress(POD_ADDRESSES / 2 + (this.podAddresses++ % (POD_ADDRESSES / 2)));
+      Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
+    }
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
     for (const s of statuses) {
       Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });

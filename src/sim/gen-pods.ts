@@ -97,9 +97,16 @@ export function podState(t: Topology, w: Workload, r: number): PodState {
   return pickState(w, podRng(t, w, r));
 }
 
+/** The cluster's pods sit in 10.64.0.0/10: address `n` is host n % 254 + 1 of /24 number n / 254 (4,161,536 in all). */
+export const POD_ADDRESSES = 64 * 256 * 254;
+
+export function podAddress(n: number): string {
+  const subnet = Math.floor(n / 254) % (64 * 256);
+  return `10.${64 + (subnet >> 8)}.${subnet & 255}.${(n % 254) + 1}`;
+}
+
 function podIp(w: Workload, r: number): string {
-  const ord = w.podOffset + r;
-  return `10.${64 + ((ord >> 16) & 63)}.${(ord >> 8) & 255}.${(ord & 255) || 1}`;
+  return podAddress(w.podOffset + r);
 }
 
 function containerSpec(w: Workload, name: string, image: string, rng: Rng, main: boolean): Record<string, unknown> {

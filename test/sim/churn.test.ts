@@ -100,6 +100,10 @@ describe('churn', () => {
       .filter((o) => (o.status as { observedGeneration?: number }).observedGeneration !== o.metadata.generation)
       .map((o) => `${o.kind}/${o.metadata.name}: ${o.metadata.generation} vs ${(o.status as { observedGeneration?: number }).observedGeneration}`);
     expect(unobserved).toEqual([]);
+    // Each pod has an address of its own, but for those on their node's network.
+    const addresses = c.snapshot('pods').map((p) => p.status as { podIP?: string; hostIP?: string }).filter((st) => st.podIP !== undefined && st.podIP !== st.hostIP).map((st) => st.podIP);
+    expect(addresses.length).toBeGreaterThan(30);
+    expect(addresses.filter((ip, i) => addresses.indexOf(ip) !== i)).toEqual([]);
     // Every pod still points at an owner that exists.
     const owners = new Set(['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr).map((o) => o.metadata.uid)));
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);

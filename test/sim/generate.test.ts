@@ -108,6 +108,10 @@ describe('generation', () => {
     expect(ages.some((a) => a < 3_600_000)).toBe(true);
     expect(ages.some((a) => a > 3_600_000 && a < 86_400_000)).toBe(true);
     expect(ages.some((a) => a > 86_400_000)).toBe(true);
+    // Every pod off its node's network has an address of its own.
+    const addresses = pods.map((p) => p.status as { podIP?: string; hostIP?: string }).filter((st) => st.podIP !== undefined && st.podIP !== st.hostIP).map((st) => st.podIP);
+    expect(addresses.length).toBeGreaterThan(1000);
+    expect(new Set(addresses).size).toBe(addresses.length);
     // A pod no node takes says so in this cluster's terms: its 20 nodes, the control plane's taint, no node named
     // that is not one of them.
     const unschedulable = pods.filter((p) => (p.status as { conditions?: Array<{ reason?: string }> }).conditions?.[0]?.reason === 'Unschedulable');
