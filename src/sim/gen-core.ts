@@ -140,7 +140,7 @@ export function podEventReasons(t: Topology, w: Workload, r: number): Array<[typ
   switch (podState(t, w, r)) {
     case 'crashloop': return [['Warning', 'BackOff', () => `Back-off restarting failed container ${w.app} in pod ${podName(t, w, r)}_${w.namespace}(${genUid(t, 'pods', `${w.namespace}/${podName(t, w, r)}`)})`]];
     case 'imagepull': return [['Normal', 'Pulling', () => `Pulling image "${w.image}"`], ['Warning', 'Failed', () => `Failed to pull image "${w.image}": rpc error: code = NotFound desc = failed to pull and unpack image "${w.image}": not found`]];
-    case 'unschedulable': return [['Warning', 'FailedScheduling', () => unschedulableMessage(t, true)]];
+    case 'unschedulable': return [['Warning', 'FailedScheduling', () => unschedulableMessage(t)]];
     case 'creating': return [['Normal', 'Scheduled', (pod) => `Successfully assigned ${w.namespace}/${pod} to ${t.workers[0]?.name ?? 'node'}`], ['Normal', 'Pulling', () => `Pulling image "${w.image}"`]];
     case 'unready': return [['Warning', 'Unhealthy', () => `Readiness probe failed: HTTP probe failed with statuscode: 503`]];
     default: return [];

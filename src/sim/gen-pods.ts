@@ -267,16 +267,15 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
 
 /**
  * The scheduler's word on a pod no node can take, counted on this cluster's nodes: the control plane's taint, every
- * worker short of CPU; with what preemption found, as the PodScheduled condition carries it.
+ * worker short of CPU, and what preemption found, as both the PodScheduled condition and the event carry it.
  */
-export function unschedulableMessage(t: Topology, withPreemption: boolean): string {
+export function unschedulableMessage(t: Topology): string {
   const n = t.nodes.length;
   const tainted = t.nodes.filter((node) => node.controlPlane).length;
   const short = n - tainted;
   const taint = tainted > 0 ? `${tainted} node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, ` : '';
-  const message = `0/${n} nodes are available: ${taint}${short} Insufficient cpu.`;
-  if (!withPreemption) return message;
-  return `${message} preemption: 0/${n} nodes are available: ${tainted > 0 ? `${tainted} Preemption is not helpful for scheduling, ` : ''}${short} No preemption victims found for incoming pod.`;
+  const preemption = tainted > 0 ? `${tainted} Preemption is not helpful for scheduling, ` : '';
+  return `0/${n} nodes are available: ${taint}${short} Insufficient cpu. preemption: 0/${n} nodes are available: ${preemption}${short} No preemption victims found for incoming pod.`;
 }
 
 function podStatus(t: Topology, podName: string, state: PodState, node: NodeInfo | undefined, ip: string | undefined, created: number, containers: Array<Record<string, unknown>>, inits: Array<Record<string, unknown>> | undefined, rng: Rng): Record<string, unknown> {
@@ -284,7 +283,7 @@ function podStatus(t: Topology, podName: string, state: PodState, node: NodeInfo
   if (!node) {
     return {
       phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t0, reason: 'Unschedulable', message: unschedulableMessage(t, true) }],
+      conditions: [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: t0, reason: 'Unschedulable', message: unschedulableMessage(t) }],
       qosClass: 'Burstable',
     };
   }
