@@ -1,4 +1,6 @@
-// A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and events, at a target rate.
+// A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and the events they
+// cause (churn-events.ts), at a target rate.
+import { ChurnEvents } from './churn-events.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
@@ -9,9 +11,8 @@ import type { SimObject } from './types.js';
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
 
-/** The most replicas churn scales a Deployment to, and the most events it keeps: churn stays bounded however long it runs. */
+/** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
-const MAX_CHURN_EVENTS = 200;
 
 /** The label a relabel operation flips between "a" and "b" (Churn.relabelShare). */
 export const CHURN_TIER_LABEL = 'churn.sim.clusterpedia.io/tier';
@@ -31,13 +32,15 @@ export class Churn {
   private ops = 0;
   /** Pod addresses handed out so far (create). */
   private podAddresses = 0;
-  private readonly createdEvents: Array<[string, string]> = [];
+  /** Records the events its changes cause (churn-events.ts). */
+  readonly events: ChurnEvents;
   /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
   private readonly starting: string[] = [];
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
     this.relabelRng = rngFor('churn-relabel', seed, cluster);
+    this.events = new ChurnEvents(store, seed, cluster, now);
   }
 
   get running(): boolean {
@@ -93,7 +96,7 @@ export class Churn {
       else if (roll < 0.7) this.scale();
       else if (roll < 0.75) this.rollout();
       else if (roll < 0.9) this.replacePod();
-      else this.recordEvent();
+      else this.probeFailure();
     }
     return this.store.revision - before;
   }
@@ -148,7 +151,7 @@ export class Churn {
     const ns = pod.metadata.namespace ?? '';
     const name = pod.metadata.name ?? '';
     if (this.store.get('pods', ns, name)) return;
-    this.store.create('pods', pod, ns);
+    this.events.podCreated(this.store.create('pods', pod, ns));
     this.starting.push(`${ns}/${name}`);
   }
 
@@ -162,12 +165,15 @@ export class Churn {
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
     const first = statuses[0];
     const at = iso(this.now());
+    let started: 'all' | 'first' | undefined;
     if (status.phase === 'Pending' || !first) {
+      started = 'all';
       status.phase = 'Running';
       for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
       // The container exited and the kubelet started it again; it is not ready until its probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
+      started = 'first';
       Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
     } else {
       Object.assign(first, { ready: true, started: true, state: { running: { startedAt: at } } });
@@ -184,7 +190,8 @@ export class Churn {
       }
     }
     next.status = status;
-    this.store.update('pods', next, { subresource: 'status' });
+    const updated = this.store.update('pods', next, { subresource: 'status' });
+    if (started) this.events.containersStarted(updated, started === 'first' ? String(first?.name ?? '') : undefined);
   }
 
   /** The newest ReplicaSet of a Deployment, and the keys of its pods (pod names start with the ReplicaSet name). */
@@ -212,6 +219,14 @@ export class Churn {
     this.create(pod);
   }
 
+  /** Deletes a pod (given by key); its controller deleted it, or someone else did (an eviction, a user). */
+  private deletePod(key: string, byController: boolean): void {
+    const pod = this.store.table('pods')?.get(key);
+    if (!pod) return;
+    this.events.podDeleted(pod, byController);
+    this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+  }
+
   private setReplicas(gr: string, o: SimObject, replicas: number): void {
     const next = clone(o);
     next.spec = { ...rec(next.spec), replicas };
@@ -236,12 +251,10 @@ export class Churn {
     if (target < 1 || target > MAX_REPLICAS) return;
     this.setReplicas('deployments.apps', deploy, target);
     this.setReplicas('replicasets.apps', rs, target);
+    this.events.scaled(deploy, rs.metadata.name ?? '', current, target);
     const template = pods[0] ? this.store.table('pods')?.get(pods[0]) : undefined;
     if (up && template) this.newPod(rs, template);
-    else if (!up && pods.length > 0) {
-      const victim = pods[pods.length - 1] as string;
-      this.store.delete('pods', rs.metadata.namespace, victim.slice(victim.indexOf('/') + 1));
-    }
+    else if (!up && pods.length > 0) this.deletePod(pods[pods.length - 1] as string, true);
   }
 
   private rollout(): void {
@@ -285,11 +298,13 @@ export class Churn {
     podTemplate.metadata.labels = { ...(podTemplate.metadata.labels ?? {}), 'pod-template-hash': hash };
     podTemplate.metadata.annotations = { ...(podTemplate.metadata.annotations ?? {}), ...restartedAt };
     podTemplate.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: created.metadata.name ?? '', uid: created.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }];
+    this.events.scaled(deploy, created.metadata.name ?? '', 0, pods.length);
     for (const key of pods) {
       this.newPod(created, podTemplate);
-      this.store.delete('pods', ns, key.slice(key.indexOf('/') + 1));
+      this.deletePod(key, true);
     }
     this.setReplicas('replicasets.apps', old, 0);
+    this.events.scaled(deploy, old.metadata.name ?? '', pods.length, 0);
   }
 
   private replacePod(): void {
@@ -297,7 +312,7 @@ export class Churn {
     const owner = pod?.metadata.ownerReferences?.[0];
     if (!pod || !owner || owner.kind === 'Job') return;
     const ns = pod.metadata.namespace;
-    this.store.delete('pods', ns, pod.metadata.name ?? '');
+    this.deletePod(`${ns ?? ''}/${pod.metadata.name ?? ''}`, false);
     if (owner.kind === 'ReplicaSet') {
       const rs = this.store.get('replicasets.apps', ns, owner.name);
       if (rs) this.newPod(rs, pod);
@@ -310,34 +325,9 @@ export class Churn {
     }
   }
 
-  private recordEvent(): void {
+  /** A running pod's readiness probe fails (again: the kubelet's event counts the repeats). */
+  private probeFailure(): void {
     const pod = this.pick('pods');
-    if (!pod) return;
-    const ns = pod.metadata.namespace ?? 'default';
-    const name = `${pod.metadata.name ?? ''}.${kubeSuffix(this.rng, 16)}`;
-    const at = iso(this.now());
-    const reason = this.rng.pick(['Pulled', 'Created', 'Started', 'Killing', 'Unhealthy']);
-    if (this.store.get('events', ns, name)) return;
-    const container = rec((rec(pod.spec).containers as unknown[] | undefined)?.[0]);
-    const cname = String(container.name ?? 'app');
-    const node = String(rec(pod.spec).nodeName ?? '');
-    // The kubelet's own words for each reason (1.32).
-    const message = {
-      Pulled: `Container image "${String(container.image ?? '')}" already present on machine`,
-      Created: `Created container: ${cname}`,
-      Started: `Started container ${cname}`,
-      Killing: `Stopping container ${cname}`,
-      Unhealthy: `Readiness probe failed: Get "http://${String(rec(pod.status).podIP ?? '10.64.0.1')}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
-    }[reason];
-    this.store.create('events', {
-      apiVersion: 'v1', kind: 'Event', metadata: { name, namespace: ns },
-      involvedObject: { kind: 'Pod', namespace: ns, name: pod.metadata.name, uid: pod.metadata.uid, apiVersion: 'v1', resourceVersion: pod.metadata.resourceVersion, fieldPath: `spec.containers{${cname}}` },
-      reason, message, source: { component: 'kubelet', ...(node ? { host: node } : {}) }, firstTimestamp: at, lastTimestamp: at, count: 1, type: reason === 'Unhealthy' ? 'Warning' : 'Normal', eventTime: null, reportingComponent: 'kubelet', reportingInstance: node,
-    }, ns);
-    this.createdEvents.push([ns, name]);
-    if (this.createdEvents.length > MAX_CHURN_EVENTS) {
-      const [ons, oname] = this.createdEvents.shift() as [string, string];
-      if (this.store.get('events', ons, oname)) this.store.delete('events', ons, oname);
-    }
+    if (pod && !pod.metadata.deletionTimestamp && rec(pod.status).phase === 'Running') this.events.probeFailed(pod);
   }
 }

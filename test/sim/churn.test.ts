@@ -109,6 +109,58 @@ describe('churn', () => {
     expect(c.snapshot('pods').every((p) => owners.has(p.metadata.ownerReferences?.[0]?.uid))).toBe(true);
   });
 
+  it('records the events of what it did, in the words of the controllers, the scheduler and the kubelet', async () => {
+    const c = await cluster();
+    const before = new Set(c.snapshot('events').map((e) => e.metadata.name));
+    const podsBefore = new Set(c.snapshot('pods').map((p) => p.metadata.uid));
+    const deploymentsBefore = new Map(c.snapshot('deployments.apps').map((d) => [d.metadata.uid, d.metadata.generation]));
+    c.churn.step(150);
+    interface Ev { metadata: { name: string }; reason: string; message: string; type: string; count?: number; eventTime: string | null; lastTimestamp: string | null; involvedObject: { kind: string; name: string; uid: string; fieldPath?: string }; source: { component?: string; host?: string } }
+    const made = c.snapshot('events').filter((e) => !before.has(e.metadata.name)) as unknown as Ev[];
+    expect(made.length).toBeLessThan(1000); // none dropped yet
+    const about = (uid: string | undefined): Ev[] => made.filter((e) => e.involvedObject.uid === uid);
+    // Each pod churn made and the kubelet started: created by its controller, scheduled, and each container's image
+    // pulled, the container created and started, on the pod's node.
+    const running = c.snapshot('pods').filter((p) => !podsBefore.has(p.metadata.uid) && (p.status as { phase: string }).phase === 'Running');
+    expect(running.length).toBeGreaterThan(10);
+    for (const pod of running) {
+      const evs = about(pod.metadata.uid);
+      const scheduled = evs.find((e) => e.reason === 'Scheduled');
+      const node = (pod.spec as { nodeName: string }).nodeName;
+      expect(scheduled?.message, pod.metadata.name).toBe(`Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+      // The scheduler's events come through events.k8s.io: an eventTime with microseconds, no last timestamp.
+      expect(scheduled?.eventTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      expect(scheduled?.lastTimestamp).toBeNull();
+      for (const container of (pod.spec as { containers: Array<{ name: string; image: string }> }).containers) {
+        const of = evs.filter((e) => e.involvedObject.fieldPath === `spec.containers{${container.name}}`);
+        // In the order they happened by name, as kube's names (the time in nanoseconds) sort.
+        const inNameOrder = of.sort((x, y) => (x.metadata.name < y.metadata.name ? -1 : 1)).map((e) => e.reason).filter((r) => r !== 'Unhealthy');
+        expect(inNameOrder, `${pod.metadata.name} ${container.name}`).toEqual(['Pulled', 'Created', 'Started']);
+        expect(of.find((e) => e.reason === 'Pulled')?.message).toBe(`Container image "${container.image}" already present on machine`);
+        for (const e of of) expect(e.source).toEqual({ component: 'kubelet', host: node });
+      }
+      const owner = pod.metadata.ownerReferences?.[0];
+      const created = about(owner?.uid).filter((e) => e.reason === 'SuccessfulCreate').map((e) => e.message);
+      expect(created.some((m) => m === `Created pod: ${pod.metadata.name}` || m === `create Pod ${pod.metadata.name} in StatefulSet ${owner?.name} successful`), `${pod.metadata.name}: ${created.join('; ')}`).toBe(true);
+    }
+    // Every Deployment churn scaled or rolled out says so; pods deleted had their containers stopped.
+    const changed = c.snapshot('deployments.apps').filter((d) => d.metadata.generation !== deploymentsBefore.get(d.metadata.uid));
+    expect(changed.length).toBeGreaterThan(3);
+    for (const d of changed) expect(about(d.metadata.uid).map((e) => e.message).join('\n'), d.metadata.name).toMatch(/^Scaled (up|down) replica set \S+ from \d+ to \d+$/m);
+    const gone = made.filter((e) => e.involvedObject.kind === 'Pod' && !c.snapshot('pods').some((p) => p.metadata.uid === e.involvedObject.uid));
+    expect(gone.filter((e) => e.reason === 'Killing').length).toBeGreaterThan(5);
+    expect(made.filter((e) => e.reason === 'SuccessfulDelete').length).toBeGreaterThan(3);
+    // A probe that fails again is counted on the same event, as client-go's correlator does.
+    const unhealthy = made.filter((e) => e.reason === 'Unhealthy');
+    expect(unhealthy.length).toBeGreaterThan(3);
+    expect(unhealthy.every((e) => e.type === 'Warning')).toBe(true);
+    const keys = made.map((e) => `${e.involvedObject.uid} ${e.involvedObject.fieldPath ?? ''} ${e.reason} ${e.message}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+    // Bounded: the oldest go first.
+    c.churn.step(4000);
+    expect(c.snapshot('events').filter((e) => !before.has(e.metadata.name)).length).toBeLessThanOrEqual(1000);
+  });
+
   it('keeps its rate when the process is too busy to fire its timer on time', async () => {
     const c = await cluster();
     const rev = c.revision;

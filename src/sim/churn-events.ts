@@ -1,0 +1,181 @@
+// The events a cluster records for what churn does, in the words of kube 1.32's controllers, scheduler and kubelet:
+// a pod made by a ReplicaSet is created by the replicaset-controller, scheduled, its images pulled, its containers
+// created and started; a scale-down deletes one and stops its containers. `kubectl describe` and `kubectl events`
+// then tell a pod's or a Deployment's recent history, as on a real cluster.
+import { hexFor } from './prng.js';
+import { iso } from './gen-meta.js';
+import type { SimStore } from './store.js';
+import type { SimObject } from './types.js';
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
+
+/** The most events churn keeps, and for how long (the API server's default --event-ttl): bounded however long it runs. */
+export const MAX_CHURN_EVENTS = 1000;
+const EVENT_TTL_MS = 3_600_000;
+
+/** Who records an event: a controller (no host) or the kubelet of a node. */
+interface Source {
+  component: string;
+  host?: string;
+}
+
+interface Kept {
+  namespace: string;
+  name: string;
+  /** The key a repeat of the same event is counted under (absent: never counted on, as the scheduler's). */
+  key?: string;
+  at: number;
+}
+
+/** The containers of a pod's spec, by name and image. */
+function containers(pod: SimObject): Array<{ name: string; image: string }> {
+  const list = rec(pod.spec).containers;
+  return (Array.isArray(list) ? list : []).map((c) => ({ name: String(rec(c).name ?? 'app'), image: String(rec(c).image ?? '') }));
+}
+
+/** A reference to `o` as an event's involvedObject has it. */
+function involved(o: SimObject, fieldPath?: string): Rec {
+  return {
+    kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name, uid: o.metadata.uid, apiVersion: o.apiVersion,
+    resourceVersion: o.metadata.resourceVersion ?? '', ...(fieldPath ? { fieldPath } : {}),
+  };
+}
+
+/** The controller that owns pods of this kind, and its words for making and deleting one. */
+const CONTROLLERS: Record<string, { component: string; created: (pod: string, owner: string) => string; deleted: (pod: string, owner: string) => string }> = {
+  ReplicaSet: { component: 'replicaset-controller', created: (pod) => `Created pod: ${pod}`, deleted: (pod) => `Deleted pod: ${pod}` },
+  DaemonSet: { component: 'daemonset-controller', created: (pod) => `Created pod: ${pod}`, deleted: (pod) => `Deleted pod: ${pod}` },
+  StatefulSet: {
+    component: 'statefulset-controller',
+    created: (pod, owner) => `create Pod ${pod} in StatefulSet ${owner} successful`,
+    deleted: (pod, owner) => `delete Pod ${pod} in StatefulSet ${owner} successful`,
+  },
+};
+
+export class ChurnEvents {
+  /** Off: churn records no events (the synchro benchmark's pod-heavy mix, comparable with its earlier runs). */
+  enabled = true;
+  private readonly kept: Kept[] = [];
+  /** Events that a repeat is counted on, by key: namespace and name. */
+  private readonly byKey = new Map<string, { namespace: string; name: string }>();
+  private made = 0;
+  private readonly nameBase: bigint;
+
+  constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number) {
+    this.nameBase = BigInt(`0x18${hexFor(14, 'churn-event', seed, cluster)}`);
+  }
+
+  /** Events churn made that are still kept. */
+  get size(): number {
+    return this.kept.length;
+  }
+
+  /** The controller that owns `pod` made it, and the scheduler placed it on its node. */
+  podCreated(pod: SimObject): void {
+    const owner = this.owner(pod);
+    const controller = owner && CONTROLLERS[owner.kind ?? ''];
+    if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulCreate', controller.created(pod.metadata.name ?? '', owner.metadata.name ?? ''));
+    const node = String(rec(pod.spec).nodeName ?? '');
+    if (!node) return;
+    // The scheduler records through the events.k8s.io API: an eventTime, no first or last timestamp, no count.
+    const at = this.now();
+    const ns = pod.metadata.namespace ?? 'default';
+    this.create({
+      apiVersion: 'v1', kind: 'Event', metadata: { name: this.nameFor(pod), namespace: ns },
+      involvedObject: involved(pod), reason: 'Scheduled', message: `Successfully assigned ${ns}/${pod.metadata.name ?? ''} to ${node}`,
+      source: {}, firstTimestamp: null, lastTimestamp: null, type: 'Normal', eventTime: new Date(at).toISOString().replace(/Z$/, '000Z'),
+      action: 'Binding', reportingComponent: 'default-scheduler', reportingInstance: `default-scheduler-${this.cluster}-control-plane`,
+    }, undefined, at);
+  }
+
+  /** The kubelet (re)started these containers of `pod` (all of them when none are named). */
+  containersStarted(pod: SimObject, only?: string): void {
+    const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
+    for (const c of containers(pod)) {
+      if (only !== undefined && c.name !== only) continue;
+      const path = `spec.containers{${c.name}}`;
+      this.record(pod, node, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, path);
+      this.record(pod, node, 'Normal', 'Created', `Created container: ${c.name}`, path);
+      this.record(pod, node, 'Normal', 'Started', `Started container ${c.name}`, path);
+    }
+  }
+
+  /** The kubelet's readiness probe of a container failed (again). */
+  probeFailed(pod: SimObject): void {
+    const c = containers(pod)[0];
+    if (!c) return;
+    const ip = String(rec(pod.status).podIP ?? '');
+    this.record(pod, { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') }, 'Warning', 'Unhealthy',
+      `Readiness probe failed: Get "http://${ip}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, `spec.containers{${c.name}}`);
+  }
+
+  /** `pod` is being deleted: the kubelet stops its containers, and its controller says so when it deleted it. */
+  podDeleted(pod: SimObject, byController: boolean): void {
+    const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
+    for (const c of containers(pod)) this.record(pod, node, 'Normal', 'Killing', `Stopping container ${c.name}`, `spec.containers{${c.name}}`);
+    const owner = byController ? this.owner(pod) : undefined;
+    const controller = owner && CONTROLLERS[owner.kind ?? ''];
+    if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulDelete', controller.deleted(pod.metadata.name ?? '', owner.metadata.name ?? ''));
+  }
+
+  /** The deployment controller scaled one of a Deployment's ReplicaSets. */
+  scaled(deploy: SimObject, rs: string, from: number, to: number): void {
+    this.record(deploy, { component: 'deployment-controller' }, 'Normal', 'ScalingReplicaSet', `Scaled ${to > from ? 'up' : 'down'} replica set ${rs} from ${from} to ${to}`);
+  }
+
+  private owner(pod: SimObject): SimObject | undefined {
+    const ref = pod.metadata.ownerReferences?.find((r) => r.controller) ?? pod.metadata.ownerReferences?.[0];
+    if (!ref) return undefined;
+    const gr = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' }[ref.kind];
+    const o = gr ? this.store.get(gr, pod.metadata.namespace, ref.name) : undefined;
+    return o?.metadata.uid === ref.uid ? o : undefined;
+  }
+
+  /**
+   * Records an event about `about`, or counts a repeat on the same one (the client-go event correlator: same source,
+   * object, type, reason and message): its count goes up and its lastTimestamp moves.
+   */
+  private record(about: SimObject, source: Source, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
+    if (!this.enabled) return;
+    const at = this.now();
+    const key = [source.component, source.host ?? '', about.metadata.uid ?? '', fieldPath ?? '', type, reason, message].join('\u0001');
+    const seen = this.byKey.get(key);
+    const before = seen && this.store.get('events', seen.namespace, seen.name);
+    if (before) {
+      this.store.update('events', { ...before, count: Number(before.count ?? 1) + 1, lastTimestamp: iso(at) });
+      return;
+    }
+    const host = source.host || undefined;
+    this.create({
+      apiVersion: 'v1', kind: 'Event', metadata: { name: this.nameFor(about), namespace: about.metadata.namespace ?? 'default' },
+      involvedObject: involved(about, fieldPath), reason, message, source: { component: source.component, ...(host ? { host } : {}) },
+      firstTimestamp: iso(at), lastTimestamp: iso(at), count: 1, type, eventTime: null, reportingComponent: source.component, reportingInstance: host ?? '',
+    }, key, at);
+  }
+
+  /**
+   * An event's name: its object's name and 16 hex digits that grow with each event, as kube's (the time in
+   * nanoseconds) do; from a count here, so the same seed names the same events. kubectl lists an object's events of
+   * one second in name order: Pulled, Created, Started.
+   */
+  private nameFor(about: SimObject): string {
+    return `${about.metadata.name ?? ''}.${(this.nameBase + BigInt(this.made++) * 1_000_003n).toString(16)}`;
+  }
+
+  private create(event: SimObject, key: string | undefined, at: number): void {
+    if (!this.enabled) return;
+    const namespace = event.metadata.namespace ?? 'default';
+    const name = event.metadata.name ?? '';
+    if (this.store.get('events', namespace, name)) return;
+    this.store.create('events', event, namespace);
+    this.kept.push({ namespace, name, ...(key ? { key } : {}), at });
+    if (key) this.byKey.set(key, { namespace, name });
+    // Events go after their time to live, and the oldest first beyond the bound.
+    while (this.kept.length > MAX_CHURN_EVENTS || (this.kept[0] && this.kept[0].at < at - EVENT_TTL_MS)) {
+      const old = this.kept.shift() as Kept;
+      if (old.key && this.byKey.get(old.key)?.name === old.name) this.byKey.delete(old.key);
+      if (this.store.get('events', old.namespace, old.name)) this.store.delete('events', old.namespace, old.name);
+    }
+  }
+}
