@@ -1,6 +1,7 @@
 // A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and the events they
 // cause (churn-events.ts), at a target rate.
 import { ChurnEvents } from './churn-events.js';
+import { deploymentStatus, ownerStatus, podIsReady } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
@@ -13,6 +14,9 @@ const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Re
 
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
+
+/** The group-resource of each kind that owns pods churn changes. */
+const OWNER_GR: Record<string, string> = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' };
 
 /** The label a relabel operation flips between "a" and "b" (Churn.relabelShare). */
 export const CHURN_TIER_LABEL = 'churn.sim.clusterpedia.io/tier';
@@ -34,6 +38,8 @@ export class Churn {
   private podAddresses = 0;
   /** Records the events its changes cause (churn-events.ts). */
   readonly events: ChurnEvents;
+  /** Owners (kind, namespace, name) whose pods or spec the current operation changed: their status is written after it. */
+  private readonly unsettled = new Map<string, [kind: string, namespace: string, name: string]>();
   /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
   private readonly starting: string[] = [];
 
@@ -97,6 +103,7 @@ export class Churn {
       else if (roll < 0.75) this.rollout();
       else if (roll < 0.9) this.replacePod();
       else this.probeFailure();
+      this.settle();
     }
     return this.store.revision - before;
   }
@@ -152,6 +159,7 @@ export class Churn {
     const name = pod.metadata.name ?? '';
     if (this.store.get('pods', ns, name)) return;
     this.events.podCreated(this.store.create('pods', pod, ns));
+    this.changed(pod);
     this.starting.push(`${ns}/${name}`);
   }
 
@@ -191,6 +199,7 @@ export class Churn {
     }
     next.status = status;
     const updated = this.store.update('pods', next, { subresource: 'status' });
+    this.changed(updated);
     if (started) this.events.containersStarted(updated, started === 'first' ? String(first?.name ?? '') : undefined);
   }
 
@@ -225,19 +234,77 @@ export class Churn {
     if (!pod) return;
     this.events.podDeleted(pod, byController);
     this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+    this.changed(pod);
   }
 
   private setReplicas(gr: string, o: SimObject, replicas: number): void {
     const next = clone(o);
     next.spec = { ...rec(next.spec), replicas };
     this.store.update(gr, next);
-    this.observe(gr, o, { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas });
   }
 
-  /** The controller's status write after a spec change: the given counts, and the generation it has now seen. */
-  private observe(gr: string, o: SimObject, status: Record<string, unknown>): void {
-    const after = this.store.get(gr, o.metadata.namespace, o.metadata.name ?? '');
-    if (after) this.store.update(gr, { ...clone(after), status: { ...rec(after.status), ...status, observedGeneration: after.metadata.generation } }, { subresource: 'status' });
+  /** A pod changed, came or went: its owner counts its pods again once the operation is done. */
+  private changed(pod: SimObject): void {
+    const ref = pod.metadata.ownerReferences?.[0];
+    if (ref) this.unsettle(ref.kind, pod.metadata.namespace ?? '', ref.name);
+  }
+
+  /** An owner (a ReplicaSet, StatefulSet or DaemonSet) writes its status once the operation is done. */
+  private unsettle(kind: string | undefined, namespace: string, name: string): void {
+    if (kind && OWNER_GR[kind]) this.unsettled.set(`${kind}/${namespace}/${name}`, [kind, namespace, name]);
+  }
+
+  /**
+   * The controllers' status writes after an operation: each owner of pods that changed counts them, then each
+   * Deployment above a ReplicaSet sums its ReplicaSets; each with the generation it has now seen, and none where
+   * nothing changed.
+   */
+  private settle(): void {
+    const deployments = new Map<string, [namespace: string, name: string]>();
+    for (const [kind, ns, name] of this.unsettled.values()) {
+      const gr = OWNER_GR[kind] as string;
+      const owner = this.store.get(gr, ns, name);
+      if (!owner) continue;
+      const pods = this.ownedPods(owner);
+      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length));
+      const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
+      if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
+    }
+    this.unsettled.clear();
+    for (const [ns, name] of deployments.values()) {
+      const deploy = this.store.get('deployments.apps', ns, name);
+      if (!deploy) continue;
+      const replicaSets = this.ownedReplicaSets(deploy);
+      this.writeStatus('deployments.apps', deploy, deploymentStatus(deploy, replicaSets, this.currentReplicaSet(deploy), iso(this.now())));
+    }
+  }
+
+  /** A controller's status write, with the generation it has seen; none when nothing would change. */
+  private writeStatus(gr: string, o: SimObject, status: Rec): void {
+    const next = { ...status, observedGeneration: o.metadata.generation };
+    if (JSON.stringify(next) === JSON.stringify(o.status)) return;
+    this.store.update(gr, { ...clone(o), status: next }, { subresource: 'status' });
+  }
+
+  /** The pods `owner` controls: their names start with its own, and they name it as their owner. */
+  private ownedPods(owner: SimObject): SimObject[] {
+    const table = this.store.table('pods');
+    const out: SimObject[] = [];
+    for (const key of table?.keys(`${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}-`) ?? []) {
+      const pod = table?.get(key);
+      if (pod?.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push(pod);
+    }
+    return out;
+  }
+
+  private ownedReplicaSets(deploy: SimObject): SimObject[] {
+    const table = this.store.table('replicasets.apps');
+    const out: SimObject[] = [];
+    for (const key of table?.keys(`${deploy.metadata.namespace ?? ''}/${deploy.metadata.name ?? ''}-`) ?? []) {
+      const rs = table?.get(key);
+      if (rs?.metadata.ownerReferences?.some((r) => r.uid === deploy.metadata.uid)) out.push(rs);
+    }
+    return out;
   }
 
   private scale(): void {
@@ -251,6 +318,7 @@ export class Churn {
     if (target < 1 || target > MAX_REPLICAS) return;
     this.setReplicas('deployments.apps', deploy, target);
     this.setReplicas('replicasets.apps', rs, target);
+    this.unsettle('ReplicaSet', rs.metadata.namespace ?? '', rs.metadata.name ?? '');
     this.events.scaled(deploy, rs.metadata.name ?? '', current, target);
     const template = pods[0] ? this.store.table('pods')?.get(pods[0]) : undefined;
     if (up && template) this.newPod(rs, template);
@@ -289,11 +357,13 @@ export class Churn {
       selector: { ...rec(rsSpec.selector), matchLabels: { ...rec(rec(rsSpec.selector).matchLabels), 'pod-template-hash': hash } },
       template: { ...rsTemplate, metadata: { ...rsTemplateMeta, labels: { ...rec(rsTemplateMeta.labels), 'pod-template-hash': hash }, annotations: { ...rec(rsTemplateMeta.annotations), ...restartedAt } } },
     };
+    // A new ReplicaSet's status starts empty (the API server resets it on create); its controller fills it in.
+    rs.status = { replicas: 0 };
     if (this.store.get('replicasets.apps', ns, rs.metadata.name ?? '')) return;
     const created = this.store.create('replicasets.apps', rs, ns);
-    this.observe('replicasets.apps', created, {});
     this.store.update('deployments.apps', next);
-    this.observe('deployments.apps', next, {});
+    this.unsettle('ReplicaSet', ns, created.metadata.name ?? '');
+    this.unsettle('ReplicaSet', ns, old.metadata.name ?? '');
     const podTemplate = clone(template);
     podTemplate.metadata.labels = { ...(podTemplate.metadata.labels ?? {}), 'pod-template-hash': hash };
     podTemplate.metadata.annotations = { ...(podTemplate.metadata.annotations ?? {}), ...restartedAt };

@@ -97,6 +97,12 @@ export function podState(t: Topology, w: Workload, r: number): PodState {
   return pickState(w, podRng(t, w, r));
 }
 
+/** Whether pod r of w is ready (every container ready, the pod's Ready condition True): what its controllers count. */
+export function podReady(t: Topology, w: Workload, r: number): boolean {
+  const state = podState(t, w, r);
+  return state === 'running' || state === 'restarted';
+}
+
 /** The cluster's pods sit in 10.64.0.0/10: address `n` is host n % 254 + 1 of /24 number n / 254 (4,161,536 in all). */
 export const POD_ADDRESSES = 64 * 256 * 254;
 

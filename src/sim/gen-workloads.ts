@@ -1,7 +1,8 @@
 // Controllers of the generated pods: Deployments → ReplicaSets, StatefulSets, DaemonSets, CronJobs → Jobs.
 import { iso, lastApplied, managed } from './gen-meta.js';
+import { availableCondition, deploymentAvailable, ownerStatus } from './controller-status.js';
 import { clone } from './deep-equal.js';
-import { genUid, jobName, jobStamp, podTemplateParts, replicaSetCreatedMs, replicaSetName } from './gen-pods.js';
+import { genUid, jobName, jobStamp, podReady, podTemplateParts, replicaSetCreatedMs, replicaSetName } from './gen-pods.js';
 import { rngFor } from './prng.js';
 import type { Topology, Workload } from './topology.js';
 import type { SimObject, SimOwnerRef } from './types.js';
@@ -53,9 +54,11 @@ function workloadMeta(t: Topology, w: Workload, gr: string, apiVersion: string, 
   };
 }
 
-function readyCount(w: Workload): number {
-  // About one pod in ten is not ready in the generated mix; keep status counts plausible rather than exact.
-  return w.system ? w.replicas : Math.max(0, w.replicas - Math.floor(w.replicas / 10));
+/** The workload's pods that are ready, counted as its controller does: `kubectl get deploy` READY agrees with its pods. */
+function readyCount(t: Topology, w: Workload): number {
+  let ready = 0;
+  for (let r = 0; r < w.replicas; r++) if (podReady(t, w, r)) ready++;
+  return ready;
 }
 
 export function buildDeployment(t: Topology, w: Workload): SimObject {
@@ -67,17 +70,17 @@ export function buildDeployment(t: Topology, w: Workload): SimObject {
     revisionHistoryLimit: 10,
     progressDeadlineSeconds: 600,
   };
-  const ready = readyCount(w);
+  const ready = readyCount(t, w);
   const at = iso(w.createdMs + 60_000);
   return {
     apiVersion: APPS, kind: 'Deployment',
     metadata: workloadMeta(t, w, 'deployments.apps', APPS, 'Deployment', spec, { 'deployment.kubernetes.io/revision': String(w.revision) }),
     spec,
     status: {
-      observedGeneration: w.revision, replicas: w.replicas, updatedReplicas: w.replicas, readyReplicas: ready, availableReplicas: ready,
+      observedGeneration: w.revision, replicas: w.replicas, updatedReplicas: w.replicas, ...(ready ? { readyReplicas: ready, availableReplicas: ready } : {}),
       ...(ready < w.replicas ? { unavailableReplicas: w.replicas - ready } : {}),
       conditions: [
-        { type: 'Available', status: ready === w.replicas ? 'True' : 'False', lastUpdateTime: at, lastTransitionTime: at, reason: ready === w.replicas ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', message: `Deployment ${ready === w.replicas ? 'has' : 'does not have'} minimum availability.` },
+        availableCondition(deploymentAvailable(w.replicas, ready), at),
         { type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: iso(w.createdMs), reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${replicaSetName(w)}" has successfully progressed.` },
       ],
     },
@@ -92,7 +95,7 @@ export function buildReplicaSet(t: Topology, w: Workload, old: boolean): SimObje
   const labels = { ...selectorLabels(w), 'app.kubernetes.io/name': w.app, tier: w.tier, 'pod-template-hash': hash };
   const spec = { replicas, selector: { matchLabels: { ...selectorLabels(w), 'pod-template-hash': hash } }, template: podTemplate(t, w, { 'pod-template-hash': hash }, old) };
   const created = replicaSetCreatedMs(t, w, old);
-  const ready = old ? 0 : readyCount(w);
+  const ready = old ? 0 : readyCount(t, w);
   return {
     apiVersion: APPS, kind: 'ReplicaSet',
     metadata: {
@@ -102,7 +105,7 @@ export function buildReplicaSet(t: Topology, w: Workload, old: boolean): SimObje
       managedFields: [managed('kube-controller-manager', APPS, created, { metadata: { labels, ownerReferences: [owner] }, spec }), managed('kube-controller-manager', APPS, created + 20_000, { status: { replicas: 0 } }, 'status')],
     },
     spec,
-    status: { replicas, fullyLabeledReplicas: replicas, readyReplicas: ready, availableReplicas: ready, observedGeneration: old ? 2 : 1 },
+    status: ownerStatus('ReplicaSet', { observedGeneration: old ? 2 : 1 }, replicas, ready),
   };
 }
 
@@ -113,10 +116,10 @@ export function buildStatefulSet(t: Topology, w: Workload): SimObject {
     persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
     volumeClaimTemplates: [{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, volumeMode: 'Filesystem' } }],
   };
-  const ready = readyCount(w);
+  const ready = readyCount(t, w);
   return {
     apiVersion: APPS, kind: 'StatefulSet', metadata: workloadMeta(t, w, 'statefulsets.apps', APPS, 'StatefulSet', spec), spec,
-    status: { observedGeneration: 1, replicas: w.replicas, readyReplicas: ready, currentReplicas: w.replicas, updatedReplicas: w.replicas, currentRevision: `${w.name}-${w.hash}`, updateRevision: `${w.name}-${w.hash}`, collisionCount: 0, availableReplicas: ready },
+    status: ownerStatus('StatefulSet', { observedGeneration: 1, currentRevision: `${w.name}-${w.hash}`, updateRevision: `${w.name}-${w.hash}`, collisionCount: 0 }, w.replicas, ready),
   };
 }
 
@@ -125,7 +128,7 @@ export function buildDaemonSet(t: Topology, w: Workload): SimObject {
   const n = w.replicas;
   return {
     apiVersion: APPS, kind: 'DaemonSet', metadata: workloadMeta(t, w, 'daemonsets.apps', APPS, 'DaemonSet', spec), spec,
-    status: { currentNumberScheduled: n, numberMisscheduled: 0, desiredNumberScheduled: n, numberReady: n, observedGeneration: 1, updatedNumberScheduled: n, numberAvailable: n },
+    status: ownerStatus('DaemonSet', { numberMisscheduled: 0, observedGeneration: 1 }, n, readyCount(t, w)),
   };
 }
 

@@ -1,7 +1,7 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHURN_TIER_LABEL, startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
-import { endedPodProblems, openWatch, templateProblems } from './helpers.js';
+import { controllerCountProblems, endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
 const started: SimCluster[] = [];
 afterEach(async () => {
@@ -94,6 +94,8 @@ describe('churn', () => {
     // Pods made, replaced and rolled out are stamped from their controller's template, as the generated ones.
     const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => c.snapshot(gr));
     expect(templateProblems(c.snapshot('pods'), controllers, Date.now())).toEqual([]);
+    // And counted them as they are after each change: ready pods, pods that came and went.
+    expect(controllerCountProblems(c.snapshot('pods'), [...controllers, ...c.snapshot('deployments.apps')])).toEqual([]);
     // Their controllers saw every spec change: `kubectl rollout status` waits on a generation not yet observed.
     const unobserved = ['deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps']
       .flatMap((gr) => c.snapshot(gr))

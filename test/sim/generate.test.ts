@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTopology } from '../../src/sim/topology.js';
 import { SimStore } from '../../src/sim/store.js';
 import type { SimObject } from '../../src/sim/types.js';
-import { endedPodProblems, templateProblems } from './helpers.js';
+import { controllerCountProblems, endedPodProblems, templateProblems } from './helpers.js';
 
 const EPOCH = Date.parse('2026-06-01T12:00:00Z');
 
@@ -69,6 +69,9 @@ describe('generation', () => {
     const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => all(s, gr));
     const pods = all(s, 'pods');
     expect(templateProblems(pods, controllers, EPOCH)).toEqual([]);
+    // Their status counts the pods as they are: `kubectl get deploy` READY agrees with `kubectl get pods`.
+    expect(controllerCountProblems(pods, [...controllers, ...all(s, 'deployments.apps')])).toEqual([]);
+    expect(all(s, 'deployments.apps').filter((d) => (d.status as { readyReplicas?: number }).readyReplicas !== (d.spec as { replicas: number }).replicas).length).toBeGreaterThan(5);
     // The variety is in the templates now: some controllers have sidecars, init containers, readiness gates; some not.
     const shapes = new Set(controllers.map((c) => JSON.stringify((c.spec as { template: { spec: { containers: Array<{ name: string }>; initContainers?: unknown } } }).template.spec, ['containers', 'initContainers', 'name'])));
     expect(shapes.size).toBeGreaterThan(3);

@@ -181,3 +181,48 @@ export function templateProblems(pods: SimObject[], controllers: SimObject[], no
   }
   return problems;
 }
+
+/**
+ * Where a controller's status disagrees with its pods, as kube's controllers never leave it once settled: a
+ * ReplicaSet's, StatefulSet's or DaemonSet's count of pods and of ready pods; a Deployment's sums over its
+ * ReplicaSets, its unavailable count and its Available condition (maxUnavailable 25 %).
+ */
+export function controllerCountProblems(pods: SimObject[], controllers: SimObject[]): string[] {
+  const problems: string[] = [];
+  const ready = (p: SimObject): boolean => ((p.status as { conditions?: Array<{ type: string; status: string }> }).conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const num = (o: SimObject, field: string): number => Number((o.status as Record<string, unknown>)[field] ?? 0);
+  const byOwner = new Map<string, SimObject[]>();
+  for (const p of pods) {
+    const uid = p.metadata.ownerReferences?.[0]?.uid ?? '';
+    byOwner.set(uid, [...(byOwner.get(uid) ?? []), p]);
+  }
+  const expect = (o: SimObject, field: string, want: number): void => {
+    if (num(o, field) !== want) problems.push(`${o.kind} ${o.metadata.namespace}/${o.metadata.name}: ${field} ${num(o, field)}, not ${want}`);
+  };
+  for (const o of controllers) {
+    const mine = byOwner.get(o.metadata.uid ?? '') ?? [];
+    const n = mine.filter(ready).length;
+    if (o.kind === 'ReplicaSet' || o.kind === 'StatefulSet') {
+      expect(o, 'replicas', mine.length);
+      expect(o, 'readyReplicas', n);
+      expect(o, 'availableReplicas', n);
+    } else if (o.kind === 'DaemonSet') {
+      expect(o, 'currentNumberScheduled', mine.length);
+      expect(o, 'numberReady', n);
+      expect(o, 'numberAvailable', n);
+    }
+  }
+  for (const d of controllers.filter((o) => o.kind === 'Deployment')) {
+    const sets = controllers.filter((o) => o.kind === 'ReplicaSet' && o.metadata.ownerReferences?.[0]?.uid === d.metadata.uid);
+    const sum = (field: string): number => sets.reduce((s, rs) => s + num(rs, field), 0);
+    expect(d, 'replicas', sum('replicas'));
+    expect(d, 'readyReplicas', sum('readyReplicas'));
+    expect(d, 'availableReplicas', sum('availableReplicas'));
+    const wanted = (d.spec as { replicas: number }).replicas;
+    expect(d, 'unavailableReplicas', Math.max(0, sets.reduce((s, rs) => s + (rs.spec as { replicas: number }).replicas, 0) - sum('availableReplicas')));
+    const available = ((d.status as { conditions?: Array<{ type: string; status: string }> }).conditions ?? []).find((c) => c.type === 'Available')?.status;
+    const should = sum('availableReplicas') >= wanted - Math.floor(wanted / 4) ? 'True' : 'False';
+    if (available !== should) problems.push(`Deployment ${d.metadata.namespace}/${d.metadata.name}: Available ${available}, not ${should} (${sum('availableReplicas')} of ${wanted} available)`);
+  }
+  return problems;
+}

@@ -1,0 +1,100 @@
+// The status the workload controllers of kube 1.32 write from what they own: a ReplicaSet's, StatefulSet's and
+// DaemonSet's counts of its pods and of those ready, a Deployment's sums over its ReplicaSets with its Available and
+// Progressing conditions. The generator and churn both use it, so `kubectl get deploy` READY agrees with the pods.
+import type { SimObject } from './types.js';
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
+
+/** A pod its controller counts as ready: its Ready condition True, and not being deleted. */
+export function podIsReady(pod: SimObject): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  const conditions = rec(pod.status).conditions;
+  return Array.isArray(conditions) && conditions.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True');
+}
+
+/** Available with kube's default maxUnavailable of 25 % (rounded down) of the wanted replicas, or fewer, unavailable. */
+export function deploymentAvailable(replicas: number, available: number): boolean {
+  return available >= replicas - Math.floor(replicas / 4);
+}
+
+/** A Deployment's Available condition; `since` is kept as its lastTransitionTime when the status did not change. */
+export function availableCondition(ok: boolean, at: string, since = at): Rec {
+  return {
+    type: 'Available', status: ok ? 'True' : 'False', lastUpdateTime: at, lastTransitionTime: since,
+    reason: ok ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable', message: `Deployment ${ok ? 'has' : 'does not have'} minimum availability.`,
+  };
+}
+
+/** Counts as the API has them: the fields kube marks omitempty are left out when zero. */
+function counts(required: Record<string, number>, omitEmpty: Record<string, number>): Record<string, number> {
+  const out = { ...required };
+  for (const [k, v] of Object.entries(omitEmpty)) if (v !== 0) out[k] = v;
+  return out;
+}
+
+const COUNT_FIELDS = [
+  'replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'currentReplicas', 'updatedReplicas', 'unavailableReplicas',
+  'currentNumberScheduled', 'desiredNumberScheduled', 'numberReady', 'numberAvailable', 'numberUnavailable', 'updatedNumberScheduled',
+];
+
+/** `status` with its counts replaced by `next` (those `next` leaves out are gone). */
+function withCounts(status: Rec, next: Record<string, number>): Rec {
+  const out: Rec = {};
+  for (const [k, v] of Object.entries(status)) if (!COUNT_FIELDS.includes(k)) out[k] = v;
+  return { ...out, ...next };
+}
+
+/** The status a ReplicaSet, StatefulSet or DaemonSet controller writes for `pods` of its own, `ready` of them ready. */
+export function ownerStatus(kind: string | undefined, status: Rec, pods: number, ready: number): Rec {
+  switch (kind) {
+    case 'ReplicaSet': return withCounts(status, counts({ replicas: pods }, { fullyLabeledReplicas: pods, readyReplicas: ready, availableReplicas: ready }));
+    case 'StatefulSet': return withCounts(status, counts({ replicas: pods, availableReplicas: ready }, { readyReplicas: ready, currentReplicas: pods, updatedReplicas: pods }));
+    case 'DaemonSet': return withCounts(status, counts(
+      { currentNumberScheduled: pods, desiredNumberScheduled: pods, numberReady: ready },
+      { numberAvailable: ready, numberUnavailable: pods - ready, updatedNumberScheduled: pods },
+    ));
+    default: return status;
+  }
+}
+
+/**
+ * A Deployment's status from its ReplicaSets (the newest is `current`), as the deployment controller's
+ * calculateStatus and syncRolloutStatus make it: a condition is rewritten only when its status or reason changes.
+ */
+export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], current: SimObject | undefined, at: string): Rec {
+  const status = rec(deploy.status);
+  const wanted = Number(rec(deploy.spec).replicas ?? 1);
+  const sum = (field: string, of: SimObject[] = replicaSets): number => of.reduce((n, rs) => n + Number(rec(rs.status)[field] ?? 0), 0);
+  const available = sum('availableReplicas');
+  const updated = current ? sum('replicas', [current]) : 0;
+  const total = replicaSets.reduce((n, rs) => n + Number(rec(rs.spec).replicas ?? 0), 0);
+  const next = withCounts(status, counts({}, {
+    replicas: sum('replicas'), updatedReplicas: updated, readyReplicas: sum('readyReplicas'), availableReplicas: available,
+    unavailableReplicas: Math.max(0, total - available),
+  }));
+  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).map(rec);
+  // SetDeploymentCondition: nothing changes while the status and the reason stay; the transition time stays with the status.
+  const set = (c: Rec, always = false): void => {
+    const i = conditions.findIndex((o) => o.type === c.type);
+    const was = conditions[i];
+    if (!always && was && was.status === c.status && was.reason === c.reason) return;
+    const next = { ...c, lastTransitionTime: was && was.status === c.status ? was.lastTransitionTime : at };
+    if (i >= 0) conditions[i] = next;
+    else conditions.push(next);
+  };
+  set(availableCondition(deploymentAvailable(wanted, available), at));
+  const name = current?.metadata.name ?? '';
+  const progressing = (c: Partial<Record<'reason' | 'message', string>>): Rec => ({ type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: at, ...c });
+  const n = (field: string, of: Rec): number => Number(of[field] ?? 0);
+  // DeploymentComplete, else DeploymentProgressing (more updated, ready or available pods, or fewer old ones).
+  if (n('updatedReplicas', next) === wanted && n('replicas', next) === wanted && available === wanted) {
+    set(progressing({ reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}" has successfully progressed.` }));
+  } else if (
+    n('updatedReplicas', next) > n('updatedReplicas', status) || n('replicas', next) - n('updatedReplicas', next) < n('replicas', status) - n('updatedReplicas', status) ||
+    n('readyReplicas', next) > n('readyReplicas', status) || available > n('availableReplicas', status)
+  ) {
+    set(progressing({ reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}" is progressing.` }), true);
+  }
+  return { ...next, conditions };
+}
