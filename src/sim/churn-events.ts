@@ -71,21 +71,25 @@ export class ChurnEvents {
     return this.kept.length;
   }
 
-  /** The controller that owns `pod` made it, and the scheduler placed it on its node. */
-  podCreated(pod: SimObject): void {
+  /**
+   * The controller that owns `pod` made it, and the scheduler placed it on its node, or could not (`unschedulable`:
+   * why not, as the pod's PodScheduled condition says).
+   */
+  podCreated(pod: SimObject, unschedulable = ''): void {
     const owner = this.owner(pod);
     const controller = owner && CONTROLLERS[owner.kind ?? ''];
     if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulCreate', controller.created(pod.metadata.name ?? '', owner.metadata.name ?? ''));
     const node = String(rec(pod.spec).nodeName ?? '');
-    if (!node) return;
+    const ns = pod.metadata.namespace ?? 'default';
     // The scheduler records through the events.k8s.io API: an eventTime, no first or last timestamp, no count.
     const at = this.now();
-    const ns = pod.metadata.namespace ?? 'default';
     this.create({
-      apiVersion: 'v1', kind: 'Event', metadata: { name: this.nameFor(pod), namespace: ns },
-      involvedObject: involved(pod), reason: 'Scheduled', message: `Successfully assigned ${ns}/${pod.metadata.name ?? ''} to ${node}`,
-      source: {}, firstTimestamp: null, lastTimestamp: null, type: 'Normal', eventTime: new Date(at).toISOString().replace(/Z$/, '000Z'),
-      action: 'Binding', reportingComponent: 'default-scheduler', reportingInstance: `default-scheduler-${this.cluster}-control-plane`,
+      apiVersion: 'v1', kind: 'Event', metadata: { name: this.nameFor(pod), namespace: ns }, involvedObject: involved(pod),
+      ...(node
+        ? { reason: 'Scheduled', message: `Successfully assigned ${ns}/${pod.metadata.name ?? ''} to ${node}`, type: 'Normal', action: 'Binding' }
+        : { reason: 'FailedScheduling', message: unschedulable || '0/1 nodes are available.', type: 'Warning', action: 'Scheduling' }),
+      source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: new Date(at).toISOString().replace(/Z$/, '000Z'),
+      reportingComponent: 'default-scheduler', reportingInstance: `default-scheduler-${this.cluster}-control-plane`,
     }, undefined, at);
   }
 

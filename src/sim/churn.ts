@@ -15,6 +15,10 @@ const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Re
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
 
+/** A deleted pod's grace period, and how many operations later its kubelet has stopped it and removes it. */
+const GRACE_SECONDS = 30;
+const TERMINATION_OPS = 3;
+
 /** The group-resource of each kind that owns pods churn changes. */
 const OWNER_GR: Record<string, string> = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' };
 
@@ -40,6 +44,11 @@ export class Churn {
   readonly events: ChurnEvents;
   /** Owners (kind, namespace, name) whose pods or spec the current operation changed: their status is written after it. */
   private readonly unsettled = new Map<string, [kind: string, namespace: string, name: string]>();
+  /**
+   * Pods being deleted (oldest first): their kubelet removes each once `due` (a count of operations other than
+   * relabels) is reached, and a StatefulSet's replacement, which must wait for its name, is made then.
+   */
+  private readonly terminating: Array<{ key: string; uid: string; due: number; then?: SimObject }> = [];
   /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
   private readonly starting: string[] = [];
 
@@ -81,10 +90,13 @@ export class Churn {
     this.timer.unref();
   }
 
+  /** Stops; the pods being deleted go now, so that none stays Terminating for good. */
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.budget = 0;
+    this.finishTerminations(Infinity);
+    this.settle();
   }
 
   /** Applies `n` operations now; returns the number of watch events they produced. Same seed → same sequence. */
@@ -97,6 +109,7 @@ export class Churn {
         this.relabel();
         continue;
       }
+      this.finishTerminations();
       const roll = this.rng.next();
       if (roll < 0.5) this.podStatus();
       else if (roll < 0.7) this.scale();
@@ -133,14 +146,28 @@ export class Churn {
     return this.pick('pods');
   }
 
-  /** A pod just made by a controller: Pending, its containers being created, not ready; the kubelet starts it soon. */
+  /**
+   * A pod just made by a controller: Pending, its containers being created, not ready, no address yet (a host-network
+   * pod has its node's); the kubelet starts it soon. Made from a pod the scheduler could not place, it cannot be
+   * placed either, and waits unscheduled.
+   */
   private create(pod: SimObject): void {
+    const ns = pod.metadata.namespace ?? '';
+    const name = pod.metadata.name ?? '';
+    if (this.store.get('pods', ns, name)) return;
     const status = rec(pod.status);
-    // A new pod gets an address of its own (a host-network pod keeps its node's): from the upper half of the pod
-    // range, above the generated pods' addresses.
-    if (typeof status.podIP === 'string' && status.podIP !== status.hostIP) {
-      const ip = podAddress(POD_ADDRESSES / 2 + (this.podAddresses++ % (POD_ADDRESSES / 2)));
-      Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
+    if (!rec(pod.spec).nodeName) {
+      const unschedulable = (Array.isArray(status.conditions) ? (status.conditions as Rec[]) : []).find((c) => c.type === 'PodScheduled');
+      const at = iso(this.now());
+      pod.status = { phase: 'Pending', conditions: unschedulable ? [{ ...unschedulable, lastTransitionTime: at }] : [], qosClass: status.qosClass ?? 'Burstable' };
+      const created = this.store.create('pods', pod, ns);
+      this.events.podCreated(created, String(unschedulable?.message ?? ''));
+      this.changed(created);
+      return;
+    }
+    if (!rec(pod.spec).hostNetwork) {
+      delete status.podIP;
+      delete status.podIPs;
     }
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
     for (const s of statuses) {
@@ -155,9 +182,6 @@ export class Churn {
       }
     }
     pod.status = { ...status, phase: 'Pending', startTime: at };
-    const ns = pod.metadata.namespace ?? '';
-    const name = pod.metadata.name ?? '';
-    if (this.store.get('pods', ns, name)) return;
     this.events.podCreated(this.store.create('pods', pod, ns));
     this.changed(pod);
     this.starting.push(`${ns}/${name}`);
@@ -167,7 +191,8 @@ export class Churn {
     const pod = this.podToChange();
     // The kubelet leaves a pod that ended (Succeeded, Failed) alone: its containers do not start again.
     const phase = rec(pod?.status).phase;
-    if (!pod || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return;
+    // Nor does it start a pod no node has been found for.
+    if (!pod || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed' || !rec(pod.spec).nodeName) return;
     const next = clone(pod);
     const status = rec(next.status);
     const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
@@ -177,6 +202,11 @@ export class Churn {
     if (status.phase === 'Pending' || !first) {
       started = 'all';
       status.phase = 'Running';
+      // Its sandbox has an address of its own now: from the upper half of the pod range, above the generated pods'.
+      if (!rec(next.spec).hostNetwork && status.podIP === undefined) {
+        const ip = podAddress(POD_ADDRESSES / 2 + (this.podAddresses++ % (POD_ADDRESSES / 2)));
+        Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
+      }
       for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
       // The container exited and the kubelet started it again; it is not ready until its probe passes.
@@ -216,8 +246,10 @@ export class Churn {
     return best;
   }
 
+  /** The keys of a ReplicaSet's pods not being deleted (pod names start with the ReplicaSet name). */
   private podKeys(rs: SimObject): string[] {
-    return [...(this.store.table('pods')?.keys(`${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}-`) ?? [])];
+    const table = this.store.table('pods');
+    return [...(table?.keys(`${rs.metadata.namespace ?? ''}/${rs.metadata.name ?? ''}-`) ?? [])].filter((key) => !table?.get(key)?.metadata.deletionTimestamp);
   }
 
   private newPod(rs: SimObject, template: SimObject): void {
@@ -228,13 +260,45 @@ export class Churn {
     this.create(pod);
   }
 
-  /** Deletes a pod (given by key); its controller deleted it, or someone else did (an eviction, a user). */
-  private deletePod(key: string, byController: boolean): void {
+  /**
+   * Deletes a pod (given by key) as kube does: marked with a deletionTimestamp its grace period ahead, then removed by
+   * its kubelet a few operations later (finishTerminations), `then` made in its place after that. Its controller
+   * deleted it, or someone else did (an eviction, a user).
+   */
+  private deletePod(key: string, byController: boolean, then?: SimObject): void {
     const pod = this.store.table('pods')?.get(key);
-    if (!pod) return;
+    if (!pod || pod.metadata.deletionTimestamp) return;
     this.events.podDeleted(pod, byController);
-    this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+    const marked = this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: GRACE_SECONDS });
     this.changed(pod);
+    if (marked.metadata.deletionTimestamp) this.terminating.push({ key, uid: pod.metadata.uid ?? '', due: this.ops - this.relabelOps + TERMINATION_OPS, ...(then ? { then } : {}) });
+    else if (then) this.create(then);
+  }
+
+  /** The kubelet has stopped the containers of pods whose time came (all of them: `until` Infinity): it writes their last status and removes them. */
+  private finishTerminations(until = this.ops - this.relabelOps): void {
+    while (this.terminating[0] && this.terminating[0].due <= until) {
+      const { key, uid, then } = this.terminating.shift() as (typeof this.terminating)[number];
+      const pod = this.store.table('pods')?.get(key);
+      if (pod?.metadata.uid === uid) {
+        const next = clone(pod);
+        const status = rec(next.status);
+        const at = iso(this.now());
+        for (const s of Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : []) {
+          const running = rec(rec(s.state).running);
+          if (!running.startedAt) continue;
+          Object.assign(s, { ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
+        }
+        for (const c of Array.isArray(status.conditions) ? (status.conditions as Rec[]) : []) {
+          if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });
+        }
+        next.status = status;
+        this.store.update('pods', next, { subresource: 'status' });
+        this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+        this.changed(pod);
+      }
+      if (then) this.create(then);
+    }
   }
 
   private setReplicas(gr: string, o: SimObject, replicas: number): void {
@@ -265,7 +329,8 @@ export class Churn {
       const gr = OWNER_GR[kind] as string;
       const owner = this.store.get(gr, ns, name);
       if (!owner) continue;
-      const pods = this.ownedPods(owner);
+      // Pods being deleted no longer count (kube's FilterActivePods).
+      const pods = this.ownedPods(owner).filter((p) => !p.metadata.deletionTimestamp);
       this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length));
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
@@ -381,17 +446,22 @@ export class Churn {
     const pod = this.pick('pods');
     const owner = pod?.metadata.ownerReferences?.[0];
     if (!pod || !owner || owner.kind === 'Job') return;
+    if (pod.metadata.deletionTimestamp) return;
     const ns = pod.metadata.namespace;
-    this.deletePod(`${ns ?? ''}/${pod.metadata.name ?? ''}`, false);
+    const key = `${ns ?? ''}/${pod.metadata.name ?? ''}`;
     if (owner.kind === 'ReplicaSet') {
+      this.deletePod(key, false);
       const rs = this.store.get('replicasets.apps', ns, owner.name);
       if (rs) this.newPod(rs, pod);
     } else {
-      // StatefulSet pods come back under the same name; DaemonSet pods get a new suffix.
+      // StatefulSet pods come back under the same name, once the old one is gone; DaemonSet pods at once, with a new suffix.
       const replacement = clone(pod);
       if (owner.kind === 'DaemonSet') replacement.metadata.name = `${owner.name}-${kubeSuffix(this.rng)}`;
-      for (const f of ['uid', 'resourceVersion', 'creationTimestamp']) delete replacement.metadata[f];
-      this.create(replacement);
+      for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete replacement.metadata[f];
+      if (owner.kind === 'DaemonSet') {
+        this.deletePod(key, false);
+        this.create(replacement);
+      } else this.deletePod(key, false, replacement);
     }
   }
 

@@ -24,6 +24,11 @@ export interface DeleteOptions {
   preconditions?: { resourceVersion?: string; uid?: string };
   /** "Orphan" keeps dependents; anything else deletes them (kube's background garbage collection, done at once). */
   propagationPolicy?: string;
+  /**
+   * Pods on a node only (kube's graceful deletion): above 0 marks the pod — a deletionTimestamp that many seconds
+   * ahead, MODIFIED — and leaves it to its kubelet, which removes it with a delete of 0. Absent or 0: gone at once.
+   */
+  gracePeriodSeconds?: number;
 }
 
 export class SimStore {
@@ -194,7 +199,9 @@ export class SimStore {
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (deepEqual(next, old)) return clone(old);
     if (gr === CRD_GR && typeof defFromCrdObject(next) === 'string') throw errors.invalid(def.kind, name, 'spec', String(defFromCrdObject(next)), def.group);
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
+    // The last finalizer removed from an object being deleted lets it go. (A pod in its grace period has none to remove:
+    // it stays until its kubelet deletes it.)
+    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length && (old.metadata.finalizers ?? []).length > 0) {
       this.commit(gr, 'DELETED', key, next, old);
       this.afterDelete(gr, next, undefined);
     } else this.commit(gr, 'MODIFIED', key, next, old);
@@ -209,6 +216,16 @@ export class SimStore {
     const pre = opts.preconditions ?? {};
     if ((pre.resourceVersion && pre.resourceVersion !== old.metadata.resourceVersion) || (pre.uid && pre.uid !== old.metadata.uid)) throw errors.conflict(gr, name);
     if (gr === 'namespaces') return this.deleteNamespace(old);
+    const grace = opts.gracePeriodSeconds ?? 0;
+    if (gr === 'pods' && grace > 0 && (old.spec as { nodeName?: string } | undefined)?.nodeName) {
+      // Marked once; a second graceful delete leaves the mark as it is (kube lets it only shorten the grace).
+      if (old.metadata.deletionTimestamp) return clone(old);
+      const next = clone(old);
+      next.metadata.deletionTimestamp = isoNow(this.now() + grace * 1000);
+      next.metadata.deletionGracePeriodSeconds = grace;
+      this.commit(gr, 'MODIFIED', key, next, old);
+      return next;
+    }
     if ((old.metadata.finalizers ?? []).length > 0) {
       if (old.metadata.deletionTimestamp) return clone(old);
       const next = clone(old);

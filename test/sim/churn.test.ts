@@ -163,6 +163,51 @@ describe('churn', () => {
     expect(c.snapshot('events').filter((e) => !before.has(e.metadata.name)).length).toBeLessThanOrEqual(1000);
   });
 
+  it('deletes pods as kube does: Terminating for a while, then removed by their kubelet; a StatefulSet pod comes back after', async () => {
+    const c = await cluster();
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
+    const t0 = Date.now();
+    c.churn.step(300);
+    interface PodEv { type: string; object: SimObject }
+    const seen: PodEv[] = [];
+    for (;;) {
+      const ev = (await w.next(300).catch(() => undefined)) as PodEv | undefined;
+      if (!ev) break;
+      seen.push(ev);
+    }
+    // Some are being deleted now: marked 30 s ahead with their grace period, still listed.
+    const terminating = c.snapshot('pods').filter((p) => p.metadata.deletionTimestamp);
+    expect(terminating.length).toBeGreaterThan(0);
+    expect(terminating.length).toBeLessThan(20);
+    for (const p of terminating) {
+      expect(p.metadata.deletionGracePeriodSeconds).toBe(30);
+      expect(Date.parse(p.metadata.deletionTimestamp ?? '') - t0).toBeGreaterThan(25_000);
+    }
+    // Every pod that went was marked first, and its containers had stopped and it was not ready when it went.
+    const deleted = seen.filter((e) => e.type === 'DELETED');
+    expect(deleted.length).toBeGreaterThan(10);
+    for (const d of deleted) {
+      const before = seen.filter((e) => e.object.metadata.uid === d.object.metadata.uid && e !== d);
+      if (!(d.object.spec as { nodeName?: string }).nodeName) continue; // never placed: gone at once
+      expect(before.some((e) => e.type === 'MODIFIED' && e.object.metadata.deletionTimestamp), d.object.metadata.name).toBe(true);
+      const status = d.object.status as { containerStatuses?: Array<{ state: Record<string, unknown> }>; conditions: Array<{ type: string; status: string }> };
+      expect(status.conditions.find((x) => x.type === 'Ready')?.status, d.object.metadata.name).toBe('False');
+      for (const s of status.containerStatuses ?? []) expect(Object.keys(s.state), d.object.metadata.name).not.toContain('running');
+    }
+    // Stopped, churn lets them go; every StatefulSet has each of its ordinals again.
+    c.churn.stop();
+    expect(c.snapshot('pods').filter((p) => p.metadata.deletionTimestamp)).toEqual([]);
+    const names = new Set(c.snapshot('pods').map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
+    for (const sts of c.snapshot('statefulsets.apps')) {
+      for (let i = 0; i < (sts.spec as { replicas: number }).replicas; i++) expect(names.has(`${sts.metadata.namespace}/${sts.metadata.name}-${i}`), `${sts.metadata.name}-${i}`).toBe(true);
+    }
+    // A pod made from one no node could take cannot be placed either: Pending, no containers, no address.
+    for (const p of c.snapshot('pods').filter((pod) => !(pod.spec as { nodeName?: string }).nodeName)) {
+      const status = p.status as { phase: string; podIP?: string; containerStatuses?: unknown };
+      expect([status.phase, status.podIP, status.containerStatuses], p.metadata.name).toEqual(['Pending', undefined, undefined]);
+    }
+  });
+
   it('keeps its rate when the process is too busy to fire its timer on time', async () => {
     const c = await cluster();
     const rev = c.revision;

@@ -192,7 +192,8 @@ export function controllerCountProblems(pods: SimObject[], controllers: SimObjec
   const ready = (p: SimObject): boolean => ((p.status as { conditions?: Array<{ type: string; status: string }> }).conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   const num = (o: SimObject, field: string): number => Number((o.status as Record<string, unknown>)[field] ?? 0);
   const byOwner = new Map<string, SimObject[]>();
-  for (const p of pods) {
+  // Pods being deleted are not counted (kube's FilterActivePods).
+  for (const p of pods.filter((pod) => !pod.metadata.deletionTimestamp)) {
     const uid = p.metadata.ownerReferences?.[0]?.uid ?? '';
     byOwner.set(uid, [...(byOwner.get(uid) ?? []), p]);
   }

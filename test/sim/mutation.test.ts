@@ -82,6 +82,21 @@ describe('writes', () => {
     expect((await call(c, '/api/v1/namespaces/default/configmaps/fin', { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('deletes a pod on a node gracefully through the module API: marked, kept through status writes, gone at a delete of 0', () => {
+    const pod = c.snapshot('pods').find((p) => (p.spec as { nodeName?: string }).nodeName && !p.metadata.finalizers)!;
+    const ns = pod.metadata.namespace;
+    const name = pod.metadata.name!;
+    const marked = c.store.delete('pods', ns, name, { gracePeriodSeconds: 30 });
+    expect(marked.metadata.deletionGracePeriodSeconds).toBe(30);
+    expect(Date.parse(marked.metadata.deletionTimestamp!) - Date.now()).toBeGreaterThan(28_000);
+    // Marked once: a second graceful delete changes nothing; a status write keeps it.
+    expect(c.store.delete('pods', ns, name, { gracePeriodSeconds: 30 }).metadata.resourceVersion).toBe(marked.metadata.resourceVersion);
+    c.store.updateStatus('pods', { ...marked, status: { ...(marked.status as object), phase: 'Running' } });
+    expect(c.store.get('pods', ns, name)?.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
+    c.store.delete('pods', ns, name);
+    expect(c.store.get('pods', ns, name)).toBeUndefined();
+  });
+
   it('garbage-collects dependents: deleting a Deployment removes its ReplicaSets and their pods', async () => {
     const d = c.store.list('deployments.apps').find((x) => x.metadata.namespace !== 'kube-system');
     const ns = d?.metadata.namespace ?? '';
