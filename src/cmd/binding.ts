@@ -25,7 +25,8 @@ export function newBindingCommand(): Command {
     .addOption(option('--demo', 'also start simulated member clusters in-process and register them (no cluster needed)'))
     .addOption(option('--demo-clusters <n>', 'simulated clusters with --demo').argParser(parsePositiveInt).default(3))
     .addOption(option('--demo-pods <n>', 'pods per simulated cluster with --demo').argParser(parsePositiveInt).default(60))
-    .addOption(option('--demo-churn <events/s>', 'changes per second across the demo fleet').argParser(parseNonNegativeInt).default(2))
+    // Watch events, most of them Events the changes cause: 10/s is a pod change every second or so across the fleet.
+    .addOption(option('--demo-churn <events/s>', 'watch events per second across the demo fleet').argParser(parseNonNegativeInt).default(10))
     .addOption(option('--demo-dir <dir>', 'where --demo writes its generated PediaCluster file').default('./clusterpedia-demo'));
   cmd.action(async (_flags: unknown, self: Command) => {
     const f = self.opts<ApiserverFlags & SynchroFlagValues & DemoFlags>();

@@ -143,6 +143,8 @@ function containerStatus(name: string, image: string, state: PodState, startMs: 
   const running = { running: { startedAt: iso(startMs + 4000) } };
   const base = { name, image, imageID, containerID, started: true, ready: true, restartCount: 0, state: running as Record<string, unknown>, lastState: {} as Record<string, unknown> };
   if (!main) {
+    // A pod whose sandbox is still being made has no container running yet, sidecars included.
+    if (state === 'creating') return { name, image, imageID: '', started: false, ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} };
     // A pod that ended has no container left running: its sidecars stopped after the main one.
     if (state !== 'completed' && state !== 'failed') return base;
     const finished = startMs + (state === 'completed' ? 61_000 : 31_000);

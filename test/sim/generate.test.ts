@@ -101,6 +101,13 @@ describe('generation', () => {
     const ended = pods.filter((p) => ['Succeeded', 'Failed'].includes((p.status as { phase: string }).phase));
     expect(ended.some((p) => ((p.spec as { containers: unknown[] }).containers).length > 1)).toBe(true);
     for (const p of ended) expect(endedPodProblems(p), p.metadata.name).toEqual([]);
+    // A pod whose sandbox is still being made runs no container yet, sidecars included.
+    const creating = pods.filter((p) => JSON.stringify(p.status).includes('"ContainerCreating"'));
+    expect(creating.some((p) => ((p.spec as { containers: unknown[] }).containers).length > 1)).toBe(true);
+    for (const p of creating) {
+      const st = p.status as { containerStatuses: Array<{ ready: boolean; state: Record<string, unknown> }> };
+      expect(st.containerStatuses.map((c) => [c.ready, Object.keys(c.state)[0]]), p.metadata.name).toEqual(st.containerStatuses.map(() => [false, 'waiting']));
+    }
     const crash = pods.find((p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
     expect(JSON.stringify(crash?.status)).toMatch(/"restartCount":[1-9]/);
     expect(JSON.stringify(crash?.status)).toContain('"lastState":{"terminated"');
