@@ -233,13 +233,10 @@ export class Churn {
     if (started) this.events.containersStarted(updated, started === 'first' ? String(first?.name ?? '') : undefined);
   }
 
-  /** The newest ReplicaSet of a Deployment, and the keys of its pods (pod names start with the ReplicaSet name). */
+  /** The newest ReplicaSet of a Deployment. */
   private currentReplicaSet(deploy: SimObject): SimObject | undefined {
-    const ns = deploy.metadata.namespace ?? '';
     let best: SimObject | undefined;
-    for (const key of this.store.table('replicasets.apps')?.keys(`${ns}/${deploy.metadata.name ?? ''}-`) ?? []) {
-      const rs = this.store.table('replicasets.apps')?.get(key);
-      if (!rs?.metadata.ownerReferences?.some((r) => r.uid === deploy.metadata.uid)) continue;
+    for (const rs of this.owned('replicasets.apps', deploy)) {
       const rev = Number(rs.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
       if (!best || rev > Number(best.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0)) best = rs;
     }
@@ -330,7 +327,7 @@ export class Churn {
       const owner = this.store.get(gr, ns, name);
       if (!owner) continue;
       // Pods being deleted no longer count (kube's FilterActivePods).
-      const pods = this.ownedPods(owner).filter((p) => !p.metadata.deletionTimestamp);
+      const pods = this.owned('pods', owner).filter((p) => !p.metadata.deletionTimestamp);
       this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length));
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
@@ -339,8 +336,7 @@ export class Churn {
     for (const [ns, name] of deployments.values()) {
       const deploy = this.store.get('deployments.apps', ns, name);
       if (!deploy) continue;
-      const replicaSets = this.ownedReplicaSets(deploy);
-      this.writeStatus('deployments.apps', deploy, deploymentStatus(deploy, replicaSets, this.currentReplicaSet(deploy), iso(this.now())));
+      this.writeStatus('deployments.apps', deploy, deploymentStatus(deploy, this.owned('replicasets.apps', deploy), this.currentReplicaSet(deploy), iso(this.now())));
     }
   }
 
@@ -351,23 +347,13 @@ export class Churn {
     this.store.update(gr, { ...clone(o), status: next }, { subresource: 'status' });
   }
 
-  /** The pods `owner` controls: their names start with its own, and they name it as their owner. */
-  private ownedPods(owner: SimObject): SimObject[] {
-    const table = this.store.table('pods');
+  /** The objects of `gr` that `owner` controls: their names start with its own, and they name it as their owner. */
+  private owned(gr: string, owner: SimObject): SimObject[] {
+    const table = this.store.table(gr);
     const out: SimObject[] = [];
     for (const key of table?.keys(`${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}-`) ?? []) {
-      const pod = table?.get(key);
-      if (pod?.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push(pod);
-    }
-    return out;
-  }
-
-  private ownedReplicaSets(deploy: SimObject): SimObject[] {
-    const table = this.store.table('replicasets.apps');
-    const out: SimObject[] = [];
-    for (const key of table?.keys(`${deploy.metadata.namespace ?? ''}/${deploy.metadata.name ?? ''}-`) ?? []) {
-      const rs = table?.get(key);
-      if (rs?.metadata.ownerReferences?.some((r) => r.uid === deploy.metadata.uid)) out.push(rs);
+      const o = table?.get(key);
+      if (o?.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push(o);
     }
     return out;
   }
