@@ -105,13 +105,34 @@ export class ChurnEvents {
     }
   }
 
-  /** The kubelet's readiness probe of a container failed (again). */
-  probeFailed(pod: SimObject): void {
-    const c = containers(pod)[0];
-    if (!c) return;
-    const ip = String(rec(pod.status).podIP ?? '');
-    this.record(pod, { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') }, 'Warning', 'Unhealthy',
-      `Readiness probe failed: Get "http://${ip}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, `spec.containers{${c.name}}`);
+  /**
+   * The kubelet warns about `pod` (again): a container in CrashLoopBackOff backs off, an image it cannot pull backs
+   * off, a pod that is not ready fails its readiness probe; a ready one's probe times out now and then.
+   */
+  kubeletWarning(pod: SimObject): void {
+    const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
+    const status = rec(pod.status);
+    const statuses = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).map(rec);
+    const waiting = (reason: string): Rec | undefined => statuses.find((s) => rec(rec(s.state).waiting).reason === reason);
+    const path = (c: Rec | { name: string } | undefined): string => `spec.containers{${String(c?.name ?? '')}}`;
+    const crashing = waiting('CrashLoopBackOff');
+    if (crashing) {
+      const name = pod.metadata.name ?? '';
+      this.record(pod, node, 'Warning', 'BackOff', `Back-off restarting failed container ${String(crashing.name)} in pod ${name}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`, path(crashing));
+      return;
+    }
+    const pulling = waiting('ImagePullBackOff');
+    if (pulling) {
+      this.record(pod, node, 'Normal', 'BackOff', `Back-off pulling image "${String(pulling.image ?? '')}"`, path(pulling));
+      this.record(pod, node, 'Warning', 'Failed', 'Error: ImagePullBackOff', path(pulling));
+      return;
+    }
+    const first = containers(pod)[0];
+    if (!first || status.phase !== 'Running') return;
+    const ready = statuses.every((s) => s.ready === true);
+    this.record(pod, node, 'Warning', 'Unhealthy', ready
+      ? `Readiness probe failed: Get "http://${String(status.podIP ?? '')}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`
+      : 'Readiness probe failed: HTTP probe failed with statuscode: 503', path(first));
   }
 
   /** `pod` is being deleted: the kubelet stops its containers, and its controller says so when it deleted it. */
@@ -145,7 +166,7 @@ export class ChurnEvents {
     const at = this.now();
     const key = [source.component, source.host ?? '', about.metadata.uid ?? '', fieldPath ?? '', type, reason, message].join('\u0001');
     const seen = this.byKey.get(key);
-    const before = seen && this.store.get('events', seen.namespace, seen.name);
+    const before = (seen && this.store.get('events', seen.namespace, seen.name)) || this.recorded(about, reason, message);
     if (before) {
       this.store.update('events', { ...before, count: Number(before.count ?? 1) + 1, lastTimestamp: iso(at) });
       return;
@@ -156,6 +177,16 @@ export class ChurnEvents {
       involvedObject: involved(about, fieldPath), reason, message, source: { component: source.component, ...(host ? { host } : {}) },
       firstTimestamp: iso(at), lastTimestamp: iso(at), count: 1, type, eventTime: null, reportingComponent: source.component, reportingInstance: host ?? '',
     }, key, at);
+  }
+
+  /** An event about `about` with this reason and message recorded before churn began (the cluster's own). */
+  private recorded(about: SimObject, reason: string, message: string): SimObject | undefined {
+    const table = this.store.table('events');
+    for (const key of table?.keys(`${about.metadata.namespace ?? 'default'}/${about.metadata.name ?? ''}.`) ?? []) {
+      const e = table?.get(key);
+      if (e && e.reason === reason && e.message === message && rec(e.involvedObject).uid === about.metadata.uid) return e;
+    }
+    return undefined;
   }
 
   /**

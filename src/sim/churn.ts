@@ -115,7 +115,7 @@ export class Churn {
       else if (roll < 0.7) this.scale();
       else if (roll < 0.75) this.rollout();
       else if (roll < 0.9) this.replacePod();
-      else this.probeFailure();
+      else this.kubeletWarning();
       this.settle();
     }
     return this.store.revision - before;
@@ -451,9 +451,9 @@ export class Churn {
     }
   }
 
-  /** A running pod's readiness probe fails (again: the kubelet's event counts the repeats). */
-  private probeFailure(): void {
+  /** The kubelet warns about a pod on its node (again: its event counts the repeats). */
+  private kubeletWarning(): void {
     const pod = this.pick('pods');
-    if (pod && !pod.metadata.deletionTimestamp && rec(pod.status).phase === 'Running') this.events.probeFailed(pod);
+    if (pod && !pod.metadata.deletionTimestamp && rec(pod.spec).nodeName) this.events.kubeletWarning(pod);
   }
 }

@@ -1,6 +1,6 @@
 // Generated core objects around the workloads: namespaces, nodes, services, config, accounts, events, ingresses, leases.
 import { iso, lastApplied, managed } from './gen-meta.js';
-import { genUid, podName, podState, replicaSetName, unschedulableMessage } from './gen-pods.js';
+import { genUid, podName, podNode, podState, replicaSetName, unschedulableMessage } from './gen-pods.js';
 import { hexFor, rngFor } from './prng.js';
 import type { NamespaceInfo, NodeInfo, Topology, Workload } from './topology.js';
 import type { SimObject } from './types.js';
@@ -141,7 +141,7 @@ export function podEventReasons(t: Topology, w: Workload, r: number): Array<[typ
     case 'crashloop': return [['Warning', 'BackOff', () => `Back-off restarting failed container ${w.app} in pod ${podName(t, w, r)}_${w.namespace}(${genUid(t, 'pods', `${w.namespace}/${podName(t, w, r)}`)})`]];
     case 'imagepull': return [['Normal', 'Pulling', () => `Pulling image "${w.image}"`], ['Warning', 'Failed', () => `Failed to pull image "${w.image}": rpc error: code = NotFound desc = failed to pull and unpack image "${w.image}": not found`]];
     case 'unschedulable': return [['Warning', 'FailedScheduling', () => unschedulableMessage(t)]];
-    case 'creating': return [['Normal', 'Scheduled', (pod) => `Successfully assigned ${w.namespace}/${pod} to ${t.workers[0]?.name ?? 'node'}`], ['Normal', 'Pulling', () => `Pulling image "${w.image}"`]];
+    case 'creating': return [['Normal', 'Scheduled', (pod) => `Successfully assigned ${w.namespace}/${pod} to ${podNode(t, w, r)?.name ?? 'node'}`], ['Normal', 'Pulling', () => `Pulling image "${w.image}"`]];
     case 'unready': return [['Warning', 'Unhealthy', () => `Readiness probe failed: HTTP probe failed with statuscode: 503`]];
     default: return [];
   }
@@ -157,14 +157,17 @@ export function buildEvent(t: Topology, w: Workload, r: number, k: number): SimO
   const first = t.opts.epochMs - rng.range(2, 50) * 60_000;
   const last = t.opts.epochMs - rng.range(5, 110) * 1000;
   const count = type === 'Warning' ? rng.range(2, 300) : 1;
+  const host = podNode(t, w, r)?.name ?? '';
+  // The scheduler's events are about the pod; the kubelet's about a container of it, on the pod's node.
+  const scheduler = reason === 'FailedScheduling' || reason === 'Scheduled';
   return {
     apiVersion: 'v1', kind: 'Event',
     metadata: { name, namespace: w.namespace, uid: genUid(t, 'events', `${w.namespace}/${name}`), creationTimestamp: iso(first), managedFields: [managed('kubelet', 'v1', first, { count: 0, firstTimestamp: '', involvedObject: {}, lastTimestamp: '', message: '', reason: '', reportingComponent: '', reportingInstance: '', source: { component: '', host: '' }, type: '' })] },
-    involvedObject: { kind: 'Pod', namespace: w.namespace, name: pod, uid: genUid(t, 'pods', `${w.namespace}/${pod}`), apiVersion: 'v1', resourceVersion: '', fieldPath: `spec.containers{${w.app}}` },
+    involvedObject: { kind: 'Pod', namespace: w.namespace, name: pod, uid: genUid(t, 'pods', `${w.namespace}/${pod}`), apiVersion: 'v1', resourceVersion: '', ...(scheduler ? {} : { fieldPath: `spec.containers{${w.app}}` }) },
     reason, message: message(pod),
-    source: reason === 'FailedScheduling' ? { component: 'default-scheduler' } : { component: 'kubelet', host: t.workers[0]?.name ?? '' },
+    source: scheduler ? { component: 'default-scheduler' } : { component: 'kubelet', host },
     firstTimestamp: iso(first), lastTimestamp: iso(last), count, type, eventTime: null,
-    reportingComponent: reason === 'FailedScheduling' ? 'default-scheduler' : 'kubelet', reportingInstance: reason === 'FailedScheduling' ? '' : t.workers[0]?.name ?? '',
+    reportingComponent: scheduler ? 'default-scheduler' : 'kubelet', reportingInstance: scheduler ? '' : host,
   };
 }
 

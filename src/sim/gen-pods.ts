@@ -200,12 +200,22 @@ export function podTemplateParts(t: Topology, w: Workload): PodTemplateParts {
   return parts;
 }
 
+/** Pod `r` of workload `w`'s state and node (none when no node would take it), drawn first from the pod's `rng`. */
+function placement(t: Topology, w: Workload, r: number, rng: Rng): { state: PodState; node: NodeInfo | undefined } {
+  const state = pickState(w, rng);
+  return { state, node: state === 'unschedulable' ? undefined : w.kind === 'DaemonSet' ? t.nodes[r % t.nodes.length] : t.workers[rng.int(t.workers.length)] };
+}
+
+/** The node pod r of w runs on, if any: what its events name as their host. */
+export function podNode(t: Topology, w: Workload, r: number): NodeInfo | undefined {
+  return placement(t, w, r, podRng(t, w, r)).node;
+}
+
 /** Pod `r` of workload `w`, fully populated as kube-apiserver would serve it (resourceVersion is set by the store). */
 export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const rng = podRng(t, w, r);
   const name = podName(t, w, r);
-  const state = pickState(w, rng);
-  const node: NodeInfo | undefined = state === 'unschedulable' ? undefined : w.kind === 'DaemonSet' ? t.nodes[r % t.nodes.length] : t.workers[rng.int(t.workers.length)];
+  const { state, node } = placement(t, w, r, rng);
   const created = w.kind === 'CronJob'
     ? jobStamp(t, w, r) * 60_000 + 1000
     : state === 'creating' ? t.opts.epochMs - rng.range(5, 90) * 1000

@@ -163,6 +163,32 @@ describe('churn', () => {
     expect(c.snapshot('events').filter((e) => !before.has(e.metadata.name)).length).toBeLessThanOrEqual(1000);
   });
 
+  it("counts the kubelet's repeated warnings on the cluster's own events: back-offs and failing probes go on", async () => {
+    const c = await cluster();
+    interface Ev { metadata: { name: string }; reason: string; message: string; count: number; lastTimestamp: string; involvedObject: { uid: string } }
+    const events = (): Ev[] => c.snapshot('events') as unknown as Ev[];
+    const before = new Map(events().map((e) => [e.metadata.name, e]));
+    const waiting = (reason: string): SimObject | undefined => c.snapshot('pods').find((p) => JSON.stringify(p.status).includes(`"reason":"${reason}"`) && (p.status as { phase: string }).phase !== 'Succeeded');
+    // Running, its containers all running, one of them not ready: its readiness probe fails.
+    const unready = c.snapshot('pods').find((p) => {
+      const st = p.status as { phase: string; containerStatuses?: Array<{ ready: boolean; state: { running?: unknown } }> };
+      return st.phase === 'Running' && (st.containerStatuses ?? []).every((cs) => cs.state.running) && st.containerStatuses?.some((cs) => !cs.ready);
+    });
+    const t0 = Date.now();
+    for (const pod of [waiting('CrashLoopBackOff'), unready]) {
+      expect(pod).toBeDefined();
+      c.churn.events.kubeletWarning(pod!);
+    }
+    const counted = events().filter((e) => before.has(e.metadata.name) && e.count > (before.get(e.metadata.name)?.count ?? 0));
+    expect(counted.map((e) => e.reason).sort()).toEqual(['BackOff', 'Unhealthy']);
+    for (const e of counted) expect(Date.parse(e.lastTimestamp)).toBeGreaterThanOrEqual(Math.floor(t0 / 1000) * 1000);
+    expect(events().length).toBe(before.size);
+    // Under churn too, never two events for the same thing said about the same object.
+    c.churn.step(2000);
+    const keys = events().map((e) => `${e.involvedObject.uid} ${e.reason} ${e.message}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+  });
+
   it('deletes pods as kube does: Terminating for a while, then removed by their kubelet; a StatefulSet pod comes back after', async () => {
     const c = await cluster();
     const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);

@@ -137,6 +137,27 @@ describe('generation', () => {
     expect(deploy?.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration']).toContain('"kind":"Deployment"');
   });
 
+  it("records each pod's events as the scheduler (about the pod) and its node's kubelet (about a container) do", () => {
+    const s = store('east', 2000);
+    const pods = new Map(all(s, 'pods').map((p) => [p.metadata.uid, p]));
+    interface Ev { reason: string; message: string; source: { component: string; host?: string }; reportingInstance: string; involvedObject: { uid: string; fieldPath?: string } }
+    const events = all(s, 'events') as unknown as Ev[];
+    const reasons = new Set(events.map((e) => e.reason));
+    for (const r of ['Scheduled', 'FailedScheduling', 'BackOff', 'Unhealthy', 'Pulling']) expect(reasons).toContain(r);
+    for (const e of events) {
+      const pod = pods.get(e.involvedObject.uid);
+      if (!pod) continue;
+      const node = (pod.spec as { nodeName?: string }).nodeName;
+      if (e.reason === 'Scheduled' || e.reason === 'FailedScheduling') {
+        expect([e.source.component, e.involvedObject.fieldPath], e.reason).toEqual(['default-scheduler', undefined]);
+        if (e.reason === 'Scheduled') expect(e.message).toBe(`Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+      } else {
+        expect([e.source, e.reportingInstance], `${e.reason} about ${pod.metadata.name}`).toEqual([{ component: 'kubelet', host: node }, node]);
+        expect(e.involvedObject.fieldPath).toMatch(/^spec\.containers\{.+\}$/);
+      }
+    }
+  });
+
   it("runs each CronJob's Jobs at the times its schedule names, the last one within its period", () => {
     const s = store('east', 2000);
     const cronjobs = all(s, 'cronjobs.batch');
