@@ -137,7 +137,7 @@ function containerSpec(w: Workload, name: string, image: string, rng: Rng, main:
   };
 }
 
-function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName = ''): Record<string, unknown> {
+function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName = '', epochMs = startMs): Record<string, unknown> {
   const imageID = imageDigest(image);
   const containerID = containerId(rng);
   const running = { running: { startedAt: iso(startMs + 4000) } };
@@ -154,15 +154,24 @@ function containerStatus(name: string, image: string, state: PodState, startMs: 
     case 'running': return base;
     case 'unready': return { ...base, ready: false };
     case 'restarted': {
+      // Killed some time in its life and started again at once: the run now going began when the last one ended.
       const restarts = rng.range(1, 5);
-      return { ...base, restartCount: restarts, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: iso(startMs), finishedAt: iso(startMs + 3_600_000), containerID } } };
+      const killed = startMs + 4000 + Math.floor(rng.next() * Math.max(0, epochMs - startMs - 8000));
+      return {
+        ...base, restartCount: restarts, state: { running: { startedAt: iso(killed + 1000) } },
+        lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: iso(Math.max(startMs + 4000, killed - 3_600_000)), finishedAt: iso(killed), containerID } },
+      };
     }
     case 'crashloop': {
-      const restarts = rng.range(6, 240);
+      // It began crashing some time ago and has been restarted every 5 minutes since (the kubelet's longest back-off),
+      // the last time less than 5 minutes ago.
+      const since = Math.min(epochMs - 60_000, startMs + Math.floor(rng.next() * Math.max(0, epochMs - startMs)));
+      const restarts = 6 + Math.floor(Math.max(0, epochMs - since) / 300_000);
+      const ended = Math.max(startMs + 2000, epochMs - rng.range(10, 290) * 1000);
       return {
         ...base, started: false, ready: false, restartCount: restarts,
         state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 5m0s restarting failed container=${name} pod=${podName}` } },
-        lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(startMs), finishedAt: iso(startMs + 2000), containerID } },
+        lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: iso(ended - 2000), finishedAt: iso(ended), containerID } },
       };
     }
     case 'imagepull': return { name, image, imageID: '', started: false, ready: false, restartCount: 0, state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } }, lastState: {} };
@@ -305,7 +314,7 @@ function podStatus(t: Topology, podName: string, state: PodState, node: NodeInfo
       qosClass: 'Burstable',
     };
   }
-  const statuses = containers.map((c, i) => containerStatus(String(c.name), String(c.image), state, created, rng, i === 0, podName));
+  const statuses = containers.map((c, i) => containerStatus(String(c.name), String(c.image), state, created, rng, i === 0, podName, t.opts.epochMs));
   const allReady = statuses.every((s) => s.ready === true);
   const done = state === 'completed' || state === 'failed';
   const pending = state === 'imagepull' || state === 'creating';

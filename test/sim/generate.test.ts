@@ -108,6 +108,24 @@ describe('generation', () => {
       const st = p.status as { containerStatuses: Array<{ ready: boolean; state: Record<string, unknown> }> };
       expect(st.containerStatuses.map((c) => [c.ready, Object.keys(c.state)[0]]), p.metadata.name).toEqual(st.containerStatuses.map(() => [false, 'waiting']));
     }
+    // A container's last run ended within the pod's life, before the run now going began; one in CrashLoopBackOff was
+    // restarted less than 5 minutes ago (kubectl's RESTARTS column: "231 (3m ago)").
+    let restarted = 0;
+    for (const p of pods) {
+      const created = Date.parse(p.metadata.creationTimestamp ?? '');
+      type Cs = { name: string; state: { running?: { startedAt: string }; waiting?: { reason: string } }; lastState: { terminated?: { startedAt: string; finishedAt: string } } };
+      for (const cs of (p.status as { containerStatuses?: Cs[] }).containerStatuses ?? []) {
+        const last = cs.lastState.terminated;
+        if (!last) continue;
+        restarted++;
+        const [from, to] = [Date.parse(last.startedAt), Date.parse(last.finishedAt)];
+        const what = `${p.metadata.name}/${cs.name}`;
+        expect(from <= to && to >= created && to <= EPOCH, `${what}: ${last.startedAt}–${last.finishedAt}`).toBe(true);
+        if (cs.state.running) expect(Date.parse(cs.state.running.startedAt), what).toBeGreaterThanOrEqual(to);
+        if (cs.state.waiting?.reason === 'CrashLoopBackOff') expect(EPOCH - to, what).toBeLessThanOrEqual(300_000);
+      }
+    }
+    expect(restarted).toBeGreaterThan(50);
     const crash = pods.find((p) => JSON.stringify(p.status).includes('CrashLoopBackOff'));
     expect(JSON.stringify(crash?.status)).toMatch(/"restartCount":[1-9]/);
     expect(JSON.stringify(crash?.status)).toContain('"lastState":{"terminated"');
