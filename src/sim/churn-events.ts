@@ -11,7 +11,7 @@ type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
 
 /** The most events churn keeps, and for how long (the API server's default --event-ttl): bounded however long it runs. */
-export const MAX_CHURN_EVENTS = 1000;
+const MAX_CHURN_EVENTS = 1000;
 const EVENT_TTL_MS = 3_600_000;
 
 /** Who records an event: a controller (no host) or the kubelet of a node. */
@@ -54,7 +54,7 @@ const CONTROLLERS: Record<string, { component: string; created: (pod: string, ow
 };
 
 export class ChurnEvents {
-  /** Off: churn records no events (the synchro benchmark's pod-heavy mix, comparable with its earlier runs). */
+  /** Off: churn records no events (for a synchro that syncs none, to which they would be changes it never sees). */
   enabled = true;
   private readonly kept: Kept[] = [];
   /** Events that a repeat is counted on, by key: namespace and name. */
@@ -64,11 +64,6 @@ export class ChurnEvents {
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number) {
     this.nameBase = BigInt(`0x18${hexFor(14, 'churn-event', seed, cluster)}`);
-  }
-
-  /** Events churn made that are still kept. */
-  get size(): number {
-    return this.kept.length;
   }
 
   /**
