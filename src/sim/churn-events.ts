@@ -5,10 +5,8 @@
 import { hexFor } from './prng.js';
 import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
-import type { SimObject } from './types.js';
+import { rec, recs, type Rec, type SimObject } from './types.js';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
 
 /** The most events churn keeps, and for how long (the API server's default --event-ttl): bounded however long it runs. */
 const MAX_CHURN_EVENTS = 1000;
@@ -30,9 +28,11 @@ interface Kept {
 
 /** The containers of a pod's spec, by name and image. */
 function containers(pod: SimObject): Array<{ name: string; image: string }> {
-  const list = rec(pod.spec).containers;
-  return (Array.isArray(list) ? list : []).map((c) => ({ name: String(rec(c).name ?? 'app'), image: String(rec(c).image ?? '') }));
+  return recs(rec(pod.spec).containers).map((c) => ({ name: String(c.name ?? 'app'), image: String(c.image ?? '') }));
 }
+
+/** The field path a kubelet's event names one container by. */
+const containerPath = (name: unknown): string => `spec.containers{${String(name)}}`;
 
 /** A reference to `o` as an event's involvedObject has it. */
 function involved(o: SimObject, fieldPath?: string): Rec {
@@ -93,7 +93,7 @@ export class ChurnEvents {
     const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
     for (const c of containers(pod)) {
       if (only !== undefined && c.name !== only) continue;
-      const path = `spec.containers{${c.name}}`;
+      const path = containerPath(c.name);
       this.record(pod, node, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, path);
       this.record(pod, node, 'Normal', 'Created', `Created container: ${c.name}`, path);
       this.record(pod, node, 'Normal', 'Started', `Started container ${c.name}`, path);
@@ -107,19 +107,18 @@ export class ChurnEvents {
   kubeletWarning(pod: SimObject): void {
     const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
     const status = rec(pod.status);
-    const statuses = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []).map(rec);
+    const statuses = recs(status.containerStatuses);
     const waiting = (reason: string): Rec | undefined => statuses.find((s) => rec(rec(s.state).waiting).reason === reason);
-    const path = (c: Rec | { name: string } | undefined): string => `spec.containers{${String(c?.name ?? '')}}`;
     const crashing = waiting('CrashLoopBackOff');
     if (crashing) {
       const name = pod.metadata.name ?? '';
-      this.record(pod, node, 'Warning', 'BackOff', `Back-off restarting failed container ${String(crashing.name)} in pod ${name}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`, path(crashing));
+      this.record(pod, node, 'Warning', 'BackOff', `Back-off restarting failed container ${String(crashing.name)} in pod ${name}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`, containerPath(crashing.name));
       return;
     }
     const pulling = waiting('ImagePullBackOff');
     if (pulling) {
-      this.record(pod, node, 'Normal', 'BackOff', `Back-off pulling image "${String(pulling.image ?? '')}"`, path(pulling));
-      this.record(pod, node, 'Warning', 'Failed', 'Error: ImagePullBackOff', path(pulling));
+      this.record(pod, node, 'Normal', 'BackOff', `Back-off pulling image "${String(pulling.image ?? '')}"`, containerPath(pulling.name));
+      this.record(pod, node, 'Warning', 'Failed', 'Error: ImagePullBackOff', containerPath(pulling.name));
       return;
     }
     const first = containers(pod)[0];
@@ -127,13 +126,13 @@ export class ChurnEvents {
     const ready = statuses.every((s) => s.ready === true);
     this.record(pod, node, 'Warning', 'Unhealthy', ready
       ? `Readiness probe failed: Get "http://${String(status.podIP ?? '')}:8080/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`
-      : 'Readiness probe failed: HTTP probe failed with statuscode: 503', path(first));
+      : 'Readiness probe failed: HTTP probe failed with statuscode: 503', containerPath(first.name));
   }
 
   /** `pod` is being deleted: the kubelet stops its containers, and its controller says so when it deleted it. */
   podDeleted(pod: SimObject, byController: boolean): void {
     const node = { component: 'kubelet', host: String(rec(pod.spec).nodeName ?? '') };
-    for (const c of containers(pod)) this.record(pod, node, 'Normal', 'Killing', `Stopping container ${c.name}`, `spec.containers{${c.name}}`);
+    for (const c of containers(pod)) this.record(pod, node, 'Normal', 'Killing', `Stopping container ${c.name}`, containerPath(c.name));
     const owner = byController ? this.owner(pod) : undefined;
     const controller = owner && CONTROLLERS[owner.kind ?? ''];
     if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulDelete', controller.deleted(pod.metadata.name ?? '', owner.metadata.name ?? ''));

@@ -7,10 +7,8 @@ import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
-import type { SimObject } from './types.js';
+import { rec, recs, type Rec, type SimObject } from './types.js';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
 
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
@@ -157,7 +155,7 @@ export class Churn {
     if (this.store.get('pods', ns, name)) return;
     const status = rec(pod.status);
     if (!rec(pod.spec).nodeName) {
-      const unschedulable = (Array.isArray(status.conditions) ? (status.conditions as Rec[]) : []).find((c) => c.type === 'PodScheduled');
+      const unschedulable = recs(status.conditions).find((c) => c.type === 'PodScheduled');
       const at = iso(this.now());
       pod.status = { phase: 'Pending', conditions: unschedulable ? [{ ...unschedulable, lastTransitionTime: at }] : [], qosClass: status.qosClass ?? 'Burstable' };
       const created = this.store.create('pods', pod, ns);
@@ -169,17 +167,15 @@ export class Churn {
       delete status.podIP;
       delete status.podIPs;
     }
-    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
+    const statuses = recs(status.containerStatuses);
     for (const s of statuses) {
       Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
       delete s.containerID;
     }
     const at = iso(this.now());
-    if (Array.isArray(status.conditions)) {
-      for (const c of status.conditions as Rec[]) {
-        if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
-        if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
-      }
+    for (const c of recs(status.conditions)) {
+      if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
+      if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
     }
     pod.status = { ...status, phase: 'Pending', startTime: at };
     this.events.podCreated(this.store.create('pods', pod, ns));
@@ -195,7 +191,7 @@ export class Churn {
     if (!pod || pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed' || !rec(pod.spec).nodeName) return;
     const next = clone(pod);
     const status = rec(next.status);
-    const statuses = Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : [];
+    const statuses = recs(status.containerStatuses);
     const first = statuses[0];
     const at = iso(this.now());
     let started: 'all' | 'first' | undefined;
@@ -217,14 +213,12 @@ export class Churn {
       Object.assign(first, { ready: true, started: true, state: { running: { startedAt: at } } });
     }
     const ready = statuses.every((s) => s.ready === true);
-    if (Array.isArray(status.conditions)) {
-      for (const c of status.conditions as Rec[]) {
-        if (c.type === 'PodReadyToStartContainers' && c.status !== 'True') Object.assign(c, { status: 'True', lastTransitionTime: at });
-        if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== (ready ? 'True' : 'False')) {
-          Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: at });
-          if (ready) delete c.reason;
-          else c.reason = 'ContainersNotReady';
-        }
+    for (const c of recs(status.conditions)) {
+      if (c.type === 'PodReadyToStartContainers' && c.status !== 'True') Object.assign(c, { status: 'True', lastTransitionTime: at });
+      if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== (ready ? 'True' : 'False')) {
+        Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: at });
+        if (ready) delete c.reason;
+        else c.reason = 'ContainersNotReady';
       }
     }
     next.status = status;
@@ -281,12 +275,12 @@ export class Churn {
         const next = clone(pod);
         const status = rec(next.status);
         const at = iso(this.now());
-        for (const s of Array.isArray(status.containerStatuses) ? (status.containerStatuses as Rec[]) : []) {
+        for (const s of recs(status.containerStatuses)) {
           const running = rec(rec(s.state).running);
           if (!running.startedAt) continue;
           Object.assign(s, { ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
         }
-        for (const c of Array.isArray(status.conditions) ? (status.conditions as Rec[]) : []) {
+        for (const c of recs(status.conditions)) {
           if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });
         }
         next.status = status;

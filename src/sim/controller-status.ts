@@ -1,16 +1,13 @@
 // The status the workload controllers of kube 1.32 write from what they own: a ReplicaSet's, StatefulSet's and
 // DaemonSet's counts of its pods and of those ready, a Deployment's sums over its ReplicaSets with its Available and
 // Progressing conditions. The generator and churn both use it, so `kubectl get deploy` READY agrees with the pods.
-import type { SimObject } from './types.js';
+import { rec, recs, type Rec, type SimObject } from './types.js';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
 
 /** A pod its controller counts as ready: its Ready condition True, and not being deleted. */
 export function podIsReady(pod: SimObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;
-  const conditions = rec(pod.status).conditions;
-  return Array.isArray(conditions) && conditions.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True');
+  return recs(rec(pod.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 /** Available with kube's default maxUnavailable of 25 % (rounded down) of the wanted replicas, or fewer, unavailable. */
@@ -73,7 +70,7 @@ export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], cu
     replicas: sum('replicas'), updatedReplicas: updated, readyReplicas: sum('readyReplicas'), availableReplicas: available,
     unavailableReplicas: Math.max(0, total - available),
   }));
-  const conditions = (Array.isArray(status.conditions) ? status.conditions : []).map(rec);
+  const conditions = [...recs(status.conditions)];
   // SetDeploymentCondition: nothing changes while the status and the reason stay; the transition time stays with the status.
   const set = (c: Rec, always = false): void => {
     const i = conditions.findIndex((o) => o.type === c.type);

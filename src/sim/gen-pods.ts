@@ -137,7 +137,7 @@ function containerSpec(w: Workload, name: string, image: string, rng: Rng, main:
   };
 }
 
-function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName = '', epochMs = startMs): Record<string, unknown> {
+function containerStatus(name: string, image: string, state: PodState, startMs: number, rng: Rng, main: boolean, podName: string, epochMs: number): Record<string, unknown> {
   const imageID = imageDigest(image);
   const containerID = containerId(rng);
   const running = { running: { startedAt: iso(startMs + 4000) } };
@@ -332,7 +332,7 @@ function podStatus(t: Topology, podName: string, state: PodState, node: NodeInfo
     hostIPs: [{ ip: node.internalIp }],
     ...(ip && state !== 'creating' ? { podIP: ip, podIPs: [{ ip }] } : {}),
     startTime: t0,
-    ...(inits ? { initContainerStatuses: inits.map((c) => containerStatus(String(c.name), String(c.image), 'completed', created - 20_000, rng, true)) } : {}),
+    ...(inits ? { initContainerStatuses: inits.map((c) => containerStatus(String(c.name), String(c.image), 'completed', created - 20_000, rng, true, podName, t.opts.epochMs)) } : {}),
     containerStatuses: statuses,
     qosClass: 'Burstable',
   };

@@ -1,5 +1,5 @@
 // Server-side printing (meta.k8s.io/v1 Table) for kubectl get: pods, nodes, namespaces, deployments, CRD printer columns, Name/Age otherwise.
-import type { PrinterColumn, ResourceDef, SimObject } from './types.js';
+import { rec, recs, type PrinterColumn, type ResourceDef, type SimObject } from './types.js';
 import { errors } from './status.js';
 
 interface ColumnDef {
@@ -33,14 +33,11 @@ function age(o: SimObject, now: number): string {
   return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
 }
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
-const arr = (v: unknown): Rec[] => (Array.isArray(v) ? (v as Rec[]) : []);
 
 function podCells(o: SimObject, now: number): unknown[] {
   const status = rec(o.status);
-  const statuses = arr(status.containerStatuses);
-  const containers = arr(rec(o.spec).containers);
+  const statuses = recs(status.containerStatuses);
+  const containers = recs(rec(o.spec).containers);
   const ready = statuses.filter((s) => s.ready === true).length;
   let reason = String(status.phase ?? 'Unknown');
   for (const s of statuses) {
@@ -53,7 +50,7 @@ function podCells(o: SimObject, now: number): unknown[] {
   if (o.metadata.deletionTimestamp) reason = 'Terminating';
   const restarts = statuses.reduce((n, s) => n + (typeof s.restartCount === 'number' ? s.restartCount : 0), 0);
   const spec = rec(o.spec);
-  const gates = arr(spec.readinessGates);
+  const gates = recs(spec.readinessGates);
   return [o.metadata.name, `${ready}/${containers.length}`, reason, String(restarts), age(o, now), status.podIP ?? '<none>', spec.nodeName ?? '<none>', status.nominatedNodeName ?? '<none>', gates.length ? `0/${gates.length}` : '<none>'];
 }
 

@@ -78,6 +78,13 @@ export interface ResourceDef {
 }
 
 /** The key of a group-resource, the unit of storage: "pods", "deployments.apps". */
+/** A JSON object read loosely: a stored object's fields, any of which may be absent or of another type. */
+export type Rec = Record<string, unknown>;
+/** `v` as an object, or an empty one. */
+export const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null ? (v as Rec) : {});
+/** `v` as a list of objects, or an empty one. */
+export const recs = (v: unknown): Rec[] => (Array.isArray(v) ? (v as Rec[]) : []);
+
 export function grKey(group: string, resource: string): string {
   return group === '' ? resource : `${resource}.${group}`;
 }
