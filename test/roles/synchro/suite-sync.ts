@@ -315,6 +315,10 @@ export function syncSuite(backend: Backend): void {
 
     it('a status write retried after it found the rewind does not record the old synchro\'s resume points before the relist replaced it', async () => {
       const { parts, c, restore, atBackup } = await statusPastBackup();
+      // A change of a kind not synced moves the member's revision on: the relist's point, which the status may record
+      // as soon as the relist is in (before the check below, on a fast storage), then passes every point the old
+      // synchro had (which, else, could be the same revision: CI, PostgreSQL).
+      const relistFloor = BigInt(c.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bump', namespace: 'default' } }).metadata.resourceVersion!);
       await restore();
       // The first write is refused (storage no longer holds the revision it was rendered at) and finds the rewind; the
       // retry, made at once, must not pass with the revision found then while the old synchro still answers for it.
@@ -322,7 +326,8 @@ export function syncSuite(backend: Backend): void {
       parts.manager['dirty'](c.name);
       await parts.manager.flushStatus();
       await parts.manager.flushStatus();
-      expect([atBackup, undefined]).toContain((await h!.syncCondition(c.name))?.resourceVersion);
+      const recorded = (await h!.syncCondition(c.name))?.resourceVersion;
+      if (recorded !== atBackup && recorded !== undefined) expect(BigInt(recorded)).toBeGreaterThanOrEqual(relistFloor);
       await h!.converged(30_000);
     });
 
