@@ -1,4 +1,5 @@
 // The built-in resources of the simulated kube-apiserver (1.32): names, kinds, verbs and selectable fields as kube serves them.
+import { checkNewEvent, eventFromCore, eventToCore } from './events-v1.js';
 import type { ResourceDef, SimObject } from './types.js';
 
 const RW = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -22,6 +23,20 @@ function fields(paths: string[], defaults: Record<string, string> = {}): Record<
     const fallback = defaults[p] ?? '';
     out[p] = (o) => fieldValue(o, p) || fallback;
   }
+  return out;
+}
+
+/** An Event's "source" field label: its source's component, or (an events.k8s.io recorder's) its reporting component. */
+const eventSource = (o: SimObject): string => fieldValue(o, 'source.component') || fieldValue(o, 'reportingComponent');
+
+/** What an events.k8s.io/v1 field selector names, read from the stored (core/v1) Event, as kube converts the labels. */
+function eventsV1Fields(): Record<string, (o: SimObject) => string> {
+  const out: Record<string, (o: SimObject) => string> = {};
+  for (const f of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']) out[`regarding.${f}`] = (o) => fieldValue(o, `involvedObject.${f}`);
+  out.reason = (o) => fieldValue(o, 'reason');
+  out.reportingController = (o) => fieldValue(o, 'reportingComponent');
+  out.source = eventSource;
+  out.type = (o) => fieldValue(o, 'type');
   return out;
 }
 
@@ -67,7 +82,7 @@ export function builtinResources(): ResourceDef[] {
     builtin({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', singular: 'configmap', shortNames: ['cm'], namespaced: true, status: false }),
     builtin({
       group: '', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'], namespaced: true, status: false,
-      selectable: fields(['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type']),
+      selectable: { ...fields(['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type']), source: eventSource },
     }),
     builtin({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', singular: 'namespace', shortNames: ['ns'], namespaced: false, status: true, verbs: RW_NO_COLLECTION, selectable: fields(['status.phase']) }),
     builtin({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', singular: 'node', shortNames: ['no'], namespaced: false, status: true, selectable: fields(['spec.unschedulable'], { 'spec.unschedulable': 'false' }) }),
@@ -87,6 +102,11 @@ export function builtinResources(): ResourceDef[] {
     builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', singular: 'subjectaccessreview', namespaced: false, status: false, verbs: ['create'], review: true }),
     builtin({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', singular: 'cronjob', shortNames: ['cj'], categories: ['all'], namespaced: true, status: true }),
     builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', singular: 'job', categories: ['all'], namespaced: true, status: true, selectable: fields(['status.successful'], { 'status.successful': '0' }) }),
+    // The same objects as core/v1's events (events-v1.ts), as kube serves them.
+    {
+      ...builtin({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'], namespaced: true, status: false, selectable: eventsV1Fields() }),
+      storedAs: { gr: 'events', read: eventFromCore, write: eventToCore, checkCreate: checkNewEvent },
+    },
     builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', singular: 'lease', namespaced: true, status: false }),
     // metrics-server's aggregated API (what kubectl top reads).
     builtin({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'nodes', kind: 'NodeMetrics', singular: '', namespaced: false, status: false, verbs: ['get', 'list'], metrics: true }),
@@ -96,4 +116,4 @@ export function builtinResources(): ResourceDef[] {
 }
 
 /** kube's group order in /apis: the legacy-priority groups first, then the rest alphabetically (CRD groups last). */
-export const GROUP_ORDER = ['apps', 'authentication.k8s.io', 'authorization.k8s.io', 'batch', 'networking.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io'];
+export const GROUP_ORDER = ['apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'batch', 'networking.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io'];

@@ -16,22 +16,30 @@ export function refToGr(ref: ResourceRef): string {
 export class ClusterStoreApi {
   constructor(private readonly store: SimStore) {}
 
+  /** Where a resource's objects are stored, and how they read and write there (another's, for events.k8s.io's Events). */
+  private at(ref: ResourceRef): { gr: string; read: (o: SimObject) => SimObject; write: (o: SimObject) => SimObject } {
+    const gr = refToGr(ref);
+    const view = this.store.def(gr)?.storedAs;
+    return view ? { gr: view.gr, read: (o) => view.read(clone(o)), write: view.write } : { gr, read: clone, write: (o) => o };
+  }
+
   get revision(): number {
     return this.store.revision;
   }
 
   get(ref: ResourceRef, namespace: string | undefined, name: string): SimObject | undefined {
-    const o = this.store.get(refToGr(ref), namespace, name);
-    return o ? clone(o) : undefined;
+    const { gr, read } = this.at(ref);
+    const o = this.store.get(gr, namespace, name);
+    return o ? read(o) : undefined;
   }
 
   /** Every current object of the resource (in `namespace` when given), in key order. */
   list(ref: ResourceRef, namespace?: string): SimObject[] {
-    const gr = refToGr(ref);
+    const { gr, read } = this.at(ref);
     const table = this.store.table(gr);
     if (!table) throw errors.noRoute();
     const prefix = namespace && table.def.namespaced ? `${namespace}/` : '';
-    return [...table.entries('', prefix)].map(([, o]) => clone(o));
+    return [...table.entries('', prefix)].map(([, o]) => read(o));
   }
 
   /** The newest revision watchers have been given (below `revision` while delivery is held). */
@@ -64,16 +72,18 @@ export class ClusterStoreApi {
   }
 
   count(ref: ResourceRef): number {
-    return this.store.table(refToGr(ref))?.count ?? 0;
+    return this.store.table(this.at(ref).gr)?.count ?? 0;
   }
 
   create(ref: ResourceRef, obj: SimObject): SimObject {
-    return clone(this.store.create(refToGr(ref), obj, obj.metadata?.namespace));
+    const { gr, read, write } = this.at(ref);
+    return read(this.store.create(gr, write(obj), obj.metadata?.namespace));
   }
 
   /** PUT semantics: a stale metadata.resourceVersion → 409 Conflict; status is ignored for resources with a status subresource. */
   update(ref: ResourceRef, obj: SimObject): SimObject {
-    return clone(this.store.update(refToGr(ref), obj));
+    const { gr, read, write } = this.at(ref);
+    return read(this.store.update(gr, write(obj)));
   }
 
   /** PUT to /status: only status changes. */
@@ -83,17 +93,19 @@ export class ClusterStoreApi {
 
   /** A JSON merge patch; `status: true` patches the status subresource. */
   patch(ref: ResourceRef, namespace: string | undefined, name: string, patch: Record<string, unknown>, opts: { status?: boolean } = {}): SimObject {
-    const gr = refToGr(ref);
-    const current = this.store.get(gr, namespace, name);
-    if (!current) throw errors.notFound(gr, name);
-    const next = mergePatch(clone(current), patch) as SimObject;
+    const { gr, read, write } = this.at(ref);
+    const stored = this.store.get(gr, namespace, name);
+    if (!stored) throw errors.notFound(refToGr(ref), name);
+    const current = read(stored);
+    const next = mergePatch(current, patch) as SimObject;
     const rv = (patch.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
-    next.metadata.resourceVersion = typeof rv === 'string' ? rv : current.metadata.resourceVersion;
-    return clone(this.store.update(gr, next, { namespace, name, ...(opts.status ? { subresource: 'status' as const } : {}) }));
+    next.metadata.resourceVersion = typeof rv === 'string' ? rv : stored.metadata.resourceVersion;
+    return read(this.store.update(gr, write(next), { namespace, name, ...(opts.status ? { subresource: 'status' as const } : {}) }));
   }
 
   /** DELETE semantics: finalizers → deletionTimestamp; dependents are garbage-collected unless propagationPolicy is Orphan. */
   delete(ref: ResourceRef, namespace: string | undefined, name: string, opts: DeleteOptions = {}): SimObject {
-    return clone(this.store.delete(refToGr(ref), namespace, name, opts));
+    const { gr, read } = this.at(ref);
+    return read(this.store.delete(gr, namespace, name, opts));
   }
 }

@@ -34,13 +34,14 @@ export function sendJson(res: ServerResponse, code: number, body: unknown): void
   res.end(text);
 }
 
-function resolve(store: SimStore, route: ResourceRoute): { def: ResourceDef; gr: string } {
-  const gr = grKey(route.group, route.resource);
-  const def = store.def(gr);
+/** The resource a route names: its def and key, and `gr`, where its objects are stored (another's, for a storedAs). */
+function resolve(store: SimStore, route: ResourceRoute): { def: ResourceDef; key: string; gr: string } {
+  const key = grKey(route.group, route.resource);
+  const def = store.def(key);
   if (!def || !def.versions.includes(route.version)) throw errors.noRoute();
   if (route.namespace !== undefined && !def.namespaced) throw errors.noRoute();
   if (route.subresource !== undefined && !(route.subresource === 'status' && def.statusSubresource)) throw errors.noRoute();
-  return { def, gr };
+  return { def, key, gr: def.storedAs?.gr ?? key };
 }
 
 function asObject(body: unknown): SimObject {
@@ -67,7 +68,10 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   if (route.group === '' && route.subresource === 'proxy' && ['pods', 'services', 'nodes'].includes(route.resource) && route.name !== undefined) {
     return serveProxy(store, route.resource, route.namespace, route.name, route.proxyPath ?? '', req, res, url);
   }
-  const { def, gr } = resolve(store, route);
+  const { def, key, gr } = resolve(store, route);
+  // What a client sends and is sent, as this resource has it (the stored form is another's, for a storedAs).
+  const toStored = (o: SimObject): SimObject => (def.storedAs ? def.storedAs.write(o) : o);
+  const fromStored = (o: SimObject): SimObject => (def.storedAs ? def.storedAs.read(o) : o);
   const show = (code: number, o: SimObject): void => {
     const as = transformOf(req.headers.accept, false);
     if (as === 'Table') sendJson(res, code, toTable(def, [o], { resourceVersion: o.metadata.resourceVersion }, Date.now(), { include: includeObjectOf(url.searchParams), wire: (x) => wireObject(x, def, route.version, false) }));
@@ -84,7 +88,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
 
   if (method === 'GET' && route.name !== undefined && !route.legacyWatch && url.searchParams.get('watch') !== 'true') {
     const o = store.get(gr, ns, route.name);
-    if (!o) throw errors.notFound(gr, route.name);
+    if (!o) throw errors.notFound(key, route.name);
     show(200, o);
     return;
   }
@@ -97,7 +101,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
       serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable, include: asTable ? includeObjectOf(query) : 'Metadata', bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
       return;
     }
-    const page = listPage(store, gr, ns, opts);
+    const page = listPage(store, key, ns, opts);
     const meta = { resourceVersion: page.resourceVersion, ...(page.continue ? { continue: page.continue } : {}), ...(page.remainingItemCount !== undefined ? { remainingItemCount: page.remainingItemCount } : {}) };
     const as = transformOf(req.headers.accept, true);
     if (as === 'Table') sendJson(res, 200, toTable(def, page.items, meta, Date.now(), { include: includeObjectOf(query), wire: (x) => wireObject(x, def, route.version, false) }));
@@ -120,14 +124,15 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
       if (def.custom) delete input.status;
       else input.status = gr === 'pods' ? { phase: 'Pending' } : gr === 'namespaces' ? { phase: 'Active' } : {};
     }
-    show(201, store.create(gr, input, ns));
+    def.storedAs?.checkCreate?.(input);
+    show(201, store.create(gr, toStored(input), ns));
     return;
   }
   if (route.name === undefined) {
     if (method !== 'DELETE') throw errors.methodNotAllowed();
     const opts = parseListOptions(url.searchParams, false);
     const deleted: SimObject[] = [];
-    for (const o of listPage(store, gr, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(store.delete(gr, o.metadata.namespace, o.metadata.name ?? ''));
+    for (const o of listPage(store, key, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(store.delete(gr, o.metadata.namespace, o.metadata.name ?? ''));
     sendJson(res, 200, listBody(def, route.version, deleted, { resourceVersion: String(store.revision) }));
     return;
   }
@@ -136,14 +141,15 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   if (method === 'PUT') {
     const input = asObject(await readBody());
     if (input.metadata.name !== undefined && input.metadata.name !== name) throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
-    show(200, store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    show(200, store.update(gr, toStored(input), { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
     return;
   }
   if (method === 'PATCH') {
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     const patch = await readBody();
-    const current = store.get(gr, ns, name);
-    if (!current) throw errors.notFound(gr, name);
+    const stored = store.get(gr, ns, name);
+    if (!stored) throw errors.notFound(key, name);
+    const current = fromStored(stored);
     let next: unknown;
     if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(clone(current), patch);
     else if (type === 'application/json-patch+json') next = jsonPatch(current, patch);
@@ -152,7 +158,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     // A patch without a resourceVersion applies to whatever is current; with one, it is a precondition (kube's behaviour).
     const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
     obj.metadata.resourceVersion = typeof patchRv === 'string' ? patchRv : current.metadata.resourceVersion;
-    show(200, store.update(gr, obj, { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    show(200, store.update(gr, toStored(obj), { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
     return;
   }
   if (method === 'DELETE') {

@@ -22,7 +22,9 @@ export function matches(def: ResourceDef, opts: Pick<ListOptions, 'labelSelector
 /** One page of a list of `gr` (in `namespace`, or all namespaces when undefined). */
 export function listPage(store: SimStore, gr: string, namespace: string | undefined, opts: ListOptions): ListPage {
   const def = store.def(gr);
-  const table = store.table(gr);
+  // A resource served from another's objects (events.k8s.io's Events) reads that one's table and history.
+  const stored = def?.storedAs?.gr ?? gr;
+  const table = store.table(stored);
   if (!def || !table) throw errors.noRoute();
   try {
     checkFieldSelector(def, opts.fieldSelector);
@@ -59,7 +61,7 @@ export function listPage(store: SimStore, gr: string, namespace: string | undefi
     }
   }
 
-  const history = readRev < current ? store.window.stateAt(gr, readRev, prefix) : new Map<string, SimObject | null>();
+  const history = readRev < current ? store.window.stateAt(stored, readRev, prefix) : new Map<string, SimObject | null>();
   const historyKeys = [...history.keys()].filter((k) => k >= from).sort();
   const items: SimObject[] = [];
   let lastKey: string | undefined;
@@ -98,7 +100,7 @@ export function listPage(store: SimStore, gr: string, namespace: string | undefi
     const relative = lastKey.slice(prefix.length);
     page.continue = encodeContinue(readRev, `${relative}\u0000`);
     // kube reports remainingItemCount only when it can know it: no selector.
-    if (opts.labelSelector.length === 0 && opts.fieldSelector.length === 0) page.remainingItemCount = remaining(store, gr, prefix, `${lastKey}\u0000`, history);
+    if (opts.labelSelector.length === 0 && opts.fieldSelector.length === 0) page.remainingItemCount = remaining(store, stored, prefix, `${lastKey}\u0000`, history);
   }
   return page;
 }

@@ -81,8 +81,8 @@ function parts(store: SimStore, version: string, defs: ResourceDef[]): { paths: 
     paths[base] = op('list', `objects of kind ${def.kind}`);
     paths[`${base}/{name}`] = op('get', `the specified ${def.kind}`);
     const samples: SimObject[] = [];
-    for (const [, o] of store.table(grKey(def.group, def.resource))?.entries() ?? []) {
-      samples.push(o);
+    for (const [, o] of store.table(def.storedAs?.gr ?? grKey(def.group, def.resource))?.entries() ?? []) {
+      samples.push(def.storedAs ? def.storedAs.read(o) : o);
       if (samples.length >= SAMPLES) break;
     }
     const schema = infer(samples.map((o) => ({ ...o, apiVersion: def.group === '' ? version : `${def.group}/${version}`, kind: def.kind })), def.kind, 0);

@@ -38,14 +38,30 @@ function splitGr(gr: string): { group?: string; kind: string } {
   return dot < 0 ? { kind: gr } : { group: gr.slice(dot + 1), kind: gr.slice(0, dot) };
 }
 
+/** One field's fault in a 422: `reason` as kube's field.ErrorType names it (FieldValueInvalid unless said). */
+export interface FieldCause {
+  field: string;
+  detail: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueNotSupported';
+}
+
+/** 422 Invalid for every fault found: kube lists more than one in brackets. */
+function invalidFields(kind: string, name: string, group: string, causes: FieldCause[]): SimStatusError {
+  const text = causes.map((c) => `${c.field}: ${c.detail}`);
+  const listed = text.length === 1 ? text[0] : `[${text.join(', ')}]`;
+  return fail(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${listed}`, {
+    name, group, kind, causes: causes.map((c) => ({ reason: c.reason ?? 'FieldValueInvalid', message: c.detail, field: c.field })),
+  });
+}
+
 export const errors = {
   notFound: (gr: string, name: string) => fail(404, 'NotFound', `${gr} "${name}" not found`, { name, ...splitGr(gr) }),
   noRoute: () => fail(404, 'NotFound', 'the server could not find the requested resource', {}),
   alreadyExists: (gr: string, name: string) => fail(409, 'AlreadyExists', `${gr} "${name}" already exists`, { name, ...splitGr(gr) }),
   conflict: (gr: string, name: string) => fail(409, 'Conflict', `Operation cannot be fulfilled on ${gr} "${name}": the object has been modified; please apply your changes to the latest version and try again`, { name, ...splitGr(gr) }),
   badRequest: (message: string) => fail(400, 'BadRequest', message),
-  invalid: (kind: string, name: string, field: string, detail: string, group = '') =>
-    fail(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${field}: ${detail}`, { name, group, kind, causes: [{ reason: 'FieldValueInvalid', message: detail, field }] }),
+  invalid: (kind: string, name: string, field: string, detail: string, group = '') => invalidFields(kind, name, group, [{ field, detail }]),
+  invalidFields,
   forbidden: (message: string) => fail(403, 'Forbidden', message),
   methodNotAllowed: () => fail(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
   unsupportedMediaType: (type: string) => fail(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${type})`),

@@ -54,7 +54,7 @@ export class SimStore {
     const register = (def: ResourceDef): void => {
       const gr = grKey(def.group, def.resource);
       this.defs.set(gr, def);
-      if (def.review || def.metrics) return;
+      if (def.review || def.metrics || def.storedAs) return;
       const set = sets.get(gr);
       this.tables.set(gr, new ResourceTable(def, set, offset));
       offset += set?.size ?? 0;

@@ -75,6 +75,12 @@ export interface ResourceDef {
   /** metrics.k8s.io (metrics.ts): made from the pods and nodes at each read, never stored. */
   metrics?: boolean;
   printerColumns?: PrinterColumn[];
+  /**
+   * Served from another resource's objects, as kube serves events.k8s.io/v1 Events from core/v1's (one stored object,
+   * one resourceVersion, in the watches of both): `gr` holds them; `read` gives a stored object in this resource's
+   * form, `write` the reverse, `checkCreate` refuses a new one this version's validation would.
+   */
+  storedAs?: { gr: string; read: (o: SimObject) => SimObject; write: (o: SimObject) => SimObject; checkCreate?: (o: SimObject) => void };
 }
 
 /** The key of a group-resource, the unit of storage: "pods", "deployments.apps". */

@@ -6,7 +6,7 @@ import { apiVersionOf, type ResourceDef, type SimObject } from './types.js';
  * single objects, watch events and every custom resource carry both, with the requested version.
  */
 export function wireObject(obj: SimObject, def: ResourceDef, version: string, listItem: boolean): Record<string, unknown> {
-  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  const { apiVersion: _a, kind: _k, ...rest } = def.storedAs ? def.storedAs.read(obj) : obj;
   if (listItem && !def.custom) return rest;
   if (def.custom) return { apiVersion: apiVersionOf(def.group, version), kind: def.kind, ...rest };
   return { kind: def.kind, apiVersion: apiVersionOf(def.group, version), ...rest };

@@ -41,6 +41,12 @@ export const SYNC: SyncGroup[] = [
   { group: 'cert-manager.io', resources: ['*'] },
 ];
 
+/** A member's resource (as the simulator's module API names it) and the GVR its rows are stored under. */
+export interface Synced {
+  ref: string;
+  gvr: { group: string; version: string; resource: string };
+}
+
 /** The (resource ref, storage GVR) pairs SYNC yields. */
 export const SYNCED = [
   { ref: 'pods', gvr: { group: '', version: 'v1', resource: 'pods' } },
@@ -256,9 +262,9 @@ export class Harness {
   }
 
   /** Differences between the member and storage for every synced type of `c` (empty when converged). */
-  async diff(c: SimCluster): Promise<string[]> {
+  async diff(c: SimCluster, synced: readonly Synced[] = SYNCED): Promise<string[]> {
     const problems: string[] = [];
-    for (const { ref, gvr } of SYNCED) {
+    for (const { ref, gvr } of synced) {
       const want = this.expected(c, ref, gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version);
       const got = await this.stored(c.name, gvr);
       for (const [k, w] of want) {
@@ -300,11 +306,11 @@ export class Harness {
   }
 
   /** Waits until storage equals every member exactly. */
-  async converged(timeoutMs = 20_000, clusters = this.clusters): Promise<void> {
+  async converged(timeoutMs = 20_000, clusters = this.clusters, synced: readonly Synced[] = SYNCED): Promise<void> {
     let last: string[] = [];
     await waitFor(async () => {
       try {
-        last = (await Promise.all(clusters.map((c) => this.diff(c)))).flat();
+        last = (await Promise.all(clusters.map((c) => this.diff(c, synced)))).flat();
       } catch (e: unknown) {
         // This harness's own read meeting a database that restarts under a test (a session ended under it): asked again.
         if (!isStorageError(e) || !e.retryable) throw e;

@@ -516,6 +516,30 @@ export function syncSuite(backend: Backend): void {
       expect(h.lists(c!, '/api/v1/events', since)).toBeGreaterThan(0);
     });
 
+    it('events.k8s.io/v1 Events are stored in that version\'s form, and follow the member\'s core/v1 writes', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      // The member serves them from its core/v1 Events (one object, one resourceVersion), as kube-apiserver does.
+      const EVENTS_V1 = [{ ref: 'events.events.k8s.io', gvr: { group: 'events.k8s.io', version: 'v1', resource: 'events' } }] as const;
+      expect(c!.store.count('events')).toBeGreaterThan(0);
+      h.writeClusters([pediaClusterFor(c!, [{ group: 'events.k8s.io', resources: ['events'] }])]);
+      await h.startSynchro();
+      await h.converged(20_000, [c!], EVENTS_V1);
+      const stored = await h.stored(c!.name, EVENTS_V1[0].gvr);
+      const one = [...stored.values()][0]!;
+      expect(one).toMatchObject({ apiVersion: 'events.k8s.io/v1', kind: 'Event', regarding: { kind: expect.any(String) }, deprecatedSource: expect.any(Object) });
+      expect(one).not.toHaveProperty('involvedObject');
+      // A core/v1 write on the member (an old recorder's) reaches storage through the events.k8s.io watch.
+      const pod = c!.snapshot('pods')[0]!;
+      c!.store.create('events', {
+        apiVersion: 'v1', kind: 'Event', metadata: { name: 'x.core-write', namespace: pod.metadata.namespace },
+        involvedObject: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid }, reason: 'Test', message: 'written through core/v1',
+        source: { component: 'kubelet', host: 'n1' }, type: 'Normal', count: 1,
+      });
+      await h.converged(20_000, [c!], EVENTS_V1);
+      expect((await h.stored(c!.name, EVENTS_V1[0].gvr)).get(`${pod.metadata.namespace}/x.core-write`)).toMatchObject({ note: 'written through core/v1', deprecatedSource: { component: 'kubelet' }, deprecatedCount: 1 });
+    });
+
     it('removing a cluster from the file removes its rows and status; changing its spec keeps rows', async () => {
       h = await Harness.start(backend);
       await h.startSynchro();
