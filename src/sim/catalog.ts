@@ -101,7 +101,8 @@ export function builtinResources(): ResourceDef[] {
     builtin({ group: 'authentication.k8s.io', version: 'v1', resource: 'tokenreviews', kind: 'TokenReview', singular: 'tokenreview', namespaced: false, status: false, verbs: ['create'], review: true }),
     builtin({ group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', singular: 'subjectaccessreview', namespaced: false, status: false, verbs: ['create'], review: true }),
     builtin({ group: 'batch', version: 'v1', resource: 'cronjobs', kind: 'CronJob', singular: 'cronjob', shortNames: ['cj'], categories: ['all'], namespaced: true, status: true }),
-    builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', singular: 'job', categories: ['all'], namespaced: true, status: true, selectable: fields(['status.successful'], { 'status.successful': '0' }) }),
+    // kube's Job label status.successful reads status.succeeded.
+    builtin({ group: 'batch', version: 'v1', resource: 'jobs', kind: 'Job', singular: 'job', categories: ['all'], namespaced: true, status: true, selectable: { 'status.successful': (o) => fieldValue(o, 'status.succeeded') || '0' } }),
     // The same objects as core/v1's events (events-v1.ts), as kube serves them.
     {
       ...builtin({ group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', singular: 'event', shortNames: ['ev'], namespaced: true, status: false, selectable: eventsV1Fields() }),

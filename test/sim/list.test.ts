@@ -86,6 +86,11 @@ describe('list', () => {
       expect(r.body.items.length, sel).toBe(n);
     }
     expect(cases[0]?.[1]).toBeGreaterThan(0);
+    // Labels that are not the path they read: a Job's status.successful is its status.succeeded (0 when absent).
+    const jobs = c.store.list('jobs.batch');
+    const succeeded = (n: number): number => jobs.filter((j) => Number((j.status as { succeeded?: number } | undefined)?.succeeded ?? 0) === n).length;
+    expect(succeeded(1)).toBeGreaterThan(0);
+    for (const n of [0, 1]) expect((await call<ListBody>(c, `/apis/batch/v1/jobs?fieldSelector=status.successful%3D${n}`)).body.items.length, `status.successful=${n}`).toBe(succeeded(n));
     const bad = await call(c, '/api/v1/pods?fieldSelector=status.hostIP%3D1.2.3.4');
     expect(bad.status).toBe(400);
     expect(String(bad.body.message)).toContain('field label not supported: status.hostIP');
