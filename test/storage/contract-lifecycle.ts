@@ -6,7 +6,7 @@ import { drain, ids, path, pod, PODS, revisionsOf, type Harness, type OpenHarnes
 
 /** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json; SQLite has text). */
 const MIGRATIONS_OF: Record<Storage['dialect'], string[]> = {
-  sqlite: ['0000_init', '0001_event_involved_uid', '0002_change_prev_labels', '0003_selectable_fields'],
+  sqlite: ['0000_init', '0001_event_involved_uid', '0002_change_prev_labels', '0003_selectable_fields', '0004_fields_before_object'],
   postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json', '0003_change_prev_labels', '0004_selectable_fields'],
 };
 

@@ -42,11 +42,11 @@ function storage(url: string): Promise<Storage> {
 describe('clusterpedia migrate', () => {
   it('sqlite: dry run prints the plan and changes nothing; then applies once; then is up to date', async () => {
     const url = `sqlite:${join(dir, 'a.db')}`;
-    const all = '0000_init, 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields';
-    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 4: ${all}\n`);
-    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 4: ${all}\n`);
-    expect(await migrate('--storage', url)).toBe(`schema version 0 → 4: ${all}\n`);
-    expect(await migrate('--storage', url)).toBe('schema is up to date (version 4)\n');
+    const all = '0000_init, 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields, 0004_fields_before_object';
+    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 5: ${all}\n`);
+    expect(await migrate('--storage', url, '--dry-run')).toBe(`would migrate schema version 0 → 5: ${all}\n`);
+    expect(await migrate('--storage', url)).toBe(`schema version 0 → 5: ${all}\n`);
+    expect(await migrate('--storage', url)).toBe('schema is up to date (version 5)\n');
   });
 
   it('sqlite: the upgrade to version 2 gives Events written before it their involved object in owner_uid', async () => {
@@ -64,14 +64,69 @@ describe('clusterpedia migrate', () => {
     const db = new Database(join(dir, 'upgrade.db'));
     db.prepare(`UPDATE resources SET owner_uid = '' WHERE resource = 'events'`).run();
     for (const drop of [`changes DROP COLUMN prev_labels`, `changes DROP COLUMN prev_fields`, `resources DROP COLUMN fields`]) db.prepare(`ALTER TABLE ${drop}`).run();
-    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 3)`).run();
+    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 4)`).run();
     db.close();
-    expect(await migrate('--storage', url)).toBe('schema version 1 → 4: 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields\n');
+    expect(await migrate('--storage', url)).toBe('schema version 1 → 5: 0001_event_involved_uid, 0002_change_prev_labels, 0003_selectable_fields, 0004_fields_before_object\n');
     const after = await openStorage({ url }, { logger: silentLogger() });
     try {
       expect((await after.involvedEvents('c', ['uid-p'])).get('uid-p')?.map((x) => (JSON.parse(x) as { metadata: { name: string } }).metadata.name)).toEqual(['p.1']);
     } finally {
       await after.close();
+    }
+  });
+
+  it('sqlite: the upgrade to version 5 puts fields before the object and keeps every row as it was, ids and indexes included', async () => {
+    const file = join(dir, 'reorder.db');
+    const url = `sqlite:${file}`;
+    await migrate('--storage', url);
+    let s = await storage(url);
+    const pod = (name: string, phase: string, node?: string, rv = '1') => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: rv, labels: { app: name } }, spec: node ? { nodeName: node } : {}, status: { phase } } });
+    await s.write({ upserts: [pod('a', 'Running', 'n1'), pod('b', 'Pending'), pod('c', 'Running', 'n2')], deletes: [] });
+    await s.close();
+    // Back to how 0003 left the table: `fields` appended after `object` (one row from before it, with none).
+    const db = new Database(file);
+    const rows = (): unknown[] => db.prepare('SELECT * FROM resources ORDER BY id').all();
+    const columns = (): string[] => (db.prepare('PRAGMA table_info(resources)').all() as { name: string }[]).map((c) => c.name);
+    const indexes = (): string[] => (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'resources' ORDER BY name`).all() as { name: string }[]).map((r) => r.name);
+    const saved = db.prepare('SELECT id, fields FROM resources').all() as { id: number; fields: string | null }[];
+    db.prepare('ALTER TABLE resources DROP COLUMN fields').run();
+    db.prepare('ALTER TABLE resources ADD fields text').run();
+    for (const r of saved) db.prepare('UPDATE resources SET fields = ? WHERE id = ?').run(r.id === saved[1]!.id ? null : r.fields, r.id);
+    db.prepare(`DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 1)`).run();
+    expect(columns().slice(-2)).toEqual(['object', 'fields']);
+    const before = rows();
+    const indexesBefore = indexes();
+    expect(indexesBefore.length).toBeGreaterThanOrEqual(5);
+    db.close();
+
+    expect(await migrate('--storage', url)).toBe('schema version 4 → 5: 0004_fields_before_object\n');
+    const after = new Database(file, { readonly: true });
+    try {
+      const cols = (after.prepare('PRAGMA table_info(resources)').all() as { name: string }[]).map((c) => c.name);
+      expect(cols.slice(-2)).toEqual(['fields', 'object']);
+      // Every row, every column (ids too: change-log entries join on them), compared by name.
+      expect(after.prepare('SELECT * FROM resources ORDER BY id').all()).toEqual(before);
+      expect((after.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'resources' ORDER BY name`).all() as { name: string }[]).map((r) => r.name)).toEqual(indexesBefore);
+      expect(after.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = '__new_resources'`).get()).toEqual({ n: 0 });
+      // The upgrade took the planner's statistics of the rebuilt table again.
+      expect((after.prepare(`SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 'resources'`).get() as { n: number }).n).toBeGreaterThan(0);
+    } finally {
+      after.close();
+    }
+    s = await storage(url);
+    try {
+      const names = async (phase: string): Promise<string[]> => {
+        const out: string[] = [];
+        for await (const r of (await s.list({ types: { kind: 'one', group: '', version: 'v1', resource: 'pods' }, fields: [{ path: [{ name: 'status' }, { name: 'phase' }], operator: '=', values: [phase], absentAs: '' }] })).rows) out.push(r.name);
+        return out;
+      };
+      expect(await names('Running')).toEqual(['a', 'c']);
+      expect(await names('Pending')).toEqual(['b']);
+      await s.write({ upserts: [pod('b', 'Running', 'n1', '2')], deletes: [] });
+      expect(await names('Running')).toEqual(['a', 'b', 'c']);
+    } finally {
+      await s.close();
     }
   });
 
@@ -153,7 +208,7 @@ describe('clusterpedia migrate', () => {
   for (const dialect of ['sqlite', 'postgres'] as const) {
     it(`${dialect}: the upgrades that keep the labels and fields a change replaced leave the change log readable; entries after them carry them`, async () => {
       const db = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'prev-labels.db')}`, drop: async () => {} } : await freshPostgresDatabase('cp_migrate_prev');
-      const last = dialect === 'sqlite' ? 'version 2 → 4: 0002_change_prev_labels, 0003_selectable_fields' : 'version 3 → 5: 0003_change_prev_labels, 0004_selectable_fields';
+      const last = dialect === 'sqlite' ? 'version 2 → 5: 0002_change_prev_labels, 0003_selectable_fields, 0004_fields_before_object' : 'version 3 → 5: 0003_change_prev_labels, 0004_selectable_fields';
       const podAt = (rv: string, app: string, status: Record<string, string>) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
         object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: rv, labels: { app } }, status } });
       try {
@@ -177,7 +232,7 @@ describe('clusterpedia migrate', () => {
         // Back to the schema before both: no columns, the migrations not recorded.
         const undo = ['ALTER TABLE changes DROP COLUMN prev_labels', 'ALTER TABLE changes DROP COLUMN prev_fields', 'ALTER TABLE resources DROP COLUMN fields'];
         for (const q of undo) await rawSql(q);
-        await rawSql(dialect === 'sqlite' ? `DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 2)`
+        await rawSql(dialect === 'sqlite' ? `DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 3)`
           : `DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
         expect(await migrate('--storage', db.url)).toBe(`schema ${last}\n`);
         s = await storage(db.url);

@@ -7,7 +7,7 @@ import type { Db } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { mapSqliteError } from './errors.js';
 import { originRevision } from '../revision-origin.js';
-import { writeMeta } from './write.js';
+import { refreshStatistics, writeMeta } from './write.js';
 
 /** drizzle's default table, so `drizzle-kit migrate` and this code agree on what is applied. */
 const MIGRATIONS_TABLE = '__drizzle_migrations';
@@ -35,6 +35,9 @@ export function migrateSqlite(db: Db, dryRun: boolean): MigrationPlan {
       throw e;
     }
     writeMeta(db, 'schema_version', migrations.length);
+    // A table rebuilt by an upgrade (0004) lost its planner statistics: taken again now, not at the writer's next
+    // ANALYZE, which may be many writes away. (A new store has no rows to take them from.)
+    if (plan.from > 0) refreshStatistics(db);
     // A store created now: its revisions start at its origin (revision-origin.ts), the change log empty up to there.
     // Not if another process wrote already (it migrated after this one's commit): its revisions stay as they are.
     if (plan.from === 0) {

@@ -4,7 +4,8 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 /**
  * One row per object per cluster and stored version. `object` is the LAST column on purpose: SQLite stops
  * decoding a record at the last column a query needs, so scans of the small columns (resourceVersions,
- * counts) never touch the object's overflow pages.
+ * counts, labels, fields) never touch the object's overflow pages. (drizzle-kit does not see column order: `fields`,
+ * added after `object` by 0003, was put back before it by rebuilding the table in 0004.)
  */
 export const resources = sqliteTable(
   'resources',
