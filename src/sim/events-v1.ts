@@ -4,48 +4,51 @@ import { errors, type FieldCause } from './status.js';
 import type { SimObject } from './types.js';
 
 const isSet = (v: unknown): boolean => v !== undefined && v !== null && v !== '' && v !== 0;
-const orNull = (v: unknown): unknown => v ?? null;
-const asRecord = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : {});
 
 /**
- * A stored (core/v1) Event as events.k8s.io/v1 serves it, fields in kube's order. Go's omitempty leaves out empty
- * strings and numbers but not structs: `regarding` and `deprecatedSource` are always there, and the times are null.
+ * How Go writes a field: `omitempty` leaves out an empty string, a zero, a nil pointer; a struct is always written
+ * (`{}` when empty), a time as null when unset, and a string without omitempty as "".
  */
-export function eventFromCore(o: SimObject): SimObject {
-  const out: SimObject = { apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: o.metadata, eventTime: orNull(o.eventTime) };
-  if (o.series) out.series = o.series;
-  if (isSet(o.reportingComponent)) out.reportingController = o.reportingComponent;
-  if (isSet(o.reportingInstance)) out.reportingInstance = o.reportingInstance;
-  if (isSet(o.action)) out.action = o.action;
-  if (isSet(o.reason)) out.reason = o.reason;
-  out.regarding = asRecord(o.involvedObject);
-  if (o.related) out.related = o.related;
-  if (isSet(o.message)) out.note = o.message;
-  if (isSet(o.type)) out.type = o.type;
-  out.deprecatedSource = asRecord(o.source);
-  out.deprecatedFirstTimestamp = orNull(o.firstTimestamp);
-  out.deprecatedLastTimestamp = orNull(o.lastTimestamp);
-  if (isSet(o.count)) out.deprecatedCount = o.count;
+type Rule = 'omitempty' | 'struct' | 'time' | 'string';
+
+/** events.k8s.io/v1's fields in its order: [its name, core/v1's name, how it is written]. */
+const V1: [string, string, Rule][] = [
+  ['eventTime', 'eventTime', 'time'], ['series', 'series', 'omitempty'], ['reportingController', 'reportingComponent', 'omitempty'],
+  ['reportingInstance', 'reportingInstance', 'omitempty'], ['action', 'action', 'omitempty'], ['reason', 'reason', 'omitempty'],
+  ['regarding', 'involvedObject', 'struct'], ['related', 'related', 'omitempty'], ['note', 'message', 'omitempty'], ['type', 'type', 'omitempty'],
+  ['deprecatedSource', 'source', 'struct'], ['deprecatedFirstTimestamp', 'firstTimestamp', 'time'], ['deprecatedLastTimestamp', 'lastTimestamp', 'time'],
+  ['deprecatedCount', 'count', 'omitempty'],
+];
+
+/** core/v1's fields in its order: [its name, events.k8s.io/v1's name, how it is written]. */
+const CORE: [string, string, Rule][] = [
+  ['involvedObject', 'regarding', 'struct'], ['reason', 'reason', 'omitempty'], ['message', 'note', 'omitempty'], ['source', 'deprecatedSource', 'struct'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp', 'time'], ['lastTimestamp', 'deprecatedLastTimestamp', 'time'], ['count', 'deprecatedCount', 'omitempty'],
+  ['type', 'type', 'omitempty'], ['eventTime', 'eventTime', 'time'], ['series', 'series', 'omitempty'], ['action', 'action', 'omitempty'],
+  ['related', 'related', 'omitempty'], ['reportingComponent', 'reportingController', 'string'], ['reportingInstance', 'reportingInstance', 'string'],
+];
+
+function convert(o: SimObject, apiVersion: string, fields: [string, string, Rule][]): SimObject {
+  const out: SimObject = { apiVersion, kind: 'Event', metadata: o.metadata };
+  for (const [name, from, rule] of fields) {
+    const v = o[from];
+    if (rule === 'omitempty') {
+      if (isSet(v)) out[name] = v;
+    } else if (rule === 'struct') out[name] = typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {};
+    else if (rule === 'time') out[name] = v ?? null;
+    else out[name] = typeof v === 'string' ? v : '';
+  }
   return out;
 }
 
-/** An events.k8s.io/v1 Event as it is stored (core/v1), with what core/v1 always carries. */
+/** A stored (core/v1) Event as events.k8s.io/v1 serves it. */
+export function eventFromCore(o: SimObject): SimObject {
+  return convert(o, 'events.k8s.io/v1', V1);
+}
+
+/** An events.k8s.io/v1 Event as it is stored (core/v1). */
 export function eventToCore(o: SimObject): SimObject {
-  const out: SimObject = { apiVersion: 'v1', kind: 'Event', metadata: o.metadata, involvedObject: asRecord(o.regarding) };
-  if (isSet(o.reason)) out.reason = o.reason;
-  if (isSet(o.note)) out.message = o.note;
-  out.source = asRecord(o.deprecatedSource);
-  out.firstTimestamp = orNull(o.deprecatedFirstTimestamp);
-  out.lastTimestamp = orNull(o.deprecatedLastTimestamp);
-  if (isSet(o.deprecatedCount)) out.count = o.deprecatedCount;
-  if (isSet(o.type)) out.type = o.type;
-  out.eventTime = orNull(o.eventTime);
-  if (o.series) out.series = o.series;
-  if (isSet(o.action)) out.action = o.action;
-  if (o.related) out.related = o.related;
-  out.reportingComponent = typeof o.reportingController === 'string' ? o.reportingController : '';
-  out.reportingInstance = typeof o.reportingInstance === 'string' ? o.reportingInstance : '';
-  return out;
+  return convert(o, 'v1', CORE);
 }
 
 /**
