@@ -26,8 +26,12 @@ const reply = (m: unknown): void => {
 async function main(): Promise<void> {
   const t0 = performance.now();
   const fleet = await startSimulatedFleet({ clusters, podsPerCluster: pods, token: 'bench', seed: 1, bookmarkIntervalMs: 60_000 });
-  // The synchro here syncs no events: churn's events would count towards the rate without reaching it.
-  for (const c of fleet.clusters) c.churn.events.enabled = false;
+  // The synchro here syncs no events, leases or nodes: churn's events would count towards the rate without reaching it,
+  // and the heartbeats' writes (by the clock) would be released with the churn.
+  for (const c of fleet.clusters) {
+    c.churn.events.enabled = false;
+    c.churn.heartbeats.enabled = false;
+  }
   writeFileSync(file, pediaClustersYaml(fleet.clusters, [{ group: '', resources: ['pods'] }, { group: 'apps', resources: ['deployments', 'replicasets'] }]));
   const marked = new Map<SimCluster, { namespace: string; name: string }[]>();
   const targets = (c: SimCluster): { namespace: string; name: string }[] => {

@@ -5,6 +5,7 @@ import { deploymentStatus, ownerStatus, podIsReady } from './controller-status.j
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
+import { Heartbeats } from './heartbeats.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
@@ -40,6 +41,8 @@ export class Churn {
   private podAddresses = 0;
   /** Records the events its changes cause (churn-events.ts). */
   readonly events: ChurnEvents;
+  /** While it runs, the kubelets' and the leaders' periodic writes (heartbeats.ts). */
+  readonly heartbeats: Heartbeats;
   /** Owners (kind, namespace, name) whose pods or spec the current operation changed: their status is written after it. */
   private readonly unsettled = new Map<string, [kind: string, namespace: string, name: string]>();
   /**
@@ -54,6 +57,7 @@ export class Churn {
     this.rng = rngFor('churn', seed, cluster);
     this.relabelRng = rngFor('churn-relabel', seed, cluster);
     this.events = new ChurnEvents(store, seed, cluster, now);
+    this.heartbeats = new Heartbeats(store);
   }
 
   get running(): boolean {
@@ -84,6 +88,8 @@ export class Churn {
       this.budget = Math.min(this.budget + (eventsPerSecond * (now - last)) / 1000, Math.max(1, eventsPerSecond));
       last = now;
       while (this.budget >= 1) this.budget -= Math.max(1, this.step(1));
+      // By the clock, beside the budget: a cluster's heartbeats do not wait for its changes.
+      this.heartbeats.tick(this.now());
     }, tickMs);
     this.timer.unref();
   }

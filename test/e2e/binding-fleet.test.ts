@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
+import { defaultSyncResources } from '../../src/sim/index.js';
 import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 let f: Fleet;
@@ -15,7 +16,8 @@ let port: number;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
 beforeAll(async () => {
-  f = await startFleet({ clusters: 2, pods: 25, seed: 11 });
+  // events.k8s.io too: the members serve their Events there as well, as kube-apiserver does.
+  f = await startFleet({ clusters: 2, pods: 25, seed: 11, sync: [...defaultSyncResources(), { group: 'events.k8s.io', resources: ['events'] }] });
   storage = `sqlite:${join(f.dir, 'cp.db')}`;
   // A fixed port: the restart test brings clusterpedia back at the same address, as a Service would.
   port = await freePort();
@@ -75,6 +77,30 @@ describe('kubectl through the bundle', () => {
       expect(json.items.length).toBe(f.fleet.clusters.reduce((n, c) => n + c.store.count('deployments.apps'), 0));
       expect(await k.ok(['get', 'pods', '-A', '-o', 'wide'])).toMatch(/NOMINATED NODE/);
       expect(await k.ok(['api-resources'])).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment/m);
+    } finally {
+      k.dispose();
+    }
+  });
+
+  it('events.k8s.io Events: kubectl prints them with a CLUSTER column, and selects with that version\'s field labels', async () => {
+    const k = new Kubectl(`${base}${P}`);
+    try {
+      const member = f.fleet.clusters.flatMap((c) => c.store.list('events.events.k8s.io').map((e) => ({ c: c.name, e })));
+      const about = (member[0]!.e.regarding as { kind: string; name: string });
+      const regarding = member.filter((x) => (x.e.regarding as { name?: string }).name === about.name).map((x) => `${x.c}/${x.e.metadata.name}`).sort();
+      // Synced beside the core Events (the initial lists may still be running).
+      let out = '';
+      for (let i = 0; i < 80; i++) {
+        out = await k.ok(['get', 'events.v1.events.k8s.io', '-A', '--no-headers', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.name']);
+        if (out.trim().split('\n').length >= member.length) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(out.trim().split('\n').map((l) => l.split(/\s+/).join('/')).sort()).toEqual(member.map((x) => `${x.c}/${x.e.metadata.name}`).sort());
+      const table = await k.ok(['get', 'events.events.k8s.io', '-A']);
+      expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+CLUSTER\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
+      expect(table).toContain(String(member[0]!.e.note));
+      const selected = await k.ok(['get', 'events.events.k8s.io', '-A', '--field-selector', `regarding.name=${about.name}`, '--no-headers', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.name']);
+      expect(selected.trim().split('\n').map((l) => l.split(/\s+/).join('/')).sort()).toEqual(regarding);
     } finally {
       k.dispose();
     }

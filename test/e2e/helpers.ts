@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pediaClustersYaml, startSimulatedFleet, type SimFleet } from '../../src/sim/index.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimFleet, type SyncGroup } from '../../src/sim/index.js';
 import { BundleProcess } from '../support/bundle.js';
 
 export interface Fleet {
@@ -12,11 +12,12 @@ export interface Fleet {
   dispose(): Promise<void>;
 }
 
-export async function startFleet(o: { clusters: number; pods: number; seed: number; tls?: boolean }): Promise<Fleet> {
+/** `sync`: what each PediaCluster syncs (the simulator's defaultSyncResources when not given). */
+export async function startFleet(o: { clusters: number; pods: number; seed: number; tls?: boolean; sync?: SyncGroup[] }): Promise<Fleet> {
   const fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, tls: o.tls ?? true });
   const dir = mkdtempSync(join(tmpdir(), 'cp-e2e-'));
   const clustersFile = join(dir, 'clusters.yaml');
-  writeFileSync(clustersFile, pediaClustersYaml(fleet.clusters));
+  writeFileSync(clustersFile, pediaClustersYaml(fleet.clusters, o.sync));
   return {
     fleet, dir, clustersFile,
     dispose: async () => {

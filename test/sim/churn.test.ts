@@ -234,6 +234,57 @@ describe('churn', () => {
     }
   });
 
+  it('heartbeats: node Leases every 10 s, leader Leases every 2 s, each node\'s status every 5 minutes, by the clock', async () => {
+    // Three nodes (80 pods have one).
+    const c = await startSimulatedCluster({ pods: 300, seed: 4, epochMs: Date.parse('2026-06-01T00:00:00Z') });
+    started.push(c);
+    const t0 = Date.parse('2026-06-01T00:00:00Z');
+    const hb = c.churn.heartbeats;
+    const nodes = c.snapshot('nodes').length;
+    expect(nodes).toBeGreaterThan(1);
+    const renewed = (ns: string): string[] => c.snapshot('leases.coordination.k8s.io').filter((l) => l.metadata.namespace === ns).map((l) => String((l.spec as { renewTime?: string }).renewTime));
+    const heartbeats = (): string[] => c.snapshot('nodes').flatMap((n) => ((n.status as { conditions: { lastHeartbeatTime: string }[] }).conditions).map((x) => x.lastHeartbeatTime));
+    const writes = (at: number): number => {
+      const rev = c.revision;
+      const n = hb.tick(at);
+      // One write, one watch event, each.
+      expect(c.revision - rev).toBe(n);
+      return n;
+    };
+    // Generated 4 s and 20 s before the epoch: the leaders are due first, then the kubelets' Leases.
+    expect(writes(t0)).toBe(2);
+    expect(renewed('kube-system')).toEqual(['2026-06-01T00:00:00.000000Z', '2026-06-01T00:00:00.000000Z']);
+    expect(writes(t0 + 500)).toBe(0);
+    expect(writes(t0 + 6_000)).toBe(nodes + 2);
+    expect(new Set(renewed('kube-node-lease'))).toEqual(new Set(['2026-06-01T00:00:06.000000Z']));
+    expect(writes(t0 + 16_000)).toBe(nodes + 2);
+    expect(heartbeats().every((t) => t === '2026-05-31T23:59:40Z')).toBe(true);
+    // Within five minutes every node has reported once, its conditions otherwise as they were.
+    const before = c.snapshot('nodes').map((n) => (n.status as { conditions: { type: string; lastTransitionTime: string }[] }).conditions.map((x) => `${x.type} ${x.lastTransitionTime}`));
+    let reports = 0;
+    for (let at = t0 + 17_000; at <= t0 + 280_000; at += 1_000) reports += writes(at);
+    expect(new Set(heartbeats()).has('2026-05-31T23:59:40Z')).toBe(false);
+    expect(c.snapshot('nodes').map((n) => (n.status as { conditions: { type: string; lastTransitionTime: string }[] }).conditions.map((x) => `${x.type} ${x.lastTransitionTime}`))).toEqual(before);
+    // 263 s of ticks: the Leases (node ones 26 times, leaders 131 or 132) and one report per node.
+    expect(reports).toBeGreaterThanOrEqual(26 * nodes + 131 * 2 + nodes);
+    expect(reports).toBeLessThanOrEqual(27 * nodes + 132 * 2 + nodes);
+    // A late call writes each once, however many periods it missed.
+    expect(writes(t0 + 3_600_000)).toBe(2 * nodes + 2);
+    hb.enabled = false;
+    expect(writes(t0 + 7_200_000)).toBe(0);
+  });
+
+  it('heartbeats run with churn, on the wall clock', async () => {
+    const c = await cluster();
+    const from = Date.now();
+    c.churn.start(1);
+    await new Promise((r) => setTimeout(r, 300));
+    c.churn.stop();
+    expect(c.churn.heartbeats.written).toBeGreaterThanOrEqual(c.snapshot('nodes').length + 2);
+    const renewTimes = c.snapshot('leases.coordination.k8s.io').map((l) => Date.parse(String((l.spec as { renewTime?: string }).renewTime)));
+    expect(renewTimes.every((t) => t >= from - 1000)).toBe(true);
+  });
+
   it('keeps its rate when the process is too busy to fire its timer on time', async () => {
     const c = await cluster();
     const rev = c.revision;

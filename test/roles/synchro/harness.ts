@@ -109,8 +109,12 @@ export class Harness {
     // first cluster also speaks HTTP/2, as kube-apiserver does, so its watches share a connection; the others are
     // HTTP/1.1 only (a member behind such a proxy): every suite runs over both transports.
     const fleet = await startSimulatedFleet({ clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true, http2: (i) => i === 0 });
-    // SYNC has no events: churn's own would take most of its rate without reaching the synchro.
-    for (const c of fleet.clusters) c.churn.events.enabled = false;
+    // SYNC has no events, leases or nodes: churn's events would take most of its rate without reaching the synchro, and
+    // the heartbeats' writes (by the clock) would only move revisions under the tests.
+    for (const c of fleet.clusters) {
+      c.churn.events.enabled = false;
+      c.churn.heartbeats.enabled = false;
+    }
     const db = o.url ? { url: o.url, drop: async () => undefined } : await backend.fresh();
     const storage = await openStorage({ url: db.url }, { logger: silentLogger() });
     await storage.migrate();
