@@ -282,6 +282,22 @@ describe('manifests/binding', () => {
     const pvc = r.get<Obj & { spec: { accessModes: string[] } }>('PersistentVolumeClaim', claim ?? '', NAMESPACE);
     expect(pvc.spec.accessModes).toEqual(['ReadWriteOnce']);
   });
+
+  it('migrates the same database in an init container, where no probe can kill a long upgrade, before the server starts', async () => {
+    const r = variants.binding;
+    const [d] = r.deployments();
+    const pod = d!.spec.template.spec;
+    const [migrate, ...more] = cliContainers(r).filter((c) => c.subcommand === 'migrate');
+    expect(more).toEqual([]);
+    expect(migrate?.init).toBe(true);
+    expect(migrate!.container.startupProbe ?? migrate!.container.livenessProbe).toBeUndefined();
+    const server = cliContainers(r).find((c) => !c.init)!;
+    const storage = (await effective(migrate!, '--storage')) ?? '';
+    expect(storage).toBe(await effective(server, '--storage'));
+    // The same file on the same volume.
+    const dbPath = storage.slice('sqlite:'.length);
+    expect(mountOf(pod, migrate!.container, dbPath)?.volume).toBe(mountOf(pod, server.container, dbPath)?.volume);
+  });
 });
 
 describe('manifests/split', () => {
