@@ -10,6 +10,8 @@ import type { FieldPathSegment, FieldRequirement } from './requirement.js';
 interface FieldLabel {
   /** The JSON path it reads, when not the label itself. */
   path?: string;
+  /** The path it reads instead when that one is absent or "". */
+  or?: string;
   /** What kube renders when the field is absent. */
   absentAs: string;
 }
@@ -31,7 +33,9 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
   '/events': {
     'involvedObject.kind': str, 'involvedObject.namespace': str, 'involvedObject.name': str, 'involvedObject.uid': str,
     'involvedObject.apiVersion': str, 'involvedObject.resourceVersion': str, 'involvedObject.fieldPath': str,
-    reason: str, type: str, reportingComponent: str, source: { path: 'source.component', absentAs: '' },
+    reason: str, type: str, reportingComponent: str,
+    // An Event recorded through events.k8s.io (the scheduler's) has no source: its reporting component stands in.
+    source: { path: 'source.component', or: 'reportingComponent', absentAs: '' },
   },
   'apps/replicasets': { 'status.replicas': { absentAs: '0' } },
   'batch/jobs': { 'status.successful': { path: 'status.succeeded', absentAs: '0' } },
@@ -43,7 +47,7 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
  * field selector in kube's own form names. The change log keeps what they were before an entry (object-columns.ts
  * `selectableFields`), as it keeps labels, so that a watch from an old resourceVersion knows what matched then.
  */
-export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.values(LABELS).flatMap((own) => Object.entries(own).map(([name, l]) => l.path ?? name)))].sort();
+export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.values(LABELS).flatMap((own) => Object.entries(own).flatMap(([name, l]) => [l.path ?? name, ...(l.or ? [l.or] : [])])))].sort();
 
 const KEPT = new Set(FIELD_LABEL_PATHS);
 
@@ -72,6 +76,7 @@ export function withFieldLabels(group: string, resource: string, reqs: FieldRequ
     const name = dotted(r.path);
     const label = name === undefined ? undefined : own && Object.hasOwn(own, name) ? own[name] : Object.hasOwn(COMMON, name) ? COMMON[name] : undefined;
     if (!label) return r;
-    return { ...r, ...(label.path ? { path: label.path.split('.').map((n) => ({ name: n })) } : {}), absentAs: label.absentAs };
+    const path = (p: string): FieldPathSegment[] => p.split('.').map((n) => ({ name: n }));
+    return { ...r, ...(label.path ? { path: path(label.path) } : {}), ...(label.or ? { orPath: path(label.or) } : {}), absentAs: label.absentAs };
   });
 }

@@ -97,7 +97,9 @@ function somePositive(values: readonly unknown[], req: FieldRequirement): boolea
  * `exists`, so over a `[]` list "some element equals" becomes "no element equals".
  */
 export function matchesField(obj: unknown, req: FieldRequirement): boolean {
-  const reached = resolveFieldPath(obj, req.path);
+  let reached = resolveFieldPath(obj, req.path);
+  // A label that reads another field when its own is absent or "" (field-labels.ts `or`).
+  if (req.orPath && reached.every((v) => v === null || v === '')) reached = resolveFieldPath(obj, req.orPath);
   // A Kubernetes field label reads an absent (or null) field as kube renders it (field-labels.ts).
   const absent = req.absentAs !== undefined && req.operator !== 'exists' && req.operator !== '!' && reached.every((v) => v === null);
   const positive = somePositive(absent ? [req.absentAs] : reached, req);

@@ -37,4 +37,9 @@ export interface FieldRequirement {
    * "", a missing bool as "false"); undefined for a JSON path, where absent is absent.
    */
   absentAs?: string;
+  /**
+   * For a Kubernetes field label that reads another field when its own is absent or "" (an Event's `source`: its
+   * source's component, else its reporting component): that field's path. `absentAs` then applies to it.
+   */
+  orPath?: FieldPathSegment[];
 }

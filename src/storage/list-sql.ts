@@ -149,6 +149,7 @@ function labelJsonCondition(d: QueryDialect, r: LabelRequirement, c: ColumnRefs)
  * positive form (so the negated form means "no element").
  */
 export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): SQL {
+  if (r.orPath) return fallbackFieldCondition(d, r, r.orPath, doc);
   // The text of an object or array starts with { or [: a test for other values may read objects as text (loose).
   const loose = r.values.every((v) => !/^[{[]/.test(v));
   const present = (): SQL => positiveField(d, doc, r.path, () => sql`TRUE`, true, false);
@@ -177,6 +178,19 @@ export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): 
       return orAbsent(positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false, true), absent !== undefined && compareInt(absent, op, r.values[0]));
     }
   }
+}
+
+/**
+ * A field label that reads `orPath` when the value at its own path is absent or "" (field-labels.ts `or`): the
+ * positive form holds on the own value when there is one, else on the other; the negated forms are its NOT, as above.
+ */
+function fallbackFieldCondition(d: QueryDialect, r: FieldRequirement, orPath: FieldPathSegment[], doc: SQL): SQL {
+  const { orPath: _, ...own } = r;
+  const positive = ({ '!=': '=', notin: 'in', '!': 'exists' } as const)[r.operator as '!=' | 'notin' | '!'] ?? r.operator;
+  // Set: present (not absent, not a JSON null) and not "". An object or a list counts as set, as in match.ts.
+  const set = sql`(${positiveField(d, doc, r.path, () => sql`TRUE`, true, false)} AND NOT (${positiveField(d, doc, r.path, (v) => sql`${v} = ''`, false, false)}))`;
+  const held = sql`((${set} AND ${fieldCondition(d, { ...own, operator: positive }, doc)}) OR (NOT (${set}) AND ${fieldCondition(d, { ...own, path: orPath, operator: positive }, doc)}))`;
+  return positive === r.operator ? held : sql`NOT ${held}`;
 }
 
 function integerCompare(d: QueryDialect, text: SQL, op: 'gt' | 'lt', bound: string | undefined): SQL {

@@ -26,6 +26,20 @@ describe('withFieldLabels', () => {
     expect(matches('', 'events', 'source=kubelet', legacy)).toBe(true);
   });
 
+  it('events: source is the source\'s component, or the reporting component of an Event that has none (the scheduler\'s)', () => {
+    const scheduled = { reason: 'Scheduled', source: {}, reportingComponent: 'default-scheduler' };
+    const pulled = { reason: 'Pulled', source: { component: 'kubelet', host: 'n1' }, reportingComponent: 'kubelet' };
+    const bare = { reason: 'Custom', source: { component: '' }, reportingComponent: '' };
+    const all = [scheduled, pulled, bare];
+    expect(all.map((e) => matches('', 'events', 'source=default-scheduler', e))).toEqual([true, false, false]);
+    expect(all.map((e) => matches('', 'events', 'source=kubelet', e))).toEqual([false, true, false]);
+    expect(all.map((e) => matches('', 'events', 'source=', e))).toEqual([false, false, true]);
+    expect(all.map((e) => matches('', 'events', 'source!=default-scheduler', e))).toEqual([false, true, true]);
+    expect(all.map((e) => matches('', 'events', 'source in (kubelet,default-scheduler)', e))).toEqual([true, true, false]);
+    // Only for core/v1 Events: elsewhere `source` is a JSON path.
+    expect(labels('events.k8s.io', 'events', 'source=x')[0]).not.toHaveProperty('orPath');
+  });
+
   it('leaves JSON paths alone: other resources, list paths, unknown names, prototype keys', () => {
     for (const [g, r, s] of [['apps', 'deployments', 'spec.nodeName='], ['', 'pods', 'spec.containers[].image=nginx'], ['', 'pods', 'spec.nodeName.x=1'], ['', 'pods', 'constructor=x'], ['', 'pods', 'toString=x']] as const) {
       expect(labels(g, r, s), s).toEqual(parseFieldSelector(s));

@@ -73,7 +73,16 @@ function some(v: unknown, path: FieldPathSegment[], op: SelectorOperator, values
   return some(next, rest, op, values);
 }
 
-function matches(o: Record<string, unknown>, r: FieldRequirement): boolean {
+/** The value at a plain path (no list, no index). */
+function at(v: unknown, path: FieldPathSegment[]): unknown {
+  for (const seg of path) v = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[seg.name] : undefined;
+  return v;
+}
+
+function matches(o: Record<string, unknown>, given: FieldRequirement): boolean {
+  // A label that reads another field when its own is absent, null or "" (an Event's source).
+  const own = at(o, given.path);
+  const r = given.orPath && (own === undefined || own === null || own === '') ? { ...given, path: given.orPath } : given;
   let p = some(o, r.path, r.operator, r.values);
   // A Kubernetes field label: an absent (or null) field has the value kube renders for it.
   if (r.absentAs !== undefined && r.operator !== 'exists' && r.operator !== '!' && !some(o, r.path, 'exists', [])) p = positive(r.absentAs, r.operator, r.values);
@@ -95,12 +104,13 @@ const fieldPath: fc.Arbitrary<FieldPathSegment[]> = fc.constantFrom<FieldPathSeg
   [{ name: 'spec' }, { name: 'list', index: 0 }, { name: 'k' }], [{ name: 'spec' }, { name: 'list', index: 1 }, { name: 'j' }],
   [{ name: 'metadata' }, { name: 'labels' }, { name: 'b.io/x' }], [{ name: 'spec' }],
 );
-const field: fc.Arbitrary<FieldRequirement> = fc.tuple(fieldPath, op, fc.option(fc.constantFrom('', 'false', '0', 'x', '3'), { nil: undefined, freq: 2 }))
-  .chain(([p, operator, absentAs]) => valuesFor(operator).map((values) => ({
-    path: p, operator, values,
-    // Field labels (kube's, field-labels.ts) are plain paths: only those carry an absent value.
-    ...(absentAs !== undefined && p.every((s) => !s.list && s.index === undefined) ? { absentAs } : {}),
-  })));
+const plainPath = fc.constantFrom<FieldPathSegment[]>([{ name: 'spec' }, { name: 's' }], [{ name: 'spec' }, { name: 'n' }], [{ name: 'spec' }, { name: 'm' }]);
+const field: fc.Arbitrary<FieldRequirement> = fc.tuple(fieldPath, op, fc.option(fc.constantFrom('', 'false', '0', 'x', '3'), { nil: undefined, freq: 2 }), fc.option(plainPath, { nil: undefined, freq: 2 }))
+  .chain(([p, operator, absentAs, orPath]) => valuesFor(operator).map((values) => {
+    // Field labels (kube's, field-labels.ts) are plain paths: only those carry an absent value, or another to read.
+    const label = absentAs !== undefined && p.every((s) => !s.list && s.index === undefined);
+    return { path: p, operator, values, ...(label ? { absentAs } : {}), ...(label && orPath ? { orPath } : {}) };
+  }));
 
 describe('selector semantics: SQLite = PostgreSQL = reference model', () => {
   const data = dataset(42);
