@@ -40,14 +40,29 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
   'apps/replicasets': { 'status.replicas': { absentAs: '0' } },
   'batch/jobs': { 'status.successful': { path: 'status.succeeded', absentAs: '0' } },
   'certificates.k8s.io/certificatesigningrequests': { 'spec.signerName': str },
+  // The same Events under events.k8s.io's names (kube converts these labels to core's).
+  'events.k8s.io/events': {
+    'regarding.kind': str, 'regarding.namespace': str, 'regarding.name': str, 'regarding.uid': str,
+    'regarding.apiVersion': str, 'regarding.resourceVersion': str, 'regarding.fieldPath': str,
+    reason: str, type: str, reportingController: str,
+    source: { path: 'deprecatedSource.component', or: 'reportingController', absentAs: '' },
+  },
 };
+
+/**
+ * Resources whose labels came after rows were written with a `fields` document of the paths then kept: a path new
+ * here would be missing from every such document, so theirs are read from the object (and are not in
+ * FIELD_LABEL_PATHS). Keeping them would need those documents written again.
+ */
+const READ_FROM_OBJECT = new Set(['events.k8s.io/events']);
 
 /**
  * The JSON paths kube's field labels read, over every resource, sorted: the stored values a write can change that a
  * field selector in kube's own form names. The change log keeps what they were before an entry (object-columns.ts
  * `selectableFields`), as it keeps labels, so that a watch from an old resourceVersion knows what matched then.
  */
-export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.values(LABELS).flatMap((own) => Object.entries(own).flatMap(([name, l]) => [l.path ?? name, ...(l.or ? [l.or] : [])])))].sort();
+export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.entries(LABELS).filter(([gr]) => !READ_FROM_OBJECT.has(gr))
+  .flatMap(([, own]) => Object.entries(own).flatMap(([name, l]) => [l.path ?? name, ...(l.or ? [l.or] : [])])))].sort();
 
 const KEPT = new Set(FIELD_LABEL_PATHS);
 
@@ -55,6 +70,11 @@ const KEPT = new Set(FIELD_LABEL_PATHS);
 export function readsFieldLabelPath(path: readonly FieldPathSegment[]): boolean {
   const name = dotted(path);
   return name !== undefined && KEPT.has(name);
+}
+
+/** Whether every path a requirement reads (its own, and the one it may read instead) is one of FIELD_LABEL_PATHS. */
+export function readsOnlyFieldLabelPaths(r: FieldRequirement): boolean {
+  return readsFieldLabelPath(r.path) && (r.orPath === undefined || readsFieldLabelPath(r.orPath));
 }
 
 /** Every resource's: a cluster-scoped object's namespace is "". */

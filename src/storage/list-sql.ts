@@ -1,6 +1,6 @@
 // The WHERE of list() and changesSince(), built once for both dialects from the parsed query (never from SQL text).
 import { sql, type SQL } from 'drizzle-orm';
-import { readsFieldLabelPath } from '../kube/field-labels.js';
+import { readsOnlyFieldLabelPaths } from '../kube/field-labels.js';
 import { compareInt } from '../kube/match.js';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
@@ -58,7 +58,7 @@ export function filterConditions(d: QueryDialect, q: Filter, c: ColumnRefs, driv
   for (const s of q.fuzzyNames ?? []) out.push(d.contains(c.name, s));
   (q.labels ?? []).forEach((r, i) => out.push(i === drivingLabel ? labelDrivingCondition(d, r, c.id) : labelJsonCondition(d, r, c)));
   // A field label reads the row's small `fields` document instead of parsing the object.
-  for (const r of q.fields ?? []) out.push(fieldCondition(d, r, readsFieldLabelPath(r.path) ? c.fieldsDoc : c.doc));
+  for (const r of q.fields ?? []) out.push(fieldCondition(d, r, readsOnlyFieldLabelPaths(r) ? c.fieldsDoc : c.doc));
   if (q.owner) {
     const owner = ownerCondition(d, q.owner, q, c);
     if (owner) out.push(owner);

@@ -6,6 +6,7 @@ import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
 import { defaultSyncResources } from '../../src/sim/index.js';
+import { call } from '../sim/helpers.js';
 import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 let f: Fleet;
@@ -99,8 +100,21 @@ describe('kubectl through the bundle', () => {
       const table = await k.ok(['get', 'events.events.k8s.io', '-A']);
       expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+CLUSTER\s+LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE/);
       expect(table).toContain(String(member[0]!.e.note));
-      const selected = await k.ok(['get', 'events.events.k8s.io', '-A', '--field-selector', `regarding.name=${about.name}`, '--no-headers', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.name']);
-      expect(selected.trim().split('\n').map((l) => l.split(/\s+/).join('/')).sort()).toEqual(regarding);
+      const names = async (selector: string): Promise<string[]> => {
+        const out = await k.ok(['get', 'events.events.k8s.io', '-A', '--field-selector', selector, '--no-headers', '-o', 'custom-columns=C:.metadata.annotations.shadow\\.clusterpedia\\.io/cluster-name,N:.metadata.name']);
+        return out.trim() === '' ? [] : out.trim().split('\n').map((l) => l.split(/\s+/).join('/')).sort();
+      };
+      expect(await names(`regarding.name=${about.name}`)).toEqual(regarding);
+      // Labels kube renders (source: the component, else the reporting controller), as the members answer them.
+      for (const selector of ['source=default-scheduler', 'source=kubelet', 'regarding.fieldPath=']) {
+        const answered: string[] = [];
+        for (const c of f.fleet.clusters) {
+          const r = await call<{ items: { metadata: { name: string } }[] }>(c, `/apis/events.k8s.io/v1/events?fieldSelector=${encodeURIComponent(selector)}`);
+          answered.push(...r.body.items.map((e) => `${c.name}/${e.metadata.name}`));
+        }
+        expect(answered.length, selector).toBeGreaterThan(0);
+        expect(await names(selector), selector).toEqual(answered.sort());
+      }
     } finally {
       k.dispose();
     }

@@ -1,7 +1,7 @@
 // Kubernetes' field labels keep kube's meaning for the one resource asked for: renamed labels read their field, and
 // an absent field has the value kube renders for it. Other paths stay JSON paths.
 import { describe, expect, it } from 'vitest';
-import { withFieldLabels } from '../../src/kube/field-labels.js';
+import { FIELD_LABEL_PATHS, withFieldLabels } from '../../src/kube/field-labels.js';
 import { parseFieldSelector } from '../../src/kube/field-selector.js';
 import { matchesFields } from '../../src/kube/match.js';
 
@@ -36,8 +36,21 @@ describe('withFieldLabels', () => {
     expect(all.map((e) => matches('', 'events', 'source=', e))).toEqual([false, false, true]);
     expect(all.map((e) => matches('', 'events', 'source!=default-scheduler', e))).toEqual([false, true, true]);
     expect(all.map((e) => matches('', 'events', 'source in (kubelet,default-scheduler)', e))).toEqual([true, true, false]);
-    // Only for core/v1 Events: elsewhere `source` is a JSON path.
-    expect(labels('events.k8s.io', 'events', 'source=x')[0]).not.toHaveProperty('orPath');
+    // Only Events have it: elsewhere `source` is a JSON path.
+    expect(labels('apps', 'deployments', 'source=x')[0]).not.toHaveProperty('orPath');
+  });
+
+  it('events.k8s.io Events: the same labels under that version\'s names, read from the object', () => {
+    const scheduled = { reason: 'Scheduled', deprecatedSource: {}, reportingController: 'default-scheduler', regarding: { kind: 'Pod', name: 'p' } };
+    const pulled = { reason: 'Pulled', deprecatedSource: { component: 'kubelet' }, reportingController: 'kubelet', regarding: { kind: 'Pod', name: 'p', fieldPath: 'spec.containers{app}' } };
+    const all = [scheduled, pulled];
+    expect(all.map((e) => matches('events.k8s.io', 'events', 'source=default-scheduler', e))).toEqual([true, false]);
+    expect(all.map((e) => matches('events.k8s.io', 'events', 'source=kubelet', e))).toEqual([false, true]);
+    // An absent string is "": the scheduler's event is about the Pod, not one of its containers.
+    expect(all.map((e) => matches('events.k8s.io', 'events', 'regarding.fieldPath=', e))).toEqual([true, false]);
+    expect(all.map((e) => matches('events.k8s.io', 'events', 'reportingController=kubelet', e))).toEqual([false, true]);
+    // Rows' fields documents were written without these paths: the labels must not be read from them.
+    for (const p of ['regarding.kind', 'regarding.fieldPath', 'reportingController', 'deprecatedSource.component']) expect(FIELD_LABEL_PATHS).not.toContain(p);
   });
 
   it('leaves JSON paths alone: other resources, list paths, unknown names, prototype keys', () => {

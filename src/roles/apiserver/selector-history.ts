@@ -2,7 +2,7 @@
 // by the change log's history since of their labels and of the fields kube's field selectors read. With it the
 // catch-up tells the client about an object that left the selector in between (DELETED), as kube-apiserver's watch
 // cache does by comparing each event's object before and after.
-import { dotted, readsFieldLabelPath } from '../../kube/field-labels.js';
+import { dotted, readsOnlyFieldLabelPaths } from '../../kube/field-labels.js';
 import { matchesFields, matchesLabels } from '../../kube/match.js';
 import type { FieldRequirement } from '../../kube/requirement.js';
 import { KeyHashSet } from '../../lib/key-hash-set.js';
@@ -17,7 +17,7 @@ const IMMUTABLE_FIELDS = new Set(['metadata.name', 'metadata.namespace']);
 
 const immutableField = (r: FieldRequirement): boolean => IMMUTABLE_FIELDS.has(dotted(r.path) ?? '');
 /** On a path whose earlier values the change log keeps (prev_fields). */
-const keptField = (r: FieldRequirement): boolean => readsFieldLabelPath(r.path);
+const keptField = (r: FieldRequirement): boolean => readsOnlyFieldLabelPaths(r);
 
 /**
  * Whether the change log tells what `filter` matched at an earlier revision: it keeps the labels and the field-label

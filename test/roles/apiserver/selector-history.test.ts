@@ -1,6 +1,8 @@
 // keysAt: the keys a selector matched at an earlier revision, from those matching now and the change log's history of
 // labels and field-label values in between — each object judged on its first entry that tells, entries read in pages.
 import { describe, expect, it } from 'vitest';
+import { withFieldLabels } from '../../../src/kube/field-labels.js';
+import { parseFieldSelector } from '../../../src/kube/field-selector.js';
 import { parseLabelSelector } from '../../../src/kube/label-selector.js';
 import { KeyHashSet } from '../../../src/lib/key-hash-set.js';
 import { historyTells, keysAt } from '../../../src/roles/apiserver/selector-history.js';
@@ -75,6 +77,11 @@ describe('keysAt', () => {
     const running = { types: PODS, fields: [phase('=', 'Running')] };
     expect(historyTells(running)).toBe(true);
     expect(historyTells({ types: PODS, fields: [{ path: [{ name: 'status' }, { name: 'readyReplicas' }], operator: '=', values: ['1'] }] })).toBe(false);
+    // A label that may read another path is judged only if the change log keeps both (core/v1's source does;
+    // events.k8s.io's labels are read from the object, whose earlier state the log does not keep).
+    const events = (group: string) => ({ types: { kind: 'one' as const, group, version: 'v1', resource: 'events' }, fields: withFieldLabels(group, 'events', parseFieldSelector('source=default-scheduler')) });
+    expect(historyTells(events(''))).toBe(true);
+    expect(historyTells(events('events.k8s.io'))).toBe(false);
     const { storage } = history([
       ['MODIFIED', 'finished', {}, { status: { phase: 'Running' }, spec: { nodeName: 'n1' } }], // Running until then
       ['MODIFIED', 'started', {}, { status: { phase: 'Pending' } }],
