@@ -57,9 +57,10 @@ const LABELS: Record<string, Record<string, FieldLabel>> = {
 const READ_FROM_OBJECT = new Set(['events.k8s.io/events']);
 
 /**
- * The JSON paths kube's field labels read, over every resource, sorted: the stored values a write can change that a
- * field selector in kube's own form names. The change log keeps what they were before an entry (object-columns.ts
- * `selectableFields`), as it keeps labels, so that a watch from an old resourceVersion knows what matched then.
+ * The JSON paths kube's field labels read, over every resource but READ_FROM_OBJECT's, sorted: the stored values a
+ * write can change that a field selector in kube's own form names. The change log keeps what they were before an
+ * entry (object-columns.ts `selectableFields`), as it keeps labels, so that a watch from an old resourceVersion knows
+ * what matched then.
  */
 export const FIELD_LABEL_PATHS: readonly string[] = [...new Set(Object.entries(LABELS).filter(([gr]) => !READ_FROM_OBJECT.has(gr))
   .flatMap(([, own]) => Object.entries(own).flatMap(([name, l]) => [l.path ?? name, ...(l.or ? [l.or] : [])])))].sort();
