@@ -6,6 +6,7 @@ import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { Heartbeats } from './heartbeats.js';
+import { finishPod } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
@@ -278,20 +279,7 @@ export class Churn {
       const { key, uid, then } = this.terminating.shift() as (typeof this.terminating)[number];
       const pod = this.store.table('pods')?.get(key);
       if (pod?.metadata.uid === uid) {
-        const next = clone(pod);
-        const status = rec(next.status);
-        const at = iso(this.now());
-        for (const s of recs(status.containerStatuses)) {
-          const running = rec(rec(s.state).running);
-          if (!running.startedAt) continue;
-          Object.assign(s, { ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
-        }
-        for (const c of recs(status.conditions)) {
-          if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });
-        }
-        next.status = status;
-        this.store.update('pods', next, { subresource: 'status' });
-        this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+        finishPod(this.store, pod, this.now());
         this.changed(pod);
       }
       if (then) this.create(then);

@@ -10,6 +10,7 @@ import { serveMetrics } from './metrics.js';
 import { serveProxy } from './proxy.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { Route } from './request-path.js';
+import type { Kubelets } from './kubelet.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
 import { errors } from './status.js';
 import type { SimStore } from './store.js';
@@ -24,6 +25,8 @@ export interface HandlerContext {
   watches: WatchRegistry;
   reviews: Reviews;
   bookmarkIntervalMs: number;
+  /** Finish the pods deleted gracefully over HTTP. */
+  kubelets: Kubelets;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -163,12 +166,30 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   }
   if (method === 'DELETE') {
     const body = await readBody().catch(() => undefined);
-    const opts = (typeof body === 'object' && body !== null ? body : {}) as { preconditions?: { resourceVersion?: string; uid?: string }; propagationPolicy?: string };
+    const opts = (typeof body === 'object' && body !== null ? body : {}) as { preconditions?: { resourceVersion?: string; uid?: string }; propagationPolicy?: string; gracePeriodSeconds?: unknown };
     const propagationPolicy = url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy;
-    show(200, store.delete(gr, ns, name, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}) }));
+    const gracePeriodSeconds = gr === 'pods' ? podGracePeriod(store.get(gr, ns, name), url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds) : undefined;
+    const done = store.delete(gr, ns, name, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}), ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
+    // Marked, not gone: its kubelet stops the containers, then removes it.
+    if (gr === 'pods' && done.metadata.deletionTimestamp) ctx.kubelets.terminate(`${ns ?? ''}/${name}`, done.metadata.uid ?? '');
+    show(200, done);
     return;
   }
   throw errors.methodNotAllowed();
+}
+
+/**
+ * The grace period of a pod's deletion, as kube takes it: the request's (query or DeleteOptions), else the pod's
+ * spec.terminationGracePeriodSeconds, else 30. The store deletes at once with 0, or a pod no node runs.
+ */
+function podGracePeriod(pod: SimObject | undefined, asked: unknown): number {
+  if (asked !== undefined && asked !== null && asked !== '') {
+    const n = Number(asked);
+    if (!Number.isInteger(n)) throw errors.badRequest(`gracePeriodSeconds: Invalid value: "${String(asked)}": must be an integer`);
+    return Math.max(0, n);
+  }
+  const own = (pod?.spec as { terminationGracePeriodSeconds?: unknown } | undefined)?.terminationGracePeriodSeconds;
+  return typeof own === 'number' ? own : 30;
 }
 
 async function review(reviews: Reviews, def: ResourceDef, input: SimObject): Promise<Record<string, unknown>> {

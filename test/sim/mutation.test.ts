@@ -1,7 +1,8 @@
 // Writes over HTTP: POST/PUT/PATCH/DELETE, 409 on a stale resourceVersion, finalizers, garbage collection, namespaces.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
-import { call, type ListBody } from './helpers.js';
+import type { SimObject } from '../../src/sim/index.js';
+import { call, openWatch, type ListBody } from './helpers.js';
 
 let c: SimCluster;
 beforeEach(async () => {
@@ -95,6 +96,38 @@ describe('writes', () => {
     expect(c.store.get('pods', ns, name)?.metadata.deletionTimestamp).toBe(marked.metadata.deletionTimestamp);
     c.store.delete('pods', ns, name);
     expect(c.store.get('pods', ns, name)).toBeUndefined();
+  });
+
+  it('DELETE of a pod on a node marks it (the grace period asked, its own, or 30 s); its kubelet then stops it and removes it', async () => {
+    const onNode = c.snapshot('pods').filter((p) => (p.spec as { nodeName?: string }).nodeName && !p.metadata.finalizers && (p.status as { phase?: string }).phase === 'Running');
+    const [a, b, d] = onNode;
+    const path = (p: SimObject): string => `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`;
+    const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
+    try {
+      const marked = await call<Obj & { metadata: { deletionGracePeriodSeconds?: number } }>(c, path(a!), { method: 'DELETE' });
+      expect(marked.status).toBe(200);
+      expect(marked.body.metadata.deletionGracePeriodSeconds).toBe((a!.spec as { terminationGracePeriodSeconds?: number }).terminationGracePeriodSeconds ?? 30);
+      expect(Date.parse(marked.body.metadata.deletionTimestamp!)).toBeGreaterThan(Date.now() + 20_000);
+      // Still there, Terminating: a get shows the mark.
+      expect((await call<Obj>(c, path(a!))).body.metadata.deletionTimestamp).toBe(marked.body.metadata.deletionTimestamp);
+      // Asked in DeleteOptions: the grace it gives.
+      expect((await call<Obj & { metadata: { deletionGracePeriodSeconds?: number } }>(c, path(b!), { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 5 } })).body.metadata.deletionGracePeriodSeconds).toBe(5);
+      // --grace-period=0 --force: gone at once.
+      expect((await call(c, `${path(d!)}?gracePeriodSeconds=0`, { method: 'DELETE' })).status).toBe(200);
+      expect((await call(c, path(d!))).status).toBe(404);
+      expect((await call<{ code: number; message: string }>(c, `${path(onNode[3]!)}?gracePeriodSeconds=soon`, { method: 'DELETE' })).body).toMatchObject({ code: 400, message: 'gracePeriodSeconds: Invalid value: "soon": must be an integer' });
+      // About a second later each kubelet has written its pod's last status (not ready, terminated) and removed it.
+      const events = await w.until((e) => e.type === 'DELETED' && e.object.metadata.name === a!.metadata.name, 5000);
+      const ofA = events.filter((e) => e.object.metadata.name === a!.metadata.name).map((e) => e.type);
+      expect(ofA).toEqual(['MODIFIED', 'MODIFIED', 'DELETED']);
+      const last = events.filter((e) => e.object.metadata.name === a!.metadata.name)[1]!.object;
+      const states = ((last.status as { containerStatuses: { ready: boolean; state: Record<string, unknown> }[] }).containerStatuses);
+      expect(states.every((s) => !s.ready && 'terminated' in s.state)).toBe(true);
+      await w.until((e) => e.type === 'DELETED' && e.object.metadata.name === b!.metadata.name, 5000);
+      expect((await call(c, path(b!))).status).toBe(404);
+    } finally {
+      w.close();
+    }
   });
 
   it('garbage-collects dependents: deleting a Deployment removes its ReplicaSets and their pods', async () => {
