@@ -3,10 +3,9 @@
 // created and started; a scale-down deletes one and stops its containers. `kubectl describe` and `kubectl events`
 // then tell a pod's or a Deployment's recent history, as on a real cluster.
 import { hexFor } from './prng.js';
-import { iso } from './gen-meta.js';
+import { iso, microIso } from './gen-meta.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
-
 
 /** The most events churn keeps, and for how long (the API server's default --event-ttl): bounded however long it runs. */
 const MAX_CHURN_EVENTS = 1000;
@@ -83,7 +82,7 @@ export class ChurnEvents {
       ...(node
         ? { reason: 'Scheduled', message: `Successfully assigned ${ns}/${pod.metadata.name ?? ''} to ${node}`, type: 'Normal', action: 'Binding' }
         : { reason: 'FailedScheduling', message: unschedulable || '0/1 nodes are available.', type: 'Warning', action: 'Scheduling' }),
-      source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: new Date(at).toISOString().replace(/Z$/, '000Z'),
+      source: {}, firstTimestamp: null, lastTimestamp: null, eventTime: microIso(at),
       reportingComponent: 'default-scheduler', reportingInstance: `default-scheduler-${this.cluster}-control-plane`,
     }, undefined, at);
   }

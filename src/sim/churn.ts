@@ -11,7 +11,6 @@ import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
-
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
 

@@ -3,7 +3,6 @@
 // Progressing conditions. The generator and churn both use it, so `kubectl get deploy` READY agrees with the pods.
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
-
 /** A pod its controller counts as ready: its Ready condition True, and not being deleted. */
 export function podIsReady(pod: SimObject): boolean {
   if (pod.metadata.deletionTimestamp) return false;

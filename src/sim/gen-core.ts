@@ -1,5 +1,5 @@
 // Generated core objects around the workloads: namespaces, nodes, services, config, accounts, events, ingresses, leases.
-import { iso, lastApplied, managed } from './gen-meta.js';
+import { iso, lastApplied, managed, microIso } from './gen-meta.js';
 import { genUid, podName, podNode, podState, replicaSetName, unschedulableMessage } from './gen-pods.js';
 import { hexFor, rngFor } from './prng.js';
 import type { NamespaceInfo, NodeInfo, Topology, Workload } from './topology.js';
@@ -176,7 +176,7 @@ export function buildLease(t: Topology, ref: number): SimObject {
   const node = ref >= 0 ? (t.nodes[ref] as NodeInfo) : undefined;
   const name = node ? node.name : ref === -1 ? 'kube-controller-manager' : 'kube-scheduler';
   const namespace = node ? 'kube-node-lease' : 'kube-system';
-  const renew = new Date(t.opts.epochMs - 4000).toISOString().replace('Z', '000Z');
+  const renew = microIso(t.opts.epochMs - 4000);
   return {
     apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
     metadata: { name, namespace, uid: genUid(t, 'leases.coordination.k8s.io', `${namespace}/${name}`), creationTimestamp: iso(node ? node.createdMs : t.clusterCreatedMs), ...(node ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: genUid(t, 'nodes', name) }] } : {}) },

@@ -5,6 +5,11 @@ export function iso(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/** RFC 3339 in microseconds, as kube serialises metav1.MicroTime (an Event's eventTime, a Lease's renewTime). */
+export function microIso(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '000Z');
+}
+
 type FieldSet = Record<string, unknown>;
 
 /** The FieldsV1 set of an object's fields, as server-side field tracking records them. */

@@ -3,7 +3,7 @@
 // moves), and the controller-manager and the scheduler renew their leader Leases every 2 s. kubectl shows it:
 // `get leases -n kube-node-lease -w`, the Heartbeat of `describe node`.
 import { clone } from './deep-equal.js';
-import { iso } from './gen-meta.js';
+import { iso, microIso } from './gen-meta.js';
 import type { SimStore } from './store.js';
 import { rec, recs } from './types.js';
 
@@ -13,8 +13,6 @@ const LEADER_LEASE_MS = 2_000;
 const NODE_STATUS_MS = 300_000;
 /** How often the schedule is looked at: the writes are seconds apart. */
 const CHECK_MS = 1_000;
-
-const microTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '000Z');
 
 export class Heartbeats {
   /** Off for a benchmark that counts only churn's own changes. */
@@ -42,7 +40,7 @@ export class Heartbeats {
       const period = lease.metadata.namespace === 'kube-node-lease' ? NODE_LEASE_MS : LEADER_LEASE_MS;
       if (!this.isDue(`lease ${key}`, now, Date.parse(String(spec.renewTime ?? '')) + period, period)) continue;
       const next = clone(lease);
-      next.spec = { ...spec, renewTime: microTime(now) };
+      next.spec = { ...spec, renewTime: microIso(now) };
       this.store.update(LEASES, next);
       this.writes++;
     }

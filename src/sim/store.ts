@@ -4,6 +4,7 @@ import { defFromCrdObject } from './crds.js';
 import { clone, deepEqual } from './deep-equal.js';
 import { EventWindow } from './event-window.js';
 import { generatedSets } from './generated.js';
+import { iso } from './gen-meta.js';
 import { uidFor } from './prng.js';
 import { ResourceTable } from './resource-table.js';
 import { errors } from './status.js';
@@ -152,7 +153,7 @@ export class SimStore {
     obj.apiVersion = apiVersionOf(def.group, def.versions[0] ?? 'v1');
     obj.kind = def.kind;
     meta.uid = uidFor(this.seed, this.cluster, 'runtime', gr, key, this.rev);
-    meta.creationTimestamp = isoNow(this.now());
+    meta.creationTimestamp = iso(this.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     if (usesGeneration(def)) meta.generation = 1;
@@ -221,7 +222,7 @@ export class SimStore {
       // Marked once; a second graceful delete leaves the mark as it is (kube lets it only shorten the grace).
       if (old.metadata.deletionTimestamp) return clone(old);
       const next = clone(old);
-      next.metadata.deletionTimestamp = isoNow(this.now() + grace * 1000);
+      next.metadata.deletionTimestamp = iso(this.now() + grace * 1000);
       next.metadata.deletionGracePeriodSeconds = grace;
       this.commit(gr, 'MODIFIED', key, next, old);
       return next;
@@ -229,7 +230,7 @@ export class SimStore {
     if ((old.metadata.finalizers ?? []).length > 0) {
       if (old.metadata.deletionTimestamp) return clone(old);
       const next = clone(old);
-      next.metadata.deletionTimestamp = isoNow(this.now());
+      next.metadata.deletionTimestamp = iso(this.now());
       next.metadata.deletionGracePeriodSeconds = 0;
       if (usesGeneration(def)) next.metadata.generation = (old.metadata.generation ?? 0) + 1;
       this.commit(gr, 'MODIFIED', key, next, old);
@@ -314,7 +315,7 @@ export class SimStore {
     let ns = old;
     if (!old.metadata.deletionTimestamp) {
       ns = clone(old);
-      ns.metadata.deletionTimestamp = isoNow(this.now());
+      ns.metadata.deletionTimestamp = iso(this.now());
       ns.metadata.deletionGracePeriodSeconds = 0;
       ns.status = { ...(ns.status as Record<string, unknown> | undefined), phase: 'Terminating' };
       this.commit('namespaces', 'MODIFIED', name, ns, old);
@@ -360,8 +361,4 @@ function usesGeneration(def: ResourceDef): boolean {
 function specOf(o: SimObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
   return rest;
-}
-
-function isoNow(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
