@@ -6,7 +6,7 @@ import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { Heartbeats } from './heartbeats.js';
-import { finishPod } from './kubelet.js';
+import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
@@ -26,6 +26,12 @@ export const CHURN_TIER_LABEL = 'churn.sim.clusterpedia.io/tier';
 
 export class Churn {
   private readonly rng: Rng;
+  /** Draws what the controllers make in answer to requests over HTTP, apart from `rng` (answerDeletion). */
+  private readonly answerRng: Rng;
+  /** The kubelets' part in answering requests over HTTP: they go on while churn is stopped. */
+  private readonly kubelets: Kubelets;
+  /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
+  private readonly awaitingName = new Map<string, SimObject>();
   /** Draws the relabel operations, apart from `rng`: the other operations' sequence is the same with them or without. */
   private readonly relabelRng: Rng;
   /**
@@ -56,6 +62,8 @@ export class Churn {
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
     this.relabelRng = rngFor('churn-relabel', seed, cluster);
+    this.answerRng = rngFor('churn-answer', seed, cluster);
+    this.kubelets = new Kubelets(store, now);
     this.events = new ChurnEvents(store, seed, cluster, now);
     this.heartbeats = new Heartbeats(store);
   }
@@ -101,6 +109,56 @@ export class Churn {
     this.budget = 0;
     this.finishTerminations(Infinity);
     this.settle();
+  }
+
+  /** Stops, and forgets what the kubelets were to do (the cluster is stopping). */
+  close(): void {
+    this.stop();
+    this.kubelets.stop();
+    this.awaitingName.clear();
+  }
+
+  /**
+   * Someone deleted `pod` over HTTP (`kubectl delete pod`): the cluster answers as kube's controllers do. A pod marked
+   * for its grace period is stopped by its kubelet a moment later and removed. Its controller counts it no more and
+   * makes its replacement: a ReplicaSet or a DaemonSet at once, a StatefulSet under the same name once the old pod is
+   * gone; the kubelet starts the new pod a moment after. A Job's pod, a bare pod, or one whose owner is gone or being
+   * deleted is not replaced. Deleting a pod already marked (say with a grace period of 0) only finishes it sooner.
+   */
+  answerDeletion(pod: SimObject): void {
+    const key = podKey(pod);
+    const uid = pod.metadata.uid ?? '';
+    const first = !pod.metadata.deletionTimestamp;
+    if (first) {
+      if (rec(pod.spec).nodeName) this.events.podDeleted(pod, false);
+      const next = this.replacementOf(pod, this.answerRng);
+      if (next?.afterGone) this.awaitingName.set(key, next.pod);
+      else if (next) this.startSoon(this.create(next.pod, false));
+    }
+    if (this.store.table('pods')?.get(key)?.metadata.uid === uid) {
+      if (first) this.kubelets.terminate(key, uid, (last) => this.answerRemoval(key, last));
+      this.changed(pod);
+      this.settle();
+    } else this.answerRemoval(key, pod);
+  }
+
+  /** A pod deleted over HTTP is gone: its owner counts its pods again, and a StatefulSet makes the pod's name again. */
+  private answerRemoval(key: string, pod: SimObject): void {
+    this.changed(pod);
+    const then = this.awaitingName.get(key);
+    this.awaitingName.delete(key);
+    if (then && this.activeOwner(then)) this.startSoon(this.create(then, false));
+    this.settle();
+  }
+
+  /** The kubelet starts a pod made in answer to a request a moment from now (churn's own pods wait for its operations). */
+  private startSoon(pod: SimObject | undefined): void {
+    if (!pod || !rec(pod.spec).nodeName) return;
+    this.kubelets.start(podKey(pod), pod.metadata.uid ?? '', (p) => {
+      if (rec(p.status).phase !== 'Pending' || p.metadata.deletionTimestamp) return;
+      this.podStatus(p, this.answerRng);
+      this.settle();
+    });
   }
 
   /** Applies `n` operations now; returns the number of watch events they produced. Same seed → same sequence. */
@@ -155,10 +213,10 @@ export class Churn {
    * pod has its node's); the kubelet starts it soon. Made from a pod the scheduler could not place, it cannot be
    * placed either, and waits unscheduled.
    */
-  private create(pod: SimObject): void {
+  private create(pod: SimObject, queue = true): SimObject | undefined {
     const ns = pod.metadata.namespace ?? '';
     const name = pod.metadata.name ?? '';
-    if (this.store.get('pods', ns, name)) return;
+    if (this.store.get('pods', ns, name)) return undefined;
     const status = rec(pod.status);
     if (!rec(pod.spec).nodeName) {
       const unschedulable = recs(status.conditions).find((c) => c.type === 'PodScheduled');
@@ -167,7 +225,7 @@ export class Churn {
       const created = this.store.create('pods', pod, ns);
       this.events.podCreated(created, String(unschedulable?.message ?? ''));
       this.changed(created);
-      return;
+      return created;
     }
     if (!rec(pod.spec).hostNetwork) {
       delete status.podIP;
@@ -184,13 +242,15 @@ export class Churn {
       if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
     }
     pod.status = { ...status, phase: 'Pending', startTime: at };
-    this.events.podCreated(this.store.create('pods', pod, ns));
+    const created = this.store.create('pods', pod, ns);
+    this.events.podCreated(created);
     this.changed(pod);
-    this.starting.push(`${ns}/${name}`);
+    if (queue) this.starting.push(`${ns}/${name}`);
+    return created;
   }
 
-  private podStatus(): void {
-    const pod = this.podToChange();
+  /** The kubelet starts `pod`'s containers, restarts its first, or finds it ready again (ids drawn from `rng`). */
+  private podStatus(pod = this.podToChange(), rng = this.rng): void {
     // The kubelet leaves a pod that ended (Succeeded, Failed) alone: its containers do not start again.
     const phase = rec(pod?.status).phase;
     // Nor does it start a pod no node has been found for.
@@ -209,12 +269,12 @@ export class Churn {
         const ip = podAddress(POD_ADDRESSES / 2 + (this.podAddresses++ % (POD_ADDRESSES / 2)));
         Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
       }
-      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
+      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(rng), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
       // The container exited and the kubelet started it again; it is not ready until its probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
       started = 'first';
-      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(this.rng), state: { running: { startedAt: at } } });
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(rng), state: { running: { startedAt: at } } });
     } else {
       Object.assign(first, { ready: true, started: true, state: { running: { startedAt: at } } });
     }
@@ -250,11 +310,7 @@ export class Churn {
   }
 
   private newPod(rs: SimObject, template: SimObject): void {
-    const pod = clone(template);
-    const rsName = rs.metadata.name ?? '';
-    pod.metadata = { ...pod.metadata, name: `${rsName}-${kubeSuffix(this.rng)}`, generateName: `${rsName}-` };
-    for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete pod.metadata[f];
-    this.create(pod);
+    this.create(podFrom(template, `${rs.metadata.name ?? ''}-${kubeSuffix(this.rng)}`, `${rs.metadata.name ?? ''}-`));
   }
 
   /**
@@ -415,26 +471,41 @@ export class Churn {
     this.events.scaled(deploy, old.metadata.name ?? '', pods.length, 0);
   }
 
+  /** Evicts a pod of a ReplicaSet, StatefulSet or DaemonSet; its controller replaces it. */
   private replacePod(): void {
     const pod = this.pick('pods');
     const owner = pod?.metadata.ownerReferences?.[0];
     if (!pod || !owner || owner.kind === 'Job') return;
     if (pod.metadata.deletionTimestamp) return;
-    const ns = pod.metadata.namespace;
-    const key = `${ns ?? ''}/${pod.metadata.name ?? ''}`;
-    if (owner.kind === 'ReplicaSet') {
-      this.deletePod(key, false);
-      const rs = this.store.get('replicasets.apps', ns, owner.name);
-      if (rs) this.newPod(rs, pod);
-    } else {
-      // StatefulSet pods come back under the same name, once the old one is gone; DaemonSet pods at once, with a new suffix.
-      const replacement = clone(pod);
-      if (owner.kind === 'DaemonSet') replacement.metadata.name = `${owner.name}-${kubeSuffix(this.rng)}`;
-      for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete replacement.metadata[f];
-      if (owner.kind === 'DaemonSet') {
-        this.deletePod(key, false);
-        this.create(replacement);
-      } else this.deletePod(key, false, replacement);
+    const next = this.replacementOf(pod, this.rng);
+    if (next?.afterGone) this.deletePod(podKey(pod), false, next.pod);
+    else {
+      this.deletePod(podKey(pod), false);
+      if (next) this.create(next.pod);
+    }
+  }
+
+  /** The ReplicaSet, StatefulSet or DaemonSet that controls `pod`, if it is there and not being deleted. */
+  private activeOwner(pod: SimObject): SimObject | undefined {
+    const ref = pod.metadata.ownerReferences?.[0];
+    const gr = ref?.kind ? OWNER_GR[ref.kind] : undefined;
+    const owner = gr ? this.store.get(gr, pod.metadata.namespace, ref?.name ?? '') : undefined;
+    return owner && owner.metadata.uid === ref?.uid && !owner.metadata.deletionTimestamp ? owner : undefined;
+  }
+
+  /**
+   * What `pod`'s controller makes in its place once the pod is deleted (suffixes drawn from `rng`): a ReplicaSet a new
+   * pod (from the pod, as from its template), a DaemonSet the same with a new suffix, both at once; a StatefulSet a pod
+   * of the same name, once the old one is gone (`afterGone`). Nothing when no active owner controls the pod.
+   */
+  private replacementOf(pod: SimObject, rng: Rng): { pod: SimObject; afterGone: boolean } | undefined {
+    const owner = this.activeOwner(pod);
+    const name = owner?.metadata.name ?? '';
+    switch (owner?.kind) {
+      case 'ReplicaSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`, `${name}-`), afterGone: false };
+      case 'DaemonSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`), afterGone: false };
+      case 'StatefulSet': return { pod: podFrom(pod, pod.metadata.name ?? ''), afterGone: true };
+      default: return undefined;
     }
   }
 
@@ -443,4 +514,16 @@ export class Churn {
     const pod = this.pick('pods');
     if (pod && !pod.metadata.deletionTimestamp && rec(pod.spec).nodeName) this.events.kubeletWarning(pod);
   }
+}
+
+function podKey(pod: SimObject): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+}
+
+/** A new pod made from `template` (a pod, or a template with a pod's metadata) under `name`: no identity of its own yet. */
+function podFrom(template: SimObject, name: string, generateName?: string): SimObject {
+  const pod = clone(template);
+  pod.metadata = { ...pod.metadata, name, ...(generateName !== undefined ? { generateName } : {}) };
+  for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete pod.metadata[f];
+  return pod;
 }

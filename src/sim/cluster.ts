@@ -10,7 +10,6 @@ import { RequestFaults } from './faults.js';
 import { RequestLog } from './request-log.js';
 import { Reviews } from './reviews.js';
 import { SimServer } from './server.js';
-import { Kubelets } from './kubelet.js';
 import { CRD_GR, SimStore } from './store.js';
 import { generateCertificates, type SimCertificates } from './tls.js';
 import { buildTopology } from './topology.js';
@@ -92,8 +91,6 @@ export class SimCluster {
     requestLog: RequestLog,
     churn: Churn,
     reviews: Reviews,
-    /** Finish the pods deleted over HTTP; they go on while the server is down, as kubelets do. */
-    private readonly kubelets: Kubelets,
   ) {
     this.store = new ClusterStoreApi(raw);
     this.requestLog = requestLog;
@@ -133,13 +130,12 @@ export class SimCluster {
     const log = new RequestLog(opts.requestLogSize ?? 10_000);
     const churn = new Churn(raw, seed, name);
     const reviews = new Reviews(() => token);
-    const kubelets = new Kubelets(raw);
     raw.onDefsChange((removed) => {
       for (const gr of removed) watches.closeResource(gr);
     });
     let cluster: SimCluster | undefined;
     const server = new SimServer({
-      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, kubelets },
+      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, answerPodDeletion: (pod) => churn.answerDeletion(pod) },
       faults, log, logger,
       token: () => token,
       ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}), http2: opts.http2 === true } } : {}),
@@ -159,7 +155,7 @@ export class SimCluster {
     const port = await server.listen('127.0.0.1', opts.port ?? 0);
     const url = `${certs ? 'https' : 'http'}://127.0.0.1:${port}`;
     const clientCert = certs && opts.clientCertAuth ? { certData: certs.clientCert, keyData: certs.clientKey } : undefined;
-    cluster = new SimCluster(name, url, port, certs?.caCert, token, clientCert, raw, server, watches, faults, log, churn, reviews, kubelets);
+    cluster = new SimCluster(name, url, port, certs?.caCert, token, clientCert, raw, server, watches, faults, log, churn, reviews);
     logger.debug({ url }, 'simulated cluster listening');
     return cluster;
   }
@@ -204,8 +200,7 @@ export class SimCluster {
     if (this.stopped) return;
     this.stopped = true;
     if (this.upTimer) clearTimeout(this.upTimer);
-    this.churn.stop();
-    this.kubelets.stop();
+    this.churn.close();
     this.watches.dropAll(true);
     await this.server.close();
   }

@@ -10,10 +10,9 @@ import { serveMetrics } from './metrics.js';
 import { serveProxy } from './proxy.js';
 import { jsonPatch, mergePatch } from './patch.js';
 import type { Route } from './request-path.js';
-import type { Kubelets } from './kubelet.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
 import { errors } from './status.js';
-import type { SimStore } from './store.js';
+import type { DeleteOptions, SimStore } from './store.js';
 import { partialObjectMetadata, transformOf } from './as.js';
 import { includeObjectOf, toTable } from './table.js';
 import { grKey, type ResourceDef, type SimObject } from './types.js';
@@ -25,8 +24,8 @@ export interface HandlerContext {
   watches: WatchRegistry;
   reviews: Reviews;
   bookmarkIntervalMs: number;
-  /** Finish the pods deleted gracefully over HTTP. */
-  kubelets: Kubelets;
+  /** Answers a pod deleted over HTTP (given as it was) as its kubelet and controller do (Churn.answerDeletion). */
+  answerPodDeletion(pod: SimObject): void;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -134,8 +133,10 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   if (route.name === undefined) {
     if (method !== 'DELETE') throw errors.methodNotAllowed();
     const opts = parseListOptions(url.searchParams, false);
+    const body = await readBody().catch(() => undefined);
+    const asked = url.searchParams.get('gracePeriodSeconds') ?? (typeof body === 'object' && body !== null ? (body as { gracePeriodSeconds?: unknown }).gracePeriodSeconds : undefined);
     const deleted: SimObject[] = [];
-    for (const o of listPage(store, key, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(store.delete(gr, o.metadata.namespace, o.metadata.name ?? ''));
+    for (const o of listPage(store, key, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(deleteOne(ctx, gr, o, asked, {}));
     sendJson(res, 200, listBody(def, route.version, deleted, { resourceVersion: String(store.revision) }));
     return;
   }
@@ -168,14 +169,23 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const body = await readBody().catch(() => undefined);
     const opts = (typeof body === 'object' && body !== null ? body : {}) as { preconditions?: { resourceVersion?: string; uid?: string }; propagationPolicy?: string; gracePeriodSeconds?: unknown };
     const propagationPolicy = url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy;
-    const gracePeriodSeconds = gr === 'pods' ? podGracePeriod(store.get(gr, ns, name), url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds) : undefined;
-    const done = store.delete(gr, ns, name, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}), ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
-    // Marked, not gone: its kubelet stops the containers, then removes it.
-    if (gr === 'pods' && done.metadata.deletionTimestamp) ctx.kubelets.terminate(`${ns ?? ''}/${name}`, done.metadata.uid ?? '');
-    show(200, done);
+    const current = store.get(gr, ns, name);
+    if (!current) throw errors.notFound(key, name);
+    show(200, deleteOne(ctx, gr, current, url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}) }));
     return;
   }
   throw errors.methodNotAllowed();
+}
+
+/**
+ * Deletes `current` (one object, or one of a collection) as asked over HTTP. A pod gets its grace period (`asked`, else
+ * its own) and the cluster's answer: its kubelet and its controller act on the delete.
+ */
+function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: unknown, opts: DeleteOptions): SimObject {
+  const gracePeriodSeconds = gr === 'pods' ? podGracePeriod(current, asked) : undefined;
+  const done = ctx.store.delete(gr, current.metadata.namespace, current.metadata.name ?? '', { ...opts, ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
+  if (gr === 'pods') ctx.answerPodDeletion(current);
+  return done;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The kubelet's part in deleting a pod: once the pod is marked (deletionTimestamp), it stops the containers, writes
 // their last status and removes the pod, with a grace period of zero. Churn does this for the pods it deletes, a few
-// operations on; a pod deleted over HTTP is finished a moment later (Kubelets), as a container that heeds SIGTERM is.
+// operations on; a pod deleted over HTTP is finished a moment later (Kubelets), as a container that heeds SIGTERM is,
+// and the pod its controller makes in its place is started a moment after it was made.
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
@@ -27,26 +28,44 @@ export function finishPod(store: SimStore, pod: SimObject, now: number): void {
   store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
 }
 
-/** The cluster's kubelets, for the pods deleted over HTTP: each is finished STOP_MS after its mark. */
+/** How long a new pod's containers take to start, for a pod its controller made in answer to a delete over HTTP. */
+const START_MS = 2_000;
+
+/** The cluster's kubelets, for the pods deleted or made in answer to requests over HTTP: each acts a moment later. */
 export class Kubelets {
   private readonly pending = new Set<NodeJS.Timeout>();
 
   constructor(private readonly store: SimStore, private readonly now: () => number = Date.now) {}
 
-  /** Finishes the pod at `key` soon, if it is still the one with `uid` (not deleted and made again meanwhile). */
-  terminate(key: string, uid: string): void {
-    const timer = setTimeout(() => {
-      this.pending.delete(timer);
-      const pod = this.store.table('pods')?.get(key);
-      if (pod?.metadata.uid === uid) finishPod(this.store, pod, this.now());
-    }, STOP_MS);
-    timer.unref();
-    this.pending.add(timer);
+  /**
+   * Finishes the pod at `key` soon, if it is still the one with `uid` (not deleted and made again meanwhile); `gone`
+   * is told of it once the pod is removed (a finalizer may keep it).
+   */
+  terminate(key: string, uid: string, gone?: (pod: SimObject) => void): void {
+    this.after(STOP_MS, key, uid, (pod) => {
+      finishPod(this.store, pod, this.now());
+      if (this.store.table('pods')?.get(key)?.metadata.uid !== uid) gone?.(pod);
+    });
+  }
+
+  /** Starts the pod at `key` soon with `start`, if it is still the one with `uid`. */
+  start(key: string, uid: string, start: (pod: SimObject) => void): void {
+    this.after(START_MS, key, uid, start);
   }
 
   /** Forgets what is pending (the cluster is stopping). */
   stop(): void {
     for (const t of this.pending) clearTimeout(t);
     this.pending.clear();
+  }
+
+  private after(ms: number, key: string, uid: string, act: (pod: SimObject) => void): void {
+    const timer = setTimeout(() => {
+      this.pending.delete(timer);
+      const pod = this.store.table('pods')?.get(key);
+      if (pod?.metadata.uid === uid) act(pod);
+    }, ms);
+    timer.unref();
+    this.pending.add(timer);
   }
 }

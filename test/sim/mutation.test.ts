@@ -1,8 +1,8 @@
 // Writes over HTTP: POST/PUT/PATCH/DELETE, 409 on a stale resourceVersion, finalizers, garbage collection, namespaces.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
 import type { SimObject } from '../../src/sim/index.js';
-import { call, openWatch, type ListBody } from './helpers.js';
+import { call, controllerCountProblems, openWatch, type ListBody } from './helpers.js';
 
 let c: SimCluster;
 beforeEach(async () => {
@@ -150,5 +150,103 @@ describe('writes', () => {
     const dc = await call<ListBody>(c, '/api/v1/namespaces/default/configmaps?labelSelector=batch%3Dx', { method: 'DELETE' });
     expect(dc.body.items.map((i) => i.metadata.name)).toEqual(['a', 'b']);
     expect(c.store.list('configmaps', 'default').some((m) => m.metadata.labels?.batch === 'x')).toBe(false);
+  });
+});
+
+describe('controllers and kubelets answer a pod deleted over HTTP', () => {
+  type Pod = SimObject & { spec: { nodeName?: string }; status: { phase?: string; conditions?: Array<{ type: string; status: string }>; containerStatuses?: Array<{ ready: boolean; state: Record<string, unknown> }> } };
+  const pods = (): Pod[] => c.snapshot('pods') as Pod[];
+  const controllers = (): SimObject[] => ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'deployments.apps'].flatMap((gr) => c.snapshot(gr));
+  const podPath = (p: SimObject): string => `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`;
+  const ownerUid = (p: SimObject): string | undefined => p.metadata.ownerReferences?.[0]?.uid;
+  const ready = (p: Pod): boolean => (p.status.conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True');
+  /** A running, ready pod on a node owned by a `kind`. */
+  const victimOf = (kind: string): Pod => {
+    const found = pods().find((p) => p.metadata.ownerReferences?.[0]?.kind === kind && p.spec.nodeName && !p.metadata.finalizers && !p.metadata.deletionTimestamp && ready(p));
+    if (!found) throw new Error(`no ready pod of a ${kind} in the simulated cluster`);
+    return found;
+  };
+  const siblings = (uid: string | undefined): Pod[] => pods().filter((p) => ownerUid(p) === uid && !p.metadata.deletionTimestamp);
+  const counted = (rs: { name: string }, ns: string | undefined): number[] => {
+    const status = (c.store.get('replicasets.apps', ns, rs.name)?.status ?? {}) as { replicas?: number; readyReplicas?: number };
+    return [status.replicas ?? 0, status.readyReplicas ?? 0];
+  };
+  const reasonsAbout = (name: string): string[] => c.snapshot('events').filter((e) => (e.involvedObject as { name?: string }).name === name).map((e) => String(e.reason));
+
+  it('a ReplicaSet makes a new pod at once, its kubelet starts it, and every count comes back', async () => {
+    expect(controllerCountProblems(pods(), controllers())).toEqual([]);
+    const victim = victimOf('ReplicaSet');
+    const rs = victim.metadata.ownerReferences![0]!;
+    const before = siblings(rs.uid).map((p) => p.metadata.name);
+    expect((await call(c, podPath(victim), { method: 'DELETE' })).status).toBe(200);
+    // At once: the victim is Terminating and no longer counted; a pod of the same ReplicaSet takes its place, Pending.
+    const made = siblings(rs.uid).filter((p) => !before.includes(p.metadata.name));
+    expect(made).toHaveLength(1);
+    expect(made[0]!.metadata.name).toMatch(new RegExp(`^${rs.name}-[a-z0-9]{5}$`));
+    expect(made[0]!.metadata.uid).not.toBe(victim.metadata.uid);
+    expect(made[0]!.status.phase).toBe('Pending');
+    expect(made[0]!.spec.nodeName).toBeTruthy();
+    expect(siblings(rs.uid)).toHaveLength(before.length);
+    expect(controllerCountProblems(pods(), controllers())).toEqual([]);
+    expect(counted(rs, victim.metadata.namespace)).toEqual([before.length, before.length - 1]);
+    expect(reasonsAbout(victim.metadata.name!)).toContain('Killing');
+    expect(c.snapshot('events').some((e) => e.reason === 'SuccessfulCreate' && String(e.message).includes(made[0]!.metadata.name!))).toBe(true);
+    // A moment later: the victim is gone, the new pod runs, ready, and the ReplicaSet and its Deployment say so.
+    await vi.waitFor(() => {
+      expect(c.store.get('pods', victim.metadata.namespace, victim.metadata.name!)).toBeUndefined();
+      expect(ready(c.store.get('pods', victim.metadata.namespace, made[0]!.metadata.name!) as Pod)).toBe(true);
+    }, { timeout: 8000, interval: 100 });
+    expect(reasonsAbout(made[0]!.metadata.name!)).toEqual(expect.arrayContaining(['Scheduled', 'Started']));
+    expect(controllerCountProblems(pods(), controllers())).toEqual([]);
+    expect(counted(rs, victim.metadata.namespace)).toEqual([before.length, before.length]);
+  });
+
+  it('a StatefulSet makes the same name again once the old pod is gone; a DaemonSet a new one at once', async () => {
+    const sts = victimOf('StatefulSet');
+    const ds = victimOf('DaemonSet');
+    const dsBefore = siblings(ownerUid(ds)).map((p) => p.metadata.name);
+    const stsBefore = siblings(ownerUid(sts)).map((p) => p.metadata.name);
+    const w = await openWatch(c, `/api/v1/namespaces/${sts.metadata.namespace}/pods?watch=true&resourceVersion=${c.revision}&fieldSelector=metadata.name%3D${sts.metadata.name}`);
+    try {
+      await call(c, podPath(sts), { method: 'DELETE' });
+      await call(c, podPath(ds), { method: 'DELETE' });
+      // The StatefulSet waits for the name: nothing new yet.
+      expect(siblings(ownerUid(sts)).map((p) => p.metadata.name)).toEqual(stsBefore.filter((n) => n !== sts.metadata.name));
+      expect(c.store.get('pods', sts.metadata.namespace, sts.metadata.name!)?.metadata.uid).toBe(sts.metadata.uid);
+      const dsMade = siblings(ownerUid(ds)).filter((p) => !dsBefore.includes(p.metadata.name));
+      expect(dsMade.map((p) => p.metadata.name)).toEqual([expect.stringMatching(new RegExp(`^${ds.metadata.ownerReferences![0]!.name}-[a-z0-9]{5}$`))]);
+      const events = await w.until((e) => e.type === 'MODIFIED' && e.object.metadata.uid !== sts.metadata.uid && (e.object as Pod).status.phase === 'Running', 8000);
+      // Marked, stopped, removed; then made again under its name, with a new uid, and started.
+      expect(events.map((e) => `${e.type} ${e.object.metadata.uid === sts.metadata.uid ? 'old' : 'new'}`)).toEqual(['MODIFIED old', 'MODIFIED old', 'DELETED old', 'ADDED new', 'MODIFIED new']);
+      await vi.waitFor(() => expect(controllerCountProblems(pods(), controllers())).toEqual([]), { timeout: 5000, interval: 100 });
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a pod whose owner is gone, or a Job\'s, is not replaced; a collection delete is graceful and answered pod by pod', async () => {
+    const victim = victimOf('StatefulSet');
+    await call(c, `/apis/apps/v1/namespaces/${victim.metadata.namespace}/statefulsets/${victim.metadata.ownerReferences![0]!.name}?propagationPolicy=Orphan`, { method: 'DELETE' });
+    const count = pods().length;
+    await call(c, `${podPath(victim)}?gracePeriodSeconds=0`, { method: 'DELETE' });
+    expect(pods()).toHaveLength(count - 1);
+    const job = pods().find((p) => p.metadata.ownerReferences?.[0]?.kind === 'Job');
+    expect(job).toBeDefined();
+    await call(c, `${podPath(job!)}?gracePeriodSeconds=0`, { method: 'DELETE' });
+    expect(pods()).toHaveLength(count - 2);
+    // kubectl delete pods -l …: each marked with its grace period, each replaced by its controller.
+    const other = victimOf('ReplicaSet');
+    const selector = Object.entries(other.metadata.labels ?? {}).filter(([k]) => k !== 'pod-template-hash').map(([k, v]) => `${k}=${v}`).join(',');
+    const chosen = pods().filter((p) => Object.entries(other.metadata.labels ?? {}).every(([k, v]) => k === 'pod-template-hash' || p.metadata.labels?.[k] === v));
+    const res = await call<ListBody>(c, `/api/v1/namespaces/${other.metadata.namespace}/pods?labelSelector=${encodeURIComponent(selector)}`, { method: 'DELETE' });
+    expect(res.body.items.map((i) => i.metadata.name).sort()).toEqual(chosen.map((p) => p.metadata.name).sort());
+    const onNode = chosen.filter((p) => p.spec.nodeName);
+    for (const p of onNode) expect(c.store.get('pods', p.metadata.namespace, p.metadata.name!)?.metadata.deletionTimestamp).toBeTruthy();
+    expect(siblings(ownerUid(other)).filter((p) => !chosen.some((x) => x.metadata.name === p.metadata.name))).toHaveLength(chosen.length);
+    await vi.waitFor(() => {
+      for (const p of onNode) expect(c.store.get('pods', p.metadata.namespace, p.metadata.name!)).toBeUndefined();
+      expect(controllerCountProblems(pods(), controllers())).toEqual([]);
+      expect(siblings(ownerUid(other)).every(ready)).toBe(true);
+    }, { timeout: 8000, interval: 100 });
   });
 });
