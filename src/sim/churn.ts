@@ -1,7 +1,7 @@
 // A deterministic churn generator: pod status flips, scale up/down, rollouts, pod replacement and the events they
 // cause (churn-events.ts), at a target rate.
 import { ChurnEvents } from './churn-events.js';
-import { deploymentStatus, ownerStatus, podIsReady } from './controller-status.js';
+import { deploymentStatus, ownerStatus, podIsReady, progressDeadlineMs } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { POD_ADDRESSES, podAddress } from './gen-pods.js';
@@ -30,6 +30,8 @@ export class Churn {
   private readonly answerRng: Rng;
   /** The kubelets' part in answering requests over HTTP: they go on while churn is stopped. */
   private readonly kubelets: Kubelets;
+  /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
+  private readonly deadlines = new Map<string, number>();
   /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
   private readonly awaitingName = new Map<string, SimObject>();
   /** Draws the relabel operations, apart from `rng`: the other operations' sequence is the same with them or without. */
@@ -96,8 +98,9 @@ export class Churn {
       this.budget = Math.min(this.budget + (eventsPerSecond * (now - last)) / 1000, Math.max(1, eventsPerSecond));
       last = now;
       while (this.budget >= 1) this.budget -= Math.max(1, this.step(1));
-      // By the clock, beside the budget: a cluster's heartbeats do not wait for its changes.
+      // By the clock, beside the budget: a cluster's heartbeats and its controllers' deadlines do not wait for its changes.
       this.heartbeats.tick(this.now());
+      this.progressDeadlines(this.now());
     }, tickMs);
     this.timer.unref();
   }
@@ -376,11 +379,42 @@ export class Churn {
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
     }
     this.unsettled.clear();
-    for (const [ns, name] of deployments.values()) {
-      const deploy = this.store.get('deployments.apps', ns, name);
-      if (!deploy) continue;
-      this.writeStatus('deployments.apps', deploy, deploymentStatus(deploy, this.owned('replicasets.apps', deploy), this.currentReplicaSet(deploy), iso(this.now())));
+    for (const [ns, name] of deployments.values()) this.syncDeployment(ns, name, this.now());
+  }
+
+  /**
+   * The deployment controller's sync of one Deployment: its status from its ReplicaSets; a rollout under way is looked
+   * at again once its progress deadline has passed (progressDeadlines).
+   */
+  private syncDeployment(ns: string, name: string, now: number): void {
+    const key = `${ns}/${name}`;
+    const deploy = this.store.get('deployments.apps', ns, name);
+    if (!deploy) {
+      this.deadlines.delete(key);
+      return;
     }
+    const status = deploymentStatus(deploy, this.owned('replicasets.apps', deploy), this.currentReplicaSet(deploy), now);
+    this.writeStatus('deployments.apps', deploy, status);
+    const progressing = recs(status.conditions).find((c) => c.type === 'Progressing');
+    const deadline = progressDeadlineMs(deploy);
+    if (progressing?.reason === 'ReplicaSetUpdated' && deadline !== undefined) this.deadlines.set(key, Date.parse(String(progressing.lastUpdateTime)) + deadline);
+    else this.deadlines.delete(key);
+  }
+
+  /**
+   * Syncs again each Deployment whose rollout made no progress for its progressDeadlineSeconds by `now` (kube's
+   * requeueStuckDeployment): its Progressing condition turns False, ProgressDeadlineExceeded. Runs on churn's timer;
+   * returns how many were due.
+   */
+  progressDeadlines(now: number): number {
+    let due = 0;
+    for (const [key, at] of [...this.deadlines]) {
+      if (at >= now) continue;
+      due++;
+      const slash = key.indexOf('/');
+      this.syncDeployment(key.slice(0, slash), key.slice(slash + 1), now);
+    }
+    return due;
   }
 
   /** A controller's status write, with the generation it has seen; none when nothing would change. */

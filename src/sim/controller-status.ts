@@ -1,6 +1,7 @@
 // The status the workload controllers of kube 1.32 write from what they own: a ReplicaSet's, StatefulSet's and
 // DaemonSet's counts of its pods and of those ready, a Deployment's sums over its ReplicaSets with its Available and
 // Progressing conditions. The generator and churn both use it, so `kubectl get deploy` READY agrees with the pods.
+import { iso } from './gen-meta.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
 /** A pod its controller counts as ready: its Ready condition True, and not being deleted. */
@@ -55,10 +56,11 @@ export function ownerStatus(kind: string | undefined, status: Rec, pods: number,
 }
 
 /**
- * A Deployment's status from its ReplicaSets (the newest is `current`), as the deployment controller's
+ * A Deployment's status from its ReplicaSets (the newest is `current`) at `now` (ms), as the deployment controller's
  * calculateStatus and syncRolloutStatus make it: a condition is rewritten only when its status or reason changes.
  */
-export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], current: SimObject | undefined, at: string): Rec {
+export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], current: SimObject | undefined, now: number): Rec {
+  const at = iso(now);
   const status = rec(deploy.status);
   const wanted = Number(rec(deploy.spec).replicas ?? 1);
   const sum = (field: string, of: SimObject[] = replicaSets): number => of.reduce((n, rs) => n + Number(rec(rs.status)[field] ?? 0), 0);
@@ -81,7 +83,7 @@ export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], cu
   };
   set(availableCondition(deploymentAvailable(wanted, available), at));
   const name = current?.metadata.name ?? '';
-  const progressing = (c: Partial<Record<'reason' | 'message', string>>): Rec => ({ type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: at, ...c });
+  const progressing = (c: Partial<Record<'status' | 'reason' | 'message', string>>): Rec => ({ type: 'Progressing', status: 'True', lastUpdateTime: at, lastTransitionTime: at, ...c });
   const n = (field: string, of: Rec): number => Number(of[field] ?? 0);
   // DeploymentComplete, else DeploymentProgressing (more updated, ready or available pods, or fewer old ones).
   if (n('updatedReplicas', next) === wanted && n('replicas', next) === wanted && available === wanted) {
@@ -91,6 +93,24 @@ export function deploymentStatus(deploy: SimObject, replicaSets: SimObject[], cu
     n('readyReplicas', next) > n('readyReplicas', status) || available > n('availableReplicas', status)
   ) {
     set(progressing({ reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}" is progressing.` }), true);
+  } else if (timedOut(deploy, conditions.find((c) => c.type === 'Progressing'), now)) {
+    set(progressing({ status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${name}" has timed out progressing.` }));
   }
   return { ...next, conditions };
+}
+
+/**
+ * kube's DeploymentTimedOut: a rollout that has not progressed for its progressDeadlineSeconds (unset or the largest
+ * int32: never). One that completed once (NewReplicaSetAvailable) does not time out; one that timed out stays so.
+ */
+function timedOut(deploy: SimObject, progressing: Rec | undefined, now: number): boolean {
+  const deadline = progressDeadlineMs(deploy);
+  if (deadline === undefined || !progressing || progressing.reason === 'NewReplicaSetAvailable') return false;
+  return progressing.reason === 'ProgressDeadlineExceeded' || Date.parse(String(progressing.lastUpdateTime)) + deadline < now;
+}
+
+/** A Deployment's progress deadline in ms; none where it is unset or kube's "never" (the largest int32). */
+export function progressDeadlineMs(deploy: SimObject): number | undefined {
+  const seconds = rec(deploy.spec).progressDeadlineSeconds;
+  return typeof seconds === 'number' && seconds < 2 ** 31 - 1 ? seconds * 1000 : undefined;
 }

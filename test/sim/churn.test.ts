@@ -234,6 +234,51 @@ describe('churn', () => {
     }
   });
 
+  it('a rollout that makes no progress for its progressDeadlineSeconds times out; progress again clears it', async () => {
+    const c = await cluster();
+    type Cond = { type: string; status: string; reason: string; message: string; lastUpdateTime: string; lastTransitionTime: string };
+    const condition = (d: SimObject | undefined, type: string): Cond | undefined => ((d?.status as { conditions?: Cond[] } | undefined)?.conditions ?? []).find((x) => x.type === type);
+    const progressing = (d: SimObject | undefined): Cond | undefined => condition(d, 'Progressing');
+    const under = (): SimObject[] => c.snapshot('deployments.apps').filter((d) => progressing(d)?.reason === 'ReplicaSetUpdated');
+    for (let i = 0; i < 100 && under().length < 2; i++) c.churn.step(10);
+    const [stuck, endless] = under();
+    expect(endless, 'two rollouts under way').toBeDefined();
+    // A deadline of the largest int32 means none (kube's HasProgressDeadline).
+    c.store.patch('deployments.apps', endless!.metadata.namespace, endless!.metadata.name!, { spec: { progressDeadlineSeconds: 2 ** 31 - 1 } });
+    const get = (d: SimObject): SimObject | undefined => c.store.get('deployments.apps', d.metadata.namespace, d.metadata.name!);
+    const was = progressing(stuck)!;
+    const available = condition(stuck, 'Available');
+    const from = Date.parse(was.lastUpdateTime);
+    expect((stuck!.spec as { progressDeadlineSeconds: number }).progressDeadlineSeconds).toBe(600);
+    // Before its deadline nothing changes.
+    c.churn.progressDeadlines(from + 599_000);
+    expect(progressing(get(stuck!))).toEqual(was);
+    const rev = c.revision;
+    c.churn.progressDeadlines(from + 601_000);
+    const rs = (c.snapshot('replicasets.apps').filter((r) => r.metadata.ownerReferences?.[0]?.uid === stuck!.metadata.uid)
+      .sort((a, b) => Number(b.metadata.annotations?.['deployment.kubernetes.io/revision']) - Number(a.metadata.annotations?.['deployment.kubernetes.io/revision'])))[0];
+    expect(progressing(get(stuck!))).toEqual({
+      type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `ReplicaSet "${rs?.metadata.name}" has timed out progressing.`,
+      lastUpdateTime: new Date(from + 601_000).toISOString().replace('.000Z', 'Z'), lastTransitionTime: new Date(from + 601_000).toISOString().replace('.000Z', 'Z'),
+    });
+    expect(condition(get(stuck!), 'Available')).toEqual(available);
+    expect(progressing(get(endless!))?.reason).toBe('ReplicaSetUpdated');
+    // One write for each rollout that timed out, and the endless one's: its controller has now seen its new spec, and
+    // found no deadline. A second look changes nothing.
+    const timedOut = c.snapshot('deployments.apps').filter((d) => progressing(d)?.reason === 'ProgressDeadlineExceeded').length;
+    expect(timedOut).toBeGreaterThanOrEqual(1);
+    expect(c.revision - rev).toBe(timedOut + 1);
+    expect((get(endless!)?.status as { observedGeneration?: number }).observedGeneration).toBe(get(endless!)?.metadata.generation);
+    const after = c.revision;
+    c.churn.progressDeadlines(from + 1_300_000);
+    expect(progressing(get(stuck!))?.reason).toBe('ProgressDeadlineExceeded');
+    expect(progressing(get(endless!))?.reason).toBe('ReplicaSetUpdated');
+    expect(c.revision).toBe(after);
+    // Its pods go on starting: progress (or completion) turns it True again.
+    for (let i = 0; i < 200 && progressing(get(stuck!))?.status === 'False'; i++) c.churn.step(10);
+    expect(progressing(get(stuck!))).toMatchObject({ status: 'True', reason: expect.stringMatching(/^(ReplicaSetUpdated|NewReplicaSetAvailable)$/) });
+  });
+
   it('heartbeats: node Leases every 10 s, leader Leases every 2 s, each node\'s status every 5 minutes, by the clock', async () => {
     // Three nodes (80 pods have one).
     const c = await startSimulatedCluster({ pods: 300, seed: 4, epochMs: Date.parse('2026-06-01T00:00:00Z') });
