@@ -1,6 +1,6 @@
 // Generated core objects around the workloads: namespaces, nodes, services, config, accounts, events, ingresses, leases.
 import { iso, lastApplied, managed, microIso } from './gen-meta.js';
-import { genUid, podName, podNode, podState, replicaSetName, unschedulableMessage } from './gen-pods.js';
+import { genUid, podCreatedMs, podName, podNode, podState, replicaSetName, unschedulableMessage } from './gen-pods.js';
 import { hexFor, rngFor } from './prng.js';
 import type { NamespaceInfo, NodeInfo, Topology, Workload } from './topology.js';
 import type { SimObject } from './types.js';
@@ -147,27 +147,44 @@ export function podEventReasons(t: Topology, w: Workload, r: number): Array<[typ
   }
 }
 
-/** Event k about pod r of workload w. */
+/**
+ * Event k about pod r of workload w, after the pod was made: a repeated one (a Warning) began up to 50 minutes ago and
+ * was last seen in the last two; one seen once was seen then. The scheduler records through events.k8s.io (an
+ * eventTime, a series for repeats, no first or last timestamp, no count); the kubelet through the core API, about a
+ * container on its node.
+ */
 export function buildEvent(t: Topology, w: Workload, r: number, k: number): SimObject {
   const pod = podName(t, w, r);
   const reasons = podEventReasons(t, w, r);
   const [type, reason, message] = reasons[k] ?? ['Normal', 'Scheduled', () => ''];
   const name = `${pod}.${hexFor(16, 'event', t.opts.cluster, pod, k)}`;
   const rng = rngFor('event', t.opts.seed, t.opts.cluster, pod, k);
-  const first = t.opts.epochMs - rng.range(2, 50) * 60_000;
-  const last = t.opts.epochMs - rng.range(5, 110) * 1000;
-  const count = type === 'Warning' ? rng.range(2, 300) : 1;
-  const host = podNode(t, w, r)?.name ?? '';
-  // The scheduler's events are about the pod; the kubelet's about a container of it, on the pod's node.
+  const created = podCreatedMs(t, w, r);
   const scheduler = reason === 'FailedScheduling' || reason === 'Scheduled';
+  const count = type === 'Warning' ? rng.range(2, 300) : 1;
+  // Scheduled as the pod is made, an image pulled for a pod being made a moment after; the rest in the last minutes.
+  const earliest = reason === 'Scheduled' ? created : created + 2000;
+  const atOnce = reason === 'Scheduled' || (reason === 'Pulling' && podState(t, w, r) === 'creating');
+  const last = atOnce ? earliest : Math.max(earliest, t.opts.epochMs - rng.range(5, 110) * 1000);
+  const first = count > 1 ? Math.max(earliest, Math.min(last, t.opts.epochMs - rng.range(2, 50) * 60_000)) : last;
+  const uid = genUid(t, 'events', `${w.namespace}/${name}`);
+  const involvedObject = { kind: 'Pod', namespace: w.namespace, name: pod, uid: genUid(t, 'pods', `${w.namespace}/${pod}`), apiVersion: 'v1', resourceVersion: '', ...(scheduler ? {} : { fieldPath: `spec.containers{${w.app}}` }) };
+  if (scheduler) {
+    const series = count > 1 ? { series: { count, lastObservedTime: microIso(last) } } : {};
+    return {
+      apiVersion: 'v1', kind: 'Event',
+      metadata: { name, namespace: w.namespace, uid, creationTimestamp: iso(first), managedFields: [managed('kube-scheduler', 'events.k8s.io/v1', first, { action: '', eventTime: '', note: '', reason: '', regarding: {}, reportingController: '', reportingInstance: '', ...(count > 1 ? { series: { count: '', lastObservedTime: '' } } : {}), type: '' })] },
+      involvedObject, reason, message: message(pod), source: {}, firstTimestamp: null, lastTimestamp: null, type, eventTime: microIso(first), ...series,
+      action: reason === 'Scheduled' ? 'Binding' : 'Scheduling', reportingComponent: 'default-scheduler', reportingInstance: `default-scheduler-${t.opts.cluster}-control-plane`,
+    };
+  }
+  const host = podNode(t, w, r)?.name ?? '';
   return {
     apiVersion: 'v1', kind: 'Event',
-    metadata: { name, namespace: w.namespace, uid: genUid(t, 'events', `${w.namespace}/${name}`), creationTimestamp: iso(first), managedFields: [managed('kubelet', 'v1', first, { count: 0, firstTimestamp: '', involvedObject: {}, lastTimestamp: '', message: '', reason: '', reportingComponent: '', reportingInstance: '', source: { component: '', host: '' }, type: '' })] },
-    involvedObject: { kind: 'Pod', namespace: w.namespace, name: pod, uid: genUid(t, 'pods', `${w.namespace}/${pod}`), apiVersion: 'v1', resourceVersion: '', ...(scheduler ? {} : { fieldPath: `spec.containers{${w.app}}` }) },
-    reason, message: message(pod),
-    source: scheduler ? { component: 'default-scheduler' } : { component: 'kubelet', host },
-    firstTimestamp: iso(first), lastTimestamp: iso(last), count, type, eventTime: null,
-    reportingComponent: scheduler ? 'default-scheduler' : 'kubelet', reportingInstance: scheduler ? '' : host,
+    metadata: { name, namespace: w.namespace, uid, creationTimestamp: iso(first), managedFields: [managed('kubelet', 'v1', first, { count: 0, firstTimestamp: '', involvedObject: {}, lastTimestamp: '', message: '', reason: '', reportingComponent: '', reportingInstance: '', source: { component: '', host: '' }, type: '' })] },
+    involvedObject, reason, message: message(pod),
+    source: { component: 'kubelet', host }, firstTimestamp: iso(first), lastTimestamp: iso(last), count, type, eventTime: null,
+    reportingComponent: 'kubelet', reportingInstance: host,
   };
 }
 

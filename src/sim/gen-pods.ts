@@ -220,16 +220,26 @@ export function podNode(t: Topology, w: Workload, r: number): NodeInfo | undefin
   return placement(t, w, r, podRng(t, w, r)).node;
 }
 
+/** When pod `r` of workload `w` was made, drawn from its own rng after its placement (as buildPod draws it). */
+function createdMs(t: Topology, w: Workload, r: number, state: PodState, rng: Rng): number {
+  if (w.kind === 'CronJob') return jobStamp(t, w, r) * 60_000 + 1000;
+  if (state === 'creating') return t.opts.epochMs - rng.range(5, 90) * 1000;
+  // No pod is older than the controller that made it: for a Deployment, its current ReplicaSet.
+  return t.opts.epochMs - ageMs(rng.next(), t.opts.epochMs - (w.kind === 'Deployment' ? replicaSetCreatedMs(t, w) : w.createdMs));
+}
+
+/** The creationTimestamp (ms) of pod `r` of workload `w`: what its events come after. */
+export function podCreatedMs(t: Topology, w: Workload, r: number): number {
+  const rng = podRng(t, w, r);
+  return createdMs(t, w, r, placement(t, w, r, rng).state, rng);
+}
+
 /** Pod `r` of workload `w`, fully populated as kube-apiserver would serve it (resourceVersion is set by the store). */
 export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const rng = podRng(t, w, r);
   const name = podName(t, w, r);
   const { state, node } = placement(t, w, r, rng);
-  const created = w.kind === 'CronJob'
-    ? jobStamp(t, w, r) * 60_000 + 1000
-    : state === 'creating' ? t.opts.epochMs - rng.range(5, 90) * 1000
-      // No pod is older than the controller that made it: for a Deployment, its current ReplicaSet.
-      : t.opts.epochMs - ageMs(rng.next(), t.opts.epochMs - (w.kind === 'Deployment' ? replicaSetCreatedMs(t, w) : w.createdMs));
+  const created = createdMs(t, w, r, state, rng);
   const owner = podOwner(t, w, r);
   const labels: Record<string, string> = { app: w.app, 'app.kubernetes.io/name': w.app, tier: w.tier };
   if (w.kind === 'Deployment') labels['pod-template-hash'] = w.hash;

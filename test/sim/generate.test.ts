@@ -158,22 +158,39 @@ describe('generation', () => {
   it("records each pod's events as the scheduler (about the pod) and its node's kubelet (about a container) do", () => {
     const s = store('east', 2000);
     const pods = new Map(all(s, 'pods').map((p) => [p.metadata.uid, p]));
-    interface Ev { reason: string; message: string; source: { component: string; host?: string }; reportingInstance: string; involvedObject: { uid: string; fieldPath?: string } }
+    interface Ev {
+      reason: string; message: string; type: string; source: { component?: string; host?: string }; reportingComponent: string; reportingInstance: string; involvedObject: { uid: string; fieldPath?: string };
+      firstTimestamp: string | null; lastTimestamp: string | null; count?: number; eventTime: string | null; series?: { count: number; lastObservedTime: string }; metadata: { name: string };
+    }
     const events = all(s, 'events') as unknown as Ev[];
     const reasons = new Set(events.map((e) => e.reason));
     for (const r of ['Scheduled', 'FailedScheduling', 'BackOff', 'Unhealthy', 'Pulling']) expect(reasons).toContain(r);
+    let repeated = 0;
     for (const e of events) {
       const pod = pods.get(e.involvedObject.uid);
       if (!pod) continue;
       const node = (pod.spec as { nodeName?: string }).nodeName;
+      // Seen first once the pod was made, last no sooner than first; a repeat count, or none, as the recorder keeps it.
+      const first = Date.parse(e.firstTimestamp ?? e.eventTime ?? '');
+      const last = Date.parse(e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? '');
+      expect(first, `${e.metadata.name} before its pod was made`).toBeGreaterThanOrEqual(Date.parse(pod.metadata.creationTimestamp ?? ''));
+      expect(last, e.metadata.name).toBeGreaterThanOrEqual(first);
+      const times = e.count ?? e.series?.count ?? 1;
+      if (times === 1) expect(last, `${e.metadata.name} seen once`).toBe(first);
+      else repeated++;
       if (e.reason === 'Scheduled' || e.reason === 'FailedScheduling') {
-        expect([e.source.component, e.involvedObject.fieldPath], e.reason).toEqual(['default-scheduler', undefined]);
+        // Through events.k8s.io, as kube 1.32's scheduler records.
+        expect([e.source, e.reportingComponent, e.involvedObject.fieldPath, e.firstTimestamp, e.lastTimestamp, e.count], e.reason).toEqual([{}, 'default-scheduler', undefined, null, null, undefined]);
+        expect(e.eventTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
         if (e.reason === 'Scheduled') expect(e.message).toBe(`Successfully assigned ${pod.metadata.namespace}/${pod.metadata.name} to ${node}`);
+        if (e.reason === 'Scheduled') expect(e.eventTime?.slice(0, 19)).toBe(pod.metadata.creationTimestamp?.slice(0, 19));
       } else {
         expect([e.source, e.reportingInstance], `${e.reason} about ${pod.metadata.name}`).toEqual([{ component: 'kubelet', host: node }, node]);
         expect(e.involvedObject.fieldPath).toMatch(/^spec\.containers\{.+\}$/);
       }
     }
+    expect(repeated).toBeGreaterThan(0);
+    expect(events.some((e) => e.reason === 'FailedScheduling' && (e.series?.count ?? 0) > 1)).toBe(true);
   });
 
   it("runs each CronJob's Jobs at the times its schedule names, the last one within its period", () => {
