@@ -2,9 +2,9 @@
 // cause (churn-events.ts), at a target rate.
 import { ChurnEvents } from './churn-events.js';
 import { deploymentStatus, ownerStatus, podIsReady, progressDeadlineMs } from './controller-status.js';
-import { clone } from './deep-equal.js';
+import { clone, deepEqual } from './deep-equal.js';
 import { iso } from './gen-meta.js';
-import { POD_ADDRESSES, podAddress } from './gen-pods.js';
+import { imageDigest, POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { Heartbeats } from './heartbeats.js';
 import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
@@ -164,6 +164,142 @@ export class Churn {
     });
   }
 
+  /**
+   * Someone changed a workload's spec over HTTP (`kubectl scale`, `rollout restart`, `set image`, `apply`): its
+   * controller answers as kube's do, at once rather than step by step. A Deployment whose pod template changed rolls
+   * out: a new ReplicaSet (or the old one whose template it is again, for a rollback) gets every replica, the others
+   * none; one whose replicas changed scales its current ReplicaSet. A ReplicaSet makes or deletes pods to match its
+   * replicas, a StatefulSet its highest ordinals. Each writes its status with the generation it has now seen.
+   */
+  answerUpdate(gr: string, before: SimObject, after: SimObject): void {
+    const kind = after.kind ?? '';
+    const ns = after.metadata.namespace ?? '';
+    const name = after.metadata.name ?? '';
+    if (!OWNER_GR[kind] && kind !== 'Deployment') return;
+    if (after.metadata.deletionTimestamp || JSON.stringify(before.spec) === JSON.stringify(after.spec)) return;
+    const replicas = Number(rec(after.spec).replicas ?? 1);
+    if (gr === 'deployments.apps') this.answerDeployment(after, replicas);
+    else if (gr === 'replicasets.apps') this.scaleReplicaSetPods(after, replicas);
+    else if (gr === 'statefulsets.apps') this.scaleStatefulSetPods(after, replicas);
+    this.unsettle(kind, ns, name);
+    this.settle();
+    if (gr === 'deployments.apps') this.syncDeployment(ns, name, this.now());
+  }
+
+  /** The deployment controller sets `rs`'s replicas (saying so as ScalingReplicaSet), and its pods follow. */
+  private answerScale(rs: SimObject, replicas: number, deploy: SimObject): void {
+    const from = Number(rec(rs.spec).replicas ?? 0);
+    if (from !== replicas) {
+      this.setReplicas('replicasets.apps', rs, replicas);
+      this.events.scaled(deploy, rs.metadata.name ?? '', from, replicas);
+    }
+    this.scaleReplicaSetPods(this.store.get('replicasets.apps', rs.metadata.namespace, rs.metadata.name ?? '') ?? rs, replicas);
+  }
+
+  /**
+   * The deployment controller's answer to a Deployment changed: the ReplicaSet whose template is the Deployment's
+   * (kube's EqualIgnoreHash) gets every replica, the others none. Where that is not the newest one, the template
+   * changed and it rolls out: a rollback takes the old ReplicaSet up to a new revision, a new template gets a new one.
+   */
+  private answerDeployment(deploy: SimObject, replicas: number): void {
+    const ns = deploy.metadata.namespace ?? '';
+    const sets = this.owned('replicasets.apps', deploy);
+    const template = rec(rec(deploy.spec).template);
+    const revisionOf = (o: SimObject): number => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
+    const newest = Math.max(0, ...sets.map(revisionOf));
+    const revision = String(newest + 1);
+    let target = sets.find((rs) => deepEqual(semantic(withoutHash(rec(rec(rs.spec).template))), semantic(withoutHash(template))));
+    if (target && revisionOf(target) !== newest) {
+      const next = clone(target);
+      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': revision };
+      target = this.store.update('replicasets.apps', next);
+    } else if (!target) {
+      const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', JSON.stringify(template));
+      const name = `${deploy.metadata.name ?? ''}-${hash}`;
+      if (this.store.get('replicasets.apps', ns, name)) return;
+      const selector = rec(rec(deploy.spec).selector);
+      const meta = rec(template.metadata);
+      const labels = { ...rec(meta.labels), 'pod-template-hash': hash } as Record<string, string>;
+      target = this.store.create('replicasets.apps', {
+        apiVersion: 'apps/v1', kind: 'ReplicaSet',
+        metadata: {
+          name, namespace: ns, labels,
+          annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas), 'deployment.kubernetes.io/max-replicas': String(replicas + Math.ceil(replicas / 4)), 'deployment.kubernetes.io/revision': revision },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deploy.metadata.name ?? '', uid: deploy.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+        },
+        spec: { replicas: 0, selector: { ...selector, matchLabels: { ...rec(selector.matchLabels), 'pod-template-hash': hash } }, template: { ...template, metadata: { ...meta, labels } } },
+        status: { replicas: 0 },
+      }, ns);
+    }
+    const now = this.store.get('deployments.apps', ns, deploy.metadata.name ?? '') ?? deploy;
+    const latest = String(revisionOf(target));
+    if (now.metadata.annotations?.['deployment.kubernetes.io/revision'] !== latest) {
+      const next = clone(now);
+      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': latest };
+      this.store.update('deployments.apps', next);
+    }
+    this.answerScale(target, replicas, deploy);
+    for (const rs of sets) if (rs.metadata.uid !== target.metadata.uid) this.answerScale(rs, 0, deploy);
+  }
+
+  /** A ReplicaSet makes pods (like one of its own, else from its template) or deletes its newest, to `replicas`. */
+  private scaleReplicaSetPods(rs: SimObject, replicas: number): void {
+    const pods = this.podKeys(rs);
+    const name = rs.metadata.name ?? '';
+    for (let n = pods.length; n < replicas; n++) {
+      const like = pods[0] ? this.store.table('pods')?.get(pods[0]) : undefined;
+      const made = like ? podFrom(like, `${name}-${kubeSuffix(this.answerRng)}`, `${name}-`) : this.podFromTemplate(rs, `${name}-${kubeSuffix(this.answerRng)}`, `${name}-`);
+      this.startSoon(this.create(made, false));
+    }
+    for (const key of pods.slice(replicas).reverse()) this.deleteByController(key);
+  }
+
+  /** A StatefulSet makes its missing ordinals below `replicas` and deletes those at or above it. */
+  private scaleStatefulSetPods(sts: SimObject, replicas: number): void {
+    const ns = sts.metadata.namespace ?? '';
+    const name = sts.metadata.name ?? '';
+    const mine = this.owned('pods', sts).filter((p) => !p.metadata.deletionTimestamp);
+    const ordinal = (p: SimObject): number => Number((p.metadata.name ?? '').slice(name.length + 1));
+    for (const p of mine) if (ordinal(p) >= replicas) this.deleteByController(podKey(p));
+    for (let i = 0; i < replicas; i++) {
+      const podName = `${name}-${i}`;
+      if (this.store.get('pods', ns, podName) || this.awaitingName.has(`${ns}/${podName}`)) continue;
+      const like = mine[0];
+      const made = like ? podFrom(like, podName) : this.podFromTemplate(sts, podName);
+      made.metadata.labels = { ...(made.metadata.labels ?? {}), 'apps.kubernetes.io/pod-index': String(i), 'statefulset.kubernetes.io/pod-name': podName };
+      made.spec = { ...rec(made.spec), hostname: podName };
+      this.startSoon(this.create(made, false));
+    }
+  }
+
+  /** A controller deletes one of its pods in answer to a request: marked, then finished by its kubelet a moment later. */
+  private deleteByController(key: string): void {
+    const pod = this.store.table('pods')?.get(key);
+    if (!pod || pod.metadata.deletionTimestamp) return;
+    this.events.podDeleted(pod, true);
+    const marked = this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: GRACE_SECONDS });
+    this.changed(pod);
+    if (marked.metadata.deletionTimestamp) this.kubelets.terminate(key, pod.metadata.uid ?? '', (last) => this.answerRemoval(key, last));
+  }
+
+  /** A pod of `owner` from its pod template, placed by the scheduler on a worker (status comes with create). */
+  private podFromTemplate(owner: SimObject, name: string, generateName?: string): SimObject {
+    const template = rec(rec(owner.spec).template);
+    const meta = rec(template.metadata);
+    const workers = [...(this.store.table('nodes')?.entries() ?? [])].map(([, n]) => n).filter((n) => !recs(rec(n.spec).taints).some((t) => t.effect === 'NoSchedule'));
+    const node = workers.length > 0 ? workers[this.answerRng.int(workers.length)] : undefined;
+    return {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: {
+        name, ...(generateName !== undefined ? { generateName } : {}), namespace: owner.metadata.namespace,
+        labels: { ...(meta.labels as Record<string, string> | undefined) }, ...(meta.annotations ? { annotations: { ...(meta.annotations as Record<string, string>) } } : {}),
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { ...clone(rec(template.spec)), ...(node ? { nodeName: node.metadata.name } : {}) },
+      status: node ? { hostIP: nodeAddress(node), hostIPs: [{ ip: nodeAddress(node) }] } : {},
+    };
+  }
+
   /** Applies `n` operations now; returns the number of watch events they produced. Same seed → same sequence. */
   step(n = 1): number {
     const before = this.store.revision;
@@ -234,12 +370,13 @@ export class Churn {
       delete status.podIP;
       delete status.podIPs;
     }
+    const at = iso(this.now());
+    if (status.containerStatuses === undefined) Object.assign(status, newPodStatus(pod, at));
     const statuses = recs(status.containerStatuses);
     for (const s of statuses) {
       Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
       delete s.containerID;
     }
-    const at = iso(this.now());
     for (const c of recs(status.conditions)) {
       if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
       if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
@@ -272,7 +409,7 @@ export class Churn {
         const ip = podAddress(POD_ADDRESSES / 2 + (this.podAddresses++ % (POD_ADDRESSES / 2)));
         Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
       }
-      for (const s of statuses) Object.assign(s, { ready: true, started: true, containerID: containerId(rng), state: { running: { startedAt: at } } });
+      for (const s of statuses) Object.assign(s, { ready: true, started: true, ...(s.imageID ? {} : { imageID: imageDigest(String(s.image)) }), containerID: containerId(rng), state: { running: { startedAt: at } } });
     } else if (first.ready === true) {
       // The container exited and the kubelet started it again; it is not ready until its probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
@@ -560,4 +697,44 @@ function podFrom(template: SimObject, name: string, generateName?: string): SimO
   pod.metadata = { ...pod.metadata, name, ...(generateName !== undefined ? { generateName } : {}) };
   for (const f of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds']) delete pod.metadata[f];
   return pod;
+}
+
+/** A pod template without the ReplicaSet's pod-template-hash label: what a Deployment's template is compared as. */
+function withoutHash(template: Record<string, unknown>): Record<string, unknown> {
+  const meta = rec(template.metadata);
+  const { 'pod-template-hash': _hash, ...labels } = rec(meta.labels);
+  return { ...template, metadata: { ...meta, labels } };
+}
+
+/**
+ * A value as kube's semantic equality sees it: a null, an empty map and an empty list are the same as nothing (a
+ * template kubectl sends back from a typed object carries `creationTimestamp: null`, `resources: {}`).
+ */
+function semantic(v: unknown): unknown {
+  if (Array.isArray(v)) return v.length === 0 ? undefined : v.map(semantic);
+  if (v === null || typeof v !== 'object') return v ?? undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const y = semantic(x);
+    if (y !== undefined) out[k] = y;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/** A node's InternalIP. */
+function nodeAddress(node: SimObject): string {
+  return String(recs(rec(node.status).addresses).find((a) => a.type === 'InternalIP')?.address ?? '');
+}
+
+/**
+ * The status of a scheduled pod made from a template, before its kubelet starts it: scheduled and initialized, its
+ * containers (each as the spec names it) waiting; create() then marks it Pending and not ready, as for any new pod.
+ */
+function newPodStatus(pod: SimObject, at: string): Rec {
+  const cond = (type: string, status: string): Rec => ({ type, status, lastProbeTime: null, lastTransitionTime: at });
+  return {
+    conditions: [cond('PodReadyToStartContainers', 'False'), cond('Initialized', 'True'), cond('Ready', 'False'), cond('ContainersReady', 'False'), cond('PodScheduled', 'True')],
+    containerStatuses: recs(rec(pod.spec).containers).map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, started: false, restartCount: 0, state: {}, lastState: {} })),
+    qosClass: 'Burstable',
+  };
 }

@@ -1,7 +1,7 @@
 // Legacy discovery documents (/api, /apis, /api/v1, /apis/<g>[/<v>]) computed from the currently served resources.
 import { GROUP_ORDER } from './catalog.js';
 import { compareKubeVersions } from './crds.js';
-import type { ResourceDef } from './types.js';
+import { grKey, type ResourceDef } from './types.js';
 
 interface GroupInfo {
   name: string;
@@ -43,6 +43,21 @@ export function apiGroup(defs: ResourceDef[], group: string): Record<string, unk
   return g ? { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(g) } : undefined;
 }
 
+const PROXY_VERBS = ['create', 'delete', 'get', 'patch', 'update'];
+const SCALE = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] };
+
+/** The subresources besides status that this simulator serves, as kube's discovery lists them. */
+const SUBRESOURCES: Record<string, Array<{ name: string; kind: string; verbs: string[]; group?: string; version?: string }>> = {
+  pods: [
+    { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] }, { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+    { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+    { name: 'proxy', kind: 'PodProxyOptions', verbs: PROXY_VERBS },
+  ],
+  nodes: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: PROXY_VERBS }],
+  services: [{ name: 'proxy', kind: 'ServiceProxyOptions', verbs: PROXY_VERBS }],
+  'deployments.apps': [SCALE], 'replicasets.apps': [SCALE], 'statefulsets.apps': [SCALE],
+};
+
 /** The APIResourceList of one group/version, or undefined when nothing is served there. */
 export function apiResourceList(defs: ResourceDef[], group: string, version: string): Record<string, unknown> | undefined {
   const served = defs.filter((d) => d.group === group && d.versions.includes(version)).sort((a, b) => (a.resource < b.resource ? -1 : 1));
@@ -58,7 +73,8 @@ export function apiResourceList(defs: ResourceDef[], group: string, version: str
       ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length ? { categories: d.categories } : {}),
     });
-    if (d.statusSubresource) resources.push({ name: `${d.resource}/status`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: ['get', 'patch', 'update'] });
+    const subs = [...(SUBRESOURCES[grKey(d.group, d.resource)] ?? []), ...(d.statusSubresource ? [{ name: 'status', kind: d.kind, verbs: ['get', 'patch', 'update'] }] : [])];
+    for (const sub of subs.sort((a, b) => (a.name < b.name ? -1 : 1))) resources.push({ ...sub, name: `${d.resource}/${sub.name}`, singularName: '', namespaced: d.namespaced });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
 }

@@ -68,7 +68,8 @@ function podOwner(t: Topology, w: Workload, r: number): SimOwnerRef {
 const digests = new Map<string, string>();
 
 /** Image digests depend only on the image; memoised because every pod of a workload repeats them. */
-function imageDigest(image: string): string {
+/** The digest a node reports for an image it pulled (a container's imageID). */
+export function imageDigest(image: string): string {
   let d = digests.get(image);
   if (d === undefined) {
     d = `${image.split(':')[0]}@sha256:${hexFor(64, image)}`;

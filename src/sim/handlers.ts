@@ -9,6 +9,7 @@ import { servePodLog } from './logs.js';
 import { serveMetrics } from './metrics.js';
 import { serveProxy } from './proxy.js';
 import { jsonPatch, mergePatch } from './patch.js';
+import { SCALABLE, scaleOf, writeScale } from './scale.js';
 import type { Route } from './request-path.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
 import { errors } from './status.js';
@@ -26,6 +27,8 @@ export interface HandlerContext {
   bookmarkIntervalMs: number;
   /** Answers a pod deleted over HTTP (given as it was) as its kubelet and controller do (Churn.answerDeletion). */
   answerPodDeletion(pod: SimObject): void;
+  /** Answers a change of an object over HTTP (not its status) as its controller does (Churn.answerUpdate). */
+  answerUpdate(gr: string, before: SimObject, after: SimObject): void;
 }
 
 type ResourceRoute = Extract<Route, { kind: 'resource' }>;
@@ -69,6 +72,17 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   }
   if (route.group === '' && route.subresource === 'proxy' && ['pods', 'services', 'nodes'].includes(route.resource) && route.name !== undefined) {
     return serveProxy(store, route.resource, route.namespace, route.name, route.proxyPath ?? '', req, res, url);
+  }
+  const scalable = grKey(route.group, route.resource);
+  if (route.subresource === 'scale' && SCALABLE.has(scalable) && route.version === 'v1' && route.namespace !== undefined && route.name !== undefined) {
+    const current = store.get(scalable, route.namespace, route.name);
+    if (!current) throw errors.notFound(scalable, route.name);
+    if (method === 'GET') return sendJson(res, 200, scaleOf(current));
+    if (method !== 'PUT' && method !== 'PATCH') throw errors.methodNotAllowed();
+    const body = await readBody();
+    const next = writeScale(store, scalable, current, method === 'PUT' ? body : applyPatch(req, scaleOf(current), body));
+    if (next !== current) ctx.answerUpdate(scalable, current, next);
+    return sendJson(res, 200, scaleOf(store.get(scalable, route.namespace, route.name) ?? next));
   }
   const { def, key, gr } = resolve(store, route);
   // What a client sends and is sent, as this resource has it (the stored form is another's, for a storedAs).
@@ -142,27 +156,29 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   }
   const name = route.name;
   const subresource = route.subresource === 'status' ? 'status' : undefined;
+  /** Updates the object (or its status) and lets its controller answer a change of anything else. */
+  const updated = (gr: string, input: SimObject): SimObject => {
+    const before = subresource ? undefined : store.get(gr, ns, name);
+    const after = store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) });
+    if (before) ctx.answerUpdate(gr, before, after);
+    return store.get(gr, ns, name) ?? after;
+  };
   if (method === 'PUT') {
     const input = asObject(await readBody());
     if (input.metadata.name !== undefined && input.metadata.name !== name) throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
-    show(200, store.update(gr, toStored(input), { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    show(200, updated(gr, toStored(input)));
     return;
   }
   if (method === 'PATCH') {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
     const patch = await readBody();
     const stored = store.get(gr, ns, name);
     if (!stored) throw errors.notFound(key, name);
     const current = fromStored(stored);
-    let next: unknown;
-    if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(clone(current), patch);
-    else if (type === 'application/json-patch+json') next = jsonPatch(current, patch);
-    else throw errors.unsupportedMediaType(type);
-    const obj = asObject(next);
+    const obj = asObject(applyPatch(req, current, patch));
     // A patch without a resourceVersion applies to whatever is current; with one, it is a precondition (kube's behaviour).
     const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
     obj.metadata.resourceVersion = typeof patchRv === 'string' ? patchRv : current.metadata.resourceVersion;
-    show(200, store.update(gr, toStored(obj), { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
+    show(200, updated(gr, toStored(obj)));
     return;
   }
   if (method === 'DELETE') {
@@ -175,6 +191,14 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     return;
   }
   throw errors.methodNotAllowed();
+}
+
+/** A PATCH body applied to `current` as its content type says: merge (strategic treated as merge) or JSON patch. */
+function applyPatch(req: IncomingMessage, current: unknown, patch: unknown): unknown {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') return mergePatch(clone(current), patch);
+  if (type === 'application/json-patch+json') return jsonPatch(current, patch);
+  throw errors.unsupportedMediaType(type);
 }
 
 /**

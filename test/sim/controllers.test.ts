@@ -1,0 +1,147 @@
+// The workload controllers' answers to kubectl on a simulated member: scale (the scale subresource), rollout restart,
+// set image, rollout undo; pods made, started and deleted, every status recounted.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { Kubectl } from '../support/kubectl.js';
+import { call, controllerCountProblems } from './helpers.js';
+
+let c: SimCluster;
+let kubectl: Kubectl;
+beforeAll(async () => {
+  c = await startSimulatedCluster({ pods: 60, seed: 5, token: null });
+  kubectl = new Kubectl(c.url);
+});
+afterAll(async () => {
+  await c.stop();
+});
+
+type Pod = SimObject & { spec: { nodeName?: string; containers: Array<{ name: string; image: string }> }; status: { phase?: string; conditions?: Array<{ type: string; status: string }>; containerStatuses?: Array<{ name: string; image: string; imageID: string; ready: boolean }> } };
+const controllers = (): SimObject[] => ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'deployments.apps'].flatMap((gr) => c.snapshot(gr));
+const ready = (p: SimObject): boolean => ((p.status as Pod['status']).conditions ?? []).some((x) => x.type === 'Ready' && x.status === 'True');
+const podsOf = (uid: string | undefined): Pod[] => (c.snapshot('pods') as Pod[]).filter((p) => p.metadata.ownerReferences?.[0]?.uid === uid);
+const setsOf = (d: SimObject): SimObject[] => c.snapshot('replicasets.apps').filter((rs) => rs.metadata.ownerReferences?.[0]?.uid === d.metadata.uid);
+const revision = (o: SimObject | undefined): string | undefined => o?.metadata.annotations?.['deployment.kubernetes.io/revision'];
+const replicas = (o: SimObject): number => Number((o.spec as { replicas?: number }).replicas ?? 0);
+/** Deployments of at least two replicas whose pods all run and are ready (a pod is made like its siblings). */
+const healthy = (): SimObject[] => c.snapshot('deployments.apps').filter((x) => x.metadata.namespace !== 'kube-system' && replicas(x) >= 2 && setsOf(x).every((rs) => podsOf(rs.metadata.uid).every(ready)));
+
+async function ok(args: string[]): Promise<string> {
+  const r = await kubectl.run(args);
+  expect(r.code, `kubectl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+  return r.stdout;
+}
+
+/** Waits until the pods of `uid` are `n`, none being deleted, each running and ready, and every count agrees. */
+async function settled(uid: string | undefined, n: number): Promise<Pod[]> {
+  await vi.waitFor(() => {
+    const pods = podsOf(uid);
+    expect(pods).toHaveLength(n);
+    expect(pods.filter((p) => p.metadata.deletionTimestamp || p.status.phase !== 'Running' || !ready(p)).map((p) => `${p.metadata.name} ${p.status.phase} ${JSON.stringify(p.status.containerStatuses?.map((s) => s.ready))}`)).toEqual([]);
+    expect(controllerCountProblems(c.snapshot('pods'), controllers())).toEqual([]);
+  }, { timeout: 10_000, interval: 100 });
+  return podsOf(uid);
+}
+
+describe('the scale subresource', () => {
+  it('is listed in discovery as autoscaling/v1 Scale, reads and writes spec.replicas, and refuses what kube refuses', async () => {
+    const apps = await call<{ resources: Array<{ name: string; group?: string; version?: string; kind: string; verbs: string[] }> }>(c, '/apis/apps/v1');
+    expect(apps.body.resources.find((r) => r.name === 'deployments/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+    const core = await call<{ resources: Array<{ name: string }> }>(c, '/api/v1');
+    const podSubs = core.body.resources.map((r) => r.name).filter((n) => n.startsWith('pods/'));
+    expect(podSubs).toEqual(['pods/attach', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'pods/status']);
+    const d = c.snapshot('deployments.apps').find((x) => x.metadata.namespace !== 'kube-system')!;
+    const path = `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}/scale`;
+    const scale = await call<Record<string, unknown>>(c, path);
+    const labels = (d.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+    expect(scale.body).toEqual({
+      kind: 'Scale', apiVersion: 'autoscaling/v1',
+      metadata: { name: d.metadata.name, namespace: d.metadata.namespace, uid: d.metadata.uid, resourceVersion: d.metadata.resourceVersion, creationTimestamp: d.metadata.creationTimestamp },
+      spec: { replicas: replicas(d) }, status: { replicas: (d.status as { replicas: number }).replicas, selector: Object.keys(labels).sort().map((k) => `${k}=${labels[k]}`).join(',') },
+    });
+    const refused = await call<{ code: number; message: string }>(c, path, { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replicas: -1 } } });
+    expect(refused.body).toMatchObject({ code: 422, message: `Scale.autoscaling "${d.metadata.name}" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0` });
+    const stale = await call<{ code: number }>(c, path, { method: 'PUT', body: { metadata: { name: d.metadata.name, resourceVersion: '1' }, spec: { replicas: 2 } } });
+    expect(stale.body.code).toBe(409);
+    expect((await call(c, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/nope/scale`)).status).toBe(404);
+    expect((await call(c, `/apis/apps/v1/namespaces/${d.metadata.namespace}/daemonsets/x/scale`)).status).toBe(404);
+  });
+});
+
+describe('kubectl on a member, answered by its controllers', () => {
+  it('scale: a Deployment up and down, to none and back from its template; a StatefulSet by its ordinals', async () => {
+    const d = healthy()[0]!;
+    const ns = d.metadata.namespace!;
+    const rs = setsOf(d).find((x) => replicas(x) > 0)!;
+    await ok(['scale', 'deployment', d.metadata.name!, '-n', ns, '--replicas=5']);
+    expect(replicas(c.store.get('replicasets.apps', ns, rs.metadata.name!)!)).toBe(5);
+    expect(c.snapshot('events').some((e) => e.reason === 'ScalingReplicaSet' && e.message === `Scaled up replica set ${rs.metadata.name} from ${replicas(rs)} to 5`)).toBe(true);
+    await settled(rs.metadata.uid, 5);
+    expect(c.store.get('deployments.apps', ns, d.metadata.name!)?.status).toMatchObject({ replicas: 5, readyReplicas: 5, observedGeneration: c.store.get('deployments.apps', ns, d.metadata.name!)?.metadata.generation });
+    await ok(['scale', 'deployment', d.metadata.name!, '-n', ns, '--replicas=0']);
+    await vi.waitFor(() => expect(podsOf(rs.metadata.uid)).toEqual([]), { timeout: 10_000, interval: 100 });
+    // Back from none: pods made from the ReplicaSet's template, placed on a worker, started by their kubelet.
+    await ok(['scale', 'deployment', d.metadata.name!, '-n', ns, '--replicas=2']);
+    const fresh = await settled(rs.metadata.uid, 2);
+    const template = (rs.spec as { template: { spec: { containers: Array<{ name: string; image: string }> } } }).template.spec.containers;
+    for (const p of fresh) {
+      expect(p.metadata.name).toMatch(new RegExp(`^${rs.metadata.name}-[a-z0-9]{5}$`));
+      expect(p.spec.containers.map((x) => [x.name, x.image])).toEqual(template.map((x) => [x.name, x.image]));
+      expect(p.status.containerStatuses?.map((s) => [s.name, s.image, s.ready])).toEqual(template.map((x) => [x.name, x.image, true]));
+      expect(p.status.containerStatuses?.every((s) => s.imageID.includes('@sha256:'))).toBe(true);
+      expect(c.store.get('nodes', undefined, p.spec.nodeName!)).toBeDefined();
+    }
+    const out = await ok(['get', 'deployment', d.metadata.name!, '-n', ns, '--no-headers']);
+    expect(out.split(/\s+/).slice(1, 4)).toEqual(['2/2', '2', '2']);
+
+    // One whose pods all run: a pod is made like its siblings, and one no node could take makes another such.
+    const sts = c.snapshot('statefulsets.apps').find((x) => replicas(x) >= 1 && podsOf(x.metadata.uid).every(ready))!;
+    const stsNs = sts.metadata.namespace!;
+    await ok(['scale', 'statefulset', sts.metadata.name!, '-n', stsNs, `--replicas=${replicas(sts) + 2}`]);
+    const grown = await settled(sts.metadata.uid, replicas(sts) + 2);
+    expect(grown.map((p) => p.metadata.name).sort()).toEqual(Array.from({ length: replicas(sts) + 2 }, (_, i) => `${sts.metadata.name}-${i}`).sort());
+    const last = grown.find((p) => p.metadata.name === `${sts.metadata.name}-${replicas(sts) + 1}`)!;
+    expect(last.metadata.labels).toMatchObject({ 'apps.kubernetes.io/pod-index': String(replicas(sts) + 1), 'statefulset.kubernetes.io/pod-name': last.metadata.name });
+    await ok(['scale', 'statefulset', sts.metadata.name!, '-n', stsNs, '--replicas=1']);
+    await vi.waitFor(() => expect(podsOf(sts.metadata.uid).map((p) => p.metadata.name)).toEqual([`${sts.metadata.name}-0`]), { timeout: 10_000, interval: 100 });
+    await settled(sts.metadata.uid, 1);
+  });
+
+  it('rollout restart, set image and rollout undo: a new ReplicaSet each, the old one back on undo, as rollout history shows', async () => {
+    const d = healthy()[1]!;
+    const ns = d.metadata.namespace!;
+    const name = d.metadata.name!;
+    const n = replicas(d);
+    const before = setsOf(d).map((x) => x.metadata.name);
+    await ok(['rollout', 'restart', `deployment/${name}`, '-n', ns]);
+    const restarted = setsOf(d).find((x) => !before.includes(x.metadata.name))!;
+    expect(replicas(restarted)).toBe(n);
+    expect(setsOf(d).filter((x) => x.metadata.uid !== restarted.metadata.uid && replicas(x) > 0)).toEqual([]);
+    await settled(restarted.metadata.uid, n);
+    expect((await ok(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=10s'])).trim()).toBe(`deployment "${name}" successfully rolled out`);
+
+    const container = ((d.spec as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers[0]!).name;
+    await ok(['patch', 'deployment', name, '-n', ns, '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'registry.example.com/app:2.0' }])]);
+    const imaged = setsOf(d).find((x) => ![...before, restarted.metadata.name].includes(x.metadata.name))!;
+    const pods = await settled(imaged.metadata.uid, n);
+    expect(pods.map((p) => p.spec.containers.find((x) => x.name === container)?.image)).toEqual(pods.map(() => 'registry.example.com/app:2.0'));
+    expect(revision(c.store.get('deployments.apps', ns, name))).toBe(revision(imaged));
+
+    // Undo: the restarted ReplicaSet's template again, so that ReplicaSet takes every replica, at a new revision.
+    const count = setsOf(d).length;
+    await ok(['rollout', 'undo', `deployment/${name}`, '-n', ns]);
+    expect(setsOf(d)).toHaveLength(count);
+    const back = c.store.get('replicasets.apps', ns, restarted.metadata.name!)!;
+    expect(replicas(back)).toBe(n);
+    expect(Number(revision(back))).toBe(Number(revision(imaged)) + 1);
+    await settled(back.metadata.uid, n);
+    const history = await ok(['rollout', 'history', `deployment/${name}`, '-n', ns]);
+    expect(history).not.toMatch(new RegExp(`^${revision(restarted)}\\s`, 'm'));
+    expect(history).toMatch(new RegExp(`^${revision(back)}\\s`, 'm'));
+    // Applying the Deployment as it is changes nothing: no rollout.
+    const r = await ok(['get', 'deployment', name, '-n', ns, '-o', 'json']);
+    const revisionBefore = revision(c.store.get('deployments.apps', ns, name));
+    await call(c, `/apis/apps/v1/namespaces/${ns}/deployments/${name}`, { method: 'PUT', body: JSON.parse(r) });
+    expect(setsOf(d)).toHaveLength(count);
+    expect(revision(c.store.get('deployments.apps', ns, name))).toBe(revisionBefore);
+  });
+});
