@@ -8,7 +8,7 @@ import { listPage } from './list.js';
 import { servePodLog } from './logs.js';
 import { serveMetrics } from './metrics.js';
 import { serveProxy } from './proxy.js';
-import { jsonPatch, mergePatch } from './patch.js';
+import { jsonPatch, mergePatch, strategicMergePatch } from './patch.js';
 import { SCALABLE, scaleOf, writeScale } from './scale.js';
 import type { Route } from './request-path.js';
 import type { Reviews, SubjectAccessReviewSpec } from './reviews.js';
@@ -174,7 +174,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const stored = store.get(gr, ns, name);
     if (!stored) throw errors.notFound(key, name);
     const current = fromStored(stored);
-    const obj = asObject(applyPatch(req, current, patch));
+    const obj = asObject(applyPatch(req, current, patch, def.custom === true));
     // A patch without a resourceVersion applies to whatever is current; with one, it is a precondition (kube's behaviour).
     const patchRv = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
     obj.metadata.resourceVersion = typeof patchRv === 'string' ? patchRv : current.metadata.resourceVersion;
@@ -193,12 +193,16 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   throw errors.methodNotAllowed();
 }
 
-/** A PATCH body applied to `current` as its content type says: merge (strategic treated as merge) or JSON patch. */
-function applyPatch(req: IncomingMessage, current: unknown, patch: unknown): unknown {
+/**
+ * A PATCH body applied to `current` as its content type says: merge, strategic merge (built-in types only: kube
+ * answers 415 for a custom resource) or JSON patch.
+ */
+function applyPatch(req: IncomingMessage, current: unknown, patch: unknown, custom = false): unknown {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-  if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') return mergePatch(clone(current), patch);
+  if (type === 'application/merge-patch+json') return mergePatch(clone(current), patch);
+  if (type === 'application/strategic-merge-patch+json' && !custom) return strategicMergePatch(current, patch);
   if (type === 'application/json-patch+json') return jsonPatch(current, patch);
-  throw errors.unsupportedMediaType(type);
+  throw errors.unsupportedMediaType(type, custom);
 }
 
 /**

@@ -120,7 +120,7 @@ describe('kubectl on a member, answered by its controllers', () => {
     expect((await ok(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=10s'])).trim()).toBe(`deployment "${name}" successfully rolled out`);
 
     const container = ((d.spec as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers[0]!).name;
-    await ok(['patch', 'deployment', name, '-n', ns, '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'registry.example.com/app:2.0' }])]);
+    await ok(['set', 'image', `deployment/${name}`, '-n', ns, `${container}=registry.example.com/app:2.0`]);
     const imaged = setsOf(d).find((x) => ![...before, restarted.metadata.name].includes(x.metadata.name))!;
     const pods = await settled(imaged.metadata.uid, n);
     expect(pods.map((p) => p.spec.containers.find((x) => x.name === container)?.image)).toEqual(pods.map(() => 'registry.example.com/app:2.0'));
