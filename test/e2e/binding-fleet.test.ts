@@ -1,11 +1,11 @@
 // End to end: the built bundle in `binding` mode syncs simulated members over TLS+token; kubectl and client-node use it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as k8s from '@kubernetes/client-node';
 import { join } from 'node:path';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
-import { defaultSyncResources } from '../../src/sim/index.js';
+import { defaultSyncResources, type SimObject } from '../../src/sim/index.js';
 import { call } from '../sim/helpers.js';
 import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
@@ -133,6 +133,36 @@ describe('kubectl through the bundle', () => {
     } finally {
       w.child.kill();
       k.dispose();
+    }
+  });
+
+  it("an operator's kubectl scale and rollout restart on a member show through clusterpedia, rollout status included", async () => {
+    const c = f.fleet.clusters[0]!;
+    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
+    const replicas = (o: SimObject): number => Number((o.spec as { replicas?: number } | undefined)?.replicas ?? 0);
+    const d = c.store.list('deployments.apps').find((x) => x.metadata?.namespace !== 'kube-system' && replicas(x) >= 1)!;
+    const ns = d.metadata!.namespace!;
+    const name = d.metadata!.name!;
+    const app = (d.spec as { selector: { matchLabels: { app: string } } }).selector.matchLabels.app;
+    try {
+      for (const args of [['scale', 'deployment', name, '-n', ns, `--replicas=${replicas(d) + 2}`], ['rollout', 'restart', `deployment/${name}`, '-n', ns]]) {
+        const r = await member.run(args);
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const status = await ours.run(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=60s']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain(`deployment "${name}" successfully rolled out`);
+      // The pods clusterpedia serves are the member's, once the old ones are gone.
+      const podsOn = async (k: Kubectl): Promise<string> => (await k.run(['get', 'pods', '-n', ns, '-l', `app=${app}`, '-o', 'jsonpath={range .items[*]}{.metadata.name} {.status.phase}{"\\n"}{end}'])).stdout.split('\n').filter(Boolean).sort().join('\n');
+      await vi.waitFor(async () => {
+        const want = await podsOn(member);
+        expect(want.split('\n')).toHaveLength(replicas(d) + 2);
+        expect(await podsOn(ours)).toBe(want);
+      }, { timeout: 30_000, interval: 500 });
+    } finally {
+      member.dispose();
+      ours.dispose();
     }
   });
 
