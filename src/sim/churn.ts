@@ -172,18 +172,75 @@ export class Churn {
    * replicas, a StatefulSet its highest ordinals. Each writes its status with the generation it has now seen.
    */
   answerUpdate(gr: string, before: SimObject, after: SimObject): void {
+    if (JSON.stringify(before.spec) !== JSON.stringify(after.spec)) this.answerSpec(gr, after, before);
+  }
+
+  /**
+   * Someone created a pod or a workload over HTTP (`kubectl run`, `create deployment`, `apply -f`): the scheduler
+   * places a pod on a worker (a Scheduled event) and its kubelet starts it a moment later; a workload's controller
+   * makes its pods as for a change (a Deployment its ReplicaSet first), a DaemonSet one on each node it may run on.
+   */
+  answerCreate(gr: string, o: SimObject): void {
+    if (gr === 'pods') this.schedule(o);
+    else this.answerSpec(gr, o);
+  }
+
+  /** A workload's controller makes its pods what its spec (changed from `before`'s, or new) asks. */
+  private answerSpec(gr: string, after: SimObject, before?: SimObject): void {
     const kind = after.kind ?? '';
     const ns = after.metadata.namespace ?? '';
     const name = after.metadata.name ?? '';
-    if (!OWNER_GR[kind] && kind !== 'Deployment') return;
-    if (after.metadata.deletionTimestamp || JSON.stringify(before.spec) === JSON.stringify(after.spec)) return;
+    if ((!OWNER_GR[kind] && kind !== 'Deployment') || after.metadata.deletionTimestamp) return;
     const replicas = Number(rec(after.spec).replicas ?? 1);
     if (gr === 'deployments.apps') this.answerDeployment(after, replicas);
     else if (gr === 'replicasets.apps') this.scaleReplicaSetPods(after, replicas);
     else if (gr === 'statefulsets.apps') this.scaleStatefulSetPods(after, replicas);
+    else if (gr === 'daemonsets.apps') this.answerDaemonSet(after, before === undefined || !deepEqual(rec(before.spec).template, rec(after.spec).template));
     this.unsettle(kind, ns, name);
     this.settle();
     if (gr === 'deployments.apps') this.syncDeployment(ns, name, this.now());
+  }
+
+  /**
+   * A DaemonSet runs one pod on each node it may (a worker, or any node where its pods tolerate the control-plane
+   * taint); a new template replaces every pod (all at once, not node by node).
+   */
+  private answerDaemonSet(ds: SimObject, newTemplate: boolean): void {
+    const name = ds.metadata.name ?? '';
+    const mine = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp);
+    if (newTemplate) for (const p of mine) this.deleteByController(podKey(p));
+    const running = new Set(newTemplate ? [] : mine.map((p) => rec(p.spec).nodeName));
+    const tolerations = recs(rec(rec(rec(ds.spec).template).spec).tolerations);
+    for (const node of this.nodes((taint) => tolerations.some((t) => t.operator === 'Exists' && (t.key === undefined || t.key === taint.key)))) {
+      if (running.has(node.metadata.name)) continue;
+      this.startSoon(this.create(this.podFromTemplate(ds, `${name}-${kubeSuffix(this.answerRng)}`, `${name}-`, node), false));
+    }
+  }
+
+  /**
+   * The scheduler binds a pod made over HTTP to a worker (unless it names its node); the kubelet writes it Pending,
+   * its containers being created, and starts it a moment later.
+   */
+  private schedule(pod: SimObject): void {
+    if (pod.metadata.deletionTimestamp) return;
+    const bound = clone(pod);
+    let node = this.store.get('nodes', undefined, String(rec(pod.spec).nodeName ?? ''));
+    if (!rec(pod.spec).nodeName) {
+      const workers = this.nodes();
+      node = workers[this.answerRng.int(Math.max(1, workers.length))];
+      if (!node) return;
+      bound.spec = { ...rec(bound.spec), nodeName: node.metadata.name };
+      this.store.update('pods', bound);
+    }
+    bound.status = { ...rec(bound.status), ...(node ? { hostIP: nodeAddress(node), hostIPs: [{ ip: nodeAddress(node) }] } : {}) };
+    const placed = this.store.update('pods', { ...bound, metadata: { ...bound.metadata, resourceVersion: undefined }, status: pendingStatus(bound, iso(this.now())) }, { subresource: 'status' });
+    this.events.podCreated(placed);
+    this.startSoon(placed);
+  }
+
+  /** The nodes a pod may be placed on: no NoSchedule taint, but those `tolerates` (none, by default). */
+  private nodes(tolerates: (taint: Rec) => boolean = () => false): SimObject[] {
+    return [...(this.store.table('nodes')?.entries() ?? [])].map(([, n]) => n).filter((n) => recs(rec(n.spec).taints).every((t) => t.effect !== 'NoSchedule' || tolerates(t)));
   }
 
   /** The deployment controller sets `rs`'s replicas (saying so as ScalingReplicaSet), and its pods follow. */
@@ -282,11 +339,11 @@ export class Churn {
     if (marked.metadata.deletionTimestamp) this.kubelets.terminate(key, pod.metadata.uid ?? '', (last) => this.answerRemoval(key, last));
   }
 
-  /** A pod of `owner` from its pod template, placed by the scheduler on a worker (status comes with create). */
-  private podFromTemplate(owner: SimObject, name: string, generateName?: string): SimObject {
+  /** A pod of `owner` from its pod template, placed on `node` or by the scheduler on a worker (status comes with create). */
+  private podFromTemplate(owner: SimObject, name: string, generateName?: string, on?: SimObject): SimObject {
     const template = rec(rec(owner.spec).template);
     const meta = rec(template.metadata);
-    const workers = [...(this.store.table('nodes')?.entries() ?? [])].map(([, n]) => n).filter((n) => !recs(rec(n.spec).taints).some((t) => t.effect === 'NoSchedule'));
+    const workers = on ? [on] : this.nodes();
     const node = workers.length > 0 ? workers[this.answerRng.int(workers.length)] : undefined;
     return {
       apiVersion: 'v1', kind: 'Pod',
@@ -366,22 +423,7 @@ export class Churn {
       this.changed(created);
       return created;
     }
-    if (!rec(pod.spec).hostNetwork) {
-      delete status.podIP;
-      delete status.podIPs;
-    }
-    const at = iso(this.now());
-    if (status.containerStatuses === undefined) Object.assign(status, newPodStatus(pod, at));
-    const statuses = recs(status.containerStatuses);
-    for (const s of statuses) {
-      Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
-      delete s.containerID;
-    }
-    for (const c of recs(status.conditions)) {
-      if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
-      if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
-    }
-    pod.status = { ...status, phase: 'Pending', startTime: at };
+    pod.status = pendingStatus(pod, iso(this.now()));
     const created = this.store.create('pods', pod, ns);
     this.events.podCreated(created);
     this.changed(pod);
@@ -724,6 +766,28 @@ function semantic(v: unknown): unknown {
 /** A node's InternalIP. */
 function nodeAddress(node: SimObject): string {
   return String(recs(rec(node.status).addresses).find((a) => a.type === 'InternalIP')?.address ?? '');
+}
+
+/**
+ * The status of a pod just placed on its node, before its kubelet starts it: Pending, its containers being created,
+ * not ready, no address of its own yet (a host-network pod has its node's).
+ */
+function pendingStatus(pod: SimObject, at: string): Rec {
+  const status = rec(pod.status);
+  if (!rec(pod.spec).hostNetwork) {
+    delete status.podIP;
+    delete status.podIPs;
+  }
+  if (status.containerStatuses === undefined) Object.assign(status, newPodStatus(pod, at));
+  for (const s of recs(status.containerStatuses)) {
+    Object.assign(s, { ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } }, lastState: {} });
+    delete s.containerID;
+  }
+  for (const c of recs(status.conditions)) {
+    if (c.type === 'Ready' || c.type === 'ContainersReady') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
+    if (c.type === 'PodReadyToStartContainers') Object.assign(c, { status: 'False', lastTransitionTime: at });
+  }
+  return { ...status, phase: 'Pending', startTime: at };
 }
 
 /**

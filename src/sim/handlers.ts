@@ -2,6 +2,7 @@
 // pod logs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clone } from './deep-equal.js';
+import { applyDefaults } from './defaults.js';
 import { managed } from './gen-meta.js';
 import { parseListOptions } from './list-options.js';
 import { listPage } from './list.js';
@@ -27,6 +28,8 @@ export interface HandlerContext {
   bookmarkIntervalMs: number;
   /** Answers a pod deleted over HTTP (given as it was) as its kubelet and controller do (Churn.answerDeletion). */
   answerPodDeletion(pod: SimObject): void;
+  /** Answers an object created over HTTP as the scheduler, its kubelet or its controller does (Churn.answerCreate). */
+  answerCreate(gr: string, created: SimObject): void;
   /** Answers a change of an object over HTTP (not its status) as its controller does (Churn.answerUpdate). */
   answerUpdate(gr: string, before: SimObject, after: SimObject): void;
 }
@@ -141,7 +144,10 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
       else input.status = gr === 'pods' ? { phase: 'Pending' } : gr === 'namespaces' ? { phase: 'Active' } : {};
     }
     def.storedAs?.checkCreate?.(input);
-    show(201, store.create(gr, toStored(input), ns));
+    if (!def.custom) applyDefaults(gr, input);
+    const created = store.create(gr, toStored(input), ns);
+    ctx.answerCreate(gr, created);
+    show(201, created);
     return;
   }
   if (route.name === undefined) {

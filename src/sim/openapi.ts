@@ -80,6 +80,17 @@ function parts(store: SimStore, version: string, defs: ResourceDef[]): { paths: 
     });
     paths[base] = op('list', `objects of kind ${def.kind}`);
     paths[`${base}/{name}`] = op('get', `the specified ${def.kind}`);
+    // Its PATCH names the fieldValidation parameter, as kube's does: kubectl (cli-runtime's QueryParamVerifierV3) then
+    // leaves validation to the server (which here accepts any field) instead of judging by the inferred schema.
+    if (def.verbs.includes('patch')) {
+      paths[`${base}/{name}`] = {
+        ...paths[`${base}/{name}`],
+        patch: {
+          description: `partially update the specified ${def.kind}`, operationId: `patch${def.kind}`, responses: { 200: { description: 'OK' } }, 'x-kubernetes-action': 'patch', 'x-kubernetes-group-version-kind': gvk,
+          parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({ name, in: 'query', schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true } })),
+        },
+      };
+    }
     const samples: SimObject[] = [];
     for (const [, o] of store.table(def.storedAs?.gr ?? grKey(def.group, def.resource))?.entries() ?? []) {
       samples.push(def.storedAs ? def.storedAs.read(o) : o);

@@ -262,6 +262,9 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  // kubectl create sends protobuf for built-in kinds; this simulator decodes JSON only (README: not covered).
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  if (type === 'application/vnd.kubernetes.protobuf') throw errors.unsupportedBody(type);
   try {
     return JSON.parse(text);
   } catch (e: unknown) {

@@ -64,6 +64,8 @@ export const errors = {
   invalidFields,
   forbidden: (message: string) => fail(403, 'Forbidden', message),
   methodNotAllowed: () => fail(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
+  /** A body in a format this simulator does not decode (protobuf). */
+  unsupportedBody: (type: string) => fail(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json (got ${type})`),
   /** A PATCH of a type not served; a custom resource has no strategic merge patch. */
   unsupportedMediaType: (type: string, custom = false) => fail(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json${custom ? '' : ', application/strategic-merge-patch+json'} (got ${type})`),
   expired: (message: string, continueToken?: string) => fail(410, 'Expired', message, undefined, continueToken ? { continue: continueToken } : undefined),

@@ -1,5 +1,8 @@
 // The workload controllers' answers to kubectl on a simulated member: scale (the scale subresource), rollout restart,
 // set image, rollout undo; pods made, started and deleted, every status recounted.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
@@ -104,6 +107,49 @@ describe('kubectl on a member, answered by its controllers', () => {
     await ok(['scale', 'statefulset', sts.metadata.name!, '-n', stsNs, '--replicas=1']);
     await vi.waitFor(() => expect(podsOf(sts.metadata.uid).map((p) => p.metadata.name)).toEqual([`${sts.metadata.name}-0`]), { timeout: 10_000, interval: 100 });
     await settled(sts.metadata.uid, 1);
+  });
+
+  it('kubectl apply -f of a Deployment and a DaemonSet, and kubectl run: defaulted as kube does, scheduled, started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-apply-'));
+    const file = join(dir, 'app.yaml');
+    writeFileSync(file, [
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: nginx, image: "nginx:1.27", ports: [{containerPort: 80}]}]\n',
+      // A field no served object has: kubectl must leave validation to the server (the PATCH's fieldValidation).
+      'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: default}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]\n      containers: [{name: agent, image: agent}]\n',
+    ].join('---\n'));
+    try {
+      expect((await ok(['apply', '-f', file])).trim().split('\n')).toEqual(['deployment.apps/web created', 'daemonset.apps/agent created']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await ok(['run', 'solo', '-n', 'default', '--image=busybox:1.36', '--', 'sleep', '3600']);
+    const web = c.store.get('deployments.apps', 'default', 'web')!;
+    expect(web.spec).toMatchObject({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 });
+    expect((web.spec as { template: { spec: Record<string, unknown> } }).template.spec).toMatchObject({
+      restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', securityContext: {},
+      containers: [{ name: 'nginx', image: 'nginx:1.27', imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: {} }],
+    });
+    const [rs] = setsOf(web);
+    expect(rs).toBeDefined();
+    expect(rs!.metadata.name).toMatch(/^web-[a-z0-9]{9,10}$/);
+    await settled(rs!.metadata.uid, 3);
+    expect((await ok(['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=10s'])).trim()).toBe('deployment "web" successfully rolled out');
+    // The DaemonSet on every node (it tolerates the control plane), the bare pod on a worker; each started.
+    const agent = c.store.get('daemonsets.apps', 'default', 'agent')!;
+    const agents = await settled(agent.metadata.uid, c.snapshot('nodes').length);
+    expect(new Set(agents.map((p) => p.spec.nodeName))).toEqual(new Set(c.snapshot('nodes').map((n) => n.metadata.name)));
+    expect(agents[0]!.spec.containers[0]).toMatchObject({ image: 'agent', imagePullPolicy: 'Always' });
+    await vi.waitFor(() => {
+      const solo = c.store.get('pods', 'default', 'solo') as Pod;
+      expect([solo.status.phase, ready(solo), solo.spec.nodeName !== undefined]).toEqual(['Running', true, true]);
+      expect((solo.spec as unknown as Record<string, unknown>).serviceAccountName).toBe('default');
+    }, { timeout: 10_000, interval: 100 });
+    expect(c.snapshot('events').some((e) => e.reason === 'Scheduled' && (e.involvedObject as { name: string }).name === 'solo')).toBe(true);
+    // kubectl create sends protobuf, which this simulator does not decode: a clear 415, nothing made.
+    const created = await kubectl.run(['create', 'deployment', 'proto', '-n', 'default', '--image=nginx']);
+    expect(created.code).not.toBe(0);
+    expect(created.stderr).toContain('the body of the request was in an unknown format - accepted media types include: application/json (got application/vnd.kubernetes.protobuf)');
+    expect(c.store.get('deployments.apps', 'default', 'proto')).toBeUndefined();
   });
 
   it('rollout restart, set image and rollout undo: a new ReplicaSet each, the old one back on undo, as rollout history shows', async () => {

@@ -1,0 +1,58 @@
+// kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods and the workload kinds: what `kubectl
+// get -o yaml` shows of an object a user applied with only the fields they wrote.
+import { rec, recs, type Rec, type SimObject } from './types.js';
+
+/** Fills in, in place, what kube defaults in an object of `gr` being created. */
+export function applyDefaults(gr: string, o: SimObject): void {
+  const spec = o.spec === undefined ? (o.spec = {}) : rec(o.spec);
+  switch (gr) {
+    case 'pods': return podSpec(spec, true);
+    case 'deployments.apps':
+      fill(spec, { replicas: 1, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 });
+      strategy(spec, 'strategy', { maxUnavailable: '25%', maxSurge: '25%' });
+      return template(spec);
+    case 'replicasets.apps':
+      fill(spec, { replicas: 1 });
+      return template(spec);
+    case 'statefulsets.apps':
+      fill(spec, { replicas: 1, podManagementPolicy: 'OrderedReady', revisionHistoryLimit: 10, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' } });
+      strategy(spec, 'updateStrategy', { partition: 0 });
+      return template(spec);
+    case 'daemonsets.apps':
+      fill(spec, { revisionHistoryLimit: 10 });
+      strategy(spec, 'updateStrategy', { maxUnavailable: 1, maxSurge: 0 });
+      return template(spec);
+    default:
+  }
+}
+
+function fill(o: Rec, defaults: Rec): void {
+  for (const [k, v] of Object.entries(defaults)) if (o[k] === undefined) o[k] = v;
+}
+
+/** A RollingUpdate strategy (the default type) gets its default parameters. */
+function strategy(spec: Rec, field: string, rolling: Rec): void {
+  const s = spec[field] === undefined ? (spec[field] = { type: 'RollingUpdate' }) : rec(spec[field]);
+  fill(s, { type: 'RollingUpdate' });
+  if (s.type === 'RollingUpdate') s.rollingUpdate = { ...rolling, ...rec(s.rollingUpdate) };
+}
+
+function template(spec: Rec): void {
+  const t = spec.template === undefined ? (spec.template = {}) : rec(spec.template);
+  t.metadata = { creationTimestamp: null, ...rec(t.metadata) };
+  podSpec(t.spec === undefined ? (t.spec = {}) : rec(t.spec), false);
+}
+
+/** A pod's spec, or a template's (admission sets a pod's service account and priority, not a template's). */
+function podSpec(spec: Rec, pod: boolean): void {
+  fill(spec, { restartPolicy: 'Always', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler' });
+  if (pod) fill(spec, { serviceAccountName: 'default', serviceAccount: 'default', enableServiceLinks: true, priority: 0, preemptionPolicy: 'PreemptLowerPriority' });
+  for (const list of ['initContainers', 'containers']) {
+    for (const c of recs(spec[list])) {
+      const image = String(c.image ?? '');
+      const tag = image.includes('@') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
+      fill(c, { resources: {}, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent' });
+      for (const p of recs(c.ports)) fill(p, { protocol: 'TCP' });
+    }
+  }
+}
