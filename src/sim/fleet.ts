@@ -50,22 +50,30 @@ const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
 /** A kubeconfig (YAML text) whose current context points at the cluster with its CA and credentials. */
 export function kubeconfigFor(cluster: SimCluster): string {
-  const user: Record<string, string> = {};
-  if (cluster.token) user.token = cluster.token;
-  if (cluster.clientCert) {
-    user['client-certificate-data'] = b64(cluster.clientCert.certData);
-    user['client-key-data'] = b64(cluster.clientCert.keyData);
-  }
-  const clusterEntry: Record<string, unknown> = { server: cluster.url };
-  if (cluster.caData) clusterEntry['certificate-authority-data'] = b64(cluster.caData);
-  else clusterEntry['insecure-skip-tls-verify'] = true;
+  return kubeconfigForAll([cluster]);
+}
+
+/** A kubeconfig (YAML text) with a context per cluster, named as the cluster; the first is the current one. */
+export function kubeconfigForAll(clusters: SimCluster[]): string {
+  const entries = clusters.map((cluster) => {
+    const user: Record<string, string> = {};
+    if (cluster.token) user.token = cluster.token;
+    if (cluster.clientCert) {
+      user['client-certificate-data'] = b64(cluster.clientCert.certData);
+      user['client-key-data'] = b64(cluster.clientCert.keyData);
+    }
+    const clusterEntry: Record<string, unknown> = { server: cluster.url };
+    if (cluster.caData) clusterEntry['certificate-authority-data'] = b64(cluster.caData);
+    else clusterEntry['insecure-skip-tls-verify'] = true;
+    return { name: cluster.name, clusterEntry, user };
+  });
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: cluster.name, cluster: clusterEntry }],
-    users: [{ name: `${cluster.name}-admin`, user }],
-    contexts: [{ name: cluster.name, context: { cluster: cluster.name, user: `${cluster.name}-admin` } }],
-    'current-context': cluster.name,
+    clusters: entries.map((e) => ({ name: e.name, cluster: e.clusterEntry })),
+    users: entries.map((e) => ({ name: `${e.name}-admin`, user: e.user })),
+    contexts: entries.map((e) => ({ name: e.name, context: { cluster: e.name, user: `${e.name}-admin` } })),
+    'current-context': entries[0]?.name ?? '',
   });
 }
 

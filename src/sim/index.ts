@@ -1,6 +1,6 @@
 // The simulated kube-apiserver's public module API (see README.md): clusters, fleets, kubeconfigs, manifests, types.
 export { SimCluster, startSimulatedCluster, type SimClusterOptions, type SimFaults } from './cluster.js';
-export { startSimulatedFleet, kubeconfigFor, pediaClusterFor, pediaClustersYaml, defaultSyncResources, type SimFleet, type SimFleetOptions, type SyncGroup } from './fleet.js';
+export { startSimulatedFleet, kubeconfigFor, kubeconfigForAll, pediaClusterFor, pediaClustersYaml, defaultSyncResources, type SimFleet, type SimFleetOptions, type SyncGroup } from './fleet.js';
 export { ClusterStoreApi, type ResourceRef } from './cluster-api.js';
 export { memberCrds, hostCrds, type SimCrd } from './crds.js';
 export type { RequestRecord, RequestLog } from './request-log.js';

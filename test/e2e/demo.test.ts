@@ -1,9 +1,10 @@
 // End to end: README's first command — `binding --demo` from the bundle, with nothing else — works with kubectl.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
 import { parseAllDocuments } from 'yaml';
 import { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
@@ -14,18 +15,20 @@ let proc: BundleProcess;
 let base: string;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 
-interface DemoCluster { name: string; url: string; token: string }
+interface DemoCluster { name: string; url: string; token: string; ca: string }
 
 function demoClusters(): DemoCluster[] {
-  const docs = parseAllDocuments(readFileSync(join(dir, 'clusterpedia-demo', 'demo-clusters.yaml'), 'utf8')).map((d) => d.toJSON() as { metadata: { name: string }; spec: { apiserver: string; tokenData: string } });
-  return docs.map((d) => ({ name: d.metadata.name, url: d.spec.apiserver, token: Buffer.from(d.spec.tokenData, 'base64').toString() }));
+  const docs = parseAllDocuments(readFileSync(join(dir, 'clusterpedia-demo', 'demo-clusters.yaml'), 'utf8')).map((d) => d.toJSON() as { metadata: { name: string }; spec: { apiserver: string; tokenData: string; caData: string } });
+  const text = (b64: string): string => Buffer.from(b64, 'base64').toString();
+  return docs.map((d) => ({ name: d.metadata.name, url: d.spec.apiserver, token: text(d.spec.tokenData), ca: text(d.spec.caData) }));
 }
 
-/** Pods straight from the demo's simulated members, as cluster/namespace/name. */
+/** Pods straight from the demo's simulated members (over TLS, as real members), as cluster/namespace/name. */
 async function memberPods(): Promise<string[]> {
   const keys: string[] = [];
   for (const c of demoClusters()) {
-    const r = await fetch(`${c.url}/api/v1/pods`, { headers: { authorization: `Bearer ${c.token}` } });
+    const dispatcher = new Agent({ connect: { ca: c.ca } });
+    const r = await fetch(`${c.url}/api/v1/pods`, { headers: { authorization: `Bearer ${c.token}` }, dispatcher }).finally(() => void dispatcher.close());
     const list = (await r.json()) as { items: { metadata: { namespace: string; name: string } }[] };
     for (const p of list.items) keys.push(`${c.name}/${p.metadata.namespace}/${p.metadata.name}`);
   }
@@ -204,4 +207,32 @@ it('a second demo in the same directory stops before it starts, naming --demo-di
   const r = await fetch(`${base}/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters`);
   const list = (await r.json()) as { items: { metadata: { name: string }; spec: { apiserver: string } }[] };
   expect(list.items.map((c) => [c.metadata.name, c.spec.apiserver])).toEqual(demoClusters().map((c) => [c.name, c.url]));
+});
+
+it('members.kubeconfig lets kubectl change a member as the hints say, and clusterpedia follows', async () => {
+  const hints = proc.raw.join('\n');
+  const scale = /kubectl --kubeconfig (\S+) --context (\S+) scale -n (\S+) deploy\/(\S+) --replicas=(\d+)/.exec(hints);
+  expect(scale, hints).not.toBeNull();
+  const [, kubeconfig, context, ns, name, wanted] = scale as RegExpExecArray;
+  const n = Number(wanted);
+  expect(hints).toContain(`kubectl --kubeconfig ${kubeconfig} --context ${context} rollout restart -n ${ns} deploy/${name}`);
+  expect(statSync(join(dir, kubeconfig ?? '')).mode & 0o077).toBe(0);
+  const member = (args: string[]): string => execFileSync(kubectlPath(), ['--kubeconfig', kubeconfig ?? '', '--context', context ?? '', ...args], { cwd: dir, env: { ...process.env, KUBECONFIG: '' }, encoding: 'utf8' });
+  expect(member(['config', 'get-contexts', '-o', 'name']).trim().split('\n')).toEqual(['demo-1', 'demo-2', 'demo-3']);
+  expect(member(['scale', '-n', ns ?? '', `deploy/${name}`, `--replicas=${n}`])).toContain(`deployment.apps/${name} scaled`);
+  const k = new Kubectl(`${base}${P}/clusters/${context}`);
+  try {
+    // Through clusterpedia: the Deployment's pods, two more, each running once the member's kubelet has started them.
+    const selector = Object.entries(JSON.parse(member(['get', '-n', ns ?? '', `deploy/${name}`, '-o', 'jsonpath={.spec.selector.matchLabels}'])) as Record<string, string>).map(([key, v]) => `${key}=${v}`).join(',');
+    let out = '';
+    for (let i = 0; i < 60; i++) {
+      out = (await k.ok(['get', 'pods', '-n', ns ?? '', '-l', selector, '--no-headers'])).trim();
+      if (out.split('\n').length === n && out.split('\n').every((l) => /\sRunning\s/.test(l))) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(out.split('\n')).toHaveLength(n);
+    expect((await k.ok(['rollout', 'status', '-n', ns ?? '', `deploy/${name}`, '--timeout=30s'])).trim()).toBe(`deployment "${name}" successfully rolled out`);
+  } finally {
+    k.dispose();
+  }
 });

@@ -7,7 +7,7 @@ import { makeDirectory } from '../../lib/dirs.js';
 import { ConfigError, hasCode, messageOf } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { aborted, type Runnable } from '../../lib/lifecycle.js';
-import { isSingleContainerRunning, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject } from '../../sim/index.js';
+import { isSingleContainerRunning, kubeconfigForAll, pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SimObject } from '../../sim/index.js';
 import { RESOURCES_PREFIX } from '../apiserver/request-info.js';
 import type { DemoOptions } from './options.js';
 
@@ -29,13 +29,16 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
   const release = claimDemoDir(o.dir);
   let fleet: SimFleet;
   try {
-    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token' });
+    // Over TLS, as real members are: kubectl sends no token over plain HTTP, and members.kubeconfig lets you use them.
+    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token', tls: true });
   } catch (e) {
     release();
     throw e;
   }
   const clustersPath = resolve(join(o.dir, 'demo-clusters.yaml'));
   writeFileSync(clustersPath, pediaClustersYaml(fleet.clusters));
+  const membersPath = join(o.dir, 'members.kubeconfig');
+  writeFileSync(membersPath, kubeconfigForAll(fleet.clusters), { mode: 0o600 });
   logger.info({ clusters: fleet.clusters.map((c) => ({ name: c.name, url: c.url })), clustersPath }, 'demo member clusters started');
   if (o.churn > 0) {
     const perCluster = o.churn / fleet.clusters.length;
@@ -76,6 +79,7 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
         `  kubectl --server=${server} explain deployments.spec.strategy`,
         ...logsHint(fleet.clusters[0], `${root}${RESOURCES_PREFIX}/clusters/${first}${tls}`),
         `  kubectl --server=${root}${tls} get pediaclusters`,
+        ...memberHint(fleet.clusters[0], membersPath, server),
         '',
         'A kubeconfig with a context for the fleet and one per cluster:',
         '',
@@ -88,6 +92,26 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
     },
     stop,
   };
+}
+
+/**
+ * A change made on a member with kubectl (its credentials in members.kubeconfig), and clusterpedia following it: the
+ * simulated members answer kubectl scale and rollout restart as kube's controllers do.
+ */
+function memberHint(c: SimCluster | undefined, kubeconfig: string, server: string): string[] {
+  // One whose pods are all ready, so its rollout completes: scaled up by two.
+  const replicas = (x: SimObject, field: 'spec' | 'status', key: string): number => Number((x[field] as Record<string, unknown> | undefined)?.[key] ?? 0);
+  const d = c?.store.list({ group: 'apps', resource: 'deployments' }).find((x) => x.metadata.namespace !== 'kube-system' && replicas(x, 'status', 'readyReplicas') === replicas(x, 'spec', 'replicas'));
+  if (!c || !d) return [];
+  const where = `-n ${d.metadata.namespace ?? ''}`;
+  return [
+    '',
+    `Change a member with kubectl and watch clusterpedia follow (${kubeconfig} has a context per member):`,
+    '',
+    `  kubectl --server=${server} get pods ${where} -w`,
+    `  kubectl --kubeconfig ${kubeconfig} --context ${c.name} scale ${where} deploy/${d.metadata.name ?? ''} --replicas=${replicas(d, 'spec', 'replicas') + 2}`,
+    `  kubectl --kubeconfig ${kubeconfig} --context ${c.name} rollout restart ${where} deploy/${d.metadata.name ?? ''}`,
+  ];
 }
 
 /**
