@@ -266,6 +266,12 @@ export class Churn {
     const newest = Math.max(0, ...sets.map(revisionOf));
     const revision = String(newest + 1);
     let target = sets.find((rs) => deepEqual(semantic(withoutHash(rec(rec(rs.spec).template))), semantic(withoutHash(template))));
+    // A paused Deployment (kubectl rollout pause) scales, but does not roll out its new template until resumed.
+    if (rec(deploy.spec).paused === true && target?.metadata.uid !== this.currentReplicaSet(deploy)?.metadata.uid) {
+      const current = this.currentReplicaSet(deploy);
+      if (current) this.answerScale(current, replicas, deploy);
+      return;
+    }
     if (target && revisionOf(target) !== newest) {
       const next = clone(target);
       next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': revision };

@@ -183,11 +183,18 @@ describe('kubectl on a member, answered by its controllers', () => {
     const history = await ok(['rollout', 'history', `deployment/${name}`, '-n', ns]);
     expect(history).not.toMatch(new RegExp(`^${revision(restarted)}\\s`, 'm'));
     expect(history).toMatch(new RegExp(`^${revision(back)}\\s`, 'm'));
+    // Paused, a new template waits; resumed, it rolls out.
+    await ok(['rollout', 'pause', `deployment/${name}`, '-n', ns]);
+    await ok(['set', 'image', `deployment/${name}`, '-n', ns, `${container}=registry.example.com/app:3.0`]);
+    expect(setsOf(d)).toHaveLength(count);
+    await ok(['rollout', 'resume', `deployment/${name}`, '-n', ns]);
+    expect(setsOf(d)).toHaveLength(count + 1);
+    await settled(setsOf(d).find((x) => replicas(x) > 0)?.metadata.uid, n);
     // Applying the Deployment as it is changes nothing: no rollout.
     const r = await ok(['get', 'deployment', name, '-n', ns, '-o', 'json']);
     const revisionBefore = revision(c.store.get('deployments.apps', ns, name));
     await call(c, `/apis/apps/v1/namespaces/${ns}/deployments/${name}`, { method: 'PUT', body: JSON.parse(r) });
-    expect(setsOf(d)).toHaveLength(count);
+    expect(setsOf(d)).toHaveLength(count + 1);
     expect(revision(c.store.get('deployments.apps', ns, name))).toBe(revisionBefore);
   });
 });
