@@ -1,58 +1,8 @@
-// Server-side printing (meta.k8s.io/v1 Table) for kubectl get: pods, nodes, namespaces, deployments, CRD printer columns, Name/Age otherwise.
-import { rec, recs, type PrinterColumn, type ResourceDef, type SimObject } from './types.js';
+// Server-side printing (meta.k8s.io/v1 Table) for kubectl get: kube's printers for the common built-ins (printers.ts),
+// CRD printer columns, Name/Age otherwise.
+import { age, col, humanDuration, PRINTERS, type Printer } from './printers.js';
+import { grKey, rec, type PrinterColumn, type ResourceDef, type SimObject } from './types.js';
 import { errors } from './status.js';
-
-interface ColumnDef {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-const col = (name: string, type = 'string', priority = 0, format = ''): ColumnDef => ({ name, type, format, description: `${name} column`, priority });
-
-/** kube's duration.HumanDuration, used for AGE cells. */
-export function humanDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
-  if (d < 365 * 2) return `${d}d`;
-  return `${Math.floor(d / 365)}y`;
-}
-
-function age(o: SimObject, now: number): string {
-  const t = Date.parse(o.metadata.creationTimestamp ?? '');
-  return Number.isNaN(t) ? '<unknown>' : humanDuration(now - t);
-}
-
-
-function podCells(o: SimObject, now: number): unknown[] {
-  const status = rec(o.status);
-  const statuses = recs(status.containerStatuses);
-  const containers = recs(rec(o.spec).containers);
-  const ready = statuses.filter((s) => s.ready === true).length;
-  let reason = String(status.phase ?? 'Unknown');
-  for (const s of statuses) {
-    const st = rec(s.state);
-    const waiting = rec(st.waiting);
-    const term = rec(st.terminated);
-    if (typeof waiting.reason === 'string') reason = waiting.reason;
-    else if (typeof term.reason === 'string') reason = term.reason;
-  }
-  if (o.metadata.deletionTimestamp) reason = 'Terminating';
-  const restarts = statuses.reduce((n, s) => n + (typeof s.restartCount === 'number' ? s.restartCount : 0), 0);
-  const spec = rec(o.spec);
-  const gates = recs(spec.readinessGates);
-  return [o.metadata.name, `${ready}/${containers.length}`, reason, String(restarts), age(o, now), status.podIP ?? '<none>', spec.nodeName ?? '<none>', status.nominatedNodeName ?? '<none>', gates.length ? `0/${gates.length}` : '<none>'];
-}
 
 /** Evaluates the small JSONPath subset CRD printer columns use: .a.b, .a[0], .a[?(@.k=="v")].f. */
 export function jsonPath(o: unknown, path: string): unknown {
@@ -67,19 +17,9 @@ export function jsonPath(o: unknown, path: string): unknown {
   return cur;
 }
 
-function columnsFor(def: ResourceDef): { defs: ColumnDef[]; cells: (o: SimObject, now: number) => unknown[] } {
-  if (def.group === '' && def.resource === 'pods') {
-    return { defs: [col('Name', 'string', 0, 'name'), col('Ready'), col('Status'), col('Restarts', 'string'), col('Age'), col('IP', 'string', 1), col('Node', 'string', 1), col('Nominated Node', 'string', 1), col('Readiness Gates', 'string', 1)], cells: podCells };
-  }
-  if (def.group === '' && def.resource === 'namespaces') {
-    return { defs: [col('Name', 'string', 0, 'name'), col('Status'), col('Age')], cells: (o, now) => [o.metadata.name, rec(o.status).phase ?? '', age(o, now)] };
-  }
-  if (def.group === 'apps' && def.resource === 'deployments') {
-    return {
-      defs: [col('Name', 'string', 0, 'name'), col('Ready'), col('Up-to-date', 'integer'), col('Available', 'integer'), col('Age')],
-      cells: (o, now) => { const s = rec(o.status); return [o.metadata.name, `${Number(s.readyReplicas ?? 0)}/${Number(rec(o.spec).replicas ?? 0)}`, Number(s.updatedReplicas ?? 0), Number(s.availableReplicas ?? 0), age(o, now)]; },
-    };
-  }
+function columnsFor(def: ResourceDef): Printer {
+  const printer = def.custom ? undefined : PRINTERS[grKey(def.group, def.resource)];
+  if (printer) return printer;
   if (def.custom && def.printerColumns && def.printerColumns.length) {
     const pcs: PrinterColumn[] = def.printerColumns;
     return {
