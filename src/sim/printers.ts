@@ -183,8 +183,15 @@ export const PRINTERS: Record<string, Printer> = {
     defs: [col('Last Seen'), col('Type'), col('Reason'), col('Object'), col('Subobject', 'string', 1), col('Source', 'string', 1), col('Message'), col('First Seen', 'string', 1), col('Count', 'string', 1), col('Name', 'string', 1)],
     cells: eventCells,
   },
+  // Served from the core Events' store (events-v1.ts), printed by the same printer, as in kube.
+  'events.events.k8s.io': {
+    defs: [col('Last Seen'), col('Type'), col('Reason'), col('Object'), col('Subobject', 'string', 1), col('Source', 'string', 1), col('Message'), col('First Seen', 'string', 1), col('Count', 'string', 1), col('Name', 'string', 1)],
+    cells: eventCells,
+  },
   'ingresses.networking.k8s.io': { defs: [nameCol, col('Class'), col('Hosts'), col('Address'), col('Ports'), col('Age')], cells: ingressCells },
   'leases.coordination.k8s.io': { defs: [nameCol, col('Holder'), col('Age')], cells: (o, now) => [o.metadata.name, rec(o.spec).holderIdentity ?? '', age(o, now)] },
+  // No printer of its own: the API server's default table convertor, its creation time as written.
+  'customresourcedefinitions.apiextensions.k8s.io': { defs: [nameCol, col('Created At', 'date')], cells: (o) => [o.metadata.name, o.metadata.creationTimestamp ?? ''] },
   'deployments.apps': {
     defs: [nameCol, col('Ready'), col('Up-to-date', 'integer'), col('Available', 'integer'), col('Age'), ...templateCols()],
     cells: (o, now) => { const s = rec(o.status); return [o.metadata.name, `${num(s.readyReplicas)}/${num(rec(o.spec).replicas)}`, num(s.updatedReplicas), num(s.availableReplicas), age(o, now), ...templateCells(o)]; },

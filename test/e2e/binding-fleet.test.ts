@@ -173,7 +173,7 @@ describe('kubectl through the bundle', () => {
     // Clusterpedia's table has a CLUSTER column, after NAMESPACE (or first, for a cluster-scoped kind): take it out.
     const withoutCluster = (out: string): string => out.split('\n').map((l) => l.replace(new RegExp(`^((?:\\S+\\s+)?)(?:CLUSTER|${c.name})\\s+`), '$1')).sort().join('\n');
     try {
-      for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'ingresses']) {
+      for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'ingresses', 'events.events.k8s.io']) {
         const args = ['get', kind, ...(['nodes', 'namespaces'].includes(kind) ? [] : ['-A']), '-o', 'wide'];
         let want = '';
         let got = '';
