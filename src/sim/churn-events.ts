@@ -45,6 +45,7 @@ function involved(o: SimObject, fieldPath?: string): Rec {
 const CONTROLLERS: Record<string, { component: string; created: (pod: string, owner: string) => string; deleted: (pod: string, owner: string) => string }> = {
   ReplicaSet: { component: 'replicaset-controller', created: (pod) => `Created pod: ${pod}`, deleted: (pod) => `Deleted pod: ${pod}` },
   DaemonSet: { component: 'daemonset-controller', created: (pod) => `Created pod: ${pod}`, deleted: (pod) => `Deleted pod: ${pod}` },
+  Job: { component: 'job-controller', created: (pod) => `Created pod: ${pod}`, deleted: (pod) => `Deleted pod: ${pod}` },
   StatefulSet: {
     component: 'statefulset-controller',
     created: (pod, owner) => `create Pod ${pod} in StatefulSet ${owner} successful`,
@@ -135,6 +136,11 @@ export class ChurnEvents {
     const owner = byController ? this.owner(pod) : undefined;
     const controller = owner && CONTROLLERS[owner.kind ?? ''];
     if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulDelete', controller.deleted(pod.metadata.name ?? '', owner.metadata.name ?? ''));
+  }
+
+  /** A controller's Normal event about `about` (the CronJob and Job controllers' own). */
+  controller(about: SimObject, component: string, reason: string, message: string): void {
+    this.record(about, { component }, 'Normal', reason, message);
   }
 
   /** The deployment controller scaled one of a Deployment's ReplicaSets. */

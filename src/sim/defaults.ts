@@ -18,6 +18,16 @@ export function applyDefaults(gr: string, o: SimObject): void {
       fill(spec, { replicas: 1, podManagementPolicy: 'OrderedReady', revisionHistoryLimit: 10, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' } });
       strategy(spec, 'updateStrategy', { partition: 0 });
       return template(spec);
+    case 'jobs.batch':
+      if (spec.completions === undefined && spec.parallelism === undefined) fill(spec, { completions: 1, parallelism: 1 });
+      fill(spec, { backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed' });
+      return template(spec);
+    case 'cronjobs.batch': {
+      fill(spec, { concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 });
+      const job = spec.jobTemplate === undefined ? (spec.jobTemplate = {}) : rec(spec.jobTemplate);
+      job.metadata = { creationTimestamp: null, ...rec(job.metadata) };
+      return template(job.spec === undefined ? (job.spec = {}) : rec(job.spec));
+    }
     case 'daemonsets.apps':
       fill(spec, { revisionHistoryLimit: 10 });
       strategy(spec, 'updateStrategy', { maxUnavailable: 1, maxSurge: 0 });

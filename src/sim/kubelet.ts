@@ -12,6 +12,12 @@ const STOP_MS = 1_000;
 
 /** Writes a marked pod's last status (its running containers terminated, not ready) and removes it. */
 export function finishPod(store: SimStore, pod: SimObject, now: number): void {
+  store.update('pods', stoppedPod(pod, now), { subresource: 'status' });
+  store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+}
+
+/** `pod` with its running containers terminated (exit code 0, Completed) at `now`, and not ready. */
+export function stoppedPod(pod: SimObject, now: number): SimObject {
   const next = clone(pod);
   const status = rec(next.status);
   const at = iso(now);
@@ -24,8 +30,7 @@ export function finishPod(store: SimStore, pod: SimObject, now: number): void {
     if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });
   }
   next.status = status;
-  store.update('pods', next, { subresource: 'status' });
-  store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
+  return next;
 }
 
 /** How long a new pod's containers take to start, for a pod its controller made in answer to a delete over HTTP. */
@@ -51,6 +56,11 @@ export class Kubelets {
   /** Starts the pod at `key` soon with `start`, if it is still the one with `uid`. */
   start(key: string, uid: string, start: (pod: SimObject) => void): void {
     this.after(START_MS, key, uid, start);
+  }
+
+  /** Acts on the pod at `key` `ms` from now (its containers ended, say), if it is still the one with `uid`. */
+  later(ms: number, key: string, uid: string, act: (pod: SimObject) => void): void {
+    this.after(ms, key, uid, act);
   }
 
   /** Forgets what is pending (the cluster is stopping). */

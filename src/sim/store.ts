@@ -153,6 +153,7 @@ export class SimStore {
     obj.apiVersion = apiVersionOf(def.group, def.versions[0] ?? 'v1');
     obj.kind = def.kind;
     meta.uid = uidFor(this.seed, this.cluster, 'runtime', gr, key, this.rev);
+    if (gr === 'jobs.batch') selectJobPods(obj);
     meta.creationTimestamp = iso(this.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -361,4 +362,20 @@ function usesGeneration(def: ResourceDef): boolean {
 function specOf(o: SimObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = o;
   return rest;
+}
+
+/**
+ * kube's Job PrepareForCreate (generateSelector): unless the Job picks its own (manualSelector), its pods are selected
+ * by its uid, and its template (and its own labels, where it has none) carry the labels that name it.
+ */
+function selectJobPods(job: SimObject): void {
+  const spec = (job.spec ?? {}) as Record<string, unknown>;
+  if (spec.manualSelector === true) return;
+  const uid = job.metadata.uid ?? '';
+  const name = job.metadata.name ?? '';
+  const labels = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': uid, 'job-name': name };
+  const template = (spec.template ?? {}) as { metadata?: { labels?: Record<string, string> } };
+  template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), ...labels } };
+  job.spec = { ...spec, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } }, template };
+  if (!job.metadata.labels || Object.keys(job.metadata.labels).length === 0) job.metadata.labels = { ...labels };
 }

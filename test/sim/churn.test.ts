@@ -1,5 +1,5 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CHURN_TIER_LABEL, startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { controllerCountProblems, endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
@@ -277,6 +277,57 @@ describe('churn', () => {
     // Its pods go on starting: progress (or completion) turns it True again.
     for (let i = 0; i < 200 && progressing(get(stuck!))?.status === 'False'; i++) c.churn.step(10);
     expect(progressing(get(stuck!))).toMatchObject({ status: 'True', reason: expect.stringMatching(/^(ReplicaSetUpdated|NewReplicaSetAvailable)$/) });
+  });
+
+  it('the CronJob clock: a Job at each scheduled minute (none while one is active, for Forbid), its pod run to success, old Jobs let go', async () => {
+    const c = await cluster();
+    c.churn.jobRunMs = 500;
+    const cj = c.snapshot('cronjobs.batch').find((x) => /^\*\/\d+ \* \* \* \*$/.test(String((x.spec as { schedule: string }).schedule)))!;
+    expect(cj, 'a CronJob every N minutes').toBeDefined();
+    const ns = cj.metadata.namespace!;
+    const every = Number(String((cj.spec as { schedule: string }).schedule).split(' ')[0]!.slice(2));
+    const jobsOf = (): SimObject[] => c.snapshot('jobs.batch').filter((j) => j.metadata.ownerReferences?.[0]?.uid === cj.metadata.uid);
+    const before = jobsOf().map((j) => j.metadata.name);
+    const isComplete = (j: SimObject): boolean => ((j.status as { conditions?: Array<{ type: string; status: string }> }).conditions ?? []).some((x) => x.type === 'Complete' && x.status === 'True');
+    const completeBefore = jobsOf().filter(isComplete).length;
+    // The first look starts the clock; the next scheduled minute makes a Job, the minutes between nothing.
+    const next = (Math.floor(Date.now() / 60_000 / every) + 1) * every;
+    expect(c.churn.cronTick((next - 2) * 60_000)).toBe(0);
+    c.churn.cronTick((next - 1) * 60_000);
+    expect(jobsOf().map((j) => j.metadata.name)).toEqual(before);
+    expect(c.churn.cronTick(next * 60_000)).toBeGreaterThanOrEqual(1);
+    const job = c.store.get('jobs.batch', ns, `${cj.metadata.name}-${next}`)!;
+    expect(job).toBeDefined();
+    const uid = job.metadata.uid!;
+    expect(job.metadata.ownerReferences).toEqual([{ apiVersion: 'batch/v1', kind: 'CronJob', name: cj.metadata.name, uid: cj.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect((job.spec as { selector: unknown }).selector).toEqual({ matchLabels: { 'batch.kubernetes.io/controller-uid': uid } });
+    expect(job.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp']).toBe(new Date(next * 60_000).toISOString().replace('.000Z', 'Z'));
+    const pods = (): SimObject[] => c.snapshot('pods').filter((p) => p.metadata.ownerReferences?.[0]?.uid === uid);
+    expect(pods()).toHaveLength(1);
+    expect(pods()[0]!.metadata.labels).toMatchObject({ 'batch.kubernetes.io/controller-uid': uid, 'job-name': job.metadata.name });
+    expect(pods()[0]!.metadata.ownerReferences?.[0]).toMatchObject({ apiVersion: 'batch/v1', kind: 'Job', uid });
+    const cjStatus = (): { active?: Array<{ uid: string }>; lastScheduleTime?: string; lastSuccessfulTime?: string } => c.store.get('cronjobs.batch', ns, cj.metadata.name!)!.status as never;
+    expect(cjStatus().active?.map((a) => a.uid)).toEqual([uid]);
+    // Forbid (the generated CronJobs' policy): the next run waits while this one is active.
+    expect((cj.spec as { concurrencyPolicy: string }).concurrencyPolicy).toBe('Forbid');
+    c.churn.cronTick((next + every) * 60_000);
+    expect(c.store.get('jobs.batch', ns, `${cj.metadata.name}-${next + every}`)).toBeUndefined();
+    // Its pod starts, runs, succeeds; the Job completes, the CronJob sees it; at most three successful Jobs stay.
+    await vi.waitFor(() => {
+      expect((pods()[0]?.status as { phase?: string } | undefined)?.phase).toBe('Succeeded');
+      expect(((c.store.get('jobs.batch', ns, job.metadata.name!)?.status as { conditions?: Array<{ type: string }> }).conditions ?? []).map((x) => x.type)).toEqual(['SuccessCriteriaMet', 'Complete']);
+    }, { timeout: 8000, interval: 100 });
+    expect(cjStatus().active).toBeUndefined();
+    expect(cjStatus().lastSuccessfulTime).toBeDefined();
+    const complete = jobsOf().filter(isComplete);
+    expect(complete).toHaveLength(Math.min(3, completeBefore + 1));
+    expect(complete.map((j) => j.metadata.name)).toContain(job.metadata.name);
+    const gone = before.filter((n) => !jobsOf().some((j) => j.metadata.name === n));
+    for (const n of gone) expect(c.snapshot('pods').some((p) => p.metadata.labels?.['job-name'] === n)).toBe(false);
+    expect(c.snapshot('events').some((e) => e.reason === 'SuccessfulCreate' && e.message === `Created job ${job.metadata.name}`)).toBe(true);
+    // Off with the heartbeats.
+    c.churn.heartbeats.enabled = false;
+    expect(c.churn.cronTick((next + 10 * every) * 60_000)).toBe(0);
   });
 
   it('heartbeats: node Leases every 10 s, leader Leases every 2 s, each node\'s status every 5 minutes, by the clock', async () => {
