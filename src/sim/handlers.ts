@@ -167,6 +167,8 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const before = subresource ? undefined : store.get(gr, ns, name);
     const after = store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) });
     if (before) ctx.answerUpdate(gr, before, after);
+    // The object as it is once its controller has answered (here at once, where kube's act a moment later): a client
+    // writing again with the resourceVersion it was given is not refused for the controller's write.
     return store.get(gr, ns, name) ?? after;
   };
   if (method === 'PUT') {
