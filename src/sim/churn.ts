@@ -237,7 +237,7 @@ export class Churn {
       bound.spec = { ...rec(bound.spec), nodeName: node.metadata.name };
       this.store.update('pods', bound);
     }
-    bound.status = { ...rec(bound.status), ...(node ? { hostIP: nodeAddress(node), hostIPs: [{ ip: nodeAddress(node) }] } : {}) };
+    bound.status = { ...rec(bound.status), ...(node ? hostStatus(node) : {}) };
     const placed = this.store.update('pods', { ...bound, metadata: { ...bound.metadata, resourceVersion: undefined }, status: pendingStatus(bound, iso(this.now())) }, { subresource: 'status' });
     this.events.podCreated(placed);
     this.startSoon(placed);
@@ -272,16 +272,13 @@ export class Churn {
     const revision = String(newest + 1);
     let target = sets.find((rs) => deepEqual(semantic(withoutHash(rec(rec(rs.spec).template))), semantic(withoutHash(template))));
     // A paused Deployment (kubectl rollout pause) scales, but does not roll out its new template until resumed.
-    if (rec(deploy.spec).paused === true && target?.metadata.uid !== this.currentReplicaSet(deploy)?.metadata.uid) {
-      const current = this.currentReplicaSet(deploy);
+    const current = this.currentReplicaSet(deploy);
+    if (rec(deploy.spec).paused === true && target?.metadata.uid !== current?.metadata.uid) {
       if (current) this.answerScale(current, replicas, deploy);
       return;
     }
-    if (target && revisionOf(target) !== newest) {
-      const next = clone(target);
-      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': revision };
-      target = this.store.update('replicasets.apps', next);
-    } else if (!target) {
+    if (target && revisionOf(target) !== newest) target = this.store.update('replicasets.apps', withRevision(target, revision));
+    else if (!target) {
       const hash = templateHash(this.cluster, ns, deploy.metadata.name ?? '', JSON.stringify(template));
       const name = `${deploy.metadata.name ?? ''}-${hash}`;
       if (this.store.get('replicasets.apps', ns, name)) return;
@@ -301,11 +298,7 @@ export class Churn {
     }
     const now = this.store.get('deployments.apps', ns, deploy.metadata.name ?? '') ?? deploy;
     const latest = String(revisionOf(target));
-    if (now.metadata.annotations?.['deployment.kubernetes.io/revision'] !== latest) {
-      const next = clone(now);
-      next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': latest };
-      this.store.update('deployments.apps', next);
-    }
+    if (now.metadata.annotations?.['deployment.kubernetes.io/revision'] !== latest) this.store.update('deployments.apps', withRevision(now, latest));
     this.answerScale(target, replicas, deploy);
     for (const rs of sets) if (rs.metadata.uid !== target.metadata.uid) this.answerScale(rs, 0, deploy);
   }
@@ -342,12 +335,8 @@ export class Churn {
 
   /** A controller deletes one of its pods in answer to a request: marked, then finished by its kubelet a moment later. */
   private deleteByController(key: string): void {
-    const pod = this.store.table('pods')?.get(key);
-    if (!pod || pod.metadata.deletionTimestamp) return;
-    this.events.podDeleted(pod, true);
-    const marked = this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: GRACE_SECONDS });
-    this.changed(pod);
-    if (marked.metadata.deletionTimestamp) this.kubelets.terminate(key, pod.metadata.uid ?? '', (last) => this.answerRemoval(key, last));
+    const deleted = this.markDeleted(key, true);
+    if (deleted?.marked) this.kubelets.terminate(key, deleted.pod.metadata.uid ?? '', (last) => this.answerRemoval(key, last));
   }
 
   /** A pod of `owner` from its pod template, placed on `node` or by the scheduler on a worker (status comes with create). */
@@ -364,7 +353,7 @@ export class Churn {
         ownerReferences: [{ apiVersion: owner.apiVersion ?? 'apps/v1', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
       },
       spec: { ...clone(rec(template.spec)), ...(node ? { nodeName: node.metadata.name } : {}) },
-      status: node ? { hostIP: nodeAddress(node), hostIPs: [{ ip: nodeAddress(node) }] } : {},
+      status: node ? hostStatus(node) : {},
     };
   }
 
@@ -601,13 +590,23 @@ export class Churn {
    * deleted it, or someone else did (an eviction, a user).
    */
   private deletePod(key: string, byController: boolean, then?: SimObject): void {
+    const deleted = this.markDeleted(key, byController);
+    if (deleted?.marked) this.terminating.push({ key, uid: deleted.pod.metadata.uid ?? '', due: this.ops - this.relabelOps + TERMINATION_OPS, ...(then ? { then } : {}) });
+    else if (deleted && then) this.create(then);
+  }
+
+  /**
+   * The delete itself, for churn's deletions and the controllers' answers alike: the pod at `key` (not already being
+   * deleted) marked for GRACE_SECONDS, or gone at once where no node runs it; its events; its owner to count again.
+   * Returns the pod as it was and whether it is still there, marked; undefined when there was nothing to delete.
+   */
+  private markDeleted(key: string, byController: boolean): { pod: SimObject; marked: boolean } | undefined {
     const pod = this.store.table('pods')?.get(key);
-    if (!pod || pod.metadata.deletionTimestamp) return;
+    if (!pod || pod.metadata.deletionTimestamp) return undefined;
     this.events.podDeleted(pod, byController);
-    const marked = this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: GRACE_SECONDS });
+    const done = this.store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '', { gracePeriodSeconds: GRACE_SECONDS });
     this.changed(pod);
-    if (marked.metadata.deletionTimestamp) this.terminating.push({ key, uid: pod.metadata.uid ?? '', due: this.ops - this.relabelOps + TERMINATION_OPS, ...(then ? { then } : {}) });
-    else if (then) this.create(then);
+    return { pod, marked: done.metadata.deletionTimestamp !== undefined };
   }
 
   /** The kubelet has stopped the containers of pods whose time came (all of them: `until` Infinity): it writes their last status and removes them. */
@@ -746,8 +745,7 @@ export class Churn {
     // (its template and selector carrying the new hash) and every pod that ReplicaSet makes.
     // A new template, so a new generation, even for a second restart within the same second (the annotation has
     // whole seconds): the changes churn makes must not depend on the wall clock.
-    const next = clone(deploy);
-    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': String(revision) };
+    const next = withRevision(deploy, String(revision));
     const deployTemplate = rec(rec(next.spec).template);
     const templateMeta = rec(deployTemplate.metadata);
     const before = Date.parse(String(rec(templateMeta.annotations)['kubectl.kubernetes.io/restartedAt'] ?? ''));
@@ -841,6 +839,13 @@ function podFrom(template: SimObject, name: string, generateName?: string): SimO
   return pod;
 }
 
+/** A copy of a Deployment or ReplicaSet at `revision` (its deployment.kubernetes.io/revision annotation). */
+function withRevision(o: SimObject, revision: string): SimObject {
+  const next = clone(o);
+  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), 'deployment.kubernetes.io/revision': revision };
+  return next;
+}
+
 /** A pod template without the ReplicaSet's pod-template-hash label: what a Deployment's template is compared as. */
 function withoutHash(template: Record<string, unknown>): Record<string, unknown> {
   const meta = rec(template.metadata);
@@ -863,9 +868,10 @@ function semantic(v: unknown): unknown {
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
-/** A node's InternalIP. */
-function nodeAddress(node: SimObject): string {
-  return String(recs(rec(node.status).addresses).find((a) => a.type === 'InternalIP')?.address ?? '');
+/** What a pod's status says of the node it runs on: the node's InternalIP. */
+function hostStatus(node: SimObject): Rec {
+  const ip = String(recs(rec(node.status).addresses).find((a) => a.type === 'InternalIP')?.address ?? '');
+  return { hostIP: ip, hostIPs: [{ ip }] };
 }
 
 /**
