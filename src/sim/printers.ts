@@ -49,11 +49,9 @@ const orNone = (s: string): string => (s === '' ? '<none>' : s);
 /** labels.FormatLabels: `k=v,…` sorted by key, `<none>` for none. */
 const formatLabels = (m: unknown): string => orNone(Object.entries(rec(m)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${String(v)}`).join(','));
 /** A workload's wide columns: its template's containers and images, and its selector. */
-function templateCells(o: SimObject, selector = true): unknown[] {
+function templateCells(o: Rec, selector = true): unknown[] {
   const containers = recs(rec(rec(rec(o.spec).template).spec).containers);
-  const sel = rec(rec(o.spec).selector);
-  const parts = [...Object.entries(rec(sel.matchLabels)).map(([k, v]) => `${k}=${String(v)}`)];
-  return [containers.map((c) => c.name).join(','), containers.map((c) => c.image).join(','), ...(selector ? [orNone(parts.sort().join(','))] : [])];
+  return [containers.map((c) => c.name).join(','), containers.map((c) => c.image).join(','), ...(selector ? [formatLabels(rec(rec(o.spec).selector).matchLabels)] : [])];
 }
 const templateCols = (selector = true): ColumnDef[] => [col('Containers', 'string', 1), col('Images', 'string', 1), ...(selector ? [col('Selector', 'string', 1)] : [])];
 
@@ -213,14 +211,12 @@ export const PRINTERS: Record<string, Printer> = {
   },
   'jobs.batch': { defs: [nameCol, col('Status'), col('Completions'), col('Duration'), col('Age'), ...templateCols()], cells: jobCells },
   'cronjobs.batch': {
-    defs: [nameCol, col('Schedule'), col('Timezone'), col('Suspend', 'boolean'), col('Active', 'integer'), col('Last Schedule'), col('Age'), col('Containers', 'string', 1), col('Images', 'string', 1), col('Selector', 'string', 1)],
+    defs: [nameCol, col('Schedule'), col('Timezone'), col('Suspend', 'boolean'), col('Active', 'integer'), col('Last Schedule'), col('Age'), ...templateCols()],
     cells: (o, now) => {
       const spec = rec(o.spec);
       const status = rec(o.status);
-      const job = rec(spec.jobTemplate);
-      const containers = recs(rec(rec(rec(job.spec).template).spec).containers);
       return [o.metadata.name, spec.schedule ?? '', spec.timeZone ?? '<none>', typeof spec.suspend === 'boolean' ? (spec.suspend ? 'True' : 'False') : '<unset>', recs(status.active).length, status.lastScheduleTime ? since(status.lastScheduleTime, now) : '<none>', age(o, now),
-        containers.map((c) => c.name).join(','), containers.map((c) => c.image).join(','), formatLabels(rec(rec(job.spec).selector).matchLabels)];
+        ...templateCells(rec(spec.jobTemplate))];
     },
   },
 };
