@@ -151,7 +151,7 @@ export class ChurnEvents {
   private owner(pod: SimObject): SimObject | undefined {
     const ref = pod.metadata.ownerReferences?.find((r) => r.controller) ?? pod.metadata.ownerReferences?.[0];
     if (!ref) return undefined;
-    const gr = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' }[ref.kind];
+    const gr = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps', Job: 'jobs.batch' }[ref.kind];
     const o = gr ? this.store.get(gr, pod.metadata.namespace, ref.name) : undefined;
     return o?.metadata.uid === ref.uid ? o : undefined;
   }

@@ -5,8 +5,9 @@ import { deploymentStatus, ownerStatus, podIsReady, progressDeadlineMs } from '.
 import { clone, deepEqual } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { imageDigest, POD_ADDRESSES, podAddress } from './gen-pods.js';
+import { Batch } from './batch.js';
 import { Heartbeats } from './heartbeats.js';
-import { finishPod, Kubelets, stoppedPod } from './kubelet.js';
+import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
@@ -30,10 +31,6 @@ export class Churn {
   private readonly answerRng: Rng;
   /** The kubelets' part in answering requests over HTTP: they go on while churn is stopped. */
   private readonly kubelets: Kubelets;
-  /** How long a pod of a Job the CronJob clock made runs before it succeeds. */
-  jobRunMs = 20_000;
-  /** The last minute the CronJob clock looked at (cronTick). */
-  private cronMinute: number | undefined;
   /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
   private readonly deadlines = new Map<string, number>();
   /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
@@ -55,6 +52,8 @@ export class Churn {
   readonly events: ChurnEvents;
   /** While it runs, the kubelets' and the leaders' periodic writes (heartbeats.ts). */
   readonly heartbeats: Heartbeats;
+  /** The Job and CronJob controllers (batch.ts): they answer requests over HTTP, and the CronJobs run by the clock. */
+  readonly batch: Batch;
   /** Owners (kind, namespace, name) whose pods or spec the current operation changed: their status is written after it. */
   private readonly unsettled = new Map<string, [kind: string, namespace: string, name: string]>();
   /**
@@ -72,6 +71,17 @@ export class Churn {
     this.kubelets = new Kubelets(store, now);
     this.events = new ChurnEvents(store, seed, cluster, now);
     this.heartbeats = new Heartbeats(store);
+    this.batch = new Batch({
+      store, events: this.events, kubelets: this.kubelets, rng: this.answerRng, now,
+      clockRuns: () => this.heartbeats.enabled,
+      makePod: (owner, name, generateName, started) => {
+        const pod = this.create(this.podFromTemplate(owner, name, generateName), false);
+        this.startSoon(pod, started);
+        return pod;
+      },
+      deletePod: (pod) => this.deleteByController(podKey(pod)),
+      owned: (gr, owner) => this.owned(gr, owner),
+    });
   }
 
   get running(): boolean {
@@ -105,7 +115,7 @@ export class Churn {
       // By the clock, beside the budget: a cluster's heartbeats and its controllers' deadlines do not wait for its changes.
       this.heartbeats.tick(this.now());
       this.progressDeadlines(this.now());
-      this.cronTick(this.now());
+      this.batch.cronTick(this.now());
     }, tickMs);
     this.timer.unref();
   }
@@ -130,8 +140,9 @@ export class Churn {
    * Someone deleted `pod` over HTTP (`kubectl delete pod`): the cluster answers as kube's controllers do. A pod marked
    * for its grace period is stopped by its kubelet a moment later and removed. Its controller counts it no more and
    * makes its replacement: a ReplicaSet or a DaemonSet at once, a StatefulSet under the same name once the old pod is
-   * gone; the kubelet starts the new pod a moment after. A Job's pod, a bare pod, or one whose owner is gone or being
-   * deleted is not replaced. Deleting a pod already marked (say with a grace period of 0) only finishes it sooner.
+   * gone; the kubelet starts the new pod a moment after. A Job's pod is counted failed by the Job controller, which
+   * replaces it while under its backoff limit (batch.ts); a bare pod, or one whose owner is gone or being deleted, is
+   * not replaced. Deleting a pod already marked (say with a grace period of 0) only finishes it sooner.
    */
   answerDeletion(pod: SimObject): void {
     const key = podKey(pod);
@@ -139,6 +150,7 @@ export class Churn {
     const first = !pod.metadata.deletionTimestamp;
     if (first) {
       if (rec(pod.spec).nodeName) this.events.podDeleted(pod, false);
+      this.batch.podDeleted(pod);
       const next = this.replacementOf(pod, this.answerRng);
       if (next?.afterGone) this.awaitingName.set(key, next.pod);
       else if (next) this.startSoon(this.create(next.pod, false));
@@ -160,12 +172,15 @@ export class Churn {
   }
 
   /** The kubelet starts a pod made in answer to a request a moment from now (churn's own pods wait for its operations). */
-  private startSoon(pod: SimObject | undefined): void {
+  private startSoon(pod: SimObject | undefined, started?: (pod: SimObject) => void): void {
     if (!pod || !rec(pod.spec).nodeName) return;
-    this.kubelets.start(podKey(pod), pod.metadata.uid ?? '', (p) => {
+    const key = podKey(pod);
+    this.kubelets.start(key, pod.metadata.uid ?? '', (p) => {
       if (rec(p.status).phase !== 'Pending' || p.metadata.deletionTimestamp) return;
       this.podStatus(p, this.answerRng);
       this.settle();
+      const now = this.store.table('pods')?.get(key);
+      if (now && started) started(now);
     });
   }
 
@@ -177,6 +192,7 @@ export class Churn {
    * replicas, a StatefulSet its highest ordinals. Each writes its status with the generation it has now seen.
    */
   answerUpdate(gr: string, before: SimObject, after: SimObject): void {
+    if (gr === 'jobs.batch') return this.batch.syncJob(after.metadata.namespace ?? '', after.metadata.name ?? '');
     if (JSON.stringify(before.spec) !== JSON.stringify(after.spec)) this.answerSpec(gr, after, before);
   }
 
@@ -187,6 +203,7 @@ export class Churn {
    */
   answerCreate(gr: string, o: SimObject): void {
     if (gr === 'pods') this.schedule(o);
+    else if (gr === 'jobs.batch') this.batch.syncJob(o.metadata.namespace ?? '', o.metadata.name ?? '');
     else this.answerSpec(gr, o);
   }
 
@@ -355,95 +372,6 @@ export class Churn {
       spec: { ...clone(rec(template.spec)), ...(node ? { nodeName: node.metadata.name } : {}) },
       status: node ? hostStatus(node) : {},
     };
-  }
-
-  /**
-   * The CronJob controller by the clock: at each minute a CronJob's schedule names, it makes a Job named
-   * `<cronjob>-<minutes since the epoch>` (not when suspended, nor, with Forbid, while one is active); the Job
-   * controller makes its pod, which runs `jobRunMs` and succeeds; the Job completes, and the oldest successful Jobs
-   * beyond successfulJobsHistoryLimit go, their pods with them. Runs with the heartbeats (and is off with them); the
-   * first call only starts the clock. Returns the Jobs made.
-   */
-  cronTick(now: number): number {
-    if (!this.heartbeats.enabled) return 0;
-    const minute = Math.floor(now / 60_000);
-    const from = this.cronMinute;
-    this.cronMinute = minute;
-    if (from === undefined || minute <= from) return 0;
-    let made = 0;
-    for (let m = Math.max(from + 1, minute - 4); m <= minute; m++) {
-      for (const key of [...(this.store.table('cronjobs.batch')?.keys() ?? [])]) if (this.fire(key, m, now)) made++;
-    }
-    return made;
-  }
-
-  /** The run at `minute` of the CronJob at `key`, if its schedule names it: its Job, and the Job's pod. */
-  private fire(key: string, minute: number, now: number): boolean {
-    const cj = this.store.table('cronjobs.batch')?.get(key);
-    if (!cj) return false;
-    const spec = rec(cj.spec);
-    const ns = cj.metadata.namespace ?? '';
-    const name = `${cj.metadata.name ?? ''}-${minute}`;
-    const active = recs(rec(cj.status).active);
-    if (spec.suspend === true || !scheduleNames(String(spec.schedule ?? ''), minute) || this.store.get('jobs.batch', ns, name)) return false;
-    if (spec.concurrencyPolicy === 'Forbid' && active.length > 0) return false;
-    const template = rec(spec.jobTemplate);
-    const job = this.store.create('jobs.batch', {
-      apiVersion: 'batch/v1', kind: 'Job',
-      metadata: {
-        name, namespace: ns, labels: { ...(rec(rec(template.metadata).labels) as Record<string, string>) },
-        annotations: { 'batch.kubernetes.io/cronjob-scheduled-timestamp': iso(minute * 60_000) },
-        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cj.metadata.name ?? '', uid: cj.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
-      },
-      spec: { parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed', ...clone(rec(template.spec)) },
-    }, ns);
-    this.events.controller(cj, 'cronjob-controller', 'SuccessfulCreate', `Created job ${name}`);
-    this.store.update('cronjobs.batch', { ...clone(cj), status: { ...rec(cj.status), active: [...active, { apiVersion: 'batch/v1', kind: 'Job', name, namespace: ns, uid: job.metadata.uid, resourceVersion: job.metadata.resourceVersion }], lastScheduleTime: iso(minute * 60_000) } }, { subresource: 'status' });
-    const pod = this.create(this.podFromTemplate(job, `${name}-${kubeSuffix(this.answerRng)}`, `${name}-`), false);
-    const at = iso(now);
-    this.store.update('jobs.batch', { ...clone(job), status: { active: 1, ready: 0, startTime: at, terminating: 0, uncountedTerminatedPods: {} } }, { subresource: 'status' });
-    if (pod) {
-      this.startSoon(pod);
-      this.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.jobPodSucceeded(p));
-    }
-    return true;
-  }
-
-  /** A Job's pod ran to its end: the pod Succeeded, its Job Complete, its CronJob told; old Jobs beyond the history go. */
-  private jobPodSucceeded(pod: SimObject): void {
-    const phase = rec(pod.status).phase;
-    if (pod.metadata.deletionTimestamp) return;
-    // Not started yet: it runs its time once it is.
-    if (phase === 'Pending') return this.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.jobPodSucceeded(p));
-    if (phase !== 'Running') return;
-    const at = this.now();
-    const done = stoppedPod(pod, at);
-    done.status = { ...rec(done.status), phase: 'Succeeded' };
-    this.store.update('pods', done, { subresource: 'status' });
-    const ref = pod.metadata.ownerReferences?.[0];
-    const ns = pod.metadata.namespace ?? '';
-    const job = ref?.kind === 'Job' ? this.store.get('jobs.batch', ns, ref.name) : undefined;
-    if (!job) return;
-    const when = iso(at);
-    const condition = (type: string): Rec => ({ type, status: 'True', lastProbeTime: when, lastTransitionTime: when, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' });
-    const status = rec(job.status);
-    this.store.update('jobs.batch', { ...clone(job), status: { conditions: [condition('SuccessCriteriaMet'), condition('Complete')], startTime: status.startTime, completionTime: when, succeeded: 1, terminating: 0, ready: 0, uncountedTerminatedPods: {} } }, { subresource: 'status' });
-    this.events.controller(job, 'job-controller', 'Completed', 'Job completed');
-    const cjRef = job.metadata.ownerReferences?.[0];
-    const cj = cjRef?.kind === 'CronJob' ? this.store.get('cronjobs.batch', ns, cjRef.name) : undefined;
-    if (!cj || cj.metadata.uid !== cjRef?.uid) return;
-    const active = recs(rec(cj.status).active).filter((a) => a.uid !== job.metadata.uid);
-    const { active: _was, ...rest } = rec(cj.status);
-    this.store.update('cronjobs.batch', { ...clone(cj), status: { ...rest, ...(active.length > 0 ? { active } : {}), lastSuccessfulTime: when } }, { subresource: 'status' });
-    this.events.controller(cj, 'cronjob-controller', 'SawCompletedJob', `Saw completed job: ${job.metadata.name ?? ''}, status: Complete`);
-    // The successful Jobs kept: the newest successfulJobsHistoryLimit, by their scheduled time.
-    const limit = Number(rec(cj.spec).successfulJobsHistoryLimit ?? 3);
-    const scheduled = (j: SimObject): number => Date.parse(j.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'] ?? j.metadata.creationTimestamp ?? '');
-    const succeeded = this.owned('jobs.batch', cj).filter((j) => recs(rec(j.status).conditions).some((c) => c.type === 'Complete' && c.status === 'True')).sort((a, b) => scheduled(a) - scheduled(b));
-    for (const old of succeeded.slice(0, Math.max(0, succeeded.length - limit))) {
-      this.store.delete('jobs.batch', ns, old.metadata.name ?? '', { propagationPolicy: 'Background' });
-      this.events.controller(cj, 'cronjob-controller', 'SuccessfulDelete', `Deleted job ${old.metadata.name ?? ''}`);
-    }
   }
 
   /** Applies `n` operations now; returns the number of watch events they produced. Same seed → same sequence. */
@@ -907,16 +835,4 @@ function newPodStatus(pod: SimObject, at: string): Rec {
     containerStatuses: recs(rec(pod.spec).containers).map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, started: false, restartCount: 0, state: {}, lastState: {} })),
     qosClass: 'Burstable',
   };
-}
-
-/**
- * Whether a cron schedule names the minute (minutes since the epoch, UTC): its minute and hour fields as `*`, a step
- * of `*` (every N), `N` or lists of those; its day, month and weekday fields `*` (another form never fires here).
- */
-export function scheduleNames(schedule: string, minute: number): boolean {
-  const fields = schedule.trim().split(/\s+/);
-  if (fields.length !== 5 || fields.slice(2).some((f) => f !== '*')) return false;
-  const fits = (field: string, value: number): boolean => field.split(',').some((part) => part === '*' || (part.startsWith('*/') ? value % Number(part.slice(2)) === 0 : Number(part) === value));
-  const date = new Date(minute * 60_000);
-  return fits(fields[0] ?? '', date.getUTCMinutes()) && fits(fields[1] ?? '', date.getUTCHours());
 }

@@ -281,7 +281,7 @@ describe('churn', () => {
 
   it('the CronJob clock: a Job at each scheduled minute (none while one is active, for Forbid), its pod run to success, old Jobs let go', async () => {
     const c = await cluster();
-    c.churn.jobRunMs = 500;
+    c.churn.batch.jobRunMs = 500;
     const cj = c.snapshot('cronjobs.batch').find((x) => /^\*\/\d+ \* \* \* \*$/.test(String((x.spec as { schedule: string }).schedule)))!;
     expect(cj, 'a CronJob every N minutes').toBeDefined();
     const ns = cj.metadata.namespace!;
@@ -292,10 +292,10 @@ describe('churn', () => {
     const completeBefore = jobsOf().filter(isComplete).length;
     // The first look starts the clock; the next scheduled minute makes a Job, the minutes between nothing.
     const next = (Math.floor(Date.now() / 60_000 / every) + 1) * every;
-    expect(c.churn.cronTick((next - 2) * 60_000)).toBe(0);
-    c.churn.cronTick((next - 1) * 60_000);
+    expect(c.churn.batch.cronTick((next - 2) * 60_000)).toBe(0);
+    c.churn.batch.cronTick((next - 1) * 60_000);
     expect(jobsOf().map((j) => j.metadata.name)).toEqual(before);
-    expect(c.churn.cronTick(next * 60_000)).toBeGreaterThanOrEqual(1);
+    expect(c.churn.batch.cronTick(next * 60_000)).toBeGreaterThanOrEqual(1);
     const job = c.store.get('jobs.batch', ns, `${cj.metadata.name}-${next}`)!;
     expect(job).toBeDefined();
     const uid = job.metadata.uid!;
@@ -310,7 +310,7 @@ describe('churn', () => {
     expect(cjStatus().active?.map((a) => a.uid)).toEqual([uid]);
     // Forbid (the generated CronJobs' policy): the next run waits while this one is active.
     expect((cj.spec as { concurrencyPolicy: string }).concurrencyPolicy).toBe('Forbid');
-    c.churn.cronTick((next + every) * 60_000);
+    c.churn.batch.cronTick((next + every) * 60_000);
     expect(c.store.get('jobs.batch', ns, `${cj.metadata.name}-${next + every}`)).toBeUndefined();
     // Its pod starts, runs, succeeds; the Job completes, the CronJob sees it; at most three successful Jobs stay.
     await vi.waitFor(() => {
@@ -327,7 +327,7 @@ describe('churn', () => {
     expect(c.snapshot('events').some((e) => e.reason === 'SuccessfulCreate' && e.message === `Created job ${job.metadata.name}`)).toBe(true);
     // Off with the heartbeats.
     c.churn.heartbeats.enabled = false;
-    expect(c.churn.cronTick((next + 10 * every) * 60_000)).toBe(0);
+    expect(c.churn.batch.cronTick((next + 10 * every) * 60_000)).toBe(0);
   });
 
   it('heartbeats: node Leases every 10 s, leader Leases every 2 s, each node\'s status every 5 minutes, by the clock', async () => {

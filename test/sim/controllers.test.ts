@@ -198,3 +198,81 @@ describe('kubectl on a member, answered by its controllers', () => {
     expect(revision(c.store.get('deployments.apps', ns, name))).toBe(revisionBefore);
   });
 });
+
+describe('the Job controller', () => {
+  type Job = SimObject & { status: { active?: number; succeeded?: number; failed?: number; ready?: number; startTime?: string; completionTime?: string; conditions?: Array<{ type: string; status: string; reason?: string }> } };
+  const job = (name: string): Job => c.store.get('jobs.batch', 'default', name) as Job;
+  const condition = (name: string, type: string): string | undefined => job(name).status.conditions?.find((x) => x.type === type)?.status;
+  const phases = (name: string): string[] => podsOf(job(name).metadata.uid).map((p) => p.status.phase ?? '').sort();
+  const reasons = (name: string): string[] => c.snapshot('events').filter((e) => (e.involvedObject as { name: string }).name === name).map((e) => String(e.reason));
+
+  async function apply(yaml: string): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-job-'));
+    try {
+      writeFileSync(join(dir, 'job.yaml'), yaml);
+      await ok(['apply', '-f', join(dir, 'job.yaml')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const jobYaml = (name: string, spec: string): string =>
+    `apiVersion: batch/v1\nkind: Job\nmetadata: {name: ${name}, namespace: default}\nspec:\n${spec}  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n`;
+
+  it('kubectl apply -f of a Job: its parallelism of pods at a time until its completions succeeded, then Complete (kubectl wait)', async () => {
+    c.churn.batch.jobRunMs = 1_000;
+    await apply(jobYaml('reindex', '  completions: 3\n  parallelism: 2\n'));
+    // Two pods at once, each with the Job's generated labels; the Job counts them.
+    expect(phases('reindex')).toEqual(['Pending', 'Pending']);
+    const uid = job('reindex').metadata.uid!;
+    expect(podsOf(uid)[0]!.metadata.labels).toMatchObject({ 'batch.kubernetes.io/controller-uid': uid, 'job-name': 'reindex' });
+    expect(job('reindex').status).toMatchObject({ active: 2, ready: 0 });
+    expect(job('reindex').status.startTime).toBeDefined();
+    expect((await ok(['get', 'job', 'reindex', '-n', 'default', '--no-headers'])).split(/\s+/)).toContain('0/3');
+    expect((await ok(['wait', '--for=condition=complete', 'job/reindex', '-n', 'default', '--timeout=30s'])).trim()).toBe('job.batch/reindex condition met');
+    // Three pods in all, each run to its end; no more once the completions are reached.
+    expect(phases('reindex')).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    expect(job('reindex').status).toMatchObject({ succeeded: 3, ready: 0, terminating: 0 });
+    expect(job('reindex').status.active).toBeUndefined();
+    expect(condition('reindex', 'SuccessCriteriaMet')).toBe('True');
+    expect(job('reindex').status.completionTime).toBeDefined();
+    expect((await ok(['get', 'job', 'reindex', '-n', 'default', '--no-headers'])).split(/\s+/)).toContain('3/3');
+    expect(reasons('reindex').filter((r) => r === 'SuccessfulCreate')).toHaveLength(3);
+    expect(reasons('reindex')).toContain('Completed');
+  });
+
+  it('a pod deleted before it ends counts as failed and is replaced, up to backoffLimit; then the Job Failed, its pods stopped', async () => {
+    c.churn.batch.jobRunMs = 60_000;
+    await apply(jobYaml('flaky', '  backoffLimit: 1\n'));
+    const first = podsOf(job('flaky').metadata.uid)[0]!;
+    await ok(['delete', 'pod', first.metadata.name!, '-n', 'default', '--wait=false']);
+    expect(job('flaky').status).toMatchObject({ failed: 1, active: 1 });
+    const second = podsOf(job('flaky').metadata.uid).find((p) => !p.metadata.deletionTimestamp && p.metadata.name !== first.metadata.name)!;
+    expect(second).toBeDefined();
+    expect(condition('flaky', 'Failed')).toBeUndefined();
+    await ok(['delete', 'pod', second.metadata.name!, '-n', 'default', '--wait=false']);
+    expect(job('flaky').status).toMatchObject({ failed: 2 });
+    expect(job('flaky').status.conditions?.find((x) => x.type === 'Failed')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
+    expect(job('flaky').status.active).toBeUndefined();
+    // No third pod; the two deleted ones go once their kubelets stopped them.
+    await vi.waitFor(() => expect(podsOf(job('flaky').metadata.uid)).toEqual([]), { timeout: 10_000, interval: 100 });
+    expect(reasons('flaky')).toContain('BackoffLimitExceeded');
+  });
+
+  it('suspended, a Job deletes its running pods and makes none; resumed, it starts them again', async () => {
+    c.churn.batch.jobRunMs = 60_000;
+    await apply(jobYaml('paused', '  parallelism: 2\n  completions: 4\n'));
+    expect(phases('paused')).toHaveLength(2);
+    await ok(['patch', 'job', 'paused', '-n', 'default', '--type=merge', '-p', '{"spec":{"suspend":true}}']);
+    expect(condition('paused', 'Suspended')).toBe('True');
+    expect(job('paused').status.active).toBeUndefined();
+    await vi.waitFor(() => expect(phases('paused')).toEqual([]), { timeout: 10_000, interval: 100 });
+    // Deleted by the controller: not failures.
+    expect(job('paused').status.failed).toBeUndefined();
+    await ok(['patch', 'job', 'paused', '-n', 'default', '--type=merge', '-p', '{"spec":{"suspend":false}}']);
+    expect(condition('paused', 'Suspended')).toBe('False');
+    expect(job('paused').status.active).toBe(2);
+    expect(reasons('paused')).toEqual(expect.arrayContaining(['Suspended', 'Resumed']));
+    await vi.waitFor(() => expect(job('paused').status.ready).toBe(2), { timeout: 10_000, interval: 100 });
+    await ok(['delete', 'job', 'paused', '-n', 'default', '--cascade=foreground', '--wait=false']);
+  });
+});

@@ -1,0 +1,238 @@
+// The batch controllers, as kube's run them. The Job controller keeps up to `parallelism` pods of a Job running until
+// `completions` of them have succeeded, replaces a pod deleted before it ended (counted as failed, up to
+// `backoffLimit`), deletes the running ones of a suspended Job, and completes the Job; each pod runs `jobRunMs` and
+// succeeds. The CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them
+// its pods' lives (BatchHost): how a pod is made, started and deleted.
+import type { ChurnEvents } from './churn-events.js';
+import { clone } from './deep-equal.js';
+import { iso } from './gen-meta.js';
+import { stoppedPod, type Kubelets } from './kubelet.js';
+import { kubeSuffix, type Rng } from './prng.js';
+import type { SimStore } from './store.js';
+import { rec, recs, type Rec, type SimObject } from './types.js';
+
+export interface BatchHost {
+  readonly store: SimStore;
+  readonly events: ChurnEvents;
+  readonly kubelets: Kubelets;
+  /** Draws the suffixes of the pods' names. */
+  readonly rng: Rng;
+  now(): number;
+  /** Whether the CronJob clock runs (it is off with churn's heartbeats). */
+  clockRuns(): boolean;
+  /** Makes a pod of `owner` from its template (scheduled, Pending) and has its kubelet start it soon, then `started`. */
+  makePod(owner: SimObject, name: string, generateName: string, started: (pod: SimObject) => void): SimObject | undefined;
+  /** A controller deletes one of its pods: marked, then finished by its kubelet a moment later. */
+  deletePod(pod: SimObject): void;
+  /** The objects of `gr` that `owner` controls. */
+  owned(gr: string, owner: SimObject): SimObject[];
+}
+
+/** kube's JobConditionType values this controller sets. */
+type Finished = 'Complete' | 'Failed';
+
+export class Batch {
+  /** How long a Job's pod runs, once started, before it succeeds. */
+  jobRunMs = 20_000;
+  /** The last minute the CronJob clock looked at (cronTick). */
+  private cronMinute: number | undefined;
+
+  constructor(private readonly h: BatchHost) {}
+
+  /**
+   * The Job controller's sync of the Job at `ns`/`name` (made, changed, or one of its pods started, ended or was
+   * deleted): pods made or deleted to match what it still needs, its status written, the Job finished when its pods
+   * have succeeded or it has failed too often.
+   */
+  syncJob(ns: string, name: string): void {
+    const job = this.h.store.get('jobs.batch', ns, name);
+    if (!job || job.metadata.deletionTimestamp || finished(job)) return;
+    const spec = rec(job.spec);
+    const status = rec(job.status);
+    const pods = this.h.owned('pods', job).filter((p) => !p.metadata.deletionTimestamp);
+    let active = pods.filter((p) => !ended(p));
+    const succeeded = Number(status.succeeded ?? 0);
+    const failed = Number(status.failed ?? 0);
+    const completions = spec.completions === undefined || spec.completions === null ? undefined : Number(spec.completions);
+    const parallelism = Number(spec.parallelism ?? 1);
+    const suspended = spec.suspend === true;
+    let outcome: { type: Finished; reason: string; message: string } | undefined;
+    if (failed > Number(spec.backoffLimit ?? 6)) outcome = { type: 'Failed', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+    else if (completions !== undefined ? succeeded >= completions : succeeded > 0 && active.length === 0) {
+      outcome = { type: 'Complete', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' };
+    }
+    // Without completions, the first success ends the work: the pods running finish, no new one starts.
+    const wanted = outcome || suspended ? 0 : Math.max(0, Math.min(parallelism, completions !== undefined ? completions - succeeded : succeeded > 0 ? 0 : parallelism));
+    for (const extra of active.slice(wanted)) this.h.deletePod(extra);
+    active = active.slice(0, wanted);
+    const jobName = job.metadata.name ?? '';
+    for (let i = active.length; i < wanted; i++) {
+      const pod = this.h.makePod(job, `${jobName}-${kubeSuffix(this.h.rng)}`, `${jobName}-`, (p) => this.started(p));
+      if (pod) active.push(pod);
+    }
+    const at = iso(this.h.now());
+    const wasSuspended = recs(status.conditions).some((c) => c.type === 'Suspended' && c.status === 'True');
+    let conditions = recs(status.conditions);
+    if (suspended !== wasSuspended && (suspended || conditions.some((c) => c.type === 'Suspended'))) {
+      conditions = [...conditions.filter((c) => c.type !== 'Suspended'), suspended ? condition('Suspended', at, 'JobSuspended', 'Job suspended') : condition('Suspended', at, 'JobResumed', 'Job resumed', 'False')];
+    }
+    // A Job resumed starts its clock again (kube resets startTime; activeDeadlineSeconds counts from there).
+    const startTime = wasSuspended && !suspended ? at : status.startTime ?? (suspended ? undefined : at);
+    if (outcome?.type === 'Complete') conditions.push(condition('SuccessCriteriaMet', at, outcome.reason, outcome.message));
+    else if (outcome) conditions.push(condition('FailureTarget', at, outcome.reason, outcome.message));
+    if (outcome) conditions.push(condition(outcome.type, at, outcome.reason, outcome.message));
+    const next: Rec = {
+      ...(conditions.length > 0 ? { conditions } : {}),
+      ...(startTime !== undefined ? { startTime } : {}),
+      ...(outcome?.type === 'Complete' ? { completionTime: at } : {}),
+      ...(active.length > 0 ? { active: active.length } : {}),
+      ...(succeeded > 0 ? { succeeded } : {}),
+      ...(failed > 0 ? { failed } : {}),
+      terminating: this.h.owned('pods', job).filter((p) => p.metadata.deletionTimestamp).length,
+      ready: active.filter((p) => recs(rec(p.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True')).length,
+      uncountedTerminatedPods: {},
+    };
+    if (JSON.stringify(next) !== JSON.stringify(job.status)) this.h.store.update('jobs.batch', { ...clone(job), status: next }, { subresource: 'status' });
+    if (suspended !== wasSuspended) this.h.events.controller(job, 'job-controller', suspended ? 'Suspended' : 'Resumed', suspended ? 'Job suspended' : 'Job resumed');
+    if (outcome) this.finish(job, outcome);
+  }
+
+  /**
+   * A pod of a Job was deleted over HTTP before it ended: the Job controller counts it failed (kube's pod failure
+   * policy default) and makes another while the Job is still under its backoff limit.
+   */
+  podDeleted(pod: SimObject): void {
+    const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
+    const ns = pod.metadata.namespace ?? '';
+    const job = ref && this.h.store.get('jobs.batch', ns, ref.name);
+    if (!job || job.metadata.uid !== ref?.uid || ended(pod) || finished(job)) return;
+    const status = rec(job.status);
+    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, failed: Number(status.failed ?? 0) + 1 } }, { subresource: 'status' });
+    this.syncJob(ns, ref.name);
+  }
+
+  /**
+   * The CronJob controller by the clock: at each minute a CronJob's schedule names, it makes a Job named
+   * `<cronjob>-<minutes since the epoch>` (not when suspended, nor, with Forbid, while one is active), which the Job
+   * controller runs. The first call only starts the clock; off while churn's heartbeats are. Returns the Jobs made.
+   */
+  cronTick(now: number): number {
+    if (!this.h.clockRuns()) return 0;
+    const minute = Math.floor(now / 60_000);
+    const from = this.cronMinute;
+    this.cronMinute = minute;
+    if (from === undefined || minute <= from) return 0;
+    let made = 0;
+    for (let m = Math.max(from + 1, minute - 4); m <= minute; m++) {
+      for (const key of [...(this.h.store.table('cronjobs.batch')?.keys() ?? [])]) if (this.fire(key, m)) made++;
+    }
+    return made;
+  }
+
+  /** The run at `minute` of the CronJob at `key`, if its schedule names it: its Job, started. */
+  private fire(key: string, minute: number): boolean {
+    const cj = this.h.store.table('cronjobs.batch')?.get(key);
+    if (!cj) return false;
+    const spec = rec(cj.spec);
+    const ns = cj.metadata.namespace ?? '';
+    const name = `${cj.metadata.name ?? ''}-${minute}`;
+    const active = recs(rec(cj.status).active);
+    if (spec.suspend === true || !scheduleNames(String(spec.schedule ?? ''), minute) || this.h.store.get('jobs.batch', ns, name)) return false;
+    if (spec.concurrencyPolicy === 'Forbid' && active.length > 0) return false;
+    const template = rec(spec.jobTemplate);
+    const job = this.h.store.create('jobs.batch', {
+      apiVersion: 'batch/v1', kind: 'Job',
+      metadata: {
+        name, namespace: ns, labels: { ...(rec(rec(template.metadata).labels) as Record<string, string>) },
+        annotations: { 'batch.kubernetes.io/cronjob-scheduled-timestamp': iso(minute * 60_000) },
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: cj.metadata.name ?? '', uid: cj.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed', ...clone(rec(template.spec)) },
+    }, ns);
+    this.h.events.controller(cj, 'cronjob-controller', 'SuccessfulCreate', `Created job ${name}`);
+    this.h.store.update('cronjobs.batch', { ...clone(cj), status: { ...rec(cj.status), active: [...active, { apiVersion: 'batch/v1', kind: 'Job', name, namespace: ns, uid: job.metadata.uid, resourceVersion: job.metadata.resourceVersion }], lastScheduleTime: iso(minute * 60_000) } }, { subresource: 'status' });
+    this.syncJob(ns, name);
+    return true;
+  }
+
+  /** A Job's pod started: its Job counts it ready, and it runs `jobRunMs` to its end. */
+  private started(pod: SimObject): void {
+    this.syncOwner(pod);
+    this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.succeeded(p));
+  }
+
+  /** A Job's pod ran to its end: the pod Succeeded, its Job counts it. */
+  private succeeded(pod: SimObject): void {
+    if (pod.metadata.deletionTimestamp || rec(pod.status).phase !== 'Running') return;
+    const done = stoppedPod(pod, this.h.now());
+    done.status = { ...rec(done.status), phase: 'Succeeded' };
+    this.h.store.update('pods', done, { subresource: 'status' });
+    const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
+    const job = ref && this.h.store.get('jobs.batch', pod.metadata.namespace ?? '', ref.name);
+    if (!job || job.metadata.uid !== ref?.uid || finished(job)) return;
+    const status = rec(job.status);
+    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, succeeded: Number(status.succeeded ?? 0) + 1 } }, { subresource: 'status' });
+    this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
+  }
+
+  private syncOwner(pod: SimObject): void {
+    const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
+    if (ref) this.syncJob(pod.metadata.namespace ?? '', ref.name);
+  }
+
+  /** A Job finished: its event, and its CronJob (if any) told, the Jobs beyond its history limits let go. */
+  private finish(job: SimObject, outcome: { type: Finished; reason: string; message: string }): void {
+    if (outcome.type === 'Complete') this.h.events.controller(job, 'job-controller', 'Completed', 'Job completed');
+    else this.h.events.controller(job, 'job-controller', outcome.reason, outcome.message);
+    const ns = job.metadata.namespace ?? '';
+    const cjRef = job.metadata.ownerReferences?.find((r) => r.kind === 'CronJob');
+    const cj = cjRef && this.h.store.get('cronjobs.batch', ns, cjRef.name);
+    if (!cj || cj.metadata.uid !== cjRef?.uid) return;
+    const when = iso(this.h.now());
+    const active = recs(rec(cj.status).active).filter((a) => a.uid !== job.metadata.uid);
+    const { active: _was, ...rest } = rec(cj.status);
+    this.h.store.update('cronjobs.batch', { ...clone(cj), status: { ...rest, ...(active.length > 0 ? { active } : {}), ...(outcome.type === 'Complete' ? { lastSuccessfulTime: when } : {}) } }, { subresource: 'status' });
+    this.h.events.controller(cj, 'cronjob-controller', 'SawCompletedJob', `Saw completed job: ${job.metadata.name ?? ''}, status: ${outcome.type}`);
+    // The finished Jobs kept: the newest successfulJobsHistoryLimit and failedJobsHistoryLimit, by scheduled time.
+    const scheduled = (j: SimObject): number => Date.parse(j.metadata.annotations?.['batch.kubernetes.io/cronjob-scheduled-timestamp'] ?? j.metadata.creationTimestamp ?? '');
+    const spec = rec(cj.spec);
+    for (const [type, limit] of [['Complete', Number(spec.successfulJobsHistoryLimit ?? 3)], ['Failed', Number(spec.failedJobsHistoryLimit ?? 1)]] as const) {
+      const done = this.h.owned('jobs.batch', cj).filter((j) => finished(j) === type).sort((a, b) => scheduled(a) - scheduled(b));
+      for (const old of done.slice(0, Math.max(0, done.length - limit))) {
+        this.h.store.delete('jobs.batch', ns, old.metadata.name ?? '', { propagationPolicy: 'Background' });
+        this.h.events.controller(cj, 'cronjob-controller', 'SuccessfulDelete', `Deleted job ${old.metadata.name ?? ''}`);
+      }
+    }
+  }
+}
+
+/** How a Job ended (its Complete or Failed condition is True), if it has. */
+function finished(job: SimObject): Finished | undefined {
+  const c = recs(rec(job.status).conditions).find((x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True');
+  return c?.type as Finished | undefined;
+}
+
+function ended(pod: SimObject): boolean {
+  const phase = rec(pod.status).phase;
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+function condition(type: string, at: string, reason: string, message: string, status = 'True'): Rec {
+  return { type, status, lastProbeTime: at, lastTransitionTime: at, reason, message };
+}
+
+function podKey(pod: SimObject): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+}
+
+/**
+ * Whether a cron schedule names the minute (minutes since the epoch, UTC): its minute and hour fields as `*`, a step
+ * of `*` (every N), `N` or lists of those; its day, month and weekday fields `*` (another form never fires here).
+ */
+export function scheduleNames(schedule: string, minute: number): boolean {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== 5 || fields.slice(2).some((f) => f !== '*')) return false;
+  const fits = (field: string, value: number): boolean => field.split(',').some((part) => part === '*' || (part.startsWith('*/') ? value % Number(part.slice(2)) === 0 : Number(part) === value));
+  const date = new Date(minute * 60_000);
+  return fits(fields[0] ?? '', date.getUTCMinutes()) && fits(fields[1] ?? '', date.getUTCHours());
+}
