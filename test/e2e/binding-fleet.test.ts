@@ -1,6 +1,7 @@
 // End to end: the built bundle in `binding` mode syncs simulated members over TLS+token; kubectl and client-node use it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as k8s from '@kubernetes/client-node';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
@@ -160,6 +161,32 @@ describe('kubectl through the bundle', () => {
         expect(want.split('\n')).toHaveLength(replicas(d) + 2);
         expect(await podsOn(ours)).toBe(want);
       }, { timeout: 30_000, interval: 500 });
+    } finally {
+      member.dispose();
+      ours.dispose();
+    }
+  });
+
+  it("a Job applied on a member runs there, and kubectl wait --for=condition=complete through clusterpedia sees it end", async () => {
+    const c = f.fleet.clusters[0]!;
+    c.churn.batch.jobRunMs = 1_000;
+    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
+    const file = join(f.dir, 'job.yaml');
+    writeFileSync(file, 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: e2e-backfill, namespace: default}\nspec:\n  completions: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n');
+    try {
+      const applied = await member.run(['apply', '-f', file]);
+      expect(applied.code, applied.stderr).toBe(0);
+      // kubectl wait lists and watches the one Job by name (a field selector) through clusterpedia's cluster path.
+      const waited = await ours.run(['wait', '--for=condition=complete', 'job/e2e-backfill', '-n', 'default', '--timeout=60s']);
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(waited.stdout.trim()).toBe('job.batch/e2e-backfill condition met');
+      const row = await ours.ok(['get', 'job', 'e2e-backfill', '-n', 'default', '--no-headers']);
+      expect(row.split(/\s+/)).toContain('2/2');
+      await vi.waitFor(async () => {
+        const phases = await ours.ok(['get', 'pods', '-n', 'default', '-l', 'job-name=e2e-backfill', '-o', 'jsonpath={.items[*].status.phase}']);
+        expect(phases.trim()).toBe('Succeeded Succeeded');
+      }, { timeout: 15_000, interval: 300 });
     } finally {
       member.dispose();
       ours.dispose();
