@@ -7,6 +7,8 @@ import { iso } from './gen-meta.js';
 import { imageDigest, POD_ADDRESSES, podAddress } from './gen-pods.js';
 import { Batch } from './batch.js';
 import { Heartbeats } from './heartbeats.js';
+import { matchLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
+import { selectorString } from './scale.js';
 import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import type { SimStore } from './store.js';
@@ -213,6 +215,7 @@ export class Churn {
     const ns = after.metadata.namespace ?? '';
     const name = after.metadata.name ?? '';
     if ((!OWNER_GR[kind] && kind !== 'Deployment') || after.metadata.deletionTimestamp) return;
+    this.adopt(kind === 'Deployment' ? 'replicasets.apps' : 'pods', after);
     const replicas = Number(rec(after.spec).replicas ?? 1);
     if (gr === 'deployments.apps') this.answerDeployment(after, replicas);
     else if (gr === 'replicasets.apps') this.scaleReplicaSetPods(after, replicas);
@@ -221,6 +224,32 @@ export class Churn {
     this.unsettle(kind, ns, name);
     this.settle();
     if (gr === 'deployments.apps') this.syncDeployment(ns, name, this.now());
+  }
+
+  /**
+   * kube's controllers adopt the orphans their selector matches (ControllerRefManager): an object of `gr` in the
+   * owner's namespace with no controller gets the owner as its controller. Those looked at are named after the owner,
+   * as it would have made them: a Deployment's ReplicaSets left by `kubectl delete --cascade=orphan` and the
+   * Deployment applied again, their pods with a ReplicaSet's.
+   */
+  private adopt(gr: string, owner: SimObject): void {
+    let selector: LabelSelector;
+    try {
+      selector = parseLabelSelector(selectorString(rec(rec(owner.spec).selector)));
+    } catch {
+      return;
+    }
+    const table = this.store.table(gr);
+    // An empty selector adopts nothing (kube refuses one for these kinds).
+    if (selector.length === 0 || !table) return;
+    const ref = { apiVersion: owner.apiVersion ?? 'apps/v1', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+    for (const key of [...table.keys(`${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}-`)]) {
+      const o = table.get(key);
+      if (!o || o.metadata.deletionTimestamp || o.metadata.ownerReferences?.some((r) => r.controller === true) || !matchLabels(selector, o.metadata.labels)) continue;
+      const next = clone(o);
+      next.metadata.ownerReferences = [...(o.metadata.ownerReferences ?? []), ref];
+      this.store.update(gr, next);
+    }
   }
 
   /**

@@ -42,7 +42,7 @@ export function writeScale(store: SimStore, gr: string, current: SimObject, inpu
  * metav1.FormatLabelSelector: each requirement (matchLabels as `k=v`, then the expressions) as kube's selector prints
  * it, sorted by key as its Add sorts them, a set's values sorted.
  */
-function selectorString(selector: Record<string, unknown>): string {
+export function selectorString(selector: Record<string, unknown>): string {
   const parts: Array<[key: string, text: string]> = Object.entries(rec(selector.matchLabels)).map(([k, v]) => [k, `${k}=${String(v)}`]);
   for (const e of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : []) {
     const { key, operator, values } = rec(e);

@@ -42,6 +42,8 @@ export class SimStore {
   private held: ChangeEvent[] | undefined;
   private delivered: number;
   private readonly defListeners = new Set<(removed: string[]) => void>();
+  /** Namespaces whose contents the namespace controller is deleting (deleteNamespace): no orphaning there. */
+  private readonly finishing = new Set<string>();
   private readonly now: () => number;
   private readonly seed: number;
   private readonly cluster: string;
@@ -237,6 +239,9 @@ export class SimStore {
       this.commit(gr, 'MODIFIED', key, next, old);
       return next;
     }
+    // kube's garbage collector takes the owner's reference off each dependent before the owner goes (its orphan
+    // finalizer); inside a namespace being deleted they all go anyway.
+    if (opts.propagationPolicy === 'Orphan' && !this.finishing.has(old.metadata.namespace ?? '')) this.orphanDependents(gr, old);
     const gone = clone(old);
     this.commit(gr, 'DELETED', key, gone, old);
     this.afterDelete(gr, gone, opts.propagationPolicy);
@@ -295,20 +300,44 @@ export class SimStore {
   }
 
   /** Garbage collection of dependents (done at once, where kube's collector does it in the background). */
-  private afterDelete(_gr: string, owner: SimObject, propagationPolicy: string | undefined): void {
+  private afterDelete(gr: string, owner: SimObject, propagationPolicy: string | undefined): void {
     const ns = owner.metadata.namespace;
     if (ns) this.maybeFinishNamespace(ns);
-    if (propagationPolicy === 'Orphan' || !ns || !owner.metadata.uid) return;
-    const targets = DEPENDENTS[owner.kind ?? ''] ?? (this.defs.get(_gr)?.custom ? [...this.tables.keys()] : []);
+    if (propagationPolicy === 'Orphan' || !ns) return;
+    for (const [depGr, name] of this.dependents(gr, owner)) {
+      if (this.tables.get(depGr)?.get(objectKey(ns, name))) this.delete(depGr, ns, name, { ...(propagationPolicy ? { propagationPolicy } : {}) });
+    }
+  }
+
+  /** Each dependent of `owner` loses its reference to it (kube's orphaning): it stays, with no owner or another. */
+  private orphanDependents(gr: string, owner: SimObject): void {
+    const ns = owner.metadata.namespace ?? '';
+    for (const [depGr, name] of this.dependents(gr, owner)) {
+      const key = objectKey(ns, name);
+      const was = this.tables.get(depGr)?.get(key);
+      if (!was) continue;
+      const next = clone(was);
+      const refs = (was.metadata.ownerReferences ?? []).filter((r) => r.uid !== owner.metadata.uid);
+      if (refs.length > 0) next.metadata.ownerReferences = refs;
+      else delete next.metadata.ownerReferences;
+      this.commit(depGr, 'MODIFIED', key, next, was);
+    }
+  }
+
+  /** The namespaced objects that name `owner` (of `gr`) among their owners, as [group-resource, name]. */
+  private dependents(gr: string, owner: SimObject): Array<[string, string]> {
+    const ns = owner.metadata.namespace;
+    if (!ns || !owner.metadata.uid) return [];
+    const targets = DEPENDENTS[owner.kind ?? ''] ?? (this.defs.get(gr)?.custom ? [...this.tables.keys()] : []);
+    const out: Array<[string, string]> = [];
     for (const depGr of targets) {
       const table = this.tables.get(depGr);
       if (!table?.def.namespaced) continue;
       // Controllers name their pods after themselves; scanning that prefix avoids building the whole namespace.
       const prefix = depGr === 'pods' && owner.kind !== 'Job' ? `${ns}/${owner.metadata.name ?? ''}-` : `${ns}/`;
-      const dependents: string[] = [];
-      for (const [, o] of table.entries('', prefix)) if (o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) dependents.push(o.metadata.name ?? '');
-      for (const name of dependents) if (table.get(objectKey(ns, name))) this.delete(depGr, ns, name, { ...(propagationPolicy ? { propagationPolicy } : {}) });
+      for (const [, o] of table.entries('', prefix)) if (o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push([depGr, o.metadata.name ?? '']);
     }
+    return out;
   }
 
   private deleteNamespace(old: SimObject): SimObject {
@@ -322,12 +351,17 @@ export class SimStore {
       this.commit('namespaces', 'MODIFIED', name, ns, old);
     }
     // The namespace controller's work, done at once: delete everything in it, then the namespace when empty.
-    for (const [gr, table] of this.tables) {
-      if (!table.def.namespaced) continue;
-      for (const key of [...table.keys(`${name}/`)]) {
-        const o = table.get(key);
-        if (o && !o.metadata.deletionTimestamp) this.delete(gr, name, o.metadata.name ?? '', { propagationPolicy: 'Orphan' });
+    this.finishing.add(name);
+    try {
+      for (const [gr, table] of this.tables) {
+        if (!table.def.namespaced) continue;
+        for (const key of [...table.keys(`${name}/`)]) {
+          const o = table.get(key);
+          if (o && !o.metadata.deletionTimestamp) this.delete(gr, name, o.metadata.name ?? '', { propagationPolicy: 'Orphan' });
+        }
       }
+    } finally {
+      this.finishing.delete(name);
     }
     this.maybeFinishNamespace(name);
     return clone(this.tables.get('namespaces')?.get(name) ?? ns);

@@ -199,6 +199,39 @@ describe('kubectl on a member, answered by its controllers', () => {
   });
 });
 
+describe('orphans', () => {
+  it('kubectl delete --cascade=orphan leaves the ReplicaSet and its pods without the owner; applied again, the Deployment adopts them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-orphan-'));
+    const file = join(dir, 'app.yaml');
+    writeFileSync(file, 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: keeper, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: keeper}}\n  template:\n    metadata: {labels: {app: keeper}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27"}]\n');
+    try {
+      await ok(['apply', '-f', file]);
+      const first = c.store.get('deployments.apps', 'default', 'keeper')!;
+      const [rs] = setsOf(first);
+      const pods = await settled(rs!.metadata.uid, 2);
+      expect((await ok(['delete', 'deployment', 'keeper', '-n', 'default', '--cascade=orphan'])).trim()).toBe('deployment.apps "keeper" deleted');
+      // The ReplicaSet stays, no longer owned, and keeps its pods running.
+      const left = c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!;
+      expect(left.metadata.uid).toBe(rs!.metadata.uid);
+      expect(left.metadata.ownerReferences).toBeUndefined();
+      expect(podsOf(rs!.metadata.uid).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
+      // Applied again: the new Deployment adopts it (same template, so no rollout and no new pod).
+      await ok(['apply', '-f', file]);
+      const again = c.store.get('deployments.apps', 'default', 'keeper')!;
+      expect(again.metadata.uid).not.toBe(first.metadata.uid);
+      expect(setsOf(again).map((x) => x.metadata.uid)).toEqual([rs!.metadata.uid]);
+      expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'keeper', uid: again.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+      expect((await settled(rs!.metadata.uid, 2)).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
+      expect((await ok(['rollout', 'status', 'deployment/keeper', '-n', 'default', '--timeout=10s'])).trim()).toBe('deployment "keeper" successfully rolled out');
+      // Deleted in the background this time: the ReplicaSet and its pods go with it.
+      await ok(['delete', 'deployment', 'keeper', '-n', 'default']);
+      expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the Job controller', () => {
   type Job = SimObject & { status: { active?: number; succeeded?: number; failed?: number; ready?: number; startTime?: string; completionTime?: string; conditions?: Array<{ type: string; status: string; reason?: string }> } };
   const job = (name: string): Job => c.store.get('jobs.batch', 'default', name) as Job;
