@@ -35,6 +35,8 @@ export class Churn {
   private readonly kubelets: Kubelets;
   /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
   private readonly deadlines = new Map<string, number>();
+  /** Deployments whose RollingUpdate, asked for over HTTP, is under way (rollStep), by key. */
+  private readonly rolling = new Set<string>();
   /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
   private readonly awaitingName = new Map<string, SimObject>();
   /** Draws the relabel operations, apart from `rng`: the other operations' sequence is the same with them or without. */
@@ -345,8 +347,53 @@ export class Churn {
     const now = this.store.get('deployments.apps', ns, deploy.metadata.name ?? '') ?? deploy;
     const latest = String(revisionOf(target));
     if (now.metadata.annotations?.['deployment.kubernetes.io/revision'] !== latest) this.store.update('deployments.apps', withRevision(now, latest));
+    // Old ReplicaSets with replicas (a new template, or a rollout under way): a RollingUpdate goes step by step.
+    const key = `${ns}/${deploy.metadata.name ?? ''}`;
+    const rolling = rec(rec(deploy.spec).strategy).type !== 'Recreate';
+    if (rolling && (this.rolling.has(key) || sets.some((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0))) {
+      this.rolling.add(key);
+      this.rollStep(ns, deploy.metadata.name ?? '');
+      return;
+    }
     this.answerScale(target, replicas, deploy);
     for (const rs of sets) if (rs.metadata.uid !== target.metadata.uid) this.answerScale(rs, 0, deploy);
+  }
+
+  /**
+   * One step of a Deployment's RollingUpdate, as kube's rolloutRolling takes it: the newest ReplicaSet up by what
+   * maxSurge leaves room for, then the old ones (oldest first) down by what maxUnavailable allows with the new pods not
+   * yet available. Each pod that starts or goes takes it a step on (settle), until the newest ReplicaSet has every
+   * replica and the old ones none. A paused Deployment waits.
+   */
+  private rollStep(ns: string, name: string): void {
+    const key = `${ns}/${name}`;
+    const deploy = this.store.get('deployments.apps', ns, name);
+    const target = deploy && !deploy.metadata.deletionTimestamp ? this.currentReplicaSet(deploy) : undefined;
+    if (!deploy || !target) {
+      this.rolling.delete(key);
+      return;
+    }
+    if (rec(deploy.spec).paused === true) return;
+    const replicas = Number(rec(deploy.spec).replicas ?? 1);
+    const { surge, unavailable } = rollingBounds(deploy, replicas);
+    const revisionOf = (o: SimObject): number => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
+    const olds = this.owned('replicasets.apps', deploy).filter((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0).sort((a, b) => revisionOf(a) - revisionOf(b));
+    const oldCount = (): number => olds.reduce((n, rs) => n + specReplicas(this.store.get('replicasets.apps', ns, rs.metadata.name ?? '') ?? rs), 0);
+    let count = specReplicas(target);
+    const up = count > replicas ? replicas : Math.min(replicas, count + Math.max(0, replicas + surge - count - oldCount()));
+    if (up !== count) this.answerScale(target, up, deploy);
+    count = up;
+    const fresh = this.store.get('replicasets.apps', ns, target.metadata.name ?? '') ?? target;
+    const newUnavailable = Math.max(0, count - Number(rec(fresh.status).availableReplicas ?? 0));
+    let down = count + oldCount() - (replicas - unavailable) - newUnavailable;
+    for (const rs of olds) {
+      if (down <= 0) break;
+      const now = this.store.get('replicasets.apps', ns, rs.metadata.name ?? '') ?? rs;
+      const by = Math.min(down, specReplicas(now));
+      this.answerScale(now, specReplicas(now) - by, deploy);
+      down -= by;
+    }
+    if (count === replicas && oldCount() === 0) this.rolling.delete(key);
   }
 
   /** A ReplicaSet makes pods (like one of its own, else from its template) or deletes its newest, to `replicas`. */
@@ -601,7 +648,7 @@ export class Churn {
    * Deployment above a ReplicaSet sums its ReplicaSets; each with the generation it has now seen, and none where
    * nothing changed.
    */
-  private settle(): void {
+  private settle(depth = 0): void {
     const deployments = new Map<string, [namespace: string, name: string]>();
     for (const [kind, ns, name] of this.unsettled.values()) {
       const gr = OWNER_GR[kind] as string;
@@ -615,6 +662,15 @@ export class Churn {
     }
     this.unsettled.clear();
     for (const [ns, name] of deployments.values()) this.syncDeployment(ns, name, this.now());
+    // A rollout under way takes its next step with the counts just written; what that step changed is settled in turn
+    // (a few passes at most: the pods it makes are not available yet, so the next step waits for them).
+    const rolling = [...deployments.keys()].filter((key) => this.rolling.has(key));
+    if (rolling.length === 0 || depth >= 3) return;
+    for (const key of rolling) {
+      const slash = key.indexOf('/');
+      this.rollStep(key.slice(0, slash), key.slice(slash + 1));
+    }
+    if (this.unsettled.size > 0) this.settle(depth + 1);
   }
 
   /**
@@ -782,6 +838,25 @@ export class Churn {
     const pod = this.pick('pods');
     if (pod && !pod.metadata.deletionTimestamp && rec(pod.spec).nodeName) this.events.kubeletWarning(pod);
   }
+}
+
+function specReplicas(o: SimObject): number {
+  return Number(rec(o.spec).replicas ?? 0);
+}
+
+/**
+ * A RollingUpdate's maxSurge and maxUnavailable for `replicas` (kube's ResolveFenceposts): a percentage rounds up for
+ * the surge and down for the unavailable; both 0 leaves one unavailable.
+ */
+function rollingBounds(deploy: SimObject, replicas: number): { surge: number; unavailable: number } {
+  const params = rec(rec(rec(deploy.spec).strategy).rollingUpdate);
+  const resolve = (v: unknown, fallback: string, round: (x: number) => number): number => {
+    const s = String(v ?? fallback);
+    return s.endsWith('%') ? round((Number(s.slice(0, -1)) * replicas) / 100) : Number(s);
+  };
+  const surge = resolve(params.maxSurge, '25%', Math.ceil);
+  const unavailable = resolve(params.maxUnavailable, '25%', Math.floor);
+  return surge === 0 && unavailable === 0 ? { surge, unavailable: 1 } : { surge, unavailable };
 }
 
 function podKey(pod: SimObject): string {

@@ -42,6 +42,11 @@ export class ClusterStoreApi {
     return [...table.entries('', prefix)].map(([, o]) => read(o));
   }
 
+  /** Calls `fn` after each change, as watchers are told of it; returns what stops that. */
+  onChange(fn: () => void): () => void {
+    return this.store.onChange(() => fn());
+  }
+
   /** The newest revision watchers have been given (below `revision` while delivery is held). */
   get deliveredRevision(): number {
     return this.store.deliveredRevision;

@@ -41,7 +41,7 @@ async function settled(uid: string | undefined, n: number): Promise<Pod[]> {
     expect(pods).toHaveLength(n);
     expect(pods.filter((p) => p.metadata.deletionTimestamp || p.status.phase !== 'Running' || !ready(p)).map((p) => `${p.metadata.name} ${p.status.phase} ${JSON.stringify(p.status.containerStatuses?.map((s) => s.ready))}`)).toEqual([]);
     expect(controllerCountProblems(c.snapshot('pods'), controllers())).toEqual([]);
-  }, { timeout: 10_000, interval: 100 });
+  }, { timeout: 30_000, interval: 100 });
   return podsOf(uid);
 }
 
@@ -158,12 +158,30 @@ describe('kubectl on a member, answered by its controllers', () => {
     const name = d.metadata.name!;
     const n = replicas(d);
     const before = setsOf(d).map((x) => x.metadata.name);
+    const old = setsOf(d).find((x) => replicas(x) > 0)!;
+    // Through the rollout, after each change: the ReplicaSets' replicas in all, and the ready pods not being deleted.
+    let most = 0;
+    let fewest = Infinity;
+    const unwatch = c.store.onChange(() => {
+      const sets = setsOf(d);
+      most = Math.max(most, sets.reduce((k, rs) => k + replicas(rs), 0));
+      fewest = Math.min(fewest, sets.flatMap((rs) => podsOf(rs.metadata.uid)).filter((p) => !p.metadata.deletionTimestamp && ready(p)).length);
+    });
     await ok(['rollout', 'restart', `deployment/${name}`, '-n', ns]);
     const restarted = setsOf(d).find((x) => !before.includes(x.metadata.name))!;
-    expect(replicas(restarted)).toBe(n);
-    expect(setsOf(d).filter((x) => x.metadata.uid !== restarted.metadata.uid && replicas(x) > 0)).toEqual([]);
+    // Surge by surge (the default 25 %): the new ReplicaSet gets what maxSurge allows, the old one gives up what
+    // maxUnavailable does, until the new pods are available.
+    const surge = Math.ceil(n / 4);
+    expect(replicas(restarted)).toBe(surge);
+    expect(replicas(c.store.get('replicasets.apps', ns, old.metadata.name!)!)).toBe(n - Math.floor(n / 4));
+    const watched = await ok(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=60s']);
+    expect(watched).toMatch(new RegExp(`Waiting for deployment "${name}" rollout to finish: \\d+ (out of ${n} new replicas have been updated|old replicas are pending termination)`));
+    expect(watched.trim().split('\n').at(-1)).toBe(`deployment "${name}" successfully rolled out`);
     await settled(restarted.metadata.uid, n);
-    expect((await ok(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=10s'])).trim()).toBe(`deployment "${name}" successfully rolled out`);
+    unwatch();
+    expect(setsOf(d).filter((x) => x.metadata.uid !== restarted.metadata.uid && replicas(x) > 0)).toEqual([]);
+    expect(most).toBe(n + surge);
+    expect(fewest).toBe(n - Math.floor(n / 4));
 
     const container = ((d.spec as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers[0]!).name;
     await ok(['set', 'image', `deployment/${name}`, '-n', ns, `${container}=registry.example.com/app:2.0`]);
@@ -177,9 +195,9 @@ describe('kubectl on a member, answered by its controllers', () => {
     await ok(['rollout', 'undo', `deployment/${name}`, '-n', ns]);
     expect(setsOf(d)).toHaveLength(count);
     const back = c.store.get('replicasets.apps', ns, restarted.metadata.name!)!;
-    expect(replicas(back)).toBe(n);
     expect(Number(revision(back))).toBe(Number(revision(imaged)) + 1);
     await settled(back.metadata.uid, n);
+    expect(replicas(c.store.get('replicasets.apps', ns, restarted.metadata.name!)!)).toBe(n);
     const history = await ok(['rollout', 'history', `deployment/${name}`, '-n', ns]);
     expect(history).not.toMatch(new RegExp(`^${revision(restarted)}\\s`, 'm'));
     expect(history).toMatch(new RegExp(`^${revision(back)}\\s`, 'm'));
@@ -189,7 +207,7 @@ describe('kubectl on a member, answered by its controllers', () => {
     expect(setsOf(d)).toHaveLength(count);
     await ok(['rollout', 'resume', `deployment/${name}`, '-n', ns]);
     expect(setsOf(d)).toHaveLength(count + 1);
-    await settled(setsOf(d).find((x) => replicas(x) > 0)?.metadata.uid, n);
+    await settled(setsOf(d).sort((a, b) => Number(revision(b)) - Number(revision(a)))[0]?.metadata.uid, n);
     // Applying the Deployment as it is changes nothing: no rollout.
     const r = await ok(['get', 'deployment', name, '-n', ns, '-o', 'json']);
     const revisionBefore = revision(c.store.get('deployments.apps', ns, name));
