@@ -35,6 +35,8 @@ export class Churn {
   private readonly kubelets: Kubelets;
   /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
   private readonly deadlines = new Map<string, number>();
+  /** StatefulSets whose pods are not all at their update revision (stsStep), by key. */
+  private readonly stsRolling = new Set<string>();
   /** Deployments whose RollingUpdate, asked for over HTTP, is under way (rollStep), by key. */
   private readonly rolling = new Set<string>();
   /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
@@ -221,7 +223,7 @@ export class Churn {
     const replicas = Number(rec(after.spec).replicas ?? 1);
     if (gr === 'deployments.apps') this.answerDeployment(after, replicas);
     else if (gr === 'replicasets.apps') this.scaleReplicaSetPods(after, replicas);
-    else if (gr === 'statefulsets.apps') this.scaleStatefulSetPods(after, replicas);
+    else if (gr === 'statefulsets.apps') this.answerStatefulSet(after, replicas, before);
     else if (gr === 'daemonsets.apps') this.answerDaemonSet(after, before === undefined || !deepEqual(rec(before.spec).template, rec(after.spec).template));
     this.unsettle(kind, ns, name);
     this.settle();
@@ -413,16 +415,88 @@ export class Churn {
     const ns = sts.metadata.namespace ?? '';
     const name = sts.metadata.name ?? '';
     const mine = this.owned('pods', sts).filter((p) => !p.metadata.deletionTimestamp);
-    const ordinal = (p: SimObject): number => Number((p.metadata.name ?? '').slice(name.length + 1));
-    for (const p of mine) if (ordinal(p) >= replicas) this.deleteByController(podKey(p));
+    for (const p of mine) if (ordinalOf(sts, p) >= replicas) this.deleteByController(podKey(p));
     for (let i = 0; i < replicas; i++) {
       const podName = `${name}-${i}`;
       if (this.store.get('pods', ns, podName) || this.awaitingName.has(`${ns}/${podName}`)) continue;
-      const like = mine[0];
-      const made = like ? podFrom(like, podName) : this.podFromTemplate(sts, podName);
-      made.metadata.labels = { ...(made.metadata.labels ?? {}), 'apps.kubernetes.io/pod-index': String(i), 'statefulset.kubernetes.io/pod-name': podName };
-      made.spec = { ...rec(made.spec), hostname: podName };
-      this.startSoon(this.create(made, false));
+      this.startSoon(this.create(this.statefulSetPod(sts, i, mine), false));
+    }
+  }
+
+  /**
+   * A StatefulSet's pod at `ordinal`, at its update revision (like a sibling already there, else from its template),
+   * or, below a RollingUpdate's partition, like a sibling at its current revision.
+   */
+  private statefulSetPod(sts: SimObject, ordinal: number, siblings: SimObject[]): SimObject {
+    const podName = `${sts.metadata.name ?? ''}-${ordinal}`;
+    const status = rec(sts.status);
+    const partition = Number(rec(rec(rec(sts.spec).updateStrategy).rollingUpdate).partition ?? 0);
+    const revision = String((ordinal < partition ? status.currentRevision : status.updateRevision) ?? '');
+    const like = siblings.find((p) => revision === '' || p.metadata.labels?.['controller-revision-hash'] === revision);
+    const made = like ? podFrom(like, podName) : this.podFromTemplate(sts, podName);
+    made.metadata.labels = {
+      ...(made.metadata.labels ?? {}), ...(revision ? { 'controller-revision-hash': revision } : {}),
+      'apps.kubernetes.io/pod-index': String(ordinal), 'statefulset.kubernetes.io/pod-name': podName,
+    };
+    const serviceName = rec(sts.spec).serviceName;
+    made.spec = { ...rec(made.spec), hostname: podName, ...(typeof serviceName === 'string' && serviceName !== '' ? { subdomain: serviceName } : {}) };
+    return made;
+  }
+
+  /**
+   * The StatefulSet controller's answer to its spec made or changed: a new template is a new update revision (its
+   * name and the template's hash; the current one stays until every pod is at it); pods made or deleted to match
+   * the replicas; and with pods at another revision, a RollingUpdate goes pod by pod (stsStep).
+   */
+  private answerStatefulSet(sts: SimObject, replicas: number, before?: SimObject): void {
+    const ns = sts.metadata.namespace ?? '';
+    const name = sts.metadata.name ?? '';
+    const template = rec(rec(sts.spec).template);
+    let now = sts;
+    if (before === undefined || !deepEqual(rec(before.spec).template, template)) {
+      const revision = `${name}-${templateHash(this.cluster, ns, name, JSON.stringify(template))}`;
+      const status = rec(sts.status);
+      const next = { ...status, updateRevision: revision, currentRevision: status.currentRevision ?? revision };
+      now = this.store.update('statefulsets.apps', { ...clone(sts), status: next }, { subresource: 'status' });
+    }
+    this.scaleStatefulSetPods(now, replicas);
+    const update = rec(now.status).updateRevision;
+    if (this.owned('pods', now).some((p) => p.metadata.labels?.['controller-revision-hash'] !== update) || rec(now.status).currentRevision !== update) {
+      this.stsRolling.add(`${ns}/${name}`);
+      this.stsStep(ns, name);
+    }
+  }
+
+  /**
+   * One step of a StatefulSet's RollingUpdate (kube's OrderedReady update): once every pod is there, running and ready,
+   * the highest ordinal at or above the partition that is not at the update revision is deleted, and made again at
+   * it once its name is free; when none is left (and no partition holds any back) the update revision becomes the
+   * current one. OnDelete leaves the pods alone: each is made at the update revision when deleted.
+   */
+  private stsStep(ns: string, name: string): void {
+    const key = `${ns}/${name}`;
+    const sts = this.store.get('statefulsets.apps', ns, name);
+    const strategy = rec(rec(sts?.spec).updateStrategy);
+    if (!sts || sts.metadata.deletionTimestamp || strategy.type === 'OnDelete') {
+      this.stsRolling.delete(key);
+      return;
+    }
+    const replicas = specReplicas(sts);
+    const partition = Number(rec(strategy.rollingUpdate).partition ?? 0);
+    const status = rec(sts.status);
+    const update = String(status.updateRevision ?? '');
+    const pods = this.owned('pods', sts);
+    if (pods.length < replicas || pods.some((p) => p.metadata.deletionTimestamp || !podIsReady(p))) return;
+    const stale = pods.filter((p) => ordinalOf(sts, p) >= partition && p.metadata.labels?.['controller-revision-hash'] !== update).sort((a, b) => ordinalOf(sts, b) - ordinalOf(sts, a));
+    const next = stale[0];
+    if (next) {
+      this.awaitingName.set(podKey(next), this.statefulSetPod(sts, ordinalOf(sts, next), pods));
+      this.deleteByController(podKey(next));
+      return;
+    }
+    this.stsRolling.delete(key);
+    if (partition === 0 && status.currentRevision !== update) {
+      this.store.update('statefulsets.apps', { ...clone(sts), status: { ...status, currentRevision: update, currentReplicas: status.updatedReplicas ?? pods.length } }, { subresource: 'status' });
     }
   }
 
@@ -650,13 +724,15 @@ export class Churn {
    */
   private settle(depth = 0): void {
     const deployments = new Map<string, [namespace: string, name: string]>();
+    const statefulSets = new Set<string>();
     for (const [kind, ns, name] of this.unsettled.values()) {
       const gr = OWNER_GR[kind] as string;
       const owner = this.store.get(gr, ns, name);
       if (!owner) continue;
       // Pods being deleted no longer count (kube's FilterActivePods).
       const pods = this.owned('pods', owner).filter((p) => !p.metadata.deletionTimestamp);
-      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length));
+      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, kind === 'StatefulSet' ? revisionCounts(owner, pods) : undefined));
+      if (kind === 'StatefulSet' && this.stsRolling.has(`${ns}/${name}`)) statefulSets.add(`${ns}/${name}`);
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
     }
@@ -665,11 +741,10 @@ export class Churn {
     // A rollout under way takes its next step with the counts just written; what that step changed is settled in turn
     // (a few passes at most: the pods it makes are not available yet, so the next step waits for them).
     const rolling = [...deployments.keys()].filter((key) => this.rolling.has(key));
-    if (rolling.length === 0 || depth >= 3) return;
-    for (const key of rolling) {
-      const slash = key.indexOf('/');
-      this.rollStep(key.slice(0, slash), key.slice(slash + 1));
-    }
+    if ((rolling.length === 0 && statefulSets.size === 0) || depth >= 3) return;
+    const split = (key: string): [string, string] => [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
+    for (const key of rolling) this.rollStep(...split(key));
+    for (const key of statefulSets) this.stsStep(...split(key));
     if (this.unsettled.size > 0) this.settle(depth + 1);
   }
 
@@ -828,7 +903,8 @@ export class Churn {
     switch (owner?.kind) {
       case 'ReplicaSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`, `${name}-`), afterGone: false };
       case 'DaemonSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`), afterGone: false };
-      case 'StatefulSet': return { pod: podFrom(pod, pod.metadata.name ?? ''), afterGone: true };
+      // At the update revision: the pod as it was, or from the template when it was at another (OnDelete, a partition).
+      case 'StatefulSet': return { pod: this.statefulSetPod(owner, ordinalOf(owner, pod), [pod]), afterGone: true };
       default: return undefined;
     }
   }
@@ -838,6 +914,18 @@ export class Churn {
     const pod = this.pick('pods');
     if (pod && !pod.metadata.deletionTimestamp && rec(pod.spec).nodeName) this.events.kubeletWarning(pod);
   }
+}
+
+/** A StatefulSet's pod's ordinal: what follows the StatefulSet's name in the pod's. */
+function ordinalOf(sts: SimObject, pod: SimObject): number {
+  return Number((pod.metadata.name ?? '').slice((sts.metadata.name ?? '').length + 1));
+}
+
+/** How many of a StatefulSet's `pods` are at its current revision and at its update revision. */
+function revisionCounts(sts: SimObject, pods: SimObject[]): { current: number; updated: number } {
+  const status = rec(sts.status);
+  const at = (revision: unknown): number => pods.filter((p) => p.metadata.labels?.['controller-revision-hash'] === revision).length;
+  return { current: at(status.currentRevision), updated: at(status.updateRevision) };
 }
 
 function specReplicas(o: SimObject): number {

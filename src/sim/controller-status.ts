@@ -42,11 +42,14 @@ function withCounts(status: Rec, next: Record<string, number>): Rec {
   return { ...out, ...next };
 }
 
-/** The status a ReplicaSet, StatefulSet or DaemonSet controller writes for `pods` of its own, `ready` of them ready. */
-export function ownerStatus(kind: string | undefined, status: Rec, pods: number, ready: number): Rec {
+/**
+ * The status a ReplicaSet, StatefulSet or DaemonSet controller writes for `pods` of its own, `ready` of them ready; a
+ * StatefulSet's `revisions`, how many are at its current and its update revision (all of them when not given).
+ */
+export function ownerStatus(kind: string | undefined, status: Rec, pods: number, ready: number, revisions?: { current: number; updated: number }): Rec {
   switch (kind) {
     case 'ReplicaSet': return withCounts(status, counts({ replicas: pods }, { fullyLabeledReplicas: pods, readyReplicas: ready, availableReplicas: ready }));
-    case 'StatefulSet': return withCounts(status, counts({ replicas: pods, availableReplicas: ready }, { readyReplicas: ready, currentReplicas: pods, updatedReplicas: pods }));
+    case 'StatefulSet': return withCounts(status, counts({ replicas: pods, availableReplicas: ready }, { readyReplicas: ready, currentReplicas: revisions?.current ?? pods, updatedReplicas: revisions?.updated ?? pods }));
     case 'DaemonSet': return withCounts(status, counts(
       { currentNumberScheduled: pods, desiredNumberScheduled: pods, numberReady: ready },
       { numberAvailable: ready, numberUnavailable: pods - ready, updatedNumberScheduled: pods },

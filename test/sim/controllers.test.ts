@@ -217,6 +217,78 @@ describe('kubectl on a member, answered by its controllers', () => {
   });
 });
 
+describe('the StatefulSet controller', () => {
+  type Sts = SimObject & { spec: { replicas: number; updateStrategy: { rollingUpdate?: { partition?: number } } }; status: { currentRevision: string; updateRevision: string; currentReplicas?: number; updatedReplicas?: number } };
+  const revisionOf = (p: SimObject): string | undefined => p.metadata.labels?.['controller-revision-hash'];
+
+  it('rollout restart goes pod by pod from the highest ordinal, each made again at the new revision once ready; rollout status follows', async () => {
+    const sts = c.snapshot('statefulsets.apps').find((x) => x.metadata.namespace !== 'kube-system' && replicas(x) >= 2 && podsOf(x.metadata.uid).length === replicas(x) && podsOf(x.metadata.uid).every(ready)) as Sts;
+    expect(sts, 'a healthy StatefulSet of two replicas or more').toBeDefined();
+    const ns = sts.metadata.namespace!;
+    const name = sts.metadata.name!;
+    const n = replicas(sts);
+    const get = (): Sts => c.store.get('statefulsets.apps', ns, name) as Sts;
+    // After each change: the pods down (being deleted, missing or not ready), and the order they were deleted in.
+    let mostDown = 0;
+    const order: string[] = [];
+    const unwatch = c.store.onChange(() => {
+      const pods = podsOf(sts.metadata.uid);
+      mostDown = Math.max(mostDown, n - pods.filter((p) => !p.metadata.deletionTimestamp && ready(p)).length);
+      for (const p of pods) if (p.metadata.deletionTimestamp && !order.includes(p.metadata.name!)) order.push(p.metadata.name!);
+    });
+    try {
+      await ok(['rollout', 'restart', `statefulset/${name}`, '-n', ns]);
+      const update = get().status.updateRevision;
+      expect(update).toMatch(new RegExp(`^${name}-[a-z0-9]{9,10}$`));
+      expect(get().status.currentRevision).not.toBe(update);
+      const watched = await ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+      // kubectl reports a RollingUpdate with a partition (kube defaults it to 0) as a partitioned roll out.
+      expect(watched).toContain(`Waiting for partitioned roll out to finish: 1 out of ${n} new pods have been updated...`);
+      expect(watched.trim().split('\n').at(-1)).toBe(`partitioned roll out complete: ${n} new pods have been updated...`);
+    } finally {
+      unwatch();
+    }
+    expect(order).toEqual(Array.from({ length: n }, (_, i) => `${name}-${n - 1 - i}`));
+    expect(mostDown).toBe(1);
+    const pods = await settled(sts.metadata.uid, n);
+    expect(pods.map(revisionOf)).toEqual(pods.map(() => get().status.updateRevision));
+    expect(get().status).toMatchObject({ currentRevision: get().status.updateRevision, currentReplicas: n, updatedReplicas: n });
+    // Made from the new template: the restart's annotation is on every pod.
+    expect(pods.filter((p) => (p.metadata.annotations ?? {})['kubectl.kubernetes.io/restartedAt'] === undefined)).toEqual([]);
+  });
+
+  it('a partition holds the ordinals below it at the current revision; a pod deleted there is made again at its own', async () => {
+    const sts = c.snapshot('statefulsets.apps').find((x) => x.metadata.namespace !== 'kube-system' && replicas(x) >= 3 && podsOf(x.metadata.uid).length === replicas(x) && podsOf(x.metadata.uid).every(ready)) as Sts | undefined
+      ?? c.snapshot('statefulsets.apps').find((x) => x.metadata.namespace !== 'kube-system' && replicas(x) >= 2 && podsOf(x.metadata.uid).every(ready)) as Sts;
+    const ns = sts.metadata.namespace!;
+    const name = sts.metadata.name!;
+    const n = replicas(sts);
+    const partition = n - 1;
+    const get = (): Sts => c.store.get('statefulsets.apps', ns, name) as Sts;
+    const current = get().status.currentRevision;
+    await ok(['patch', 'statefulset', name, '-n', ns, '-p', JSON.stringify({ spec: { updateStrategy: { rollingUpdate: { partition } } } })]);
+    const container = (sts.spec as unknown as { template: { spec: { containers: Array<{ name: string }> } } }).template.spec.containers[0]!.name;
+    await ok(['set', 'image', `statefulset/${name}`, '-n', ns, `${container}=registry.example.com/db:2.0`]);
+    const watched = await ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+    expect(watched.trim().split('\n').at(-1)).toBe(`partitioned roll out complete: 1 new pods have been updated...`);
+    const update = get().status.updateRevision;
+    const pods = await settled(sts.metadata.uid, n);
+    const byOrdinal = (i: number): Pod => pods.find((p) => p.metadata.name === `${name}-${i}`)!;
+    expect(revisionOf(byOrdinal(n - 1))).toBe(update);
+    expect(byOrdinal(n - 1).spec.containers[0]!.image).toBe('registry.example.com/db:2.0');
+    expect(revisionOf(byOrdinal(0))).toBe(current);
+    expect(get().status).toMatchObject({ currentRevision: current, updatedReplicas: 1, currentReplicas: n - 1 });
+    // Ordinal 0, deleted, comes back at the current revision, with its old image.
+    const image = byOrdinal(0).spec.containers[0]!.image;
+    await ok(['delete', 'pod', `${name}-0`, '-n', ns, '--wait=false']);
+    await vi.waitFor(() => {
+      const again = c.store.get('pods', ns, `${name}-0`) as Pod | undefined;
+      expect(again && !again.metadata.deletionTimestamp && again.metadata.uid !== byOrdinal(0).metadata.uid).toBe(true);
+      expect([revisionOf(again!), again!.spec.containers[0]!.image]).toEqual([current, image]);
+    }, { timeout: 10_000, interval: 100 });
+  });
+});
+
 describe('orphans', () => {
   it('kubectl delete --cascade=orphan leaves the ReplicaSet and its pods without the owner; applied again, the Deployment adopts them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-sim-orphan-'));
