@@ -35,6 +35,8 @@ export class Churn {
   private readonly kubelets: Kubelets;
   /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
   private readonly deadlines = new Map<string, number>();
+  /** The revision of each DaemonSet whose template was set over HTTP, by key (its generated pods are all current). */
+  private readonly dsRevision = new Map<string, string>();
   /** StatefulSets whose pods are not all at their update revision (stsStep), by key. */
   private readonly stsRolling = new Set<string>();
   /** Deployments whose RollingUpdate, asked for over HTTP, is under way (rollStep), by key. */
@@ -258,18 +260,58 @@ export class Churn {
 
   /**
    * A DaemonSet runs one pod on each node it may (a worker, or any node where its pods tolerate the control-plane
-   * taint); a new template replaces every pod (all at once, not node by node).
+   * taint). A new template is a new revision (the pods' `controller-revision-hash`): a RollingUpdate replaces the
+   * pods node by node (dsStep), OnDelete only those deleted.
    */
   private answerDaemonSet(ds: SimObject, newTemplate: boolean): void {
+    const key = `${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`;
+    if (newTemplate) this.dsRevision.set(key, templateHash(this.cluster, key, JSON.stringify(rec(rec(ds.spec).template))).slice(0, 8));
+    this.dsStep(ds);
+  }
+
+  /**
+   * One step of a DaemonSet's rollout (kube's rollingUpdate with maxSurge 0): a node it may run on with no pod gets
+   * one at the current revision; old pods are deleted while fewer than maxUnavailable of its nodes lack an available
+   * pod, those not ready first. Each pod that starts or goes takes it a step on (settle).
+   */
+  private dsStep(ds: SimObject): void {
+    const key = `${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`;
     const name = ds.metadata.name ?? '';
-    const mine = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp);
-    if (newTemplate) for (const p of mine) this.deleteByController(podKey(p));
-    const running = new Set(newTemplate ? [] : mine.map((p) => rec(p.spec).nodeName));
-    const tolerations = recs(rec(rec(rec(ds.spec).template).spec).tolerations);
-    for (const node of this.nodes((taint) => tolerations.some((t) => t.operator === 'Exists' && (t.key === undefined || t.key === taint.key)))) {
-      if (running.has(node.metadata.name)) continue;
-      this.startSoon(this.create(this.podFromTemplate(ds, `${name}-${kubeSuffix(this.answerRng)}`, `${name}-`, node), false));
+    const revision = this.dsRevision.get(key);
+    const all = this.owned('pods', ds);
+    const placed = new Set(all.map((p) => rec(p.spec).nodeName));
+    const nodes = this.eligibleNodes(ds);
+    for (const node of nodes) {
+      if (!placed.has(node.metadata.name)) this.startSoon(this.create(this.daemonPod(ds, `${name}-${kubeSuffix(this.answerRng)}`, node), false));
     }
+    const strategy = rec(rec(ds.spec).updateStrategy);
+    const old = all.filter((p) => !p.metadata.deletionTimestamp && revision !== undefined && p.metadata.labels?.['controller-revision-hash'] !== revision);
+    if (old.length === 0 || strategy.type === 'OnDelete') return;
+    const pods = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp);
+    const maxUnavailable = Math.max(1, resolveIntOrPercent(rec(strategy.rollingUpdate).maxUnavailable, '1', nodes.length, Math.floor));
+    let budget = maxUnavailable - (nodes.length - pods.filter(podIsReady).length);
+    for (const p of old.sort((a, b) => Number(podIsReady(a)) - Number(podIsReady(b)))) {
+      // An old pod not ready is unavailable already: deleting it costs nothing.
+      if (podIsReady(p)) {
+        if (budget <= 0) break;
+        budget--;
+      }
+      this.deleteByController(podKey(p));
+    }
+  }
+
+  /** The nodes a DaemonSet may run on: workers, and those whose NoSchedule taints its pods tolerate. */
+  private eligibleNodes(ds: SimObject): SimObject[] {
+    const tolerations = recs(rec(rec(rec(ds.spec).template).spec).tolerations);
+    return this.nodes((taint) => tolerations.some((t) => t.operator === 'Exists' && (t.key === undefined || t.key === taint.key)));
+  }
+
+  /** A DaemonSet's pod on `node`, from its template at its current revision. */
+  private daemonPod(ds: SimObject, name: string, node: SimObject): SimObject {
+    const pod = this.podFromTemplate(ds, name, `${ds.metadata.name ?? ''}-`, node);
+    const revision = this.dsRevision.get(`${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`);
+    if (revision) pod.metadata.labels = { ...(pod.metadata.labels ?? {}), 'controller-revision-hash': revision, 'pod-template-generation': String(ds.metadata.generation ?? 1) };
+    return pod;
   }
 
   /**
@@ -725,14 +767,16 @@ export class Churn {
   private settle(depth = 0): void {
     const deployments = new Map<string, [namespace: string, name: string]>();
     const statefulSets = new Set<string>();
+    const daemonSets: SimObject[] = [];
     for (const [kind, ns, name] of this.unsettled.values()) {
       const gr = OWNER_GR[kind] as string;
       const owner = this.store.get(gr, ns, name);
       if (!owner) continue;
       // Pods being deleted no longer count (kube's FilterActivePods).
       const pods = this.owned('pods', owner).filter((p) => !p.metadata.deletionTimestamp);
-      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, kind === 'StatefulSet' ? revisionCounts(owner, pods) : undefined));
+      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, this.rolloutCounts(kind, owner, pods)));
       if (kind === 'StatefulSet' && this.stsRolling.has(`${ns}/${name}`)) statefulSets.add(`${ns}/${name}`);
+      if (kind === 'DaemonSet' && this.dsRevision.has(`${ns}/${name}`)) daemonSets.push(owner);
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
     }
@@ -741,10 +785,14 @@ export class Churn {
     // A rollout under way takes its next step with the counts just written; what that step changed is settled in turn
     // (a few passes at most: the pods it makes are not available yet, so the next step waits for them).
     const rolling = [...deployments.keys()].filter((key) => this.rolling.has(key));
-    if ((rolling.length === 0 && statefulSets.size === 0) || depth >= 3) return;
+    if ((rolling.length === 0 && statefulSets.size === 0 && daemonSets.length === 0) || depth >= 3) return;
     const split = (key: string): [string, string] => [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
     for (const key of rolling) this.rollStep(...split(key));
     for (const key of statefulSets) this.stsStep(...split(key));
+    for (const ds of daemonSets) {
+      const now = this.store.get('daemonsets.apps', ds.metadata.namespace, ds.metadata.name ?? '');
+      if (now) this.dsStep(now);
+    }
     if (this.unsettled.size > 0) this.settle(depth + 1);
   }
 
@@ -781,6 +829,18 @@ export class Churn {
       this.syncDeployment(key.slice(0, slash), key.slice(slash + 1), now);
     }
     return due;
+  }
+
+  /**
+   * What a rollout changes in an owner's status counts: a StatefulSet's pods at its current and update revisions; a
+   * DaemonSet's, once a template was set over HTTP, its pods at that revision and the nodes it may run on.
+   */
+  private rolloutCounts(kind: string, owner: SimObject, pods: SimObject[]): { current?: number; updated?: number; desired?: number } {
+    const at = (revision: unknown): number => pods.filter((p) => p.metadata.labels?.['controller-revision-hash'] === revision).length;
+    if (kind === 'StatefulSet') return { current: at(rec(owner.status).currentRevision), updated: at(rec(owner.status).updateRevision) };
+    const revision = this.dsRevision.get(`${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}`);
+    if (kind === 'DaemonSet' && revision !== undefined) return { updated: at(revision), desired: this.eligibleNodes(owner).length };
+    return {};
   }
 
   /** A controller's status write, with the generation it has seen; none when nothing would change. */
@@ -902,7 +962,13 @@ export class Churn {
     const name = owner?.metadata.name ?? '';
     switch (owner?.kind) {
       case 'ReplicaSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`, `${name}-`), afterGone: false };
-      case 'DaemonSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`), afterGone: false };
+      case 'DaemonSet': {
+        // At the DaemonSet's revision: the pod as it was, or from the template once a new one was set.
+        const revision = this.dsRevision.get(`${owner.metadata.namespace ?? ''}/${name}`);
+        const node = this.store.get('nodes', undefined, String(rec(pod.spec).nodeName ?? ''));
+        const fresh = revision !== undefined && pod.metadata.labels?.['controller-revision-hash'] !== revision && node;
+        return { pod: fresh ? this.daemonPod(owner, `${name}-${kubeSuffix(rng)}`, node) : podFrom(pod, `${name}-${kubeSuffix(rng)}`), afterGone: false };
+      }
       // At the update revision: the pod as it was, or from the template when it was at another (OnDelete, a partition).
       case 'StatefulSet': return { pod: this.statefulSetPod(owner, ordinalOf(owner, pod), [pod]), afterGone: true };
       default: return undefined;
@@ -921,13 +987,6 @@ function ordinalOf(sts: SimObject, pod: SimObject): number {
   return Number((pod.metadata.name ?? '').slice((sts.metadata.name ?? '').length + 1));
 }
 
-/** How many of a StatefulSet's `pods` are at its current revision and at its update revision. */
-function revisionCounts(sts: SimObject, pods: SimObject[]): { current: number; updated: number } {
-  const status = rec(sts.status);
-  const at = (revision: unknown): number => pods.filter((p) => p.metadata.labels?.['controller-revision-hash'] === revision).length;
-  return { current: at(status.currentRevision), updated: at(status.updateRevision) };
-}
-
 function specReplicas(o: SimObject): number {
   return Number(rec(o.spec).replicas ?? 0);
 }
@@ -938,13 +997,15 @@ function specReplicas(o: SimObject): number {
  */
 function rollingBounds(deploy: SimObject, replicas: number): { surge: number; unavailable: number } {
   const params = rec(rec(rec(deploy.spec).strategy).rollingUpdate);
-  const resolve = (v: unknown, fallback: string, round: (x: number) => number): number => {
-    const s = String(v ?? fallback);
-    return s.endsWith('%') ? round((Number(s.slice(0, -1)) * replicas) / 100) : Number(s);
-  };
-  const surge = resolve(params.maxSurge, '25%', Math.ceil);
-  const unavailable = resolve(params.maxUnavailable, '25%', Math.floor);
+  const surge = resolveIntOrPercent(params.maxSurge, '25%', replicas, Math.ceil);
+  const unavailable = resolveIntOrPercent(params.maxUnavailable, '25%', replicas, Math.floor);
   return surge === 0 && unavailable === 0 ? { surge, unavailable: 1 } : { surge, unavailable };
+}
+
+/** An IntOrString count (`fallback` when unset): a number, or a percentage of `total` rounded by `round`. */
+function resolveIntOrPercent(v: unknown, fallback: string, total: number, round: (x: number) => number): number {
+  const s = String(v ?? fallback);
+  return s.endsWith('%') ? round((Number(s.slice(0, -1)) * total) / 100) : Number(s);
 }
 
 function podKey(pod: SimObject): string {

@@ -43,17 +43,21 @@ function withCounts(status: Rec, next: Record<string, number>): Rec {
 }
 
 /**
- * The status a ReplicaSet, StatefulSet or DaemonSet controller writes for `pods` of its own, `ready` of them ready; a
- * StatefulSet's `revisions`, how many are at its current and its update revision (all of them when not given).
+ * The status a ReplicaSet, StatefulSet or DaemonSet controller writes for `pods` of its own, `ready` of them ready;
+ * `rollout`, while one is under way: how many pods are at the current and at the update revision (all of them when
+ * not given), and a DaemonSet's desired number (the nodes it may run on; its pods when not given).
  */
-export function ownerStatus(kind: string | undefined, status: Rec, pods: number, ready: number, revisions?: { current: number; updated: number }): Rec {
+export function ownerStatus(kind: string | undefined, status: Rec, pods: number, ready: number, rollout: { current?: number; updated?: number; desired?: number } = {}): Rec {
   switch (kind) {
     case 'ReplicaSet': return withCounts(status, counts({ replicas: pods }, { fullyLabeledReplicas: pods, readyReplicas: ready, availableReplicas: ready }));
-    case 'StatefulSet': return withCounts(status, counts({ replicas: pods, availableReplicas: ready }, { readyReplicas: ready, currentReplicas: revisions?.current ?? pods, updatedReplicas: revisions?.updated ?? pods }));
-    case 'DaemonSet': return withCounts(status, counts(
-      { currentNumberScheduled: pods, desiredNumberScheduled: pods, numberReady: ready },
-      { numberAvailable: ready, numberUnavailable: pods - ready, updatedNumberScheduled: pods },
-    ));
+    case 'StatefulSet': return withCounts(status, counts({ replicas: pods, availableReplicas: ready }, { readyReplicas: ready, currentReplicas: rollout.current ?? pods, updatedReplicas: rollout.updated ?? pods }));
+    case 'DaemonSet': {
+      const desired = rollout.desired ?? pods;
+      return withCounts(status, counts(
+        { currentNumberScheduled: pods, desiredNumberScheduled: desired, numberReady: ready },
+        { numberAvailable: ready, numberUnavailable: Math.max(0, desired - ready), updatedNumberScheduled: rollout.updated ?? pods },
+      ));
+    }
     default: return status;
   }
 }

@@ -289,6 +289,52 @@ describe('the StatefulSet controller', () => {
   });
 });
 
+describe('the DaemonSet controller', () => {
+  it('rollout restart replaces the pods node by node, never more than maxUnavailable down; rollout status follows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-ds-'));
+    try {
+      // Two more nodes (this small cluster has one), so that there is a rollout to go node by node.
+      const node = (name: string): string => `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}}}\n`;
+      writeFileSync(join(dir, 'ds.yaml'), node('extra-node-1') + '---\n' + node('extra-node-2') + '---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: node-agent, namespace: default}\nspec:\n  selector: {matchLabels: {app: node-agent}}\n  template:\n    metadata: {labels: {app: node-agent}}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers: [{name: agent, image: "agent:1"}]\n');
+      await ok(['apply', '-f', join(dir, 'ds.yaml')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const ds = c.store.get('daemonsets.apps', 'default', 'node-agent')!;
+    const nodes = c.snapshot('nodes').length;
+    expect(nodes).toBeGreaterThanOrEqual(3);
+    const first = await settled(ds.metadata.uid, nodes);
+    const revisionOf = (p: SimObject): string | undefined => p.metadata.labels?.['controller-revision-hash'];
+    const before = revisionOf(first[0]!);
+    expect(before).toMatch(/^[a-z0-9]{8}$/);
+    expect((await ok(['rollout', 'status', 'daemonset/node-agent', '-n', 'default', '--timeout=10s'])).trim()).toBe('daemon set "node-agent" successfully rolled out');
+    // After each change: the nodes without an available pod.
+    let mostDown = 0;
+    const unwatch = c.store.onChange(() => {
+      const up = new Set(podsOf(ds.metadata.uid).filter((p) => !p.metadata.deletionTimestamp && ready(p)).map((p) => p.spec.nodeName));
+      mostDown = Math.max(mostDown, nodes - up.size);
+    });
+    try {
+      await ok(['rollout', 'restart', 'daemonset/node-agent', '-n', 'default']);
+      const watched = await ok(['rollout', 'status', 'daemonset/node-agent', '-n', 'default', '--timeout=60s']);
+      expect(watched).toContain(`Waiting for daemon set "node-agent" rollout to finish: 0 out of ${nodes} new pods have been updated...`);
+      expect(watched.trim().split('\n').at(-1)).toBe('daemon set "node-agent" successfully rolled out');
+    } finally {
+      unwatch();
+    }
+    expect(mostDown).toBe(1);
+    const pods = await settled(ds.metadata.uid, nodes);
+    expect(new Set(pods.map((p) => p.spec.nodeName)).size).toBe(nodes);
+    const after = revisionOf(pods[0]!);
+    expect(after).not.toBe(before);
+    expect(pods.map(revisionOf)).toEqual(pods.map(() => after));
+    expect(pods.filter((p) => (p.metadata.annotations ?? {})['kubectl.kubernetes.io/restartedAt'] === undefined)).toEqual([]);
+    expect((c.store.get('daemonsets.apps', 'default', 'node-agent')!.status as Record<string, number>)).toMatchObject({ desiredNumberScheduled: nodes, updatedNumberScheduled: nodes, numberAvailable: nodes });
+    await ok(['delete', 'daemonset', 'node-agent', '-n', 'default']);
+    await ok(['delete', 'node', 'extra-node-1', 'extra-node-2']);
+  });
+});
+
 describe('orphans', () => {
   it('kubectl delete --cascade=orphan leaves the ReplicaSet and its pods without the owner; applied again, the Deployment adopts them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-sim-orphan-'));
