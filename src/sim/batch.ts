@@ -6,6 +6,7 @@
 import type { ChurnEvents } from './churn-events.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
+import { scheduleNames } from './cron.js';
 import { stoppedPod, type Kubelets } from './kubelet.js';
 import { kubeSuffix, type Rng } from './prng.js';
 import type { SimStore } from './store.js';
@@ -112,7 +113,8 @@ export class Batch {
   }
 
   /**
-   * The CronJob controller by the clock: at each minute a CronJob's schedule names, it makes a Job named
+   * The CronJob controller by the clock: at each minute a CronJob's schedule names (cron.ts, in its time zone if it
+   * names one), it makes a Job named
    * `<cronjob>-<minutes since the epoch>` (not when suspended, nor, with Forbid, while one is active), which the Job
    * controller runs. The first call only starts the clock; off while churn's heartbeats are. Returns the Jobs made.
    */
@@ -137,7 +139,8 @@ export class Batch {
     const ns = cj.metadata.namespace ?? '';
     const name = `${cj.metadata.name ?? ''}-${minute}`;
     const active = recs(rec(cj.status).active);
-    if (spec.suspend === true || !scheduleNames(String(spec.schedule ?? ''), minute) || this.h.store.get('jobs.batch', ns, name)) return false;
+    const timeZone = typeof spec.timeZone === 'string' ? spec.timeZone : undefined;
+    if (spec.suspend === true || !scheduleNames(String(spec.schedule ?? ''), minute, timeZone) || this.h.store.get('jobs.batch', ns, name)) return false;
     if (spec.concurrencyPolicy === 'Forbid' && active.length > 0) return false;
     const template = rec(spec.jobTemplate);
     const job = this.h.store.create('jobs.batch', {
@@ -223,16 +226,4 @@ function condition(type: string, at: string, reason: string, message: string, st
 
 function podKey(pod: SimObject): string {
   return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
-}
-
-/**
- * Whether a cron schedule names the minute (minutes since the epoch, UTC): its minute and hour fields as `*`, a step
- * of `*` (every N), `N` or lists of those; its day, month and weekday fields `*` (another form never fires here).
- */
-export function scheduleNames(schedule: string, minute: number): boolean {
-  const fields = schedule.trim().split(/\s+/);
-  if (fields.length !== 5 || fields.slice(2).some((f) => f !== '*')) return false;
-  const fits = (field: string, value: number): boolean => field.split(',').some((part) => part === '*' || (part.startsWith('*/') ? value % Number(part.slice(2)) === 0 : Number(part) === value));
-  const date = new Date(minute * 60_000);
-  return fits(fields[0] ?? '', date.getUTCMinutes()) && fits(fields[1] ?? '', date.getUTCHours());
 }
