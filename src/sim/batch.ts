@@ -114,9 +114,9 @@ export class Batch {
 
   /**
    * The CronJob controller by the clock: at each minute a CronJob's schedule names (cron.ts, in its time zone if it
-   * names one), it makes a Job named
-   * `<cronjob>-<minutes since the epoch>` (not when suspended, nor, with Forbid, while one is active), which the Job
-   * controller runs. The first call only starts the clock; off while churn's heartbeats are. Returns the Jobs made.
+   * names one), it makes a Job named `<cronjob>-<minutes since the epoch>` (not when suspended, nor, with Forbid,
+   * while one is active), which the Job controller runs. The first call only starts the clock; off while churn's
+   * heartbeats are. Returns the Jobs made.
    */
   cronTick(now: number): number {
     if (!this.h.clockRuns()) return 0;
