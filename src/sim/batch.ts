@@ -1,7 +1,7 @@
 // The batch controllers, as kube's run them. The Job controller keeps up to `parallelism` pods of a Job running until
 // `completions` of them have succeeded, replaces a pod deleted before it ended (counted as failed, up to
 // `backoffLimit`), deletes the running ones of a suspended Job, and completes the Job; each pod runs `jobRunMs` and
-// succeeds. The CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them
+// succeeds, or fails (`failureShare`: counted failed like a deleted one, or restarted in place under OnFailure). The CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them
 // its pods' lives (BatchHost): how a pod is made, started and deleted.
 import type { ChurnEvents } from './churn-events.js';
 import { clone } from './deep-equal.js';
@@ -18,6 +18,8 @@ export interface BatchHost {
   readonly kubelets: Kubelets;
   /** Draws the suffixes of the pods' names. */
   readonly rng: Rng;
+  /** Draws whether a Job's pod succeeds (failureShare). */
+  readonly outcomes: Rng;
   now(): number;
   /** Whether the CronJob clock runs (it is off with churn's heartbeats). */
   clockRuns(): boolean;
@@ -33,8 +35,10 @@ export interface BatchHost {
 type Finished = 'Complete' | 'Failed';
 
 export class Batch {
-  /** How long a Job's pod runs, once started, before it succeeds. */
+  /** How long a Job's pod runs, once started, before it ends. */
   jobRunMs = 20_000;
+  /** The share of Job pods whose container fails (exit code 1), as the generated Jobs' pods do. */
+  failureShare = 0.1;
   /** The last minute the CronJob clock looked at (cronTick). */
   private cronMinute: number | undefined;
 
@@ -161,20 +165,32 @@ export class Batch {
   /** A Job's pod started: its Job counts it ready, and it runs `jobRunMs` to its end. */
   private started(pod: SimObject): void {
     this.syncOwner(pod);
-    this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.succeeded(p));
+    this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
   }
 
-  /** A Job's pod ran to its end: the pod Succeeded, its Job counts it. */
-  private succeeded(pod: SimObject): void {
+  /**
+   * A Job's pod ran to its end: it succeeded, or (`failureShare` of the time) its container exited 1. A pod that fails
+   * under restartPolicy OnFailure has its container started again, and runs once more; otherwise the pod is Succeeded
+   * or Failed, and its Job counts it.
+   */
+  private ran(pod: SimObject): void {
     if (pod.metadata.deletionTimestamp || rec(pod.status).phase !== 'Running') return;
-    const done = stoppedPod(pod, this.h.now());
-    done.status = { ...rec(done.status), phase: 'Succeeded' };
+    const failed = this.h.outcomes.chance(this.failureShare);
+    const now = this.h.now();
+    if (failed && rec(pod.spec).restartPolicy === 'OnFailure') {
+      this.h.store.update('pods', restarted(pod, now), { subresource: 'status' });
+      this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
+      return;
+    }
+    const done = stoppedPod(pod, now, failed ? { exitCode: 1, reason: 'Error' } : undefined);
+    done.status = { ...rec(done.status), phase: failed ? 'Failed' : 'Succeeded' };
     this.h.store.update('pods', done, { subresource: 'status' });
     const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
     const job = ref && this.h.store.get('jobs.batch', pod.metadata.namespace ?? '', ref.name);
     if (!job || job.metadata.uid !== ref?.uid || finished(job)) return;
     const status = rec(job.status);
-    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, succeeded: Number(status.succeeded ?? 0) + 1 } }, { subresource: 'status' });
+    const field = failed ? 'failed' : 'succeeded';
+    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, [field]: Number(status[field] ?? 0) + 1 } }, { subresource: 'status' });
     this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
   }
 
@@ -186,7 +202,7 @@ export class Batch {
   /** A Job finished: its event, and its CronJob (if any) told, the Jobs beyond its history limits let go. */
   private finish(job: SimObject, outcome: { type: Finished; reason: string; message: string }): void {
     if (outcome.type === 'Complete') this.h.events.controller(job, 'job-controller', 'Completed', 'Job completed');
-    else this.h.events.controller(job, 'job-controller', outcome.reason, outcome.message);
+    else this.h.events.controller(job, 'job-controller', outcome.reason, outcome.message, 'Warning');
     const ns = job.metadata.namespace ?? '';
     const cjRef = job.metadata.ownerReferences?.find((r) => r.kind === 'CronJob');
     const cj = cjRef && this.h.store.get('cronjobs.batch', ns, cjRef.name);
@@ -222,6 +238,21 @@ function ended(pod: SimObject): boolean {
 
 function condition(type: string, at: string, reason: string, message: string, status = 'True'): Rec {
   return { type, status, lastProbeTime: at, lastTransitionTime: at, reason, message };
+}
+
+/** `pod` with its first container exited 1 and started again (restartPolicy OnFailure), not ready meanwhile. */
+function restarted(pod: SimObject, now: number): SimObject {
+  const next = clone(pod);
+  const first = recs(rec(next.status).containerStatuses)[0];
+  if (!first) return next;
+  const at = iso(now);
+  const was = rec(rec(first.state).running).startedAt ?? at;
+  Object.assign(first, {
+    restartCount: Number(first.restartCount ?? 0) + 1,
+    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
+    state: { running: { startedAt: at } },
+  });
+  return next;
 }
 
 function podKey(pod: SimObject): string {

@@ -139,8 +139,8 @@ export class ChurnEvents {
   }
 
   /** A controller's Normal event about `about` (the CronJob and Job controllers' own). */
-  controller(about: SimObject, component: string, reason: string, message: string): void {
-    this.record(about, { component }, 'Normal', reason, message);
+  controller(about: SimObject, component: string, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): void {
+    this.record(about, { component }, type, reason, message);
   }
 
   /** The deployment controller scaled one of a Deployment's ReplicaSets. */

@@ -80,7 +80,7 @@ export class Churn {
     this.events = new ChurnEvents(store, seed, cluster, now);
     this.heartbeats = new Heartbeats(store);
     this.batch = new Batch({
-      store, events: this.events, kubelets: this.kubelets, rng: this.answerRng, now,
+      store, events: this.events, kubelets: this.kubelets, rng: this.answerRng, outcomes: rngFor('job-outcome', seed, cluster), now,
       clockRuns: () => this.heartbeats.enabled,
       makePod: (owner, name, generateName, started) => {
         const pod = this.create(this.podFromTemplate(owner, name, generateName), false);

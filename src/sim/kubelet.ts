@@ -16,15 +16,15 @@ export function finishPod(store: SimStore, pod: SimObject, now: number): void {
   store.delete('pods', pod.metadata.namespace, pod.metadata.name ?? '');
 }
 
-/** `pod` with its running containers terminated (exit code 0, Completed) at `now`, and not ready. */
-export function stoppedPod(pod: SimObject, now: number): SimObject {
+/** `pod` with its running containers terminated (exit code 0, Completed, unless `exit` says otherwise) at `now`, and not ready. */
+export function stoppedPod(pod: SimObject, now: number, exit: { exitCode: number; reason: string } = { exitCode: 0, reason: 'Completed' }): SimObject {
   const next = clone(pod);
   const status = rec(next.status);
   const at = iso(now);
   for (const s of recs(status.containerStatuses)) {
     const running = rec(rec(s.state).running);
     if (!running.startedAt) continue;
-    Object.assign(s, { ready: false, started: false, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
+    Object.assign(s, { ready: false, started: false, state: { terminated: { ...exit, startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
   }
   for (const c of recs(status.conditions)) {
     if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });

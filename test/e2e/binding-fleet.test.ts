@@ -170,6 +170,7 @@ describe('kubectl through the bundle', () => {
   it("a Job applied on a member runs there, and kubectl wait --for=condition=complete through clusterpedia sees it end", async () => {
     const c = f.fleet.clusters[0]!;
     c.churn.batch.jobRunMs = 1_000;
+    c.churn.batch.failureShare = 0;
     const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
     const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
     const file = join(f.dir, 'job.yaml');

@@ -282,6 +282,7 @@ describe('churn', () => {
   it('the CronJob clock: a Job at each scheduled minute (none while one is active, for Forbid), its pod run to success, old Jobs let go', async () => {
     const c = await cluster();
     c.churn.batch.jobRunMs = 500;
+    c.churn.batch.failureShare = 0;
     const cj = c.snapshot('cronjobs.batch').find((x) => /^\*\/\d+ \* \* \* \*$/.test(String((x.spec as { schedule: string }).schedule)))!;
     expect(cj, 'a CronJob every N minutes').toBeDefined();
     const ns = cj.metadata.namespace!;

@@ -389,6 +389,7 @@ describe('the Job controller', () => {
 
   it('kubectl apply -f of a Job: its parallelism of pods at a time until its completions succeeded, then Complete (kubectl wait)', async () => {
     c.churn.batch.jobRunMs = 1_000;
+    c.churn.batch.failureShare = 0;
     await apply(jobYaml('reindex', '  completions: 3\n  parallelism: 2\n'));
     // Two pods at once, each with the Job's generated labels; the Job counts them.
     expect(phases('reindex')).toEqual(['Pending', 'Pending']);
@@ -425,6 +426,29 @@ describe('the Job controller', () => {
     // No third pod; the two deleted ones go once their kubelets stopped them.
     await vi.waitFor(() => expect(podsOf(job('flaky').metadata.uid)).toEqual([]), { timeout: 10_000, interval: 100 });
     expect(reasons('flaky')).toContain('BackoffLimitExceeded');
+  });
+
+  it('a pod whose container fails: Failed and replaced under restartPolicy Never, up to backoffLimit; restarted in place under OnFailure', async () => {
+    c.churn.batch.jobRunMs = 300;
+    c.churn.batch.failureShare = 1;
+    await apply(jobYaml('doomed', '  backoffLimit: 1\n'));
+    await vi.waitFor(() => expect(condition('doomed', 'Failed')).toBe('True'), { timeout: 20_000, interval: 100 });
+    expect(phases('doomed')).toEqual(['Failed', 'Failed']);
+    expect(job('doomed').status).toMatchObject({ failed: 2 });
+    const exited = podsOf(job('doomed').metadata.uid)[0]!.status as unknown as { containerStatuses: Array<{ state: { terminated?: { exitCode: number; reason: string } } }> };
+    expect(exited.containerStatuses[0]!.state.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
+    const failedEvent = c.snapshot('events').find((e) => (e.involvedObject as { name: string }).name === 'doomed' && e.reason === 'BackoffLimitExceeded');
+    expect(failedEvent?.type).toBe('Warning');
+    expect((await ok(['get', 'job', 'doomed', '-n', 'default', '--no-headers'])).split(/\s+/)).toContain('0/1');
+
+    await apply(jobYaml('retrying', '').replace('restartPolicy: Never', 'restartPolicy: OnFailure'));
+    const restarts = (): number => (podsOf(job('retrying').metadata.uid)[0]?.status as { containerStatuses?: Array<{ restartCount: number }> } | undefined)?.containerStatuses?.[0]?.restartCount ?? 0;
+    await vi.waitFor(() => expect(restarts()).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 100 });
+    // One pod all along: its container restarts; once it succeeds, the Job is Complete with no failure counted.
+    c.churn.batch.failureShare = 0;
+    await vi.waitFor(() => expect(condition('retrying', 'Complete')).toBe('True'), { timeout: 20_000, interval: 100 });
+    expect(phases('retrying')).toEqual(['Succeeded']);
+    expect(job('retrying').status.failed).toBeUndefined();
   });
 
   it('suspended, a Job deletes its running pods and makes none; resumed, it starts them again', async () => {
