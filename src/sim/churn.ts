@@ -32,7 +32,7 @@ export class Churn {
   /** Draws what the controllers make in answer to requests over HTTP, apart from `rng` (answerDeletion). */
   private readonly answerRng: Rng;
   /** The kubelets' part in answering requests over HTTP: they go on while churn is stopped. */
-  private readonly kubelets: Kubelets;
+  readonly kubelets: Kubelets;
   /** Deployments with a rollout under way, by key: when their progress deadline passes (progressDeadlines). */
   private readonly deadlines = new Map<string, number>();
   /** The revision of each DaemonSet whose template was set over HTTP, by key (its generated pods are all current). */

@@ -7,8 +7,6 @@ import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type SimObject } from './types.js';
 
-/** How long a deleted pod's containers take to stop after the mark, for a pod deleted over HTTP. */
-const STOP_MS = 1_000;
 
 /** Writes a marked pod's last status (its running containers terminated, not ready) and removes it. */
 export function finishPod(store: SimStore, pod: SimObject, now: number): void {
@@ -33,12 +31,13 @@ export function stoppedPod(pod: SimObject, now: number, exit: { exitCode: number
   return next;
 }
 
-/** How long a new pod's containers take to start, for a pod its controller made in answer to a delete over HTTP. */
-const START_MS = 2_000;
-
 /** The cluster's kubelets, for the pods deleted or made in answer to requests over HTTP: each acts a moment later. */
 export class Kubelets {
   private readonly pending = new Set<NodeJS.Timeout>();
+  /** How long a deleted pod's containers take to stop after the mark, for a pod deleted over HTTP. */
+  stopMs = 1_000;
+  /** How long a new pod's containers take to start, for a pod its controller made in answer to a request over HTTP. */
+  startMs = 2_000;
 
   constructor(private readonly store: SimStore, private readonly now: () => number = Date.now) {}
 
@@ -47,7 +46,7 @@ export class Kubelets {
    * is told of it once the pod is removed (a finalizer may keep it).
    */
   terminate(key: string, uid: string, gone?: (pod: SimObject) => void): void {
-    this.after(STOP_MS, key, uid, (pod) => {
+    this.after(this.stopMs, key, uid, (pod) => {
       finishPod(this.store, pod, this.now());
       if (this.store.table('pods')?.get(key)?.metadata.uid !== uid) gone?.(pod);
     });
@@ -55,7 +54,7 @@ export class Kubelets {
 
   /** Starts the pod at `key` soon with `start`, if it is still the one with `uid`. */
   start(key: string, uid: string, start: (pod: SimObject) => void): void {
-    this.after(START_MS, key, uid, start);
+    this.after(this.startMs, key, uid, start);
   }
 
   /** Acts on the pod at `key` `ms` from now (its containers ended, say), if it is still the one with `uid`. */
