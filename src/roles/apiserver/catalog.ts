@@ -47,6 +47,11 @@ interface Snapshot {
   versions: Map<string, Map<string, string[]>>;
   /** group/resource → the clusters where its first list is running (sync condition Pending, initialListPhase). */
   firstListing: Map<string, Set<string>>;
+  /**
+   * Some cluster is still finding its types: its synchro has not named them yet (no syncResources, and not known to
+   * be unreachable), or a first list is running. Discovery then reads a fresher snapshot (Catalog.types).
+   */
+  settling: boolean;
   /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
   crdColumns: Map<string, PrinterColumn[]>;
   /** group/resource/version → the status and scale subresources a stored CRD declares. */
@@ -181,9 +186,13 @@ export class Catalog {
 
   /**
    * The types discovery lists: never from a snapshot past its TTL, since kubectl keeps discovery for hours (a type
-   * missing from it, `pods` during a first sync, sends `kubectl get pods` to another group's `pods` until then).
+   * missing from it, `pods` during a first sync, sends `kubectl get pods` to another group's `pods` until then). While
+   * a cluster is still finding its types (Snapshot.settling), from one no older than a lookup that misses would take:
+   * a type with no rows yet is listed as soon as the synchro's status names it, not a TTL later (kubectl, told a
+   * resource type does not exist, reads discovery again once).
    */
   async types(cluster: string | undefined): Promise<TypeInfo[]> {
+    if (this.snap?.settling) await this.get(Math.max(MISS_REFRESH_MS, Math.min(MISS_LOADS * this.loadMs, this.ttlMs)), false);
     const m = await this.lookup((s) => (cluster === undefined ? s.all : s.clusters.get(cluster)?.types), false);
     return m ? [...m.values()] : [];
   }
@@ -266,20 +275,23 @@ export class Catalog {
     };
     for (const t of stored) add(t.cluster, t);
     const firstListing = new Map<string, Set<string>>();
+    let settling = false;
     for (const [name, rec] of statuses) {
       const c = ensure(name);
       const healthy = conditionOf(rec.status, 'ClusterHealthy');
       if (healthy) c.healthy = healthy;
+      if (!Array.isArray(rec.status.syncResources) && healthy?.status !== 'False') settling = true;
       for (const t of syncedTypes(rec.status)) {
         add(name, t);
         if (!t.firstList) continue;
+        settling = true;
         const gr = `${t.group}/${t.resource}`;
         let set = firstListing.get(gr);
         if (!set) firstListing.set(gr, (set = new Set()));
         set.add(name);
       }
     }
-    return { clusters, all, versions, firstListing, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
+    return { clusters, all, versions, firstListing, settling, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
   }
 
   /**

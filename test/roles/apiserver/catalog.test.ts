@@ -167,3 +167,34 @@ it('a load that runs out of time gives the next one twice as long, so a catalog 
   await expect(catalog.get()).rejects.toThrow('storage did not answer within 200 ms');
   expect((await catalog.cluster('c1'))?.name).toBe('c1');
 });
+
+it('while a cluster is still finding its types, discovery reads a snapshot a quarter second old at most; once all are synced, its TTL', async () => {
+  // A synced type with no rows is listed once the synchro's status names it: that must not wait out a TTL.
+  let t = 0;
+  const status = (types: Array<{ name: string; kind: string; firstList: boolean }>): Parameters<Storage['putClusterStatus']>[1] => ({
+    spec: {},
+    status: {
+      conditions: [{ type: 'ClusterHealthy', status: 'True', reason: 'Healthy', message: '' }],
+      syncResources: [{ group: 'apps', resources: types.map((x) => ({ name: x.name, kind: x.kind, namespaced: true, syncConditions: [{ version: 'v1', status: x.firstList ? 'Pending' : 'Syncing', initialListPhase: x.firstList }] })) }],
+    },
+    updatedAt: new Date().toISOString(),
+  });
+  await storage.putClusterStatus('settling', { spec: {}, status: { conditions: [{ type: 'ClusterHealthy', status: 'True', reason: 'Healthy', message: '' }] }, updatedAt: new Date().toISOString() });
+  const catalog = new Catalog(storage, 2_000, () => t);
+  const resources = async (): Promise<string[]> => (await catalog.types('settling')).map((x) => x.resource).sort();
+  expect(await resources()).toEqual([]);
+  // Negotiated: the status names its types, their first lists running.
+  await storage.putClusterStatus('settling', status([{ name: 'deployments', kind: 'Deployment', firstList: true }, { name: 'statefulsets', kind: 'StatefulSet', firstList: true }]));
+  t = 300;
+  expect(await resources()).toEqual(['deployments', 'statefulsets']);
+  // Lists done; a status written since is seen only past the TTL.
+  await storage.putClusterStatus('settling', status([{ name: 'deployments', kind: 'Deployment', firstList: false }, { name: 'statefulsets', kind: 'StatefulSet', firstList: false }]));
+  t = 600;
+  expect(await resources()).toEqual(['deployments', 'statefulsets']);
+  await storage.putClusterStatus('settling', status([{ name: 'deployments', kind: 'Deployment', firstList: false }, { name: 'statefulsets', kind: 'StatefulSet', firstList: false }, { name: 'daemonsets', kind: 'DaemonSet', firstList: false }]));
+  t = 900;
+  expect(await resources()).toEqual(['deployments', 'statefulsets']);
+  t = 2_700;
+  expect(await resources()).toEqual(['daemonsets', 'deployments', 'statefulsets']);
+  await storage.deleteClusterStatus('settling');
+});
