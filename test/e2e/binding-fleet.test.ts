@@ -167,6 +167,32 @@ describe('kubectl through the bundle', () => {
     }
   });
 
+  it('a StatefulSet restarted on a member: the oldest kubectl follows its pod-by-pod rollout through clusterpedia to the end', async () => {
+    const c = f.fleet.clusters[1]!;
+    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`, oldestKubectl());
+    const file = join(f.dir, 'sts.yaml');
+    writeFileSync(file, 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: e2e-db, namespace: default}\nspec:\n  replicas: 3\n  serviceName: e2e-db\n  selector: {matchLabels: {app: e2e-db}}\n  template:\n    metadata: {labels: {app: e2e-db}}\n    spec:\n      containers: [{name: db, image: "postgres:16"}]\n');
+    const revisions = async (): Promise<string[]> =>
+      (await ours.ok(['get', 'pods', '-n', 'default', '-l', 'app=e2e-db', '-o', 'jsonpath={range .items[*]}{.metadata.labels.controller-revision-hash}{"\\n"}{end}'])).trim().split('\n').filter(Boolean);
+    try {
+      for (const args of [['apply', '-f', file], ['rollout', 'status', 'statefulset/e2e-db', '-n', 'default', '--timeout=60s'], ['rollout', 'restart', 'statefulset/e2e-db', '-n', 'default']]) {
+        const r = await member.run(args);
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const update = (c.store.get('statefulsets.apps', 'default', 'e2e-db')?.status as { updateRevision: string; currentRevision: string });
+      expect(update.updateRevision).not.toBe(update.currentRevision);
+      const status = await ours.run(['rollout', 'status', 'statefulset/e2e-db', '-n', 'default', '--timeout=90s']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout.trim().split('\n').at(-1)).toBe('partitioned roll out complete: 3 new pods have been updated...');
+      // The pods clusterpedia serves are all at the member's new revision once the last one is in.
+      await vi.waitFor(async () => expect(await revisions()).toEqual([update.updateRevision, update.updateRevision, update.updateRevision]), { timeout: 15_000, interval: 300 });
+    } finally {
+      member.dispose();
+      ours.dispose();
+    }
+  });
+
   it("a Job applied on a member runs there, and kubectl wait --for=condition=complete through clusterpedia sees it end", async () => {
     const c = f.fleet.clusters[0]!;
     c.churn.batch.jobRunMs = 1_000;
