@@ -391,10 +391,9 @@ export class Churn {
     const now = this.store.get('deployments.apps', ns, deploy.metadata.name ?? '') ?? deploy;
     const latest = String(revisionOf(target));
     if (now.metadata.annotations?.['deployment.kubernetes.io/revision'] !== latest) this.store.update('deployments.apps', withRevision(now, latest));
-    // Old ReplicaSets with replicas (a new template, or a rollout under way): a RollingUpdate goes step by step.
+    // Old ReplicaSets with replicas (a new template, or a rollout under way): the rollout goes step by step.
     const key = `${ns}/${deploy.metadata.name ?? ''}`;
-    const rolling = rec(rec(deploy.spec).strategy).type !== 'Recreate';
-    if (rolling && (this.rolling.has(key) || sets.some((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0))) {
+    if (this.rolling.has(key) || sets.some((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0)) {
       this.rolling.add(key);
       this.rollStep(ns, deploy.metadata.name ?? '');
       return;
@@ -404,9 +403,10 @@ export class Churn {
   }
 
   /**
-   * One step of a Deployment's RollingUpdate, as kube's rolloutRolling takes it: the newest ReplicaSet up by what
-   * maxSurge leaves room for, then the old ones (oldest first) down by what maxUnavailable allows with the new pods not
-   * yet available. Each pod that starts or goes takes it a step on (settle), until the newest ReplicaSet has every
+   * One step of a Deployment's rollout. A RollingUpdate, as kube's rolloutRolling takes it: the newest ReplicaSet up
+   * by what maxSurge leaves room for, then the old ones (oldest first) down by what maxUnavailable allows with the new
+   * pods not yet available. A Recreate, as rolloutRecreate: the old ones down to none, and the new one up once their
+   * pods are gone. Each pod that starts or goes takes it a step on (settle), until the newest ReplicaSet has every
    * replica and the old ones none. A paused Deployment waits.
    */
   private rollStep(ns: string, name: string): void {
@@ -419,6 +419,15 @@ export class Churn {
     }
     if (rec(deploy.spec).paused === true) return;
     const replicas = Number(rec(deploy.spec).replicas ?? 1);
+    if (rec(rec(deploy.spec).strategy).type === 'Recreate') {
+      const olds = this.owned('replicasets.apps', deploy).filter((rs) => rs.metadata.uid !== target.metadata.uid);
+      for (const rs of olds) if (specReplicas(rs) > 0) this.answerScale(rs, 0, deploy);
+      // Pods being deleted count too: the new ones wait until none of the old ones runs.
+      if (olds.some((rs) => this.owned('pods', rs).length > 0)) return;
+      if (specReplicas(target) !== replicas) this.answerScale(target, replicas, deploy);
+      this.rolling.delete(key);
+      return;
+    }
     const { surge, unavailable } = rollingBounds(deploy, replicas);
     const revisionOf = (o: SimObject): number => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
     const olds = this.owned('replicasets.apps', deploy).filter((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0).sort((a, b) => revisionOf(a) - revisionOf(b));

@@ -222,6 +222,44 @@ describe('kubectl on a member, answered by its controllers', () => {
   });
 });
 
+describe('a Recreate Deployment', () => {
+  it('a new template: every old pod is gone before the first new one is made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-recreate-'));
+    const file = join(dir, 'app.yaml');
+    const yaml = (image: string): string => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: singleton, namespace: default}\nspec:\n  replicas: 3\n  strategy: {type: Recreate}\n  selector: {matchLabels: {app: singleton}}\n  template:\n    metadata: {labels: {app: singleton}}\n    spec:\n      containers: [{name: app, image: "${image}"}]\n`;
+    try {
+      writeFileSync(file, yaml('app:1'));
+      await ok(['apply', '-f', file]);
+      const d = c.store.get('deployments.apps', 'default', 'singleton')!;
+      const [first] = setsOf(d);
+      await settled(first!.metadata.uid, 3);
+      // After each change: whether pods of the old and the new ReplicaSet were there at once (being deleted counts).
+      let overlapped = false;
+      const unwatch = c.store.onChange(() => {
+        const sets = setsOf(d);
+        const withPods = sets.filter((rs) => podsOf(rs.metadata.uid).length > 0);
+        if (withPods.length > 1) overlapped = true;
+      });
+      try {
+        writeFileSync(file, yaml('app:2'));
+        await ok(['apply', '-f', file]);
+        const watched = await ok(['rollout', 'status', 'deployment/singleton', '-n', 'default', '--timeout=60s']);
+        expect(watched.trim().split('\n').at(-1)).toBe('deployment "singleton" successfully rolled out');
+      } finally {
+        unwatch();
+      }
+      expect(overlapped).toBe(false);
+      const next = setsOf(d).find((rs) => rs.metadata.uid !== first!.metadata.uid)!;
+      const pods = await settled(next.metadata.uid, 3);
+      expect(pods.map((p) => p.spec.containers[0]!.image)).toEqual(['app:2', 'app:2', 'app:2']);
+      expect(replicas(c.store.get('replicasets.apps', 'default', first!.metadata.name!)!)).toBe(0);
+      await ok(['delete', 'deployment', 'singleton', '-n', 'default']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the StatefulSet controller', () => {
   type Sts = SimObject & { spec: { replicas: number; updateStrategy: { rollingUpdate?: { partition?: number } } }; status: { currentRevision: string; updateRevision: string; currentReplicas?: number; updatedReplicas?: number } };
   const revisionOf = (p: SimObject): string | undefined => p.metadata.labels?.['controller-revision-hash'];
