@@ -11,6 +11,7 @@ import { matchLabels, parseLabelSelector, type LabelSelector } from './label-sel
 import { selectorString } from './scale.js';
 import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
@@ -287,17 +288,9 @@ export class Churn {
     const strategy = rec(rec(ds.spec).updateStrategy);
     const old = all.filter((p) => !p.metadata.deletionTimestamp && revision !== undefined && p.metadata.labels?.['controller-revision-hash'] !== revision);
     if (old.length === 0 || strategy.type === 'OnDelete') return;
-    const pods = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp);
+    const ready = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp && podIsReady(p)).length;
     const maxUnavailable = Math.max(1, resolveIntOrPercent(rec(strategy.rollingUpdate).maxUnavailable, '1', nodes.length, Math.floor));
-    let budget = maxUnavailable - (nodes.length - pods.filter(podIsReady).length);
-    for (const p of old.sort((a, b) => Number(podIsReady(a)) - Number(podIsReady(b)))) {
-      // An old pod not ready is unavailable already: deleting it costs nothing.
-      if (podIsReady(p)) {
-        if (budget <= 0) break;
-        budget--;
-      }
-      this.deleteByController(podKey(p));
-    }
+    for (const i of daemonSetDeletions(nodes.length, maxUnavailable, ready, old.map(podIsReady))) this.deleteByController(podKey(old[i] as SimObject));
   }
 
   /** The nodes a DaemonSet may run on: workers, and those whose NoSchedule taints its pods tolerate. */
@@ -428,25 +421,19 @@ export class Churn {
       this.rolling.delete(key);
       return;
     }
-    const { surge, unavailable } = rollingBounds(deploy, replicas);
     const revisionOf = (o: SimObject): number => Number(o.metadata.annotations?.['deployment.kubernetes.io/revision'] ?? 0);
     const olds = this.owned('replicasets.apps', deploy).filter((rs) => rs.metadata.uid !== target.metadata.uid && specReplicas(rs) > 0).sort((a, b) => revisionOf(a) - revisionOf(b));
-    const oldCount = (): number => olds.reduce((n, rs) => n + specReplicas(this.store.get('replicasets.apps', ns, rs.metadata.name ?? '') ?? rs), 0);
-    let count = specReplicas(target);
-    const up = count > replicas ? replicas : Math.min(replicas, count + Math.max(0, replicas + surge - count - oldCount()));
-    if (up !== count) this.answerScale(target, up, deploy);
-    count = up;
-    const fresh = this.store.get('replicasets.apps', ns, target.metadata.name ?? '') ?? target;
-    const newUnavailable = Math.max(0, count - Number(rec(fresh.status).availableReplicas ?? 0));
-    let down = count + oldCount() - (replicas - unavailable) - newUnavailable;
-    for (const rs of olds) {
-      if (down <= 0) break;
-      const now = this.store.get('replicasets.apps', ns, rs.metadata.name ?? '') ?? rs;
-      const by = Math.min(down, specReplicas(now));
-      this.answerScale(now, specReplicas(now) - by, deploy);
-      down -= by;
-    }
-    if (count === replicas && oldCount() === 0) this.rolling.delete(key);
+    const next = rollingStep({
+      replicas, ...rollingBounds(rec(rec(rec(deploy.spec).strategy).rollingUpdate), replicas),
+      current: specReplicas(target), available: Number(rec(target.status).availableReplicas ?? 0), olds: olds.map(specReplicas),
+    });
+    // Up first: the pods the new one makes are not available yet, and the old ones go down only as far as that allows.
+    if (next.current !== specReplicas(target)) this.answerScale(target, next.current, deploy);
+    olds.forEach((rs, i) => {
+      const to = next.olds[i] ?? 0;
+      if (to !== specReplicas(rs)) this.answerScale(rs, to, deploy);
+    });
+    if (next.current === replicas && next.olds.every((n) => n === 0)) this.rolling.delete(key);
   }
 
   /** A ReplicaSet makes pods (like one of its own, else from its template) or deletes its newest, to `replicas`. */
@@ -532,17 +519,18 @@ export class Churn {
       this.stsRolling.delete(key);
       return;
     }
-    const replicas = specReplicas(sts);
     const partition = Number(rec(strategy.rollingUpdate).partition ?? 0);
     const status = rec(sts.status);
     const update = String(status.updateRevision ?? '');
     const pods = this.owned('pods', sts);
-    if (pods.length < replicas || pods.some((p) => p.metadata.deletionTimestamp || !podIsReady(p))) return;
-    const stale = pods.filter((p) => ordinalOf(sts, p) >= partition && p.metadata.labels?.['controller-revision-hash'] !== update).sort((a, b) => ordinalOf(sts, b) - ordinalOf(sts, a));
-    const next = stale[0];
-    if (next) {
-      this.awaitingName.set(podKey(next), this.statefulSetPod(sts, ordinalOf(sts, next), pods));
-      this.deleteByController(podKey(next));
+    const step = statefulSetStep(specReplicas(sts), partition, update, pods.map((p) => ({
+      ordinal: ordinalOf(sts, p), revision: p.metadata.labels?.['controller-revision-hash'], ready: podIsReady(p), deleting: p.metadata.deletionTimestamp !== undefined,
+    })));
+    if (step === 'wait') return;
+    if (step !== 'done') {
+      const replaced = `${ns}/${name}-${step}`;
+      this.awaitingName.set(replaced, this.statefulSetPod(sts, step, pods));
+      this.deleteByController(replaced);
       return;
     }
     this.stsRolling.delete(key);
@@ -998,23 +986,6 @@ function ordinalOf(sts: SimObject, pod: SimObject): number {
 
 function specReplicas(o: SimObject): number {
   return Number(rec(o.spec).replicas ?? 0);
-}
-
-/**
- * A RollingUpdate's maxSurge and maxUnavailable for `replicas` (kube's ResolveFenceposts): a percentage rounds up for
- * the surge and down for the unavailable; both 0 leaves one unavailable.
- */
-function rollingBounds(deploy: SimObject, replicas: number): { surge: number; unavailable: number } {
-  const params = rec(rec(rec(deploy.spec).strategy).rollingUpdate);
-  const surge = resolveIntOrPercent(params.maxSurge, '25%', replicas, Math.ceil);
-  const unavailable = resolveIntOrPercent(params.maxUnavailable, '25%', replicas, Math.floor);
-  return surge === 0 && unavailable === 0 ? { surge, unavailable: 1 } : { surge, unavailable };
-}
-
-/** An IntOrString count (`fallback` when unset): a number, or a percentage of `total` rounded by `round`. */
-function resolveIntOrPercent(v: unknown, fallback: string, total: number, round: (x: number) => number): number {
-  const s = String(v ?? fallback);
-  return s.endsWith('%') ? round((Number(s.slice(0, -1)) * total) / 100) : Number(s);
 }
 
 function podKey(pod: SimObject): string {
