@@ -1,4 +1,5 @@
-// Coalesced status writes: a cluster whose state changed is written at most once per interval, not once per event.
+// Coalesced status writes: a cluster whose state changed is written at most once per interval, not once per event;
+// a change to a cluster not written for an interval (its first types negotiated, its health turned) goes out at once.
 import type { Logger } from 'pino';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
@@ -16,6 +17,10 @@ export class StatusWriter implements Runnable {
   private readonly clock: Clock;
   /** Consecutive cycles with a failed write: the period doubles (up to 10 s) and only the first one is logged. */
   private failures = 0;
+  /** When each cluster's status was last written (the clock's time). */
+  private readonly written = new Map<string, number>();
+  /** Ends the loop's current wait early. */
+  private wake: (() => void) | undefined;
 
   constructor(private readonly o: { write: StatusWrite; intervalMs: number; logger: Logger; clock?: Clock }) {
     this.clock = o.clock ?? systemClock;
@@ -23,6 +28,13 @@ export class StatusWriter implements Runnable {
 
   markDirty(cluster: string): void {
     this.dirty.add(cluster);
+    // Not written for an interval: now rather than at the next tick (writes failing wait for theirs).
+    if (this.failures === 0 && this.due(cluster, this.clock.now())) this.wake?.();
+  }
+
+  private due(cluster: string, now: number): boolean {
+    const at = this.written.get(cluster);
+    return at === undefined || now - at >= this.o.intervalMs;
   }
 
   /**
@@ -41,34 +53,49 @@ export class StatusWriter implements Runnable {
   async forget(cluster: string): Promise<void> {
     this.dirty.delete(cluster);
     this.stale.delete(cluster);
+    this.written.delete(cluster);
     await this.cycle;
   }
 
   /** Writes everything dirty now (tests, shutdown). */
   async flush(): Promise<void> {
+    await this.write(false);
+  }
+
+  private async write(spaced: boolean): Promise<void> {
     await this.cycle;
-    this.cycle = this.writeDirty();
+    this.cycle = this.writeDirty(spaced);
     await this.cycle;
     this.cycle = undefined;
   }
 
   async start(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.clock.sleep(Math.min(10_000, this.o.intervalMs * 2 ** Math.min(this.failures, 10)), signal);
+      const nap = new AbortController();
+      this.wake = () => nap.abort();
+      // Something dirty and due already (marked while the last cycle wrote): no wait.
+      if (this.failures > 0 || ![...this.dirty].some((c) => this.due(c, this.clock.now()))) {
+        await this.clock.sleep(Math.min(10_000, this.o.intervalMs * 2 ** Math.min(this.failures, 10)), AbortSignal.any([signal, nap.signal]));
+      }
+      this.wake = undefined;
       if (signal.aborted) break;
-      await this.flush();
+      await this.write(true);
     }
   }
 
-  private async writeDirty(): Promise<void> {
+  /** Writes the dirty clusters; `spaced`: only those not written for an interval (the others stay dirty). */
+  private async writeDirty(spaced: boolean): Promise<void> {
     const now = this.clock.now();
     for (const [name, since] of this.stale) if (now - since >= this.staleMs) this.dirty.add(name);
-    const names = [...this.dirty];
-    this.dirty.clear();
-    for (const name of names) this.stale.delete(name);
+    const names = [...this.dirty].filter((name) => !spaced || this.due(name, now));
+    for (const name of names) {
+      this.dirty.delete(name);
+      this.stale.delete(name);
+    }
     let failed = false;
     for (const name of names) {
       try {
+        this.written.set(name, this.clock.now());
         await this.o.write(name);
       } catch (e: unknown) {
         this.dirty.add(name);
