@@ -73,6 +73,26 @@ export async function withChildSignal<T>(parent: AbortSignal, fn: (signal: Abort
   }
 }
 
+/**
+ * Runs `fn` under a signal that aborts when `parent` does, or after `ms` with a TimeoutError as AbortSignal.timeout's,
+ * and lets go of `parent` when `fn` is done. `AbortSignal.any([parent, AbortSignal.timeout(ms)])` does the same but,
+ * on Node 20, leaves an entry on `parent` per call for as long as `parent` lives: a probe every few seconds on a
+ * cluster's lifetime signal grows the heap by tens of MB a day on a fleet.
+ */
+export async function withTimeout<T>(parent: AbortSignal | undefined, ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const inner = new AbortController();
+  const timer = setTimeout(() => inner.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  const onAbort = (): void => inner.abort(parent?.reason);
+  if (parent?.aborted) inner.abort(parent.reason);
+  else parent?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fn(inner.signal);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onAbort);
+  }
+}
+
 /** Resolves when `signal` aborts (immediately if it already has). */
 export function aborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();

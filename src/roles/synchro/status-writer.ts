@@ -71,13 +71,21 @@ export class StatusWriter implements Runnable {
 
   async start(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
+      // A wait that the stop or a due change ends (a listener taken off after each wait: AbortSignal.any would leave an
+      // entry per second on the long-lived stop signal, which Node 20 never lets go of; see withTimeout).
       const nap = new AbortController();
-      this.wake = () => nap.abort();
-      // Something dirty and due already (marked while the last cycle wrote): no wait.
-      if (this.failures > 0 || ![...this.dirty].some((c) => this.due(c, this.clock.now()))) {
-        await this.clock.sleep(Math.min(10_000, this.o.intervalMs * 2 ** Math.min(this.failures, 10)), AbortSignal.any([signal, nap.signal]));
+      const stop = (): void => nap.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      this.wake = stop;
+      try {
+        // Something dirty and due already (marked while the last cycle wrote): no wait.
+        if (this.failures > 0 || ![...this.dirty].some((c) => this.due(c, this.clock.now()))) {
+          await this.clock.sleep(Math.min(10_000, this.o.intervalMs * 2 ** Math.min(this.failures, 10)), nap.signal);
+        }
+      } finally {
+        this.wake = undefined;
+        signal.removeEventListener('abort', stop);
       }
-      this.wake = undefined;
       if (signal.aborted) break;
       await this.write(true);
     }

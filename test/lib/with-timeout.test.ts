@@ -1,0 +1,30 @@
+// withTimeout: a child signal with a deadline that lets go of its parent, where AbortSignal.any keeps an entry per call.
+import { getEventListeners } from 'node:events';
+import { expect, it } from 'vitest';
+import { withTimeout } from '../../src/lib/lifecycle.js';
+
+/** The entries a signal keeps for the AbortSignal.any signals made from it (Node's internal set; none: 0). */
+function dependants(signal: AbortSignal): number {
+  const sym = Object.getOwnPropertySymbols(signal).find((s) => s.toString() === 'Symbol(kDependantSignals)');
+  const set = sym ? (signal as unknown as Record<symbol, Set<unknown> | undefined>)[sym] : undefined;
+  return set?.size ?? 0;
+}
+
+it('aborts with a TimeoutError after its time, and with the reason of its parent when that aborts first', async () => {
+  const timedOut = await withTimeout(undefined, 20, (signal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason))));
+  expect(timedOut).toBeInstanceOf(DOMException);
+  expect((timedOut as DOMException).name).toBe('TimeoutError');
+  const parent = new AbortController();
+  const reason = new Error('stopping');
+  const got = withTimeout(parent.signal, 60_000, (signal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason))));
+  parent.abort(reason);
+  expect(await got).toBe(reason);
+  expect(await withTimeout(parent.signal, 60_000, async (signal) => signal.aborted)).toBe(true);
+});
+
+it('holds nothing on a long-lived parent once done, however many times it runs (AbortSignal.any does, on Node 20)', async () => {
+  const parent = new AbortController();
+  for (let i = 0; i < 1000; i++) await withTimeout(parent.signal, 60_000, async (signal) => signal.aborted);
+  expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+  expect(dependants(parent.signal)).toBe(0);
+});
