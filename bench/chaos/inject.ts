@@ -127,11 +127,12 @@ export class Injector {
         return;
       }
       case 'rewind': {
-        const restore = await this.d.storage.backup();
+        // PostgreSQL may be coming back from a stop fault (recovery refuses connections for a moment): wait for it.
+        const restore = await whenDatabaseUp(() => this.d.storage.backup());
         // Restored `afterMs` after the fault began, however long the copy took: the schedule keeps the next global
         // fault (a kill) clear of it by that, so the restore meets a running clusterpedia, as the fault says.
         const took = this.d.clock() - at;
-        this.later('rewind', Math.max(0, f.afterMs - took), restore);
+        this.later('rewind', Math.max(0, f.afterMs - took), () => whenDatabaseUp(restore));
         record({ backedUpAfterMs: took });
         return;
       }
@@ -187,5 +188,20 @@ export class Injector {
   dispose(): void {
     for (const { timer } of this.lifts.values()) clearTimeout(timer);
     this.lifts.clear();
+  }
+}
+
+/** The refusals of a PostgreSQL server stopped or starting up (another fault's doing), as postgres.js reports them. */
+const DATABASE_COMING_BACK = /not yet accepting connections|starting up|shutting down|ECONNREFUSED|ECONNRESET/;
+
+/** Runs `fn`, and again every 200 ms for up to 30 s while the database refuses it as stopped or starting up. */
+export async function whenDatabaseUp<T>(fn: () => Promise<T>, waitMs = 30_000): Promise<T> {
+  for (let waited = 0; ; waited += 200) {
+    try {
+      return await fn();
+    } catch (e: unknown) {
+      if (waited >= waitMs || !DATABASE_COMING_BACK.test(String(e))) throw e;
+      await sleep(200);
+    }
   }
 }
