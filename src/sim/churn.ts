@@ -11,7 +11,7 @@ import { matchLabels, parseLabelSelector, type LabelSelector } from './label-sel
 import { selectorString } from './scale.js';
 import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
-import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetStep } from './rollouts.js';
+import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
@@ -38,7 +38,7 @@ export class Churn {
   private readonly deadlines = new Map<string, number>();
   /** The revision of each DaemonSet whose template was set over HTTP, by key (its generated pods are all current). */
   private readonly dsRevision = new Map<string, string>();
-  /** StatefulSets whose pods are not all at their update revision (stsStep), by key. */
+  /** StatefulSets with pods to make, delete or roll to their update revision (stsStep), by key. */
   private readonly stsRolling = new Set<string>();
   /** Deployments whose RollingUpdate, asked for over HTTP, is under way (rollStep), by key. */
   private readonly rolling = new Set<string>();
@@ -452,6 +452,8 @@ export class Churn {
   private scaleStatefulSetPods(sts: SimObject, replicas: number): void {
     const ns = sts.metadata.namespace ?? '';
     const name = sts.metadata.name ?? '';
+    // OrderedReady: one pod at a time (stsStep).
+    if (rec(sts.spec).podManagementPolicy !== 'Parallel') return;
     const mine = this.owned('pods', sts).filter((p) => !p.metadata.deletionTimestamp);
     for (const p of mine) if (ordinalOf(sts, p) >= replicas) this.deleteByController(podKey(p));
     for (let i = 0; i < replicas; i++) {
@@ -498,11 +500,9 @@ export class Churn {
       now = this.store.update('statefulsets.apps', { ...clone(sts), status: next }, { subresource: 'status' });
     }
     this.scaleStatefulSetPods(now, replicas);
-    const update = rec(now.status).updateRevision;
-    if (this.owned('pods', now).some((p) => p.metadata.labels?.['controller-revision-hash'] !== update) || rec(now.status).currentRevision !== update) {
-      this.stsRolling.add(`${ns}/${name}`);
-      this.stsStep(ns, name);
-    }
+    // What is left (pods to make or delete one by one, a rollout) goes step by step; stsStep lets go once done.
+    this.stsRolling.add(`${ns}/${name}`);
+    this.stsStep(ns, name);
   }
 
   /**
@@ -514,18 +514,34 @@ export class Churn {
   private stsStep(ns: string, name: string): void {
     const key = `${ns}/${name}`;
     const sts = this.store.get('statefulsets.apps', ns, name);
-    const strategy = rec(rec(sts?.spec).updateStrategy);
-    if (!sts || sts.metadata.deletionTimestamp || strategy.type === 'OnDelete') {
+    if (!sts || sts.metadata.deletionTimestamp) {
+      this.stsRolling.delete(key);
+      return;
+    }
+    const pods = this.owned('pods', sts);
+    const ordered = pods.map((p) => ({
+      ordinal: ordinalOf(sts, p), revision: p.metadata.labels?.['controller-revision-hash'], ready: podIsReady(p), deleting: p.metadata.deletionTimestamp !== undefined,
+    }));
+    // OrderedReady (the default): its pods come one at a time, each once those before it are ready, and go the same way.
+    if (rec(sts.spec).podManagementPolicy !== 'Parallel') {
+      const pending = new Set([...this.awaitingName.keys()].filter((k) => k.startsWith(`${key}-`)).map((k) => Number(k.slice(key.length + 1))));
+      const scale = statefulSetScaleStep(specReplicas(sts), ordered, pending);
+      if (scale === 'wait') return;
+      if (scale !== 'done') {
+        if ('remove' in scale) this.deleteByController(`${key}-${scale.remove}`);
+        else this.startSoon(this.create(this.statefulSetPod(sts, scale.create, pods), false));
+        return;
+      }
+    }
+    const strategy = rec(rec(sts.spec).updateStrategy);
+    if (strategy.type === 'OnDelete') {
       this.stsRolling.delete(key);
       return;
     }
     const partition = Number(rec(strategy.rollingUpdate).partition ?? 0);
     const status = rec(sts.status);
     const update = String(status.updateRevision ?? '');
-    const pods = this.owned('pods', sts);
-    const step = statefulSetStep(specReplicas(sts), partition, update, pods.map((p) => ({
-      ordinal: ordinalOf(sts, p), revision: p.metadata.labels?.['controller-revision-hash'], ready: podIsReady(p), deleting: p.metadata.deletionTimestamp !== undefined,
-    })));
+    const step = statefulSetStep(specReplicas(sts), partition, update, ordered);
     if (step === 'wait') return;
     if (step !== 'done') {
       const replaced = `${ns}/${name}-${step}`;

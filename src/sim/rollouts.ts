@@ -67,6 +67,25 @@ export function statefulSetStep(replicas: number, partition: number, update: str
 }
 
 /**
+ * A StatefulSet's OrderedReady scaling, one pod at a time: while a pod is being deleted, `wait`; the highest ordinal at
+ * or above the replicas, to delete; else the lowest missing one below them (not `pending`, made once its name is free),
+ * to make once every pod there is ready (`wait` until then); `done` when the ordinals are exactly those below the
+ * replicas.
+ */
+export function statefulSetScaleStep(replicas: number, pods: OrderedPod[], pending: ReadonlySet<number>): { create: number } | { remove: number } | 'wait' | 'done' {
+  if (pods.some((p) => p.deleting)) return 'wait';
+  const extra = pods.filter((p) => p.ordinal >= replicas).map((p) => p.ordinal);
+  if (extra.length > 0) return { remove: Math.max(...extra) };
+  const have = new Set(pods.map((p) => p.ordinal));
+  for (let i = 0; i < replicas; i++) {
+    if (have.has(i)) continue;
+    if (pending.has(i) || pods.some((p) => !p.ready)) return 'wait';
+    return { create: i };
+  }
+  return 'done';
+}
+
+/**
  * Which of a DaemonSet's old pods (`oldReady`: whether each is ready) its rollout deletes now, by index: those not
  * ready (unavailable already), then ready ones while fewer than `maxUnavailable` of its `nodes` lack an available pod
  * (`ready` of its pods are).

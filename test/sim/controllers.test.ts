@@ -102,14 +102,31 @@ describe('kubectl on a member, answered by its controllers', () => {
     // One whose pods all run: a pod is made like its siblings, and one no node could take makes another such.
     const sts = c.snapshot('statefulsets.apps').find((x) => replicas(x) >= 1 && podsOf(x.metadata.uid).every(ready))!;
     const stsNs = sts.metadata.namespace!;
+    // OrderedReady, the default: pods come one at a time, each once the ones before it are ready, and go highest first.
+    const made: string[] = [];
+    const gone: string[] = [];
+    let mostDown = 0;
+    let seen = new Set(podsOf(sts.metadata.uid).map((p) => p.metadata.name!));
+    const unwatch = c.store.onChange(() => {
+      const pods = podsOf(sts.metadata.uid);
+      const now = new Set(pods.map((p) => p.metadata.name!));
+      for (const n of now) if (!seen.has(n)) made.push(n);
+      for (const n of seen) if (!now.has(n)) gone.push(n);
+      seen = now;
+      mostDown = Math.max(mostDown, pods.filter((p) => p.metadata.deletionTimestamp || !ready(p)).length);
+    });
     await ok(['scale', 'statefulset', sts.metadata.name!, '-n', stsNs, `--replicas=${replicas(sts) + 2}`]);
     const grown = await settled(sts.metadata.uid, replicas(sts) + 2);
     expect(grown.map((p) => p.metadata.name).sort()).toEqual(Array.from({ length: replicas(sts) + 2 }, (_, i) => `${sts.metadata.name}-${i}`).sort());
     const last = grown.find((p) => p.metadata.name === `${sts.metadata.name}-${replicas(sts) + 1}`)!;
     expect(last.metadata.labels).toMatchObject({ 'apps.kubernetes.io/pod-index': String(replicas(sts) + 1), 'statefulset.kubernetes.io/pod-name': last.metadata.name });
     await ok(['scale', 'statefulset', sts.metadata.name!, '-n', stsNs, '--replicas=1']);
-    await vi.waitFor(() => expect(podsOf(sts.metadata.uid).map((p) => p.metadata.name)).toEqual([`${sts.metadata.name}-0`]), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(() => expect(podsOf(sts.metadata.uid).map((p) => p.metadata.name)).toEqual([`${sts.metadata.name}-0`]), { timeout: 20_000, interval: 100 });
     await settled(sts.metadata.uid, 1);
+    unwatch();
+    expect(made).toEqual([`${sts.metadata.name}-${replicas(sts)}`, `${sts.metadata.name}-${replicas(sts) + 1}`]);
+    expect(gone).toEqual(Array.from({ length: replicas(sts) + 1 }, (_, i) => `${sts.metadata.name}-${replicas(sts) + 1 - i}`));
+    expect(mostDown).toBe(1);
   });
 
   it('kubectl apply -f of a Deployment and a DaemonSet, and kubectl run: defaulted as kube does, scheduled, started', async () => {

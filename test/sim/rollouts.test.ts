@@ -1,6 +1,6 @@
 // The rollout decisions, step by step from counts: kube's rolloutRolling, OrderedReady updates, DaemonSet budgets.
 import { describe, expect, it } from 'vitest';
-import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetStep } from '../../src/sim/rollouts.js';
+import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from '../../src/sim/rollouts.js';
 
 describe('a Deployment RollingUpdate', () => {
   it('resolves maxSurge up and maxUnavailable down, one unavailable when both are 0', () => {
@@ -45,6 +45,20 @@ describe('a StatefulSet RollingUpdate', () => {
     expect(statefulSetStep(3, 0, 'b', [pod(0, 'a'), pod(2, 'b')])).toBe('wait');
     expect(statefulSetStep(3, 0, 'b', [pod(0, 'b'), pod(1, 'b'), pod(2, 'b')])).toBe('done');
     expect(statefulSetStep(3, 2, 'b', [pod(0, 'a'), pod(1, 'a'), pod(2, 'b')])).toBe('done');
+  });
+});
+
+describe('a StatefulSet scaled OrderedReady', () => {
+  const pod = (ordinal: number, ready = true, deleting = false): { ordinal: number; revision: string; ready: boolean; deleting: boolean } => ({ ordinal, revision: 'a', ready, deleting });
+
+  it('makes the lowest missing ordinal once the others are ready, and deletes the highest extra one, one at a time', () => {
+    expect(statefulSetScaleStep(3, [pod(0), pod(1)], new Set())).toEqual({ create: 2 });
+    expect(statefulSetScaleStep(3, [pod(0), pod(2)], new Set())).toEqual({ create: 1 });
+    expect(statefulSetScaleStep(3, [pod(0), pod(1, false)], new Set())).toBe('wait');
+    expect(statefulSetScaleStep(3, [pod(0), pod(1)], new Set([2]))).toBe('wait');
+    expect(statefulSetScaleStep(1, [pod(0), pod(1), pod(2)], new Set())).toEqual({ remove: 2 });
+    expect(statefulSetScaleStep(1, [pod(0), pod(1), pod(2, true, true)], new Set())).toBe('wait');
+    expect(statefulSetScaleStep(2, [pod(0), pod(1, false)], new Set())).toBe('done');
   });
 });
 
