@@ -18,7 +18,8 @@ beforeAll(async () => {
   kubectl = new Kubectl(c.url);
 });
 afterAll(async () => {
-  await c.stop();
+  kubectl?.dispose();
+  await c?.stop();
 });
 
 type Pod = SimObject & { spec: { nodeName?: string; containers: Array<{ name: string; image: string }> }; status: { phase?: string; conditions?: Array<{ type: string; status: string }>; containerStatuses?: Array<{ name: string; image: string; imageID: string; ready: boolean }> } };

@@ -57,7 +57,8 @@ describe('kubectl against a member', () => {
     kubectl = new Kubectl(c.url);
   });
   afterAll(async () => {
-    await c.stop();
+    kubectl?.dispose();
+    await c?.stop();
   });
 
   it('set image and set env change the one container and keep everything else; a custom resource has no strategic merge', async () => {
