@@ -1,16 +1,18 @@
 // The batch controllers, as kube's run them. The Job controller keeps up to `parallelism` pods of a Job running until
 // `completions` of them have succeeded, replaces a pod deleted before it ended (counted as failed, up to
 // `backoffLimit`), deletes the running ones of a suspended Job, and completes the Job; each pod runs `jobRunMs` and
-// succeeds, or fails (`failureShare`: counted failed like a deleted one, or restarted in place under OnFailure). The CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them
-// its pods' lives (BatchHost): how a pod is made, started and deleted.
+// succeeds, or fails (`failureShare`: counted failed like a deleted one, or restarted in place under OnFailure). The
+// CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them its pods'
+// lives (BatchHost): how a pod is made, started and deleted.
 import type { ChurnEvents } from './churn-events.js';
+import { podIsReady } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { scheduleNames } from './cron.js';
 import { stoppedPod, type Kubelets } from './kubelet.js';
 import { kubeSuffix, type Rng } from './prng.js';
 import type { SimStore } from './store.js';
-import { rec, recs, type Rec, type SimObject } from './types.js';
+import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
 
 export interface BatchHost {
   readonly store: SimStore;
@@ -94,7 +96,7 @@ export class Batch {
       ...(succeeded > 0 ? { succeeded } : {}),
       ...(failed > 0 ? { failed } : {}),
       terminating: this.h.owned('pods', job).filter((p) => p.metadata.deletionTimestamp).length,
-      ready: active.filter((p) => recs(rec(p.status).conditions).some((c) => c.type === 'Ready' && c.status === 'True')).length,
+      ready: active.filter(podIsReady).length,
       uncountedTerminatedPods: {},
     };
     if (JSON.stringify(next) !== JSON.stringify(job.status)) this.h.store.update('jobs.batch', { ...clone(job), status: next }, { subresource: 'status' });
@@ -107,13 +109,23 @@ export class Batch {
    * policy default) and makes another while the Job is still under its backoff limit.
    */
   podDeleted(pod: SimObject): void {
+    if (!ended(pod)) this.count(pod, 'failed');
+  }
+
+  /** The Job that controls `pod`, if it is there (the same one: its uid). */
+  private jobOf(pod: SimObject): SimObject | undefined {
     const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
-    const ns = pod.metadata.namespace ?? '';
-    const job = ref && this.h.store.get('jobs.batch', ns, ref.name);
-    if (!job || job.metadata.uid !== ref?.uid || ended(pod) || finished(job)) return;
+    const job = ref && this.h.store.get('jobs.batch', pod.metadata.namespace ?? '', ref.name);
+    return job && job.metadata.uid === ref?.uid ? job : undefined;
+  }
+
+  /** A pod of a Job that has not finished ended as `field` says: the Job counts it and syncs. */
+  private count(pod: SimObject, field: 'succeeded' | 'failed'): void {
+    const job = this.jobOf(pod);
+    if (!job || finished(job)) return;
     const status = rec(job.status);
-    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, failed: Number(status.failed ?? 0) + 1 } }, { subresource: 'status' });
-    this.syncJob(ns, ref.name);
+    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, [field]: Number(status[field] ?? 0) + 1 } }, { subresource: 'status' });
+    this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
   }
 
   /**
@@ -164,8 +176,9 @@ export class Batch {
 
   /** A Job's pod started: its Job counts it ready, and it runs `jobRunMs` to its end. */
   private started(pod: SimObject): void {
-    this.syncOwner(pod);
-    this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
+    const job = this.jobOf(pod);
+    if (job) this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
+    this.h.kubelets.later(this.jobRunMs, keyOf(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
   }
 
   /**
@@ -179,24 +192,13 @@ export class Batch {
     const now = this.h.now();
     if (failed && rec(pod.spec).restartPolicy === 'OnFailure') {
       this.h.store.update('pods', restarted(pod, now), { subresource: 'status' });
-      this.h.kubelets.later(this.jobRunMs, podKey(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
+      this.h.kubelets.later(this.jobRunMs, keyOf(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
       return;
     }
     const done = stoppedPod(pod, now, failed ? { exitCode: 1, reason: 'Error' } : undefined);
     done.status = { ...rec(done.status), phase: failed ? 'Failed' : 'Succeeded' };
     this.h.store.update('pods', done, { subresource: 'status' });
-    const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
-    const job = ref && this.h.store.get('jobs.batch', pod.metadata.namespace ?? '', ref.name);
-    if (!job || job.metadata.uid !== ref?.uid || finished(job)) return;
-    const status = rec(job.status);
-    const field = failed ? 'failed' : 'succeeded';
-    this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, [field]: Number(status[field] ?? 0) + 1 } }, { subresource: 'status' });
-    this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
-  }
-
-  private syncOwner(pod: SimObject): void {
-    const ref = pod.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Job');
-    if (ref) this.syncJob(pod.metadata.namespace ?? '', ref.name);
+    this.count(pod, failed ? 'failed' : 'succeeded');
   }
 
   /** A Job finished: its event, and its CronJob (if any) told, the Jobs beyond its history limits let go. */
@@ -240,7 +242,7 @@ function condition(type: string, at: string, reason: string, message: string, st
   return { type, status, lastProbeTime: at, lastTransitionTime: at, reason, message };
 }
 
-/** `pod` with its first container exited 1 and started again (restartPolicy OnFailure), not ready meanwhile. */
+/** `pod` with its first container exited 1 and started again at once (restartPolicy OnFailure; it has no probe to wait for). */
 function restarted(pod: SimObject, now: number): SimObject {
   const next = clone(pod);
   const first = recs(rec(next.status).containerStatuses)[0];
@@ -253,8 +255,4 @@ function restarted(pod: SimObject, now: number): SimObject {
     state: { running: { startedAt: at } },
   });
   return next;
-}
-
-function podKey(pod: SimObject): string {
-  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 }

@@ -138,7 +138,7 @@ export class ChurnEvents {
     if (owner && controller) this.record(owner, { component: controller.component }, 'Normal', 'SuccessfulDelete', controller.deleted(pod.metadata.name ?? '', owner.metadata.name ?? ''));
   }
 
-  /** A controller's Normal event about `about` (the CronJob and Job controllers' own). */
+  /** A controller's event about `about`, Normal unless `type` says Warning (the CronJob and Job controllers' own). */
   controller(about: SimObject, component: string, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): void {
     this.record(about, { component }, type, reason, message);
   }

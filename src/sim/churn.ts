@@ -13,7 +13,7 @@ import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
-import { rec, recs, type Rec, type SimObject } from './types.js';
+import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
 
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
@@ -39,7 +39,7 @@ export class Churn {
   /** The revision of each DaemonSet whose template was set over HTTP, by key (its generated pods are all current). */
   private readonly dsRevision = new Map<string, string>();
   /** StatefulSets with pods to make, delete or roll to their update revision (stsStep), by key. */
-  private readonly stsRolling = new Set<string>();
+  private readonly stsPending = new Set<string>();
   /** Deployments whose RollingUpdate, asked for over HTTP, is under way (rollStep), by key. */
   private readonly rolling = new Set<string>();
   /** StatefulSet pods deleted over HTTP, by key: what their controller makes once the old pod is gone. */
@@ -88,7 +88,7 @@ export class Churn {
         this.startSoon(pod, started);
         return pod;
       },
-      deletePod: (pod) => this.deleteByController(podKey(pod)),
+      deletePod: (pod) => this.deleteByController(keyOf(pod)),
       owned: (gr, owner) => this.owned(gr, owner),
     });
   }
@@ -154,7 +154,7 @@ export class Churn {
    * not replaced. Deleting a pod already marked (say with a grace period of 0) only finishes it sooner.
    */
   answerDeletion(pod: SimObject): void {
-    const key = podKey(pod);
+    const key = keyOf(pod);
     const uid = pod.metadata.uid ?? '';
     const first = !pod.metadata.deletionTimestamp;
     if (first) {
@@ -183,7 +183,7 @@ export class Churn {
   /** The kubelet starts a pod made in answer to a request a moment from now (churn's own pods wait for its operations). */
   private startSoon(pod: SimObject | undefined, started?: (pod: SimObject) => void): void {
     if (!pod || !rec(pod.spec).nodeName) return;
-    const key = podKey(pod);
+    const key = keyOf(pod);
     this.kubelets.start(key, pod.metadata.uid ?? '', (p) => {
       if (rec(p.status).phase !== 'Pending' || p.metadata.deletionTimestamp) return;
       this.podStatus(p, this.answerRng);
@@ -265,7 +265,7 @@ export class Churn {
    * pods node by node (dsStep), OnDelete only those deleted.
    */
   private answerDaemonSet(ds: SimObject, newTemplate: boolean): void {
-    const key = `${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`;
+    const key = keyOf(ds);
     if (newTemplate) this.dsRevision.set(key, templateHash(this.cluster, key, JSON.stringify(rec(rec(ds.spec).template))).slice(0, 8));
     this.dsStep(ds);
   }
@@ -276,7 +276,7 @@ export class Churn {
    * pod, those not ready first. Each pod that starts or goes takes it a step on (settle).
    */
   private dsStep(ds: SimObject): void {
-    const key = `${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`;
+    const key = keyOf(ds);
     const name = ds.metadata.name ?? '';
     const revision = this.dsRevision.get(key);
     const all = this.owned('pods', ds);
@@ -288,9 +288,10 @@ export class Churn {
     const strategy = rec(rec(ds.spec).updateStrategy);
     const old = all.filter((p) => !p.metadata.deletionTimestamp && revision !== undefined && p.metadata.labels?.['controller-revision-hash'] !== revision);
     if (old.length === 0 || strategy.type === 'OnDelete') return;
-    const ready = this.owned('pods', ds).filter((p) => !p.metadata.deletionTimestamp && podIsReady(p)).length;
+    // Ready pods (not being deleted): the ones just made are not, yet.
+    const ready = all.filter(podIsReady).length;
     const maxUnavailable = Math.max(1, resolveIntOrPercent(rec(strategy.rollingUpdate).maxUnavailable, '1', nodes.length, Math.floor));
-    for (const i of daemonSetDeletions(nodes.length, maxUnavailable, ready, old.map(podIsReady))) this.deleteByController(podKey(old[i] as SimObject));
+    for (const i of daemonSetDeletions(nodes.length, maxUnavailable, ready, old.map(podIsReady))) this.deleteByController(keyOf(old[i] as SimObject));
   }
 
   /** The nodes a DaemonSet may run on: workers, and those whose NoSchedule taints its pods tolerate. */
@@ -302,7 +303,7 @@ export class Churn {
   /** A DaemonSet's pod on `node`, from its template at its current revision. */
   private daemonPod(ds: SimObject, name: string, node: SimObject): SimObject {
     const pod = this.podFromTemplate(ds, name, `${ds.metadata.name ?? ''}-`, node);
-    const revision = this.dsRevision.get(`${ds.metadata.namespace ?? ''}/${ds.metadata.name ?? ''}`);
+    const revision = this.dsRevision.get(keyOf(ds));
     if (revision) pod.metadata.labels = { ...(pod.metadata.labels ?? {}), 'controller-revision-hash': revision, 'pod-template-generation': String(ds.metadata.generation ?? 1) };
     return pod;
   }
@@ -455,7 +456,7 @@ export class Churn {
     // OrderedReady: one pod at a time (stsStep).
     if (rec(sts.spec).podManagementPolicy !== 'Parallel') return;
     const mine = this.owned('pods', sts).filter((p) => !p.metadata.deletionTimestamp);
-    for (const p of mine) if (ordinalOf(sts, p) >= replicas) this.deleteByController(podKey(p));
+    for (const p of mine) if (ordinalOf(sts, p) >= replicas) this.deleteByController(keyOf(p));
     for (let i = 0; i < replicas; i++) {
       const podName = `${name}-${i}`;
       if (this.store.get('pods', ns, podName) || this.awaitingName.has(`${ns}/${podName}`)) continue;
@@ -501,7 +502,7 @@ export class Churn {
     }
     this.scaleStatefulSetPods(now, replicas);
     // What is left (pods to make or delete one by one, a rollout) goes step by step; stsStep lets go once done.
-    this.stsRolling.add(`${ns}/${name}`);
+    this.stsPending.add(`${ns}/${name}`);
     this.stsStep(ns, name);
   }
 
@@ -515,7 +516,7 @@ export class Churn {
     const key = `${ns}/${name}`;
     const sts = this.store.get('statefulsets.apps', ns, name);
     if (!sts || sts.metadata.deletionTimestamp) {
-      this.stsRolling.delete(key);
+      this.stsPending.delete(key);
       return;
     }
     const pods = this.owned('pods', sts);
@@ -535,7 +536,7 @@ export class Churn {
     }
     const strategy = rec(rec(sts.spec).updateStrategy);
     if (strategy.type === 'OnDelete') {
-      this.stsRolling.delete(key);
+      this.stsPending.delete(key);
       return;
     }
     const partition = Number(rec(strategy.rollingUpdate).partition ?? 0);
@@ -549,7 +550,7 @@ export class Churn {
       this.deleteByController(replaced);
       return;
     }
-    this.stsRolling.delete(key);
+    this.stsPending.delete(key);
     if (partition === 0 && status.currentRevision !== update) {
       this.store.update('statefulsets.apps', { ...clone(sts), status: { ...status, currentRevision: update, currentReplicas: status.updatedReplicas ?? pods.length } }, { subresource: 'status' });
     }
@@ -788,7 +789,7 @@ export class Churn {
       // Pods being deleted no longer count (kube's FilterActivePods).
       const pods = this.owned('pods', owner).filter((p) => !p.metadata.deletionTimestamp);
       this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, this.rolloutCounts(kind, owner, pods)));
-      if (kind === 'StatefulSet' && this.stsRolling.has(`${ns}/${name}`)) statefulSets.add(`${ns}/${name}`);
+      if (kind === 'StatefulSet' && this.stsPending.has(`${ns}/${name}`)) statefulSets.add(`${ns}/${name}`);
       if (kind === 'DaemonSet' && this.dsRevision.has(`${ns}/${name}`)) daemonSets.push(owner);
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
       if (deploy) deployments.set(`${ns}/${deploy.name}`, [ns, deploy.name]);
@@ -851,7 +852,7 @@ export class Churn {
   private rolloutCounts(kind: string, owner: SimObject, pods: SimObject[]): { current?: number; updated?: number; desired?: number } {
     const at = (revision: unknown): number => pods.filter((p) => p.metadata.labels?.['controller-revision-hash'] === revision).length;
     if (kind === 'StatefulSet') return { current: at(rec(owner.status).currentRevision), updated: at(rec(owner.status).updateRevision) };
-    const revision = this.dsRevision.get(`${owner.metadata.namespace ?? ''}/${owner.metadata.name ?? ''}`);
+    const revision = this.dsRevision.get(keyOf(owner));
     if (kind === 'DaemonSet' && revision !== undefined) return { updated: at(revision), desired: this.eligibleNodes(owner).length };
     return {};
   }
@@ -950,9 +951,9 @@ export class Churn {
     if (!pod || !owner || owner.kind === 'Job') return;
     if (pod.metadata.deletionTimestamp) return;
     const next = this.replacementOf(pod, this.rng);
-    if (next?.afterGone) this.deletePod(podKey(pod), false, next.pod);
+    if (next?.afterGone) this.deletePod(keyOf(pod), false, next.pod);
     else {
-      this.deletePod(podKey(pod), false);
+      this.deletePod(keyOf(pod), false);
       if (next) this.create(next.pod);
     }
   }
@@ -977,7 +978,7 @@ export class Churn {
       case 'ReplicaSet': return { pod: podFrom(pod, `${name}-${kubeSuffix(rng)}`, `${name}-`), afterGone: false };
       case 'DaemonSet': {
         // At the DaemonSet's revision: the pod as it was, or from the template once a new one was set.
-        const revision = this.dsRevision.get(`${owner.metadata.namespace ?? ''}/${name}`);
+        const revision = this.dsRevision.get(keyOf(owner));
         const node = this.store.get('nodes', undefined, String(rec(pod.spec).nodeName ?? ''));
         const fresh = revision !== undefined && pod.metadata.labels?.['controller-revision-hash'] !== revision && node;
         return { pod: fresh ? this.daemonPod(owner, `${name}-${kubeSuffix(rng)}`, node) : podFrom(pod, `${name}-${kubeSuffix(rng)}`), afterGone: false };
@@ -1002,10 +1003,6 @@ function ordinalOf(sts: SimObject, pod: SimObject): number {
 
 function specReplicas(o: SimObject): number {
   return Number(rec(o.spec).replicas ?? 0);
-}
-
-function podKey(pod: SimObject): string {
-  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 }
 
 /** A new pod made from `template` (a pod, or a template with a pod's metadata) under `name`: no identity of its own yet. */

@@ -7,7 +7,6 @@ import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type SimObject } from './types.js';
 
-
 /** Writes a marked pod's last status (its running containers terminated, not ready) and removes it. */
 export function finishPod(store: SimStore, pod: SimObject, now: number): void {
   store.update('pods', stoppedPod(pod, now), { subresource: 'status' });

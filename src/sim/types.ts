@@ -104,6 +104,11 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** An object's key in its table (objectKey of its own namespace and name). */
+export function keyOf(o: SimObject): string {
+  return objectKey(o.metadata.namespace, o.metadata.name ?? '');
+}
+
 export type WatchType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** One committed change, as the event window keeps it. `prev` is the object before the change (null for ADDED). */
