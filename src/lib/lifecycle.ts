@@ -59,32 +59,18 @@ export async function runAll(runnables: readonly Runnable[], signal: AbortSignal
 
 /**
  * Runs `fn` under a child of `parent` that may carry any number of abort listeners: parts that hand one signal to
- * many listeners (a synchro per cluster, a request per group version) would otherwise trip Node's leak warning.
+ * many listeners (a synchro per cluster, a request per group version) would otherwise trip Node's leak warning. With
+ * `timeoutMs`, the child also aborts after that long, with a TimeoutError as AbortSignal.timeout's. Either way `parent`
+ * is let go of when `fn` is done: `AbortSignal.any([parent, AbortSignal.timeout(ms)])` would do the same but, on Node
+ * 20, leaves an entry on `parent` per call for as long as `parent` lives (a health probe every few seconds on a
+ * cluster's lifetime signal grows the heap by tens of MB a day on a fleet).
  */
-export async function withChildSignal<T>(parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withChildSignal<T>(parent: AbortSignal | undefined, fn: (signal: AbortSignal) => Promise<T>, timeoutMs?: number): Promise<T> {
   const inner = manyListenersController();
-  const onAbort = (): void => inner.abort(parent.reason);
-  if (parent.aborted) inner.abort(parent.reason);
-  else parent.addEventListener('abort', onAbort, { once: true });
-  try {
-    return await fn(inner.signal);
-  } finally {
-    parent.removeEventListener('abort', onAbort);
-  }
-}
-
-/**
- * Runs `fn` under a signal that aborts when `parent` does, or after `ms` with a TimeoutError as AbortSignal.timeout's,
- * and lets go of `parent` when `fn` is done. `AbortSignal.any([parent, AbortSignal.timeout(ms)])` does the same but,
- * on Node 20, leaves an entry on `parent` per call for as long as `parent` lives: a probe every few seconds on a
- * cluster's lifetime signal grows the heap by tens of MB a day on a fleet.
- */
-export async function withTimeout<T>(parent: AbortSignal | undefined, ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const inner = new AbortController();
-  const timer = setTimeout(() => inner.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
   const onAbort = (): void => inner.abort(parent?.reason);
   if (parent?.aborted) inner.abort(parent.reason);
   else parent?.addEventListener('abort', onAbort, { once: true });
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => inner.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
   try {
     return await fn(inner.signal);
   } finally {

@@ -1,6 +1,6 @@
 // Member health probe (reference §5.5): GET /readyz, falling back to /healthz on 404, with a timeout.
 import { messageOf } from '../../lib/errors.js';
-import { withTimeout } from '../../lib/lifecycle.js';
+import { withChildSignal } from '../../lib/lifecycle.js';
 import { KubeApiError, type KubeClient } from '../../kube/client.js';
 import type { HealthState } from './conditions.js';
 import { MESSAGES } from './conditions.js';
@@ -8,7 +8,7 @@ import { MESSAGES } from './conditions.js';
 /** Probes once. Never throws: every failure is a state with a message for the ClusterHealthy condition. */
 export async function probeHealth(client: KubeClient, timeoutMs: number, parent?: AbortSignal): Promise<HealthState> {
   // One deadline for connect, headers and body: an unroutable member must not hold the monitor past its timeout.
-  return withTimeout(parent, timeoutMs, (signal) => probe(client, timeoutMs, signal));
+  return withChildSignal(parent, (signal) => probe(client, timeoutMs, signal), timeoutMs);
 }
 
 async function probe(client: KubeClient, timeoutMs: number, signal: AbortSignal): Promise<HealthState> {

@@ -72,7 +72,7 @@ export class StatusWriter implements Runnable {
   async start(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       // A wait that the stop or a due change ends (a listener taken off after each wait: AbortSignal.any would leave an
-      // entry per second on the long-lived stop signal, which Node 20 never lets go of; see withTimeout).
+      // entry per second on the long-lived stop signal, which Node 20 never lets go of; see withChildSignal).
       const nap = new AbortController();
       const stop = (): void => nap.abort();
       signal.addEventListener('abort', stop, { once: true });
