@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
-import { defaultSyncResources, type SimObject } from '../../src/sim/index.js';
+import { defaultSyncResources, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { call } from '../sim/helpers.js';
 import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
@@ -16,6 +16,21 @@ let base: string;
 let storage: string;
 let port: number;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
+
+/**
+ * Runs `fn` with kubectl for member `c` itself (its token) and for the member's path through clusterpedia (`binary`
+ * there), and lets go of both after.
+ */
+async function onMemberAndThrough(c: SimCluster, fn: (member: Kubectl, ours: Kubectl) => Promise<void>, binary = kubectlPath()): Promise<void> {
+  const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+  const ours = new Kubectl(`${base}${P}/clusters/${c.name}`, binary);
+  try {
+    await fn(member, ours);
+  } finally {
+    member.dispose();
+    ours.dispose();
+  }
+}
 
 beforeAll(async () => {
   // events.k8s.io too: the members serve their Events there as well, as kube-apiserver does.
@@ -139,14 +154,12 @@ describe('kubectl through the bundle', () => {
 
   it("an operator's kubectl scale and rollout restart on a member show through clusterpedia, rollout status included", async () => {
     const c = f.fleet.clusters[0]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
     const replicas = (o: SimObject): number => Number((o.spec as { replicas?: number } | undefined)?.replicas ?? 0);
     const d = c.store.list('deployments.apps').find((x) => x.metadata?.namespace !== 'kube-system' && replicas(x) >= 1)!;
     const ns = d.metadata!.namespace!;
     const name = d.metadata!.name!;
     const app = (d.spec as { selector: { matchLabels: { app: string } } }).selector.matchLabels.app;
-    try {
+    await onMemberAndThrough(c, async (member, ours) => {
       for (const args of [['scale', 'deployment', name, '-n', ns, `--replicas=${replicas(d) + 2}`], ['rollout', 'restart', `deployment/${name}`, '-n', ns]]) {
         const r = await member.run(args);
         expect(r.code, r.stderr).toBe(0);
@@ -161,21 +174,16 @@ describe('kubectl through the bundle', () => {
         expect(want.split('\n')).toHaveLength(replicas(d) + 2);
         expect(await podsOn(ours)).toBe(want);
       }, { timeout: 30_000, interval: 500 });
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
+    });
   });
 
   it('a StatefulSet restarted on a member: the oldest kubectl follows its pod-by-pod rollout through clusterpedia to the end', async () => {
     const c = f.fleet.clusters[1]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`, oldestKubectl());
     const file = join(f.dir, 'sts.yaml');
     writeFileSync(file, 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: e2e-db, namespace: default}\nspec:\n  replicas: 3\n  serviceName: e2e-db\n  selector: {matchLabels: {app: e2e-db}}\n  template:\n    metadata: {labels: {app: e2e-db}}\n    spec:\n      containers: [{name: db, image: "postgres:16"}]\n');
-    const revisions = async (): Promise<string[]> =>
-      (await ours.ok(['get', 'pods', '-n', 'default', '-l', 'app=e2e-db', '-o', 'jsonpath={range .items[*]}{.metadata.labels.controller-revision-hash}{"\\n"}{end}'])).trim().split('\n').filter(Boolean);
-    try {
+    await onMemberAndThrough(c, async (member, ours) => {
+      const revisions = async (): Promise<string[]> =>
+        (await ours.ok(['get', 'pods', '-n', 'default', '-l', 'app=e2e-db', '-o', 'jsonpath={range .items[*]}{.metadata.labels.controller-revision-hash}{"\\n"}{end}'])).trim().split('\n').filter(Boolean);
       for (const args of [['apply', '-f', file], ['rollout', 'status', 'statefulset/e2e-db', '-n', 'default', '--timeout=60s'], ['rollout', 'restart', 'statefulset/e2e-db', '-n', 'default']]) {
         const r = await member.run(args);
         expect(r.code, r.stderr).toBe(0);
@@ -187,21 +195,16 @@ describe('kubectl through the bundle', () => {
       expect(status.stdout.trim().split('\n').at(-1)).toBe('partitioned roll out complete: 3 new pods have been updated...');
       // The pods clusterpedia serves are all at the member's new revision once the last one is in.
       await vi.waitFor(async () => expect(await revisions()).toEqual([update.updateRevision, update.updateRevision, update.updateRevision]), { timeout: 15_000, interval: 300 });
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
+    }, oldestKubectl());
   });
 
   it("a Job applied on a member runs there, and kubectl wait --for=condition=complete through clusterpedia sees it end", async () => {
     const c = f.fleet.clusters[0]!;
     c.churn.batch.jobRunMs = 1_000;
     c.churn.batch.failureShare = 0;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
     const file = join(f.dir, 'job.yaml');
     writeFileSync(file, 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: e2e-backfill, namespace: default}\nspec:\n  completions: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n');
-    try {
+    await onMemberAndThrough(c, async (member, ours) => {
       const applied = await member.run(['apply', '-f', file]);
       expect(applied.code, applied.stderr).toBe(0);
       // kubectl wait lists and watches the one Job by name (a field selector) through clusterpedia's cluster path.
@@ -214,19 +217,14 @@ describe('kubectl through the bundle', () => {
         const phases = await ours.ok(['get', 'pods', '-n', 'default', '-l', 'job-name=e2e-backfill', '-o', 'jsonpath={.items[*].status.phase}']);
         expect(phases.trim()).toBe('Succeeded Succeeded');
       }, { timeout: 15_000, interval: 300 });
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
+    });
   });
 
   it('kubectl get -o wide prints every synced built-in kind from a member as through clusterpedia (two printers, written apart)', async () => {
     const c = f.fleet.clusters[1]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
     // Clusterpedia's table has a CLUSTER column, after NAMESPACE (or first, for a cluster-scoped kind): take it out.
     const withoutCluster = (out: string): string => out.split('\n').map((l) => l.replace(new RegExp(`^((?:\\S+\\s+)?)(?:CLUSTER|${c.name})\\s+`), '$1')).sort().join('\n');
-    try {
+    await onMemberAndThrough(c, async (member, ours) => {
       for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'ingresses', 'events.events.k8s.io']) {
         const args = ['get', kind, ...(['nodes', 'namespaces'].includes(kind) ? [] : ['-A']), '-o', 'wide'];
         let want = '';
@@ -242,10 +240,7 @@ describe('kubectl through the bundle', () => {
         }
         expect(got, kind).toBe(want);
       }
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
+    });
   });
 
   it('--raw with each search parameter', async () => {

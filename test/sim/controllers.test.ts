@@ -38,6 +38,17 @@ async function ok(args: string[]): Promise<string> {
   return r.stdout;
 }
 
+/** `kubectl apply -f` of `yaml` (written to a file of its own): what kubectl printed. */
+async function apply(yaml: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-sim-apply-'));
+  try {
+    writeFileSync(join(dir, 'objects.yaml'), yaml);
+    return await ok(['apply', '-f', join(dir, 'objects.yaml')]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Waits until the pods of `uid` are `n`, none being deleted, each running and ready, and every count agrees. */
 async function settled(uid: string | undefined, n: number): Promise<Pod[]> {
   await vi.waitFor(() => {
@@ -131,18 +142,12 @@ describe('kubectl on a member, answered by its controllers', () => {
   });
 
   it('kubectl apply -f of a Deployment and a DaemonSet, and kubectl run: defaulted as kube does, scheduled, started', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-apply-'));
-    const file = join(dir, 'app.yaml');
-    writeFileSync(file, [
+    const applied = await apply([
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: nginx, image: "nginx:1.27", ports: [{containerPort: 80}]}]\n',
       // A field no served object has: kubectl must leave validation to the server (the PATCH's fieldValidation).
       'apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, namespace: default}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec:\n      tolerations: [{key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}]\n      containers: [{name: agent, image: agent}]\n',
     ].join('---\n'));
-    try {
-      expect((await ok(['apply', '-f', file])).trim().split('\n')).toEqual(['deployment.apps/web created', 'daemonset.apps/agent created']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    expect(applied.trim().split('\n')).toEqual(['deployment.apps/web created', 'daemonset.apps/agent created']);
     await ok(['run', 'solo', '-n', 'default', '--image=busybox:1.36', '--', 'sleep', '3600']);
     const web = c.store.get('deployments.apps', 'default', 'web')!;
     expect(web.spec).toMatchObject({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 });
@@ -242,39 +247,31 @@ describe('kubectl on a member, answered by its controllers', () => {
 
 describe('a Recreate Deployment', () => {
   it('a new template: every old pod is gone before the first new one is made', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-recreate-'));
-    const file = join(dir, 'app.yaml');
     const yaml = (image: string): string => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: singleton, namespace: default}\nspec:\n  replicas: 3\n  strategy: {type: Recreate}\n  selector: {matchLabels: {app: singleton}}\n  template:\n    metadata: {labels: {app: singleton}}\n    spec:\n      containers: [{name: app, image: "${image}"}]\n`;
+    await apply(yaml('app:1'));
+    const d = c.store.get('deployments.apps', 'default', 'singleton')!;
+    const [first] = setsOf(d);
+    await settled(first!.metadata.uid, 3);
+    // After each change: whether pods of the old and the new ReplicaSet were there at once (being deleted counts).
+    let overlapped = false;
+    const unwatch = c.store.onChange(() => {
+      const sets = setsOf(d);
+      const withPods = sets.filter((rs) => podsOf(rs.metadata.uid).length > 0);
+      if (withPods.length > 1) overlapped = true;
+    });
     try {
-      writeFileSync(file, yaml('app:1'));
-      await ok(['apply', '-f', file]);
-      const d = c.store.get('deployments.apps', 'default', 'singleton')!;
-      const [first] = setsOf(d);
-      await settled(first!.metadata.uid, 3);
-      // After each change: whether pods of the old and the new ReplicaSet were there at once (being deleted counts).
-      let overlapped = false;
-      const unwatch = c.store.onChange(() => {
-        const sets = setsOf(d);
-        const withPods = sets.filter((rs) => podsOf(rs.metadata.uid).length > 0);
-        if (withPods.length > 1) overlapped = true;
-      });
-      try {
-        writeFileSync(file, yaml('app:2'));
-        await ok(['apply', '-f', file]);
-        const watched = await ok(['rollout', 'status', 'deployment/singleton', '-n', 'default', '--timeout=60s']);
-        expect(watched.trim().split('\n').at(-1)).toBe('deployment "singleton" successfully rolled out');
-      } finally {
-        unwatch();
-      }
-      expect(overlapped).toBe(false);
-      const next = setsOf(d).find((rs) => rs.metadata.uid !== first!.metadata.uid)!;
-      const pods = await settled(next.metadata.uid, 3);
-      expect(pods.map((p) => p.spec.containers[0]!.image)).toEqual(['app:2', 'app:2', 'app:2']);
-      expect(replicas(c.store.get('replicasets.apps', 'default', first!.metadata.name!)!)).toBe(0);
-      await ok(['delete', 'deployment', 'singleton', '-n', 'default']);
+      await apply(yaml('app:2'));
+      const watched = await ok(['rollout', 'status', 'deployment/singleton', '-n', 'default', '--timeout=60s']);
+      expect(watched.trim().split('\n').at(-1)).toBe('deployment "singleton" successfully rolled out');
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      unwatch();
     }
+    expect(overlapped).toBe(false);
+    const next = setsOf(d).find((rs) => rs.metadata.uid !== first!.metadata.uid)!;
+    const pods = await settled(next.metadata.uid, 3);
+    expect(pods.map((p) => p.spec.containers[0]!.image)).toEqual(['app:2', 'app:2', 'app:2']);
+    expect(replicas(c.store.get('replicasets.apps', 'default', first!.metadata.name!)!)).toBe(0);
+    await ok(['delete', 'deployment', 'singleton', '-n', 'default']);
   });
 });
 
@@ -354,15 +351,9 @@ describe('the StatefulSet controller', () => {
 
 describe('the DaemonSet controller', () => {
   it('rollout restart replaces the pods node by node, never more than maxUnavailable down; rollout status follows', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-ds-'));
-    try {
-      // Two more nodes (this small cluster has one), so that there is a rollout to go node by node.
-      const node = (name: string): string => `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}}}\n`;
-      writeFileSync(join(dir, 'ds.yaml'), node('extra-node-1') + '---\n' + node('extra-node-2') + '---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: node-agent, namespace: default}\nspec:\n  selector: {matchLabels: {app: node-agent}}\n  template:\n    metadata: {labels: {app: node-agent}}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers: [{name: agent, image: "agent:1"}]\n');
-      await ok(['apply', '-f', join(dir, 'ds.yaml')]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Two more nodes (this small cluster has one), so that there is a rollout to go node by node.
+    const node = (name: string): string => `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}}}\n`;
+    await apply(node('extra-node-1') + '---\n' + node('extra-node-2') + '---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: node-agent, namespace: default}\nspec:\n  selector: {matchLabels: {app: node-agent}}\n  template:\n    metadata: {labels: {app: node-agent}}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers: [{name: agent, image: "agent:1"}]\n');
     const ds = c.store.get('daemonsets.apps', 'default', 'node-agent')!;
     const nodes = c.snapshot('nodes').length;
     expect(nodes).toBeGreaterThanOrEqual(3);
@@ -402,34 +393,28 @@ describe('the DaemonSet controller', () => {
 
 describe('orphans', () => {
   it('kubectl delete --cascade=orphan leaves the ReplicaSet and its pods without the owner; applied again, the Deployment adopts them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-orphan-'));
-    const file = join(dir, 'app.yaml');
-    writeFileSync(file, 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: keeper, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: keeper}}\n  template:\n    metadata: {labels: {app: keeper}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27"}]\n');
-    try {
-      await ok(['apply', '-f', file]);
-      const first = c.store.get('deployments.apps', 'default', 'keeper')!;
-      const [rs] = setsOf(first);
-      const pods = await settled(rs!.metadata.uid, 2);
-      expect((await ok(['delete', 'deployment', 'keeper', '-n', 'default', '--cascade=orphan'])).trim()).toBe('deployment.apps "keeper" deleted');
-      // The ReplicaSet stays, no longer owned, and keeps its pods running.
-      const left = c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!;
-      expect(left.metadata.uid).toBe(rs!.metadata.uid);
-      expect(left.metadata.ownerReferences).toBeUndefined();
-      expect(podsOf(rs!.metadata.uid).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
-      // Applied again: the new Deployment adopts it (same template, so no rollout and no new pod).
-      await ok(['apply', '-f', file]);
-      const again = c.store.get('deployments.apps', 'default', 'keeper')!;
-      expect(again.metadata.uid).not.toBe(first.metadata.uid);
-      expect(setsOf(again).map((x) => x.metadata.uid)).toEqual([rs!.metadata.uid]);
-      expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'keeper', uid: again.metadata.uid, controller: true, blockOwnerDeletion: true }]);
-      expect((await settled(rs!.metadata.uid, 2)).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
-      expect((await ok(['rollout', 'status', 'deployment/keeper', '-n', 'default', '--timeout=10s'])).trim()).toBe('deployment "keeper" successfully rolled out');
-      // Deleted in the background this time: the ReplicaSet and its pods go with it.
-      await ok(['delete', 'deployment', 'keeper', '-n', 'default']);
-      expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)).toBeUndefined();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: keeper, namespace: default}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: keeper}}\n  template:\n    metadata: {labels: {app: keeper}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27"}]\n';
+    await apply(yaml);
+    const first = c.store.get('deployments.apps', 'default', 'keeper')!;
+    const [rs] = setsOf(first);
+    const pods = await settled(rs!.metadata.uid, 2);
+    expect((await ok(['delete', 'deployment', 'keeper', '-n', 'default', '--cascade=orphan'])).trim()).toBe('deployment.apps "keeper" deleted');
+    // The ReplicaSet stays, no longer owned, and keeps its pods running.
+    const left = c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!;
+    expect(left.metadata.uid).toBe(rs!.metadata.uid);
+    expect(left.metadata.ownerReferences).toBeUndefined();
+    expect(podsOf(rs!.metadata.uid).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
+    // Applied again: the new Deployment adopts it (same template, so no rollout and no new pod).
+    await apply(yaml);
+    const again = c.store.get('deployments.apps', 'default', 'keeper')!;
+    expect(again.metadata.uid).not.toBe(first.metadata.uid);
+    expect(setsOf(again).map((x) => x.metadata.uid)).toEqual([rs!.metadata.uid]);
+    expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)!.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'keeper', uid: again.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect((await settled(rs!.metadata.uid, 2)).map((p) => p.metadata.uid).sort()).toEqual(pods.map((p) => p.metadata.uid).sort());
+    expect((await ok(['rollout', 'status', 'deployment/keeper', '-n', 'default', '--timeout=10s'])).trim()).toBe('deployment "keeper" successfully rolled out');
+    // Deleted in the background this time: the ReplicaSet and its pods go with it.
+    await ok(['delete', 'deployment', 'keeper', '-n', 'default']);
+    expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)).toBeUndefined();
   });
 });
 
@@ -440,15 +425,6 @@ describe('the Job controller', () => {
   const phases = (name: string): string[] => podsOf(job(name).metadata.uid).map((p) => p.status.phase ?? '').sort();
   const reasons = (name: string): string[] => c.snapshot('events').filter((e) => (e.involvedObject as { name: string }).name === name).map((e) => String(e.reason));
 
-  async function apply(yaml: string): Promise<void> {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-job-'));
-    try {
-      writeFileSync(join(dir, 'job.yaml'), yaml);
-      await ok(['apply', '-f', join(dir, 'job.yaml')]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }
   const jobYaml = (name: string, spec: string): string =>
     `apiVersion: batch/v1\nkind: Job\nmetadata: {name: ${name}, namespace: default}\nspec:\n${spec}  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n`;
 
