@@ -42,7 +42,7 @@ export class ChangeFeed implements Runnable {
     this.readyResolve = r;
   });
 
-  constructor(private readonly storage: StorageReader, private readonly o: ChangeFeedOptions, private readonly log: Logger) {}
+  constructor(private readonly storage: Pick<StorageReader, 'subscribe' | 'currentRevision' | 'changesSince'>, private readonly o: ChangeFeedOptions, private readonly log: Logger) {}
 
   /** The revision up to which subscribers have been fed. */
   get headRevision(): string {
@@ -95,8 +95,10 @@ export class ChangeFeed implements Runnable {
         // from a backup, failed over to a replica that was behind): resume at the current head. Watchers would miss
         // changes; they are ended so that clients relist.
         const current = BigInt(await this.read(this.storage.currentRevision()));
-        // Gone back and moved up again past it before this feed looked (a synchro restarting after the loss): `lost`.
-        const wentBack = current < BigInt(from) || r.lost === true;
+        // The feed's head is one the storage issued, so a head not below the compacted mark was not compacted away: the
+        // storage went back past it (it was then above the head, or lost). `current` alone would not tell once a synchro
+        // moved the revision up again between the two reads.
+        const wentBack = current < BigInt(from) || r.lost === true || BigInt(from) >= BigInt(r.oldestRevision);
         if (wentBack) this.log.warn({ from, current: String(current) }, 'storage revision went back (restored, or failed over to a replica behind); ending watches');
         else this.log.warn({ from }, 'change feed fell behind the change-log window; ending watches');
         this.head = current;
