@@ -14,6 +14,7 @@ import { servePortForward } from './portforward.js';
 import { failOnSocket } from './websocket.js';
 import { SelectorError } from './label-selector.js';
 import type { RequestLog, RequestRecord } from './request-log.js';
+import { decodeKubeProtobuf, PROTOBUF, ProtobufError } from '../kube/protobuf.js';
 import { parseRoute } from './request-path.js';
 import { errors, isStatusError, statusBody } from './status.js';
 
@@ -236,7 +237,7 @@ export class SimServer {
         sendJson(res, 200, doc);
         return;
       }
-      case 'resource': await handleResource(this.deps.ctx, route, req, res, url, () => readJson(req)); return;
+      case 'resource': await handleResource(this.deps.ctx, route, req, res, url, () => readBody(req)); return;
       case 'admin': await this.deps.admin(route.parts, req, res, url); return;
       case 'openapiV3': get(); serveOpenApiV3(this.deps.ctx.store, route.rest, (code, body) => sendJson(res, code, body)); return;
       case 'openapiV2':
@@ -251,8 +252,8 @@ export class SimServer {
   }
 }
 
-/** Reads and parses a JSON body; an empty body is undefined. */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+/** Reads and decodes a body, JSON or (a built-in kind) kube's protobuf; an empty body is undefined. */
+export async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -260,11 +261,20 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY) throw errors.badRequest('request body too large');
     chunks.push(chunk as Buffer);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  // kubectl create sends protobuf for built-in kinds; this simulator decodes JSON only (README: not covered).
+  const body = Buffer.concat(chunks);
+  // kubectl create (deployment, secret, service, …) sends protobuf.
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-  if (type === 'application/vnd.kubernetes.protobuf') throw errors.unsupportedBody(type);
+  if (type === PROTOBUF && body.length > 0) {
+    try {
+      return decodeKubeProtobuf(body).object;
+    } catch (e: unknown) {
+      if (!(e instanceof ProtobufError)) throw e;
+      if (e.reason === 'malformed') throw errors.badRequest(`the body of the request is not a Kubernetes protobuf object: ${e.message}`);
+      throw errors.unsupportedBody(`${type}: ${e.message}`);
+    }
+  }
+  const text = body.toString('utf8');
+  if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
   } catch (e: unknown) {

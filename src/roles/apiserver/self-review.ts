@@ -5,7 +5,7 @@
 // ≥ 1.32, as protobuf; answers go out as JSON (kubectl accepts it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, StatusError, status } from '../../kube/status.js';
-import { decodeKubeProtobuf, field, ProtobufError, readFields, stringField } from '../../kube/protobuf.js';
+import { decodeKubeProtobuf, PROTOBUF, ProtobufError } from '../../kube/protobuf.js';
 import { isObject } from '../../kube/printers/fields.js';
 import type { UserInfo } from './authn.js';
 import { clusterAttributes, isInteractiveSubresource, isPublicPath } from './authz-attributes.js';
@@ -68,37 +68,23 @@ export function parseReview(body: Buffer, contentType: string | undefined, t: Se
       throw badRequest(`the body is a ${gotVersion || '?'} ${gotKind || '?'}, not the ${apiVersion} ${kind} this path takes`);
     }
   };
-  if (media === 'application/vnd.kubernetes.protobuf') {
-    try {
-      const o = decodeKubeProtobuf(body);
-      check(o.kind, o.apiVersion);
-      if (t.review === 'subject') return { spec: {} };
-      const spec = readFields(field(readFields(o.message), 2) ?? new Uint8Array());
-      if (t.review === 'rules') return { spec: { namespace: stringField(spec, 1) } };
-      const ra = field(spec, 1);
-      const nra = field(spec, 2);
-      if (ra) {
-        const f = readFields(ra);
-        return { spec: { resourceAttributes: { namespace: stringField(f, 1), verb: stringField(f, 2), group: stringField(f, 3), version: stringField(f, 4), resource: stringField(f, 5), subresource: stringField(f, 6), name: stringField(f, 7) } } };
-      }
-      if (nra) {
-        const f = readFields(nra);
-        return { spec: { nonResourceAttributes: { path: stringField(f, 1), verb: stringField(f, 2) } } };
-      }
-      return { spec: {} };
-    } catch (e: unknown) {
-      if (e instanceof ProtobufError) throw badRequest(`the body is not a protobuf-encoded ${kind}: ${e.message}`);
-      throw e;
-    }
-  }
-  if (media !== 'application/json' && media !== '*/*') {
-    throw new StatusError(status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf`));
-  }
   let doc: unknown;
-  try {
-    doc = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw badRequest(`the body is not JSON: a ${kind} was expected`);
+  if (media === PROTOBUF) {
+    try {
+      doc = decodeKubeProtobuf(body).object;
+    } catch (e: unknown) {
+      if (!(e instanceof ProtobufError)) throw e;
+      if (e.reason === 'malformed') throw badRequest(`the body is not a protobuf-encoded ${kind}: ${e.message}`);
+      throw new StatusError(status(415, 'UnsupportedMediaType', `the protobuf body cannot be read as a ${kind}: ${e.message}`));
+    }
+  } else if (media === 'application/json' || media === '*/*') {
+    try {
+      doc = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw badRequest(`the body is not JSON: a ${kind} was expected`);
+    }
+  } else {
+    throw new StatusError(status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, ${PROTOBUF}`));
   }
   if (!isObject(doc)) throw badRequest(`the body is not a ${kind} object`);
   check(str(doc, 'kind'), str(doc, 'apiVersion'));

@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeKubeProtobuf, readFields } from '../../../src/kube/protobuf.js';
+import { decodeKubeProtobuf } from '../../../src/kube/protobuf.js';
 import { parseReview } from '../../../src/roles/apiserver/self-review.js';
 import { startTestApiserver } from '../../support/apiserver.js';
 import { readerPolicy, startDelegated, type Delegated } from '../../support/delegated.js';
@@ -167,7 +167,7 @@ describe('SelfSubjectAccessReview over HTTP', () => {
     expect(await bad(JSON.stringify({ kind: 'SelfSubjectAccessReview', spec: {} })))
       .toEqual([422, 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec: Invalid value: exactly one of nonResourceAttributes or resourceAttributes must be specified']);
     expect(await bad(Buffer.from(KUBECTL_133_SSAR.slice(0, 80), 'hex'), 'application/vnd.kubernetes.protobuf'))
-      .toEqual([400, 'the body is not a protobuf-encoded SelfSubjectAccessReview: truncated length-delimited field']);
+      .toEqual([400, 'the body is not a protobuf-encoded SelfSubjectAccessReview: its runtime.Unknown message is truncated or malformed (index out of range)']);
     expect(await bad('verb: list', 'application/yaml'))
       .toEqual([415, 'the body of the request was in an unknown format - accepted media types include: application/json, application/vnd.kubernetes.protobuf']);
     expect(await bad(JSON.stringify({ kind: 'SelfSubjectAccessReview', pad: 'x'.repeat(70_000) }))).toEqual([413, 'the request body is larger than 64 KiB']);
@@ -241,7 +241,8 @@ describe('protobuf bodies as kubectl 1.33 sends them', () => {
     });
     const envelope = decodeKubeProtobuf(Buffer.from(KUBECTL_133_SSAR, 'hex'));
     expect([envelope.apiVersion, envelope.kind]).toEqual(['authorization.k8s.io/v1', 'SelfSubjectAccessReview']);
-    expect(() => readFields(Uint8Array.from([0x08, 0x80]))).toThrow('truncated varint');
-    expect(() => readFields(Uint8Array.from([0x0b]))).toThrow('unsupported wire type 3');
+    // Truncated: the envelope's first field claims more bytes than follow.
+    expect(() => decodeKubeProtobuf(Uint8Array.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x40, 0x0a]))).toThrow(expect.objectContaining({ reason: 'malformed' }));
+    expect(() => decodeKubeProtobuf(Uint8Array.from([0x7b, 0x7d]))).toThrow('does not start with the Kubernetes protobuf prefix');
   });
 });
