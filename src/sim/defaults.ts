@@ -1,9 +1,20 @@
-// kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods and the workload kinds: what `kubectl
-// get -o yaml` shows of an object a user applied with only the fields they wrote.
+// kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods, the workload kinds, secrets and
+// namespaces: what `kubectl get -o yaml` shows of an object a user applied with only the fields they wrote (a Service's
+// addresses: services.ts).
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
 /** Fills in, in place, what kube defaults in an object of `gr` being created. */
 export function applyDefaults(gr: string, o: SimObject): void {
+  if (gr === 'secrets') {
+    o.type ??= 'Opaque';
+    return writeStringData(gr, o);
+  }
+  if (gr === 'namespaces') {
+    // The finalizer the namespace controller removes (its name label: store.ts, once a generated name is known).
+    o.spec = { finalizers: ['kubernetes'], ...rec(o.spec) };
+    return;
+  }
+  if (!['pods', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'jobs.batch', 'cronjobs.batch', 'daemonsets.apps'].includes(gr)) return;
   const spec = o.spec === undefined ? (o.spec = {}) : rec(o.spec);
   switch (gr) {
     case 'pods': return podSpec(spec, true);
@@ -65,4 +76,16 @@ function podSpec(spec: Rec, pod: boolean): void {
       for (const p of recs(c.ports)) fill(p, { protocol: 'TCP' });
     }
   }
+}
+
+/**
+ * A Secret's stringData, which kube merges into data (base64, its keys winning) on every write and never stores: what
+ * a manifest with stringData shows once applied.
+ */
+export function writeStringData(gr: string, o: SimObject): void {
+  if (gr !== 'secrets' || o.stringData === undefined) return;
+  const data = { ...rec(o.data) };
+  for (const [k, v] of Object.entries(rec(o.stringData))) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  delete o.stringData;
+  o.data = data;
 }

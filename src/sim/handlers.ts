@@ -2,7 +2,8 @@
 // pod logs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clone } from './deep-equal.js';
-import { applyDefaults } from './defaults.js';
+import { applyDefaults, writeStringData } from './defaults.js';
+import { createService } from './services.js';
 import { managed } from './gen-meta.js';
 import { parseListOptions } from './list-options.js';
 import { listPage } from './list.js';
@@ -145,6 +146,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     }
     def.storedAs?.checkCreate?.(input);
     if (!def.custom) applyDefaults(gr, input);
+    if (gr === 'services') createService(store, input);
     const created = store.create(gr, toStored(input), ns);
     ctx.answerCreate(gr, created);
     show(201, created);
@@ -164,6 +166,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   const subresource = route.subresource === 'status' ? 'status' : undefined;
   /** Updates the object (or its status) and lets its controller answer a change of anything else. */
   const updated = (gr: string, input: SimObject): SimObject => {
+    writeStringData(gr, input);
     const before = subresource ? undefined : store.get(gr, ns, name);
     const after = store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) });
     if (before) ctx.answerUpdate(gr, before, after);

@@ -156,6 +156,8 @@ export class SimStore {
     obj.kind = def.kind;
     meta.uid = uidFor(this.seed, this.cluster, 'runtime', gr, key, this.rev);
     if (gr === 'jobs.batch') selectJobPods(obj);
+    // The label kube-apiserver sets on every namespace (1.21+), for selecting namespaces by name.
+    if (gr === 'namespaces') meta.labels = { ...meta.labels, 'kubernetes.io/metadata.name': meta.name };
     meta.creationTimestamp = iso(this.now());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
