@@ -189,10 +189,15 @@ export class Catalog {
    * missing from it, `pods` during a first sync, sends `kubectl get pods` to another group's `pods` until then). While
    * a cluster is still finding its types (Snapshot.settling), from one no older than a lookup that misses would take:
    * a type with no rows yet is listed as soon as the synchro's status names it, not a TTL later (kubectl, told a
-   * resource type does not exist, reads discovery again once).
+   * resource type does not exist, reads discovery again once). Nor without the rows written since it was read (the
+   * revision moved): a client that has just listed a cluster's first pods must find `pods` in its discovery.
    */
   async types(cluster: string | undefined): Promise<TypeInfo[]> {
-    if (this.snap?.settling) await this.get(Math.max(MISS_REFRESH_MS, Math.min(MISS_LOADS * this.loadMs, this.ttlMs)), false);
+    const snap = this.snap;
+    if (snap?.settling) {
+      const written = (await this.storage.currentRevision()) !== snap.revision;
+      await this.get(written ? 0 : Math.max(MISS_REFRESH_MS, Math.min(MISS_LOADS * this.loadMs, this.ttlMs)), false);
+    }
     const m = await this.lookup((s) => (cluster === undefined ? s.all : s.clusters.get(cluster)?.types), false);
     return m ? [...m.values()] : [];
   }

@@ -198,3 +198,17 @@ it('while a cluster is still finding its types, discovery reads a snapshot a qua
   expect(await resources()).toEqual(['daemonsets', 'deployments', 'statefulsets']);
   await storage.deleteClusterStatus('settling');
 });
+
+it('while a cluster is still finding its types, discovery includes the rows written since its snapshot, however young', async () => {
+  // A client that lists a new cluster's first pods and then asks kubectl for one (`kubectl logs`) needs `pods` in
+  // that cluster's discovery, though its status does not name its types yet and the snapshot is a moment old.
+  const t = 0;
+  await storage.putClusterStatus('newcomer', { spec: {}, status: { conditions: [{ type: 'ClusterHealthy', status: 'Unknown', reason: 'MonitorStop', message: '' }] }, updatedAt: new Date().toISOString() });
+  const catalog = new Catalog(storage, 2_000, () => t);
+  const resources = async (): Promise<string[]> => (await catalog.types('newcomer')).map((x) => x.resource).sort();
+  expect(await resources()).toEqual([]);
+  await storage.write({ upserts: [pod('newcomer', 'default', 'first', {})], deletes: [] });
+  expect(await resources()).toEqual(['pods']);
+  await storage.deleteClusterStatus('newcomer');
+  await storage.write({ upserts: [], deletes: [{ cluster: 'newcomer', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'first' }] });
+});
