@@ -1,6 +1,7 @@
 // The batch controllers, as kube's run them. The Job controller keeps up to `parallelism` pods of a Job running until
 // `completions` of them have succeeded, replaces a pod deleted before it ended (counted as failed, up to
-// `backoffLimit`), deletes the running ones of a suspended Job, and completes the Job; each pod runs `jobRunMs` and
+// `backoffLimit`; after failures it waits kube's back-off before it makes one: 10 s, doubled for each failure since
+// the last success, up to 10 min), deletes the running ones of a suspended Job, and completes the Job; each pod runs `jobRunMs` and
 // succeeds, or fails (`failureShare`: counted failed like a deleted one, or restarted in place under OnFailure). The
 // CronJob controller makes a Job at each minute a schedule names and lets old ones go. Churn lends them its pods'
 // lives (BatchHost): how a pod is made, started and deleted.
@@ -33,6 +34,9 @@ export interface BatchHost {
   owned(gr: string, owner: SimObject): SimObject[];
 }
 
+/** Back-off records kept before those of Jobs gone or finished are dropped. */
+const MAX_BACKOFF_RECORDS = 1024;
+
 /** kube's JobConditionType values this controller sets. */
 type Finished = 'Complete' | 'Failed';
 
@@ -41,8 +45,16 @@ export class Batch {
   jobRunMs = 20_000;
   /** The share of Job pods whose container fails (exit code 1), as the generated Jobs' pods do. */
   failureShare = 0.1;
+  /** kube's delay before a Job makes a pod after a failure (DefaultJobPodFailureBackOff), doubled per failure since its last success. */
+  podFailureBackoffMs = 10_000;
+  /** The longest such delay (MaxJobPodFailureBackOff). */
+  podFailureBackoffMaxMs = 600_000;
   /** The last minute the CronJob clock looked at (cronTick). */
   private cronMinute: number | undefined;
+  /** Each Job's failures since its last success and when the last was, by uid: its back-off (kube's backoffRecord). */
+  private readonly failures = new Map<string, { count: number; at: number }>();
+  /** The syncs Jobs in back-off wait for, by uid. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly h: BatchHost) {}
 
@@ -73,7 +85,9 @@ export class Batch {
     for (const extra of active.slice(wanted)) this.h.deletePod(extra);
     active = active.slice(0, wanted);
     const jobName = job.metadata.name ?? '';
-    for (let i = active.length; i < wanted; i++) {
+    const waitMs = active.length < wanted ? this.backoffLeft(job) : 0;
+    if (waitMs > 0) this.retry(job, waitMs);
+    for (let i = active.length; i < wanted && waitMs <= 0; i++) {
       const pod = this.h.makePod(job, `${jobName}-${kubeSuffix(this.h.rng)}`, `${jobName}-`, (p) => this.started(p));
       if (pod) active.push(pod);
     }
@@ -104,6 +118,39 @@ export class Batch {
     if (outcome) this.finish(job, outcome);
   }
 
+  /** Stops the syncs waiting out a back-off. */
+  close(): void {
+    for (const t of this.retries.values()) clearTimeout(t);
+    this.retries.clear();
+  }
+
+  /** How long `job` must still wait before it makes a pod: its back-off after its last failure, 0 when over or none. */
+  private backoffLeft(job: SimObject): number {
+    const f = this.failures.get(job.metadata.uid ?? '');
+    if (!f || f.count === 0) return 0;
+    const delay = Math.min(this.podFailureBackoffMs * 2 ** (f.count - 1), this.podFailureBackoffMaxMs);
+    return f.at + delay - this.h.now();
+  }
+
+  /** Drops the back-off records of Jobs deleted or finished (kube's are dropped with the Job). */
+  private forgetGoneJobs(): void {
+    const live = new Set<string>();
+    for (const [, j] of this.h.store.table('jobs.batch')?.entries() ?? []) if (!finished(j)) live.add(j.metadata.uid ?? '');
+    for (const uid of [...this.failures.keys()]) if (!live.has(uid)) this.failures.delete(uid);
+  }
+
+  /** Syncs `job` again in `ms` (once: a sync already waiting stays). */
+  private retry(job: SimObject, ms: number): void {
+    const uid = job.metadata.uid ?? '';
+    if (this.retries.has(uid)) return;
+    const ns = job.metadata.namespace ?? '';
+    const name = job.metadata.name ?? '';
+    this.retries.set(uid, setTimeout(() => {
+      this.retries.delete(uid);
+      this.syncJob(ns, name);
+    }, ms).unref());
+  }
+
   /**
    * A pod of a Job was deleted over HTTP before it ended: the Job controller counts it failed (kube's pod failure
    * policy default) and makes another while the Job is still under its backoff limit.
@@ -124,6 +171,10 @@ export class Batch {
     const job = this.jobOf(pod);
     if (!job || finished(job)) return;
     const status = rec(job.status);
+    const uid = job.metadata.uid ?? '';
+    if (field === 'failed') this.failures.set(uid, { count: (this.failures.get(uid)?.count ?? 0) + 1, at: this.h.now() });
+    else this.failures.delete(uid);
+    if (this.failures.size > MAX_BACKOFF_RECORDS) this.forgetGoneJobs();
     this.h.store.update('jobs.batch', { ...clone(job), status: { ...status, [field]: Number(status[field] ?? 0) + 1 } }, { subresource: 'status' });
     this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
   }
@@ -203,6 +254,7 @@ export class Batch {
 
   /** A Job finished: its event, and its CronJob (if any) told, the Jobs beyond its history limits let go. */
   private finish(job: SimObject, outcome: { type: Finished; reason: string; message: string }): void {
+    this.failures.delete(job.metadata.uid ?? '');
     if (outcome.type === 'Complete') this.h.events.controller(job, 'job-controller', 'Completed', 'Job completed');
     else this.h.events.controller(job, 'job-controller', outcome.reason, outcome.message, 'Warning');
     const ns = job.metadata.namespace ?? '';

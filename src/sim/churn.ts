@@ -142,6 +142,7 @@ export class Churn {
   close(): void {
     this.stop();
     this.kubelets.stop();
+    this.batch.close();
     this.awaitingName.clear();
   }
 
@@ -224,13 +225,33 @@ export class Churn {
     if ((!OWNER_GR[kind] && kind !== 'Deployment') || after.metadata.deletionTimestamp) return;
     this.adopt(kind === 'Deployment' ? 'replicasets.apps' : 'pods', after);
     const replicas = Number(rec(after.spec).replicas ?? 1);
+    // A Deployment's ReplicaSet answers to it, not to whoever scaled it: its controller sets the replicas back.
+    const deploy = gr === 'replicasets.apps' ? this.controllingDeployment(after) : undefined;
     if (gr === 'deployments.apps') this.answerDeployment(after, replicas);
+    else if (deploy) this.answerSpec('deployments.apps', deploy);
     else if (gr === 'replicasets.apps') this.scaleReplicaSetPods(after, replicas);
     else if (gr === 'statefulsets.apps') this.answerStatefulSet(after, replicas, before);
     else if (gr === 'daemonsets.apps') this.answerDaemonSet(after, before === undefined || !deepEqual(rec(before.spec).template, rec(after.spec).template));
     this.unsettle(kind, ns, name);
     this.settle();
     if (gr === 'deployments.apps') this.syncDeployment(ns, name, this.now());
+  }
+
+  /**
+   * Someone deleted an object other than a pod over HTTP: the controller that owned it answers as kube's does. A
+   * Deployment's ReplicaSet deleted alone (`kubectl delete rs`) is made again from the Deployment's template, under the
+   * same name (the same template hash), and takes the pods an orphaning delete left.
+   */
+  answerOwnedDeletion(gr: string, o: SimObject): void {
+    const deploy = gr === 'replicasets.apps' ? this.controllingDeployment(o) : undefined;
+    if (deploy) this.answerSpec('deployments.apps', deploy);
+  }
+
+  /** The Deployment, not being deleted, that controls a ReplicaSet. */
+  private controllingDeployment(rs: SimObject): SimObject | undefined {
+    const ref = rs.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Deployment');
+    const deploy = ref && this.store.get('deployments.apps', rs.metadata.namespace, ref.name);
+    return deploy && deploy.metadata.uid === ref.uid && !deploy.metadata.deletionTimestamp ? deploy : undefined;
   }
 
   /**
@@ -437,8 +458,14 @@ export class Churn {
     if (next.current === replicas && next.olds.every((n) => n === 0)) this.rolling.delete(key);
   }
 
-  /** A ReplicaSet makes pods (like one of its own, else from its template) or deletes its newest, to `replicas`. */
+  /**
+   * A ReplicaSet makes pods (like one of its own, else from its template) or deletes its newest, to `replicas`; the
+   * orphans it matches it adopts first (those a ReplicaSet deleted with --cascade=orphan left, made again).
+   */
   private scaleReplicaSetPods(rs: SimObject, replicas: number): void {
+    this.adopt('pods', rs);
+    // Its status is counted again after the operation, pods made or not (those adopted count).
+    this.unsettle('ReplicaSet', rs.metadata.namespace ?? '', rs.metadata.name ?? '');
     const pods = this.podKeys(rs);
     const name = rs.metadata.name ?? '';
     for (let n = pods.length; n < replicas; n++) {

@@ -135,7 +135,7 @@ export class SimCluster {
     });
     let cluster: SimCluster | undefined;
     const server = new SimServer({
-      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
+      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
       faults, log, logger,
       token: () => token,
       ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}), http2: opts.http2 === true } } : {}),

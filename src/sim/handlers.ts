@@ -29,6 +29,8 @@ export interface HandlerContext {
   bookmarkIntervalMs: number;
   /** Answers a pod deleted over HTTP (given as it was) as its kubelet and controller do (Churn.answerDeletion). */
   answerPodDeletion(pod: SimObject): void;
+  /** Answers an object other than a pod deleted over HTTP as the controller that owned it does (Churn.answerOwnedDeletion). */
+  answerOwnedDeletion(gr: string, deleted: SimObject): void;
   /** Answers an object created over HTTP as the scheduler, its kubelet or its controller does (Churn.answerCreate). */
   answerCreate(gr: string, created: SimObject): void;
   /** Answers a change of an object over HTTP (not its status) as its controller does (Churn.answerUpdate). */
@@ -224,6 +226,7 @@ function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: u
   const gracePeriodSeconds = gr === 'pods' ? podGracePeriod(current, asked) : undefined;
   const done = ctx.store.delete(gr, current.metadata.namespace, current.metadata.name ?? '', { ...opts, ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
   if (gr === 'pods') ctx.answerPodDeletion(current);
+  else ctx.answerOwnedDeletion(gr, current);
   return done;
 }
 

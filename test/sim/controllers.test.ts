@@ -416,6 +416,31 @@ describe('orphans', () => {
     await ok(['delete', 'deployment', 'keeper', '-n', 'default']);
     expect(c.store.get('replicasets.apps', 'default', rs!.metadata.name!)).toBeUndefined();
   });
+
+  it("a Deployment's ReplicaSet deleted alone is made again under its name, new pods or the orphaned ones adopted; scaled alone, it is set back", async () => {
+    await apply('apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: phoenix, namespace: default}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: phoenix}}\n  template:\n    metadata: {labels: {app: phoenix}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27"}]\n');
+    const d = c.store.get('deployments.apps', 'default', 'phoenix')!;
+    const [first] = setsOf(d);
+    const name = first!.metadata.name!;
+    const pods = await settled(first!.metadata.uid, 3);
+    // Deleted, its pods with it: the Deployment controller makes it again, and it makes new pods.
+    await ok(['delete', 'rs', name, '-n', 'default']);
+    const second = c.store.get('replicasets.apps', 'default', name)!;
+    expect(second.metadata.uid).not.toBe(first!.metadata.uid);
+    expect(second.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', uid: d.metadata.uid, controller: true });
+    const renewed = await settled(second.metadata.uid, 3);
+    expect(renewed.filter((p) => pods.some((q) => q.metadata.uid === p.metadata.uid))).toEqual([]);
+    // Deleted leaving its pods: made again, it takes them instead of making new ones.
+    await ok(['delete', 'rs', name, '-n', 'default', '--cascade=orphan']);
+    const third = c.store.get('replicasets.apps', 'default', name)!;
+    expect(third.metadata.uid).not.toBe(second.metadata.uid);
+    expect((await settled(third.metadata.uid, 3)).map((p) => p.metadata.uid).sort()).toEqual(renewed.map((p) => p.metadata.uid).sort());
+    // Scaled by hand, it answers to its Deployment: back to 3, the pods it made for a moment gone.
+    await ok(['scale', 'rs', name, '-n', 'default', '--replicas=6']);
+    expect(replicas(c.store.get('replicasets.apps', 'default', name)!)).toBe(3);
+    expect((await settled(third.metadata.uid, 3)).map((p) => p.metadata.uid).sort()).toEqual(renewed.map((p) => p.metadata.uid).sort());
+    expect((await ok(['rollout', 'status', 'deployment/phoenix', '-n', 'default', '--timeout=20s'])).trim()).toBe('deployment "phoenix" successfully rolled out');
+  });
 });
 
 describe('the Job controller', () => {
@@ -424,6 +449,11 @@ describe('the Job controller', () => {
   const condition = (name: string, type: string): string | undefined => job(name).status.conditions?.find((x) => x.type === type)?.status;
   const phases = (name: string): string[] => podsOf(job(name).metadata.uid).map((p) => p.status.phase ?? '').sort();
   const reasons = (name: string): string[] => c.snapshot('events').filter((e) => (e.involvedObject as { name: string }).name === name).map((e) => String(e.reason));
+
+  // kube's back-off before a Job replaces a failed pod is 10 s, doubled per failure: here a fifth of a second.
+  beforeAll(() => {
+    c.churn.batch.podFailureBackoffMs = 200;
+  });
 
   const jobYaml = (name: string, spec: string): string =>
     `apiVersion: batch/v1\nkind: Job\nmetadata: {name: ${name}, namespace: default}\nspec:\n${spec}  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n`;
@@ -451,20 +481,31 @@ describe('the Job controller', () => {
     expect(reasons('reindex')).toContain('Completed');
   });
 
-  it('a pod deleted before it ends counts as failed and is replaced, up to backoffLimit; then the Job Failed, its pods stopped', async () => {
+  it('a pod deleted before it ends counts as failed and is replaced after the back-off (doubled each time), up to backoffLimit; then the Job Failed, its pods stopped', async () => {
     c.churn.batch.jobRunMs = 60_000;
-    await apply(jobYaml('flaky', '  backoffLimit: 1\n'));
-    const first = podsOf(job('flaky').metadata.uid)[0]!;
-    await ok(['delete', 'pod', first.metadata.name!, '-n', 'default', '--wait=false']);
-    expect(job('flaky').status).toMatchObject({ failed: 1, active: 1 });
-    const second = podsOf(job('flaky').metadata.uid).find((p) => !p.metadata.deletionTimestamp && p.metadata.name !== first.metadata.name)!;
-    expect(second).toBeDefined();
-    expect(condition('flaky', 'Failed')).toBeUndefined();
-    await ok(['delete', 'pod', second.metadata.name!, '-n', 'default', '--wait=false']);
-    expect(job('flaky').status).toMatchObject({ failed: 2 });
+    await apply(jobYaml('flaky', '  backoffLimit: 2\n'));
+    const live = (): Pod[] => podsOf(job('flaky').metadata.uid).filter((p) => !p.metadata.deletionTimestamp);
+    let pod = live()[0]!;
+    for (const [failed, backoffMs] of [[1, 200], [2, 400]] as const) {
+      const deletedAt = Date.now();
+      await ok(['delete', 'pod', pod.metadata.name!, '-n', 'default', '--wait=false']);
+      // Counted at once; its replacement waits out the back-off.
+      expect(job('flaky').status).toMatchObject({ failed });
+      expect(job('flaky').status.active).toBeUndefined();
+      pod = await vi.waitFor(() => {
+        const [next] = live();
+        expect(next).toBeDefined();
+        return next!;
+      }, { timeout: 10_000, interval: 20 });
+      expect(Date.now() - deletedAt).toBeGreaterThanOrEqual(backoffMs);
+      expect(job('flaky').status).toMatchObject({ failed, active: 1 });
+      expect(condition('flaky', 'Failed')).toBeUndefined();
+    }
+    await ok(['delete', 'pod', pod.metadata.name!, '-n', 'default', '--wait=false']);
+    expect(job('flaky').status).toMatchObject({ failed: 3 });
     expect(job('flaky').status.conditions?.find((x) => x.type === 'Failed')).toMatchObject({ status: 'True', reason: 'BackoffLimitExceeded' });
     expect(job('flaky').status.active).toBeUndefined();
-    // No third pod; the two deleted ones go once their kubelets stopped them.
+    // No other pod; the deleted ones go once their kubelets stopped them.
     await vi.waitFor(() => expect(podsOf(job('flaky').metadata.uid)).toEqual([]), { timeout: 10_000, interval: 100 });
     expect(reasons('flaky')).toContain('BackoffLimitExceeded');
   });
