@@ -104,11 +104,14 @@ export function podReady(t: Topology, w: Workload, r: number): boolean {
   return state === 'running' || state === 'restarted';
 }
 
-/** The cluster's pods sit in 10.64.0.0/10: address `n` is host n % 254 + 1 of /24 number n / 254 (4,161,536 in all). */
-export const POD_ADDRESSES = 64 * 256 * 254;
+/**
+ * The cluster's pods sit in 10.64.0.0/11, below the services' 10.96.0.0/12 (services.ts): address `n` is host
+ * n % 254 + 1 of /24 number n / 254 (2,080,768 in all).
+ */
+export const POD_ADDRESSES = 32 * 256 * 254;
 
 export function podAddress(n: number): string {
-  const subnet = Math.floor(n / 254) % (64 * 256);
+  const subnet = Math.floor(n / 254) % (32 * 256);
   return `10.${64 + (subnet >> 8)}.${subnet & 255}.${(n % 254) + 1}`;
 }
 

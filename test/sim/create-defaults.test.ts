@@ -1,7 +1,8 @@
 // What a simulated member fills in on create beyond the fields written, as kube-apiserver does: a Service's cluster IP
 // and node ports (unique; one asked for that is taken is a 422), its defaults; a Secret's type and its stringData merged
-// into data; a Namespace's label and finalizer; and nothing more (no `spec` on kinds that have none).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// into data; a Namespace's label and finalizer; a pod's address outside the services' range; and nothing more (no
+// `spec` on kinds that have none).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
 import { call } from './helpers.js';
@@ -52,6 +53,19 @@ describe('a Service created', () => {
     const dns = await create('/api/v1/namespaces/default/services', svc('dns-too', { clusterIP: '10.96.0.10', ports: [{ port: 53 }] }));
     expect(dns.body).toMatchObject({ code: 422, message: 'Service "dns-too" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated' });
     expect(c.store.get('services', 'default', 'clash')).toBeUndefined();
+  });
+});
+
+describe('a pod created', () => {
+  it('gets an address from the pod range once it runs, none of the service range', async () => {
+    c.churn.kubelets.startMs = 100;
+    await create('/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'addressed' }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } });
+    await vi.waitFor(() => expect((c.store.get('pods', 'default', 'addressed')?.status as { phase?: string } | undefined)?.phase).toBe('Running'), { timeout: 10_000, interval: 50 });
+    const ip = String((c.store.get('pods', 'default', 'addressed')!.status as { podIP?: string }).podIP);
+    expect(ip).toMatch(/^10\.(6[4-9]|[78]\d|9[0-5])\.\d+\.\d+$/);
+    expect(inServiceRange(ip)).toBe(false);
+    // The generated pods too.
+    expect(c.snapshot('pods').map((p) => (p.status as { podIP?: string }).podIP).filter((x): x is string => x !== undefined && inServiceRange(x))).toEqual([]);
   });
 });
 
