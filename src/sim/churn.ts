@@ -23,6 +23,8 @@ const GRACE_SECONDS = 30;
 const TERMINATION_OPS = 3;
 
 /** The group-resource of each kind that owns pods churn changes. */
+/** The taint a cordoned node gets (kube's TaintNodeUnschedulable). */
+const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
 const OWNER_GR: Record<string, string> = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' };
 
 /** The label a relabel operation flips between "a" and "b" (Churn.relabelShare). */
@@ -203,7 +205,25 @@ export class Churn {
    */
   answerUpdate(gr: string, before: SimObject, after: SimObject): void {
     if (gr === 'jobs.batch') return this.batch.syncJob(after.metadata.namespace ?? '', after.metadata.name ?? '');
+    if (gr === 'nodes') return this.answerNode(after);
     if (JSON.stringify(before.spec) !== JSON.stringify(after.spec)) this.answerSpec(gr, after, before);
+  }
+
+  /**
+   * A node cordoned or uncordoned (`kubectl cordon`, `drain`): the node lifecycle controller gives it the
+   * unschedulable NoSchedule taint, or takes it away, and the scheduler places no pod there while it has it.
+   */
+  private answerNode(node: SimObject): void {
+    const taints = recs(rec(node.spec).taints);
+    const tainted = taints.some((t) => t.key === UNSCHEDULABLE_TAINT);
+    const cordoned = rec(node.spec).unschedulable === true;
+    if (tainted === cordoned) return;
+    const next = clone(node);
+    const rest = taints.filter((t) => t.key !== UNSCHEDULABLE_TAINT);
+    const kept = cordoned ? [...rest, { key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule', timeAdded: iso(this.now()) }] : rest;
+    next.spec = { ...rec(next.spec), taints: kept };
+    if (kept.length === 0) delete (next.spec as Rec).taints;
+    this.store.update('nodes', next);
   }
 
   /**
@@ -315,10 +335,13 @@ export class Churn {
     for (const i of daemonSetDeletions(nodes.length, maxUnavailable, ready, old.map(podIsReady))) this.deleteByController(keyOf(old[i] as SimObject));
   }
 
-  /** The nodes a DaemonSet may run on: workers, and those whose NoSchedule taints its pods tolerate. */
+  /**
+   * The nodes a DaemonSet may run on: workers, and those whose NoSchedule taints its pods tolerate (a cordoned node's
+   * always: kube's DaemonSet controller gives its pods that toleration).
+   */
   private eligibleNodes(ds: SimObject): SimObject[] {
     const tolerations = recs(rec(rec(rec(ds.spec).template).spec).tolerations);
-    return this.nodes((taint) => tolerations.some((t) => t.operator === 'Exists' && (t.key === undefined || t.key === taint.key)));
+    return this.nodes((taint) => taint.key === UNSCHEDULABLE_TAINT || tolerations.some((t) => t.operator === 'Exists' && (t.key === undefined || t.key === taint.key)));
   }
 
   /** A DaemonSet's pod on `node`, from its template at its current revision. */
@@ -672,6 +695,14 @@ export class Churn {
       this.events.podCreated(created, String(unschedulable?.message ?? ''));
       this.changed(created);
       return created;
+    }
+    // The scheduler places no pod on a cordoned node: one made like a sibling there goes to a worker that takes pods.
+    const node = this.store.get('nodes', undefined, String(rec(pod.spec).nodeName));
+    const workers = rec(node?.spec).unschedulable === true && !pod.metadata.ownerReferences?.some((r) => r.kind === 'DaemonSet') ? this.nodes() : [];
+    const to = workers.length > 0 ? workers[this.answerRng.int(workers.length)] : undefined;
+    if (to) {
+      pod.spec = { ...rec(pod.spec), nodeName: to.metadata.name };
+      pod.status = { ...rec(pod.status), ...hostStatus(to) };
     }
     pod.status = pendingStatus(pod, iso(this.now()));
     const created = this.store.create('pods', pod, ns);

@@ -49,7 +49,8 @@ const SCALE = { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale
 /** The subresources besides status that this simulator serves, as kube's discovery lists them. */
 const SUBRESOURCES: Record<string, Array<{ name: string; kind: string; verbs: string[]; group?: string; version?: string }>> = {
   pods: [
-    { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] }, { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+    { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] }, { name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] },
+    { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
     { name: 'log', kind: 'Pod', verbs: ['get'] }, { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
     { name: 'proxy', kind: 'PodProxyOptions', verbs: PROXY_VERBS },
   ],

@@ -76,6 +76,11 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     servePodLog(pod, url.searchParams, res);
     return;
   }
+  if (route.group === '' && route.resource === 'pods' && route.subresource === 'eviction' && route.name !== undefined && route.namespace !== undefined) {
+    if (method !== 'POST') throw errors.methodNotAllowed();
+    evict(ctx, route.namespace, route.name, await readBody());
+    return sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+  }
   if (route.group === '' && route.subresource === 'proxy' && ['pods', 'services', 'nodes'].includes(route.resource) && route.name !== undefined) {
     return serveProxy(store, route.resource, route.namespace, route.name, route.proxyPath ?? '', req, res, url);
   }
@@ -228,6 +233,22 @@ function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: u
   if (gr === 'pods') ctx.answerPodDeletion(current);
   else ctx.answerOwnedDeletion(gr, current);
   return done;
+}
+
+/**
+ * An Eviction of the pod `namespace`/`name` (`kubectl drain`): the pod deleted as its DeleteOptions say, and answered
+ * by its controller and kubelet as any deletion is. No PodDisruptionBudget stands in the way (none is served here).
+ */
+function evict(ctx: HandlerContext, namespace: string, name: string, body: unknown): void {
+  const eviction = asObject(body);
+  if (eviction.kind !== undefined && eviction.kind !== 'Eviction') throw errors.badRequest(`the body of an eviction is a ${String(eviction.kind)}, not an Eviction`);
+  if (eviction.metadata.name !== undefined && eviction.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Eviction object');
+  const pod = ctx.store.get('pods', namespace, name);
+  if (!pod) throw errors.notFound('pods', name);
+  // One already on its way out is left to it.
+  if (pod.metadata.deletionTimestamp) return;
+  const options = (typeof eviction.deleteOptions === 'object' && eviction.deleteOptions !== null ? eviction.deleteOptions : {}) as { gracePeriodSeconds?: unknown; preconditions?: DeleteOptions['preconditions'] };
+  deleteOne(ctx, 'pods', pod, options.gracePeriodSeconds, options.preconditions ? { preconditions: options.preconditions } : {});
 }
 
 /**

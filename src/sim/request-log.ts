@@ -10,6 +10,8 @@ export interface RequestRecord {
   userAgent: string;
   /** The Accept header, "" when absent. */
   accept: string;
+  /** The Content-Type header (what a body was sent as: JSON, kube's protobuf, a patch type), "" when absent. */
+  contentType: string;
   /** The Audit-ID header (what kube-apiserver's audit log records the request under), "" when absent. */
   auditId: string;
   /** HTTP status; 0 while the response has not started. */

@@ -55,7 +55,7 @@ const MAX_BODY = 16 * 1024 * 1024;
 function recordOf(req: IncomingMessage, url: URL): RequestRecord {
   return {
     method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), params: Object.fromEntries(url.searchParams),
-    userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', auditId: String(req.headers['audit-id'] ?? ''), status: 0, startedAt: Date.now(),
+    userAgent: req.headers['user-agent'] ?? '', accept: req.headers.accept ?? '', contentType: req.headers['content-type'] ?? '', auditId: String(req.headers['audit-id'] ?? ''), status: 0, startedAt: Date.now(),
     watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1' || url.pathname.includes('/watch/'),
   };
 }

@@ -66,7 +66,7 @@ describe('the scale subresource', () => {
     expect(apps.body.resources.find((r) => r.name === 'deployments/scale')).toMatchObject({ group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
     const core = await call<{ resources: Array<{ name: string }> }>(c, '/api/v1');
     const podSubs = core.body.resources.map((r) => r.name).filter((n) => n.startsWith('pods/'));
-    expect(podSubs).toEqual(['pods/attach', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'pods/status']);
+    expect(podSubs).toEqual(['pods/attach', 'pods/eviction', 'pods/exec', 'pods/log', 'pods/portforward', 'pods/proxy', 'pods/status']);
     const d = c.snapshot('deployments.apps').find((x) => x.metadata.namespace !== 'kube-system')!;
     const path = `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}/scale`;
     const scale = await call<Record<string, unknown>>(c, path);
