@@ -329,10 +329,36 @@ export class Churn {
     const strategy = rec(rec(ds.spec).updateStrategy);
     const old = all.filter((p) => !p.metadata.deletionTimestamp && revision !== undefined && p.metadata.labels?.['controller-revision-hash'] !== revision);
     if (old.length === 0 || strategy.type === 'OnDelete') return;
+    const maxSurge = resolveIntOrPercent(rec(strategy.rollingUpdate).maxSurge, '0', nodes.length, Math.ceil);
+    if (maxSurge > 0) return this.dsSurge(ds, nodes, all.filter((p) => !p.metadata.deletionTimestamp), old, maxSurge);
     // Ready pods (not being deleted): the ones just made are not, yet.
     const ready = all.filter(podIsReady).length;
     const maxUnavailable = Math.max(1, resolveIntOrPercent(rec(strategy.rollingUpdate).maxUnavailable, '1', nodes.length, Math.floor));
     for (const i of daemonSetDeletions(nodes.length, maxUnavailable, ready, old.map(podIsReady))) this.deleteByController(keyOf(old[i] as SimObject));
+  }
+
+  /**
+   * A DaemonSet's RollingUpdate with maxSurge (kube's surging rollout): on a node whose old pod is ready, the new pod
+   * starts beside it, on at most `maxSurge` nodes at a time, and the old one goes once the new one is ready; an old pod
+   * not ready goes at once (its node has none available anyway), its new one made once it is gone.
+   */
+  private dsSurge(ds: SimObject, nodes: SimObject[], live: SimObject[], old: SimObject[], maxSurge: number): void {
+    const name = ds.metadata.name ?? '';
+    const oldUids = new Set(old.map((p) => p.metadata.uid));
+    const onNode = (node: SimObject, isOld: boolean): SimObject | undefined => live.find((p) => rec(p.spec).nodeName === node.metadata.name && oldUids.has(p.metadata.uid) === isOld);
+    let surging = nodes.filter((n) => onNode(n, true) && onNode(n, false)).length;
+    for (const node of nodes) {
+      const was = onNode(node, true);
+      if (!was) continue;
+      const next = onNode(node, false);
+      if (next) {
+        if (podIsReady(next)) this.deleteByController(keyOf(was));
+      } else if (!podIsReady(was)) this.deleteByController(keyOf(was));
+      else if (surging < maxSurge) {
+        surging++;
+        this.startSoon(this.create(this.daemonPod(ds, `${name}-${kubeSuffix(this.answerRng)}`, node), false));
+      }
+    }
   }
 
   /**
@@ -846,7 +872,8 @@ export class Churn {
       if (!owner) continue;
       // Pods being deleted no longer count (kube's FilterActivePods).
       const pods = this.owned('pods', owner).filter((p) => !p.metadata.deletionTimestamp);
-      this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, this.rolloutCounts(kind, owner, pods)));
+      if (kind === 'DaemonSet') this.writeStatus(gr, owner, this.daemonSetStatus(owner, pods));
+      else this.writeStatus(gr, owner, ownerStatus(kind, rec(owner.status), pods.length, pods.filter(podIsReady).length, this.rolloutCounts(kind, owner, pods)));
       if (kind === 'StatefulSet' && this.stsPending.has(`${ns}/${name}`)) statefulSets.add(`${ns}/${name}`);
       if (kind === 'DaemonSet' && this.dsRevision.has(`${ns}/${name}`)) daemonSets.push(owner);
       const deploy = owner.metadata.ownerReferences?.find((r) => r.kind === 'Deployment');
@@ -910,9 +937,18 @@ export class Churn {
   private rolloutCounts(kind: string, owner: SimObject, pods: SimObject[]): { current?: number; updated?: number; desired?: number } {
     const at = (revision: unknown): number => pods.filter((p) => p.metadata.labels?.['controller-revision-hash'] === revision).length;
     if (kind === 'StatefulSet') return { current: at(rec(owner.status).currentRevision), updated: at(rec(owner.status).updateRevision) };
-    const revision = this.dsRevision.get(keyOf(owner));
-    if (kind === 'DaemonSet' && revision !== undefined) return { updated: at(revision), desired: this.eligibleNodes(owner).length };
     return {};
+  }
+
+  /**
+   * A DaemonSet's status as its controller counts it, by node (kube's storeDaemonSetStatus): the nodes with a pod, with
+   * a ready one, with one at its current revision. A node with two (the new one surging beside the old) counts once.
+   */
+  private daemonSetStatus(ds: SimObject, pods: SimObject[]): Rec {
+    const revision = this.dsRevision.get(keyOf(ds));
+    const nodes = (keep: (p: SimObject) => boolean): number => new Set(pods.filter(keep).map((p) => rec(p.spec).nodeName)).size;
+    const rollout = revision === undefined ? {} : { updated: nodes((p) => p.metadata.labels?.['controller-revision-hash'] === revision), desired: this.eligibleNodes(ds).length };
+    return ownerStatus('DaemonSet', rec(ds.status), nodes(() => true), nodes(podIsReady), rollout);
   }
 
   /** A controller's status write, with the generation it has seen; none when nothing would change. */

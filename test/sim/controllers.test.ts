@@ -389,6 +389,38 @@ describe('the DaemonSet controller', () => {
     await ok(['delete', 'daemonset', 'node-agent', '-n', 'default']);
     await ok(['delete', 'node', 'extra-node-1', 'extra-node-2']);
   });
+
+  it('with maxSurge the new pod starts beside the old one, which goes once it is ready: no node ever without a ready pod', async () => {
+    const node = (name: string): string => `apiVersion: v1\nkind: Node\nmetadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}}}\n`;
+    await apply(node('surge-node-1') + '---\n' + node('surge-node-2') + '---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: log-shipper, namespace: default}\nspec:\n  selector: {matchLabels: {app: log-shipper}}\n  updateStrategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}\n  template:\n    metadata: {labels: {app: log-shipper}}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers: [{name: shipper, image: "shipper:1"}]\n');
+    const ds = c.store.get('daemonsets.apps', 'default', 'log-shipper')!;
+    const nodes = c.snapshot('nodes').length;
+    await settled(ds.metadata.uid, nodes);
+    // After each change: the nodes without a ready pod, and those running two (the new one beside the old).
+    let mostDown = 0;
+    let mostDoubled = 0;
+    const unwatch = c.store.onChange(() => {
+      const live = podsOf(ds.metadata.uid).filter((p) => !p.metadata.deletionTimestamp);
+      mostDown = Math.max(mostDown, nodes - new Set(live.filter(ready).map((p) => p.spec.nodeName)).size);
+      const perNode = new Map<string, number>();
+      for (const p of live) perNode.set(p.spec.nodeName ?? '', (perNode.get(p.spec.nodeName ?? '') ?? 0) + 1);
+      mostDoubled = Math.max(mostDoubled, [...perNode.values()].filter((n) => n > 1).length);
+    });
+    try {
+      await ok(['rollout', 'restart', 'daemonset/log-shipper', '-n', 'default']);
+      const watched = await ok(['rollout', 'status', 'daemonset/log-shipper', '-n', 'default', '--timeout=60s']);
+      expect(watched.trim().split('\n').at(-1)).toBe('daemon set "log-shipper" successfully rolled out');
+    } finally {
+      unwatch();
+    }
+    expect([mostDown, mostDoubled]).toEqual([0, 1]);
+    const pods = await settled(ds.metadata.uid, nodes);
+    expect(new Set(pods.map((p) => p.spec.nodeName)).size).toBe(nodes);
+    expect(new Set(pods.map((p) => p.metadata.labels?.['controller-revision-hash'])).size).toBe(1);
+    expect((c.store.get('daemonsets.apps', 'default', 'log-shipper')!.status as Record<string, number>)).toMatchObject({ desiredNumberScheduled: nodes, currentNumberScheduled: nodes, updatedNumberScheduled: nodes, numberAvailable: nodes });
+    await ok(['delete', 'daemonset', 'log-shipper', '-n', 'default']);
+    await ok(['delete', 'node', 'surge-node-1', 'surge-node-2']);
+  });
 });
 
 describe('orphans', () => {
