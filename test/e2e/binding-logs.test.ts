@@ -347,8 +347,21 @@ describe('forwarded logs', () => {
         member.store.create({ group: 'coordination.k8s.io', resource: 'leases' }, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: cm, namespace: ns }, spec: {} });
         expect(await k.ok(['get', 'leases', '-n', ns, '-o', 'name'])).toContain(`lease.coordination.k8s.io/${cm}\n`);
         expect((await k.ok(['get', 'pods', '-n', ns])).split('\n')[0]).toMatch(/^NAME\s+READY/);
-        // Writes reach the member (kubectl 1.32+ would create in protobuf, which the simulator does not read: a patch).
+        // Writes reach the member: a patch, and a create as kubectl sends it (protobuf from 1.32 on), every byte of it.
         await k.ok(['label', 'lease', cm, '-n', ns, `via=${cm}`]);
+        const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+        const dir = mkdtempSync(join(tmpdir(), 'cp-proxy-create-'));
+        try {
+          writeFileSync(join(dir, 'blob'), bytes);
+          await k.ok(['create', 'secret', 'generic', cm, '-n', ns, `--from-file=blob=${join(dir, 'blob')}`, '--from-literal=k=v']);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+        const made = member.store.get('secrets', ns, cm) as (SimObject & { data: Record<string, string>; type: string }) | undefined;
+        expect([Buffer.from(made?.data.blob ?? '', 'base64').equals(bytes), made?.data.k, made?.type]).toEqual([true, 'dg==', 'Opaque']);
+        const create = member.requestLog.entries((r) => r.path === `/api/v1/namespaces/${ns}/secrets` && r.method === 'POST').at(-1);
+        expect(create?.contentType).toBe(binary === kubectlPath() ? 'application/vnd.kubernetes.protobuf' : 'application/json');
+        await k.ok(['delete', 'secret', cm, '-n', ns]);
         expect(member.store.get({ group: 'coordination.k8s.io', resource: 'leases' }, ns, cm)?.metadata.labels).toEqual({ via: cm });
         await k.ok(['delete', 'lease', cm, '-n', ns]);
         expect(member.store.get({ group: 'coordination.k8s.io', resource: 'leases' }, ns, cm)).toBeUndefined();
