@@ -168,3 +168,54 @@ function rawJson(raw: unknown): unknown {
     throw new ProtobufError('an embedded object (RawExtension) is not JSON', 'unsupported');
   }
 }
+
+/**
+ * `object` (a built-in kind's JSON) as kube decodes it into its Go type: the fields that type does not have are left
+ * out, and named as kube's strict decoding names them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolcy`).
+ * Undefined for a kind with no schema here (a custom resource's fields are its CRD's to judge).
+ */
+export function knownFields(apiVersion: string, kind: string, object: Record<string, unknown>): { object: Record<string, unknown>; unknown: string[] } | undefined {
+  const slash = apiVersion.indexOf('/');
+  const pkg = PACKAGES[slash < 0 ? '' : apiVersion.slice(0, slash)];
+  const type = pkg && apiVersion.slice(slash + 1) === 'v1' ? schemas().lookup(`${pkg}.${kind}`) : null;
+  if (!(type instanceof protobuf.Type)) return undefined;
+  const unknown: string[] = [];
+  const { apiVersion: a, kind: k, ...rest } = object;
+  const kept = keepKnown(rest, type, '', unknown) as Record<string, unknown>;
+  return { object: { ...(a !== undefined ? { apiVersion: a } : {}), ...(k !== undefined ? { kind: k } : {}), ...kept }, unknown };
+}
+
+/** The field of `type` a JSON key names: its own, or one of a struct embedded in it (INLINE). */
+function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
+  const own = type.fields[key];
+  if (own && !INLINE.has(`${shortName(type)}.${key}`)) return own;
+  for (const f of type.fieldsArray) {
+    if (!INLINE.has(`${shortName(type)}.${f.name}`) || !(f.resolvedType instanceof protobuf.Type)) continue;
+    const inner = fieldOf(f.resolvedType, key);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Messages whose schema here leaves fields out (a pod's status, the cloud providers' volume sources): not judged. */
+const OPEN = new Set(['core.PodStatus', 'core.VolumeSource']);
+
+function keepKnown(value: unknown, type: protobuf.Type, path: string, unknown: string[]): unknown {
+  if (SPECIAL[shortName(type)] || OPEN.has(shortName(type)) || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const out: Fields = {};
+  for (const [key, v] of Object.entries(value)) {
+    const field = fieldOf(type, key);
+    if (!field) {
+      // A strategic merge patch's directives ($patch, $setElementOrder/…, $retainKeys) are not fields.
+      if (key.startsWith('$')) out[key] = v;
+      else unknown.push(`${path}${key}`);
+      continue;
+    }
+    const inner = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
+    if (!inner || v === null || typeof v !== 'object') out[key] = v;
+    else if (field.map) out[key] = Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, keepKnown(mv, inner, `${path}${key}.${mk}.`, unknown)]));
+    else if (Array.isArray(v)) out[key] = v.map((item, i) => keepKnown(item, inner, `${path}${key}[${i}].`, unknown));
+    else out[key] = keepKnown(v, inner, `${path}${key}.`, unknown);
+  }
+  return out;
+}

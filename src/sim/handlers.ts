@@ -2,6 +2,7 @@
 // pod logs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clone } from './deep-equal.js';
+import { knownFields } from '../kube/protobuf.js';
 import { applyDefaults, writeStringData } from './defaults.js';
 import { createService } from './services.js';
 import { managed } from './gen-meta.js';
@@ -18,7 +19,7 @@ import { errors } from './status.js';
 import type { DeleteOptions, SimStore } from './store.js';
 import { partialObjectMetadata, transformOf } from './as.js';
 import { includeObjectOf, toTable } from './table.js';
-import { grKey, type ResourceDef, type SimObject } from './types.js';
+import { apiVersionOf, grKey, type ResourceDef, type SimObject } from './types.js';
 import { serveWatch, type WatchRegistry } from './watch.js';
 import { listBody, wireObject } from './wire.js';
 
@@ -140,6 +141,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   if (method === 'POST') {
     if (route.name !== undefined) throw errors.methodNotAllowed();
     const input = asObject(await readBody());
+    strictFields(def, route.version, input, url);
     if (def.namespaced && ns === undefined) throw errors.noRoute();
     if (def.namespaced && input.metadata.namespace && input.metadata.namespace !== ns) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     if (!input.metadata.managedFields) {
@@ -183,12 +185,14 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   };
   if (method === 'PUT') {
     const input = asObject(await readBody());
+    strictFields(def, route.version, input, url);
     if (input.metadata.name !== undefined && input.metadata.name !== name) throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
     show(200, updated(gr, toStored(input)));
     return;
   }
   if (method === 'PATCH') {
     const patch = await readBody();
+    strictFields(def, route.version, patch, url);
     const stored = store.get(gr, ns, name);
     if (!stored) throw errors.notFound(key, name);
     const current = fromStored(stored);
@@ -233,6 +237,20 @@ function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: u
   if (gr === 'pods') ctx.answerPodDeletion(current);
   else ctx.answerOwnedDeletion(gr, current);
   return done;
+}
+
+/**
+ * kube's strict field validation (`fieldValidation=Strict`, which kubectl sends with create, apply, replace and
+ * patch): a built-in kind's body (a merge patch's too) naming a field its type does not have is refused as kube's
+ * strict decoding refuses it, not stored with the typo. Its status is the server's (never judged); Warn and Ignore,
+ * the default, keep the body as sent.
+ */
+function strictFields(def: ResourceDef, version: string, body: unknown, url: URL): void {
+  if (url.searchParams.get('fieldValidation') !== 'Strict' || def.custom || def.storedAs || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const { status: _status, ...rest } = body as Record<string, unknown>;
+  const checked = knownFields(apiVersionOf(def.group, version), def.kind, rest);
+  if (!checked || checked.unknown.length === 0) return;
+  throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${checked.unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
 }
 
 /**

@@ -1,7 +1,10 @@
 // What a simulated member fills in on create beyond the fields written, as kube-apiserver does: a Service's cluster IP
 // and node ports (unique; one asked for that is taken is a 422), its defaults; a Secret's type and its stringData merged
 // into data; a Namespace's label and finalizer; a pod's address outside the services' range; and nothing more (no
-// `spec` on kinds that have none).
+// `spec` on kinds that have none); and, asked for (kubectl does), kube's strict field validation.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
@@ -82,5 +85,66 @@ describe('kinds without a spec', () => {
     const ns = (await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { generateName: 'team-' } })).body as SimObject;
     expect(ns.metadata.labels).toEqual({ 'kubernetes.io/metadata.name': ns.metadata.name });
     expect(ns).toMatchObject({ spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } });
+  });
+});
+
+describe('strict field validation (kubectl sends fieldValidation=Strict)', () => {
+  const applied = async (yaml: string): Promise<{ code: number | null; stderr: string }> => {
+    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-strict-'));
+    try {
+      writeFileSync(join(dir, 'o.yaml'), yaml);
+      return await kubectl.run(['apply', '-f', join(dir, 'o.yaml')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const deployment = (spec: string, container: string): string =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: typo, namespace: default}\nspec:\n  ${spec}: 2\n  selector: {matchLabels: {app: typo}}\n  template:\n    metadata: {labels: {app: typo}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27", ${container}: IfNotPresent}]\n`;
+
+  it('refuses a field the kind does not have, naming each as kube does, and makes nothing; without the typos, it is made', async () => {
+    const r = await applied(deployment('replica', 'imagePullPolcy'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica", unknown field "spec.template.spec.containers[0].imagePullPolcy"');
+    expect(c.store.get('deployments.apps', 'default', 'typo')).toBeUndefined();
+    expect((await applied(deployment('replicas', 'imagePullPolicy'))).code).toBe(0);
+    expect((c.store.get('deployments.apps', 'default', 'typo')!.spec as { replicas: number }).replicas).toBe(2);
+    // A patch asking for it naming one too (kubectl patch does not ask).
+    const p = await call(c, '/apis/apps/v1/namespaces/default/deployments/typo?fieldValidation=Strict', { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replica: 3 } } });
+    expect(p.body).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica"' });
+    // A client that does not ask for it (the default, Warn) is not refused.
+    expect((await create('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lenient' }, data: { a: 'b' }, extra: 1 })).status).toBe(201);
+  });
+
+  it("takes every field of a full pod spec, embedded structs' (a volume's source, a probe's handler, a key selector's name) included", async () => {
+    const r = await applied(`apiVersion: v1
+kind: Pod
+metadata: {name: full, namespace: default, labels: {app: full}, annotations: {a: b}}
+spec:
+  restartPolicy: Always
+  terminationGracePeriodSeconds: 0
+  securityContext: {runAsNonRoot: true, runAsUser: 1000, fsGroup: 2000, seccompProfile: {type: RuntimeDefault}}
+  tolerations: [{key: dedicated, operator: Equal, value: batch, effect: NoSchedule, tolerationSeconds: 60}]
+  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [linux]}]}]}}}
+  volumes:
+  - {name: scratch, emptyDir: {sizeLimit: 1Gi}}
+  - {name: conf, configMap: {name: settings, defaultMode: 420, items: [{key: a, path: a.conf}]}}
+  - {name: token, projected: {sources: [{serviceAccountToken: {path: token, expirationSeconds: 3600}}]}}
+  containers:
+  - name: app
+    image: nginx:1.27
+    ports: [{name: http, containerPort: 80, protocol: TCP}]
+    env:
+    - {name: MODE, valueFrom: {configMapKeyRef: {name: settings, key: mode, optional: true}}}
+    - {name: NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+    envFrom: [{secretRef: {name: creds}}]
+    resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {memory: 128Mi}}
+    readinessProbe: {httpGet: {path: /healthz, port: http}, periodSeconds: 5}
+    livenessProbe: {tcpSocket: {port: 80}, initialDelaySeconds: 3}
+    lifecycle: {preStop: {exec: {command: [sleep, "5"]}}}
+    securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}, readOnlyRootFilesystem: true}
+    volumeMounts: [{name: scratch, mountPath: /tmp}, {name: conf, mountPath: /etc/app, readOnly: true}]
+`);
+    expect(r.code, r.stderr).toBe(0);
+    expect(c.store.get('pods', 'default', 'full')).toBeDefined();
   });
 });
