@@ -22,9 +22,9 @@ const MAX_REPLICAS = 8;
 const GRACE_SECONDS = 30;
 const TERMINATION_OPS = 3;
 
-/** The group-resource of each kind that owns pods churn changes. */
 /** The taint a cordoned node gets (kube's TaintNodeUnschedulable). */
 const UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable';
+/** The group-resource of each kind that owns pods churn changes. */
 const OWNER_GR: Record<string, string> = { ReplicaSet: 'replicasets.apps', StatefulSet: 'statefulsets.apps', DaemonSet: 'daemonsets.apps' };
 
 /** The label a relabel operation flips between "a" and "b" (Churn.relabelShare). */
