@@ -80,13 +80,19 @@ export function decodeKubeProtobuf(body: Uint8Array): { apiVersion: string; kind
   const kind = String(typeMeta['kind'] ?? '');
   if (!kind || !apiVersion) throw new ProtobufError('the body names no apiVersion and kind in its typeMeta', 'malformed');
   if (envelope['contentEncoding']) throw new ProtobufError(`content encoding ${String(envelope['contentEncoding'])} is not read`, 'unsupported');
-  const slash = apiVersion.indexOf('/');
-  const pkg = PACKAGES[slash < 0 ? '' : apiVersion.slice(0, slash)];
-  const type = pkg && apiVersion.slice(slash + 1) === 'v1' ? r.lookup(`${pkg}.${kind}`) : null;
-  if (!(type instanceof protobuf.Type)) throw new ProtobufError(`${kind} ${apiVersion} has no protobuf encoding here`, 'unsupported');
+  const type = typeOf(apiVersion, kind);
+  if (!type) throw new ProtobufError(`${kind} ${apiVersion} has no protobuf encoding here`, 'unsupported');
   const raw = envelope['raw'];
   const object = toJson(decode(type, raw instanceof Uint8Array ? raw : new Uint8Array()), type) as Fields;
   return { apiVersion, kind, object: { apiVersion, kind, ...object } };
+}
+
+/** The message of a built-in kind at `apiVersion`, if the schemas here have it. */
+function typeOf(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const slash = apiVersion.indexOf('/');
+  const pkg = PACKAGES[slash < 0 ? '' : apiVersion.slice(0, slash)];
+  const type = pkg && apiVersion.slice(slash + 1) === 'v1' ? schemas().lookup(`${pkg}.${kind}`) : null;
+  return type instanceof protobuf.Type ? type : undefined;
 }
 
 function decode(type: protobuf.Type, bytes: Uint8Array): Fields {
@@ -102,6 +108,9 @@ function decode(type: protobuf.Type, bytes: Uint8Array): Fields {
 
 /** `type`'s name in the schema: its package and message ("core.PodSpec"). */
 const shortName = (type: protobuf.Type): string => type.fullName.slice(1);
+
+/** Whether `field` of `type` is a Go struct embedded in it: its fields are the JSON's, at `type`'s level. */
+const inline = (type: protobuf.Type, field: string): boolean => INLINE.has(`${shortName(type)}.${field}`);
 
 /** A message as Go's JSON encoding writes the same Go value; undefined where that JSON omits it. */
 function toJson(m: Fields, type: protobuf.Type): unknown {
@@ -122,7 +131,7 @@ function toJson(m: Fields, type: protobuf.Type): unknown {
         ? arrayJson(v as unknown[], field)
         : valueJson(v, field, KEEP_ZERO.has(`${shortName(type)}.${field.name}`));
     if (json === undefined) continue;
-    if (INLINE.has(`${shortName(type)}.${field.name}`)) Object.assign(out, json);
+    if (inline(type, field.name)) Object.assign(out, json);
     else out[field.name] = json;
   }
   return out;
@@ -170,27 +179,25 @@ function rawJson(raw: unknown): unknown {
 }
 
 /**
- * `object` (a built-in kind's JSON) as kube decodes it into its Go type: the fields that type does not have are left
- * out, and named as kube's strict decoding names them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolcy`).
- * Undefined for a kind with no schema here (a custom resource's fields are its CRD's to judge).
+ * The fields of `object` (a built-in kind's JSON) that its Go type does not have, named as kube's strict decoding names
+ * them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolcy`). Undefined for a kind with no schema here (a
+ * custom resource's fields are its CRD's to judge).
  */
-export function knownFields(apiVersion: string, kind: string, object: Record<string, unknown>): { object: Record<string, unknown>; unknown: string[] } | undefined {
-  const slash = apiVersion.indexOf('/');
-  const pkg = PACKAGES[slash < 0 ? '' : apiVersion.slice(0, slash)];
-  const type = pkg && apiVersion.slice(slash + 1) === 'v1' ? schemas().lookup(`${pkg}.${kind}`) : null;
-  if (!(type instanceof protobuf.Type)) return undefined;
+export function unknownFields(apiVersion: string, kind: string, object: Record<string, unknown>): string[] | undefined {
+  const type = typeOf(apiVersion, kind);
+  if (!type) return undefined;
   const unknown: string[] = [];
-  const { apiVersion: a, kind: k, ...rest } = object;
-  const kept = keepKnown(rest, type, '', unknown) as Record<string, unknown>;
-  return { object: { ...(a !== undefined ? { apiVersion: a } : {}), ...(k !== undefined ? { kind: k } : {}), ...kept }, unknown };
+  const { apiVersion: _a, kind: _k, ...rest } = object;
+  collectUnknown(rest, type, '', unknown);
+  return unknown;
 }
 
 /** The field of `type` a JSON key names: its own, or one of a struct embedded in it (INLINE). */
 function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
   const own = type.fields[key];
-  if (own && !INLINE.has(`${shortName(type)}.${key}`)) return own;
+  if (own && !inline(type, key)) return own;
   for (const f of type.fieldsArray) {
-    if (!INLINE.has(`${shortName(type)}.${f.name}`) || !(f.resolvedType instanceof protobuf.Type)) continue;
+    if (!inline(type, f.name) || !(f.resolvedType instanceof protobuf.Type)) continue;
     const inner = fieldOf(f.resolvedType, key);
     if (inner) return inner;
   }
@@ -200,22 +207,19 @@ function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
 /** Messages whose schema here leaves fields out (a pod's status, the cloud providers' volume sources): not judged. */
 const OPEN = new Set(['core.PodStatus', 'core.VolumeSource']);
 
-function keepKnown(value: unknown, type: protobuf.Type, path: string, unknown: string[]): unknown {
-  if (SPECIAL[shortName(type)] || OPEN.has(shortName(type)) || typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  const out: Fields = {};
+function collectUnknown(value: unknown, type: protobuf.Type, path: string, unknown: string[]): void {
+  if (SPECIAL[shortName(type)] || OPEN.has(shortName(type)) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
   for (const [key, v] of Object.entries(value)) {
     const field = fieldOf(type, key);
     if (!field) {
       // A strategic merge patch's directives ($patch, $setElementOrder/…, $retainKeys) are not fields.
-      if (key.startsWith('$')) out[key] = v;
-      else unknown.push(`${path}${key}`);
+      if (!key.startsWith('$')) unknown.push(`${path}${key}`);
       continue;
     }
     const inner = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
-    if (!inner || v === null || typeof v !== 'object') out[key] = v;
-    else if (field.map) out[key] = Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, keepKnown(mv, inner, `${path}${key}.${mk}.`, unknown)]));
-    else if (Array.isArray(v)) out[key] = v.map((item, i) => keepKnown(item, inner, `${path}${key}[${i}].`, unknown));
-    else out[key] = keepKnown(v, inner, `${path}${key}.`, unknown);
+    if (!inner || v === null || typeof v !== 'object') continue;
+    if (field.map) for (const [mk, mv] of Object.entries(v)) collectUnknown(mv, inner, `${path}${key}.${mk}.`, unknown);
+    else if (Array.isArray(v)) v.forEach((item, i) => collectUnknown(item, inner, `${path}${key}[${i}].`, unknown));
+    else collectUnknown(v, inner, `${path}${key}.`, unknown);
   }
-  return out;
 }

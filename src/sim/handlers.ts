@@ -2,7 +2,7 @@
 // pod logs.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clone } from './deep-equal.js';
-import { knownFields } from '../kube/protobuf.js';
+import { unknownFields } from '../kube/protobuf.js';
 import { applyDefaults, writeStringData } from './defaults.js';
 import { createService } from './services.js';
 import { managed } from './gen-meta.js';
@@ -248,9 +248,9 @@ function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: u
 function strictFields(def: ResourceDef, version: string, body: unknown, url: URL): void {
   if (url.searchParams.get('fieldValidation') !== 'Strict' || def.custom || def.storedAs || typeof body !== 'object' || body === null || Array.isArray(body)) return;
   const { status: _status, ...rest } = body as Record<string, unknown>;
-  const checked = knownFields(apiVersionOf(def.group, version), def.kind, rest);
-  if (!checked || checked.unknown.length === 0) return;
-  throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${checked.unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  const unknown = unknownFields(apiVersionOf(def.group, version), def.kind, rest) ?? [];
+  if (unknown.length === 0) return;
+  throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
 }
 
 /**
