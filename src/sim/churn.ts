@@ -345,12 +345,21 @@ export class Churn {
   private dsSurge(ds: SimObject, nodes: SimObject[], live: SimObject[], old: SimObject[], maxSurge: number): void {
     const name = ds.metadata.name ?? '';
     const oldUids = new Set(old.map((p) => p.metadata.uid));
-    const onNode = (node: SimObject, isOld: boolean): SimObject | undefined => live.find((p) => rec(p.spec).nodeName === node.metadata.name && oldUids.has(p.metadata.uid) === isOld);
-    let surging = nodes.filter((n) => onNode(n, true) && onNode(n, false)).length;
+    // Each node's old pod and new one, read once.
+    const byNode = new Map<unknown, { was?: SimObject; next?: SimObject }>();
+    for (const p of live) {
+      const at = byNode.get(rec(p.spec).nodeName) ?? {};
+      if (oldUids.has(p.metadata.uid)) at.was ??= p;
+      else at.next ??= p;
+      byNode.set(rec(p.spec).nodeName, at);
+    }
+    let surging = nodes.filter((n) => {
+      const at = byNode.get(n.metadata.name);
+      return at?.was && at.next;
+    }).length;
     for (const node of nodes) {
-      const was = onNode(node, true);
+      const { was, next } = byNode.get(node.metadata.name) ?? {};
       if (!was) continue;
-      const next = onNode(node, false);
       if (next) {
         if (podIsReady(next)) this.deleteByController(keyOf(was));
       } else if (!podIsReady(was)) this.deleteByController(keyOf(was));
