@@ -1,8 +1,5 @@
 // The workload controllers' answers to kubectl on a simulated member: scale (the scale subresource), rollout restart,
 // set image, rollout undo; pods made, started and deleted, every status recounted.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
@@ -38,15 +35,11 @@ async function ok(args: string[]): Promise<string> {
   return r.stdout;
 }
 
-/** `kubectl apply -f` of `yaml` (written to a file of its own): what kubectl printed. */
+/** `kubectl apply -f` of `yaml`: what kubectl printed. */
 async function apply(yaml: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cp-sim-apply-'));
-  try {
-    writeFileSync(join(dir, 'objects.yaml'), yaml);
-    return await ok(['apply', '-f', join(dir, 'objects.yaml')]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const r = await kubectl.apply(yaml);
+  expect(r.code, `kubectl apply: ${r.stderr}`).toBe(0);
+  return r.stdout;
 }
 
 /** Waits until the pods of `uid` are `n`, none being deleted, each running and ready, and every count agrees. */

@@ -2,9 +2,6 @@
 // and node ports (unique; one asked for that is taken is a 422), its defaults; a Secret's type and its stringData merged
 // into data; a Namespace's label and finalizer; a pod's address outside the services' range; and nothing more (no
 // `spec` on kinds that have none); and, asked for (kubectl does), kube's strict field validation.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
@@ -89,24 +86,15 @@ describe('kinds without a spec', () => {
 });
 
 describe('strict field validation (kubectl sends fieldValidation=Strict)', () => {
-  const applied = async (yaml: string): Promise<{ code: number | null; stderr: string }> => {
-    const dir = mkdtempSync(join(tmpdir(), 'cp-sim-strict-'));
-    try {
-      writeFileSync(join(dir, 'o.yaml'), yaml);
-      return await kubectl.run(['apply', '-f', join(dir, 'o.yaml')]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
   const deployment = (spec: string, container: string): string =>
     `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: typo, namespace: default}\nspec:\n  ${spec}: 2\n  selector: {matchLabels: {app: typo}}\n  template:\n    metadata: {labels: {app: typo}}\n    spec:\n      containers: [{name: app, image: "nginx:1.27", ${container}: IfNotPresent}]\n`;
 
   it('refuses a field the kind does not have, naming each as kube does, and makes nothing; without the typos, it is made', async () => {
-    const r = await applied(deployment('replica', 'imagePullPolcy'));
+    const r = await kubectl.apply(deployment('replica', 'imagePullPolcy'));
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica", unknown field "spec.template.spec.containers[0].imagePullPolcy"');
     expect(c.store.get('deployments.apps', 'default', 'typo')).toBeUndefined();
-    expect((await applied(deployment('replicas', 'imagePullPolicy'))).code).toBe(0);
+    expect((await kubectl.apply(deployment('replicas', 'imagePullPolicy'))).code).toBe(0);
     expect((c.store.get('deployments.apps', 'default', 'typo')!.spec as { replicas: number }).replicas).toBe(2);
     // A patch asking for it naming one too (kubectl patch does not ask).
     const p = await call(c, '/apis/apps/v1/namespaces/default/deployments/typo?fieldValidation=Strict', { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replica: 3 } } });
@@ -116,7 +104,7 @@ describe('strict field validation (kubectl sends fieldValidation=Strict)', () =>
   });
 
   it("takes every field of a full pod spec, embedded structs' (a volume's source, a probe's handler, a key selector's name) included", async () => {
-    const r = await applied(`apiVersion: v1
+    const r = await kubectl.apply(`apiVersion: v1
 kind: Pod
 metadata: {name: full, namespace: default, labels: {app: full}, annotations: {a: b}}
 spec:

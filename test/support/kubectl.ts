@@ -1,6 +1,6 @@
 // Runs the real kubectl against a server: the dispatcher on PATH, or a pinned kubectl.1.NN beside it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -48,6 +48,13 @@ export class Kubectl {
         resolve({ code, stdout, stderr });
       });
     });
+  }
+
+  /** `kubectl apply -f` of `yaml`, written to a file in this kubectl's own directory (gone with dispose). */
+  async apply(yaml: string): Promise<KubectlResult> {
+    const file = join(mkdtempSync(join(this.cacheDir, 'apply-')), 'objects.yaml');
+    writeFileSync(file, yaml);
+    return this.run(['apply', '-f', file]);
   }
 
   /** Runs and fails the test with kubectl's stderr when it exits non-zero. */
