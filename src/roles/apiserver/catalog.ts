@@ -48,8 +48,8 @@ interface Snapshot {
   /** group/resource → the clusters where its first list is running (sync condition Pending, initialListPhase). */
   firstListing: Map<string, Set<string>>;
   /**
-   * Some cluster is still finding its types: its synchro has not named them yet (no syncResources, and not known to
-   * be unreachable), or a first list is running. Discovery then reads a fresher snapshot (Catalog.types).
+   * Some cluster is still finding its types: its synchro has not named them yet (no syncResources or an empty list,
+   * and not known to be unreachable), or a first list is running. Discovery then reads a fresher snapshot (Catalog.types).
    */
   settling: boolean;
   /** group/resource/version → CRD printer columns (from stored CustomResourceDefinitions). */
@@ -285,7 +285,10 @@ export class Catalog {
       const c = ensure(name);
       const healthy = conditionOf(rec.status, 'ClusterHealthy');
       if (healthy) c.healthy = healthy;
-      if (!Array.isArray(rec.status.syncResources) && healthy?.status !== 'False') settling = true;
+      // The synchro writes an empty list until it has negotiated the cluster's types (a status before its first probe
+      // and discovery): rows can come before the status names their types.
+      const named = rec.status.syncResources;
+      if ((!Array.isArray(named) || named.length === 0) && healthy?.status !== 'False') settling = true;
       for (const t of syncedTypes(rec.status)) {
         add(name, t);
         if (!t.firstList) continue;

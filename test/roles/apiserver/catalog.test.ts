@@ -199,16 +199,42 @@ it('while a cluster is still finding its types, discovery reads a snapshot a qua
   await storage.deleteClusterStatus('settling');
 });
 
-it('while a cluster is still finding its types, discovery includes the rows written since its snapshot, however young', async () => {
+// Each case its own cluster: a type stays in resource_types once its rows are gone.
+const newcomers: Array<[string, string, Record<string, unknown>]> = [
+  ['no list, before its first probe', 'newcomer-1', { conditions: [{ type: 'ClusterHealthy', status: 'Unknown', reason: 'MonitorStop', message: '' }] }],
+  // What the synchro writes between its first healthy probe and the end of its discovery.
+  ['an empty list, healthy', 'newcomer-2', { conditions: [{ type: 'ClusterHealthy', status: 'True', reason: 'Healthy', message: '' }], syncResources: [] }],
+  ['an empty list, before its first probe', 'newcomer-3', { conditions: [{ type: 'ClusterHealthy', status: 'Unknown', reason: 'MonitorStop', message: '' }], syncResources: [] }],
+];
+it.each(newcomers)('while a cluster is still finding its types (status with %s), discovery includes the rows written since its snapshot, however young', async (_, name, status) => {
   // A client that lists a new cluster's first pods and then asks kubectl for one (`kubectl logs`) needs `pods` in
   // that cluster's discovery, though its status does not name its types yet and the snapshot is a moment old.
   const t = 0;
-  await storage.putClusterStatus('newcomer', { spec: {}, status: { conditions: [{ type: 'ClusterHealthy', status: 'Unknown', reason: 'MonitorStop', message: '' }] }, updatedAt: new Date().toISOString() });
-  const catalog = new Catalog(storage, 2_000, () => t);
-  const resources = async (): Promise<string[]> => (await catalog.types('newcomer')).map((x) => x.resource).sort();
-  expect(await resources()).toEqual([]);
-  await storage.write({ upserts: [pod('newcomer', 'default', 'first', {})], deletes: [] });
-  expect(await resources()).toEqual(['pods']);
-  await storage.deleteClusterStatus('newcomer');
-  await storage.write({ upserts: [], deletes: [{ cluster: 'newcomer', group: '', version: 'v1', resource: 'pods', namespace: 'default', name: 'first' }] });
+  await storage.putClusterStatus(name, { spec: {}, status, updatedAt: new Date().toISOString() });
+  try {
+    const catalog = new Catalog(storage, 2_000, () => t);
+    const resources = async (): Promise<string[]> => (await catalog.types(name)).map((x) => x.resource).sort();
+    expect(await resources()).toEqual([]);
+    await storage.write({ upserts: [pod(name, 'default', 'first', {})], deletes: [] });
+    expect(await resources()).toEqual(['pods']);
+  } finally {
+    await storage.deleteClusterStatus(name);
+  }
+});
+
+it('a cluster known to be unreachable is not waited for: discovery keeps its TTL', async () => {
+  let t = 0;
+  await storage.putClusterStatus('down', { spec: {}, status: { conditions: [{ type: 'ClusterHealthy', status: 'False', reason: 'Unhealthy', message: 'no route' }], syncResources: [] }, updatedAt: new Date().toISOString() });
+  try {
+    const catalog = new Catalog(storage, 2_000, () => t);
+    const resources = async (): Promise<string[]> => (await catalog.types('down')).map((x) => x.resource).sort();
+    expect(await resources()).toEqual([]);
+    await storage.write({ upserts: [pod('down', 'default', 'left', {})], deletes: [] });
+    t = 300;
+    expect(await resources()).toEqual([]);
+    t = 2_100;
+    expect(await resources()).toEqual(['pods']);
+  } finally {
+    await storage.deleteClusterStatus('down');
+  }
 });
