@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { isSingleContainerRunning, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
-import { startBinding, startFleet, waitConverged, waitDiscovered, type Fleet } from './helpers.js';
+import { startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 let f: Fleet;
 let proc: BundleProcess;
@@ -25,7 +25,6 @@ beforeAll(async () => {
   ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--allowed-proxy-subresources', 'log,exec,attach,portforward,proxy', '--allow-pediacluster-config-for-proxy-request', '--allow-forward-unsync-resource-request', '--enable-proxy-path-for-forward-request']));
   await waitConverged(base, f.fleet);
   member = f.fleet.clusters[1] as SimCluster;
-  await waitDiscovered(base, member.name, 'pods');
   // A pod whose log the member serves without a container name: running, one container.
   target = member.store.list('pods').find(isSingleContainerRunning) as SimObject;
 }, 120_000);

@@ -67,25 +67,6 @@ export async function waitConverged(base: string, fleet: SimFleet, timeoutMs = 6
   throw new Error(`not converged after ${timeoutMs}ms: ${missing.length} missing (${missing.slice(0, 5).join(', ')}), ${extra.length} extra (${extra.slice(0, 5).join(', ')})`);
 }
 
-/**
- * Waits until `cluster`'s discovery at clusterpedia (the legacy /api/v1 and the aggregated /api kubectl reads) lists
- * core `resource`: a kubectl resolving a name right after the first sync needs it there (converged rows are not enough
- * while the cluster's status still lags them; see the closing note of 2026-12-06).
- */
-export async function waitDiscovered(base: string, cluster: string, resource: string, timeoutMs = 20_000): Promise<void> {
-  const at = `${base}/apis/clusterpedia.io/v1beta1/resources/clusters/${cluster}`;
-  const listed = async (): Promise<boolean> => {
-    const legacy = await fetch(`${at}/api/v1`).then((r) => r.text()).catch(() => '');
-    const aggregated = await fetch(`${at}/api`, { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } }).then((r) => r.text()).catch(() => '');
-    return [legacy, aggregated].every((text) => text.includes(`"${resource}"`));
-  };
-  const deadline = Date.now() + timeoutMs;
-  while (!(await listed())) {
-    if (Date.now() > deadline) throw new Error(`${resource} not in ${cluster}'s discovery after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 /** Starts `clusterpedia binding` from the bundle over the fleet, plain HTTP on a free loopback port. */
 export async function startBinding(f: Fleet, storage: string, extra: string[] = [], port = 0): Promise<{ proc: BundleProcess; base: string }> {
   const proc = BundleProcess.start(['binding', '--clusters', f.clustersFile, '--storage', storage, '--secure-port', '0', '--insecure-port', String(port),
