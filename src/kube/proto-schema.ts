@@ -208,6 +208,7 @@ export const MESSAGES: Record<string, string> = {
   'core.WeightedPodAffinityTerm': 'weight 1 int32, podAffinityTerm 2 core.PodAffinityTerm',
   'core.WindowsSecurityContextOptions': 'gmsaCredentialSpecName 1 string, gmsaCredentialSpec 2 string, runAsUserName 3 string, hostProcess 4 bool',
   'core.WorkloadReference': 'name 1 string, podGroup 2 string, podGroupReplicaKey 3 string',
+  'apps.ControllerRevision': 'metadata 1 meta.ObjectMeta, data 2 runtime.RawExtension, revision 3 int64',
   'apps.DaemonSet': 'metadata 1 meta.ObjectMeta, spec 2 apps.DaemonSetSpec, status 3 apps.DaemonSetStatus',
   'apps.DaemonSetCondition': 'type 1 string, status 2 string, lastTransitionTime 3 meta.Time, reason 4 string, message 5 string',
   'apps.DaemonSetSpec': 'selector 1 meta.LabelSelector, template 2 core.PodTemplateSpec, updateStrategy 3 apps.DaemonSetUpdateStrategy, '
@@ -343,6 +344,7 @@ export const KEEP_ZERO: ReadonlySet<string> = new Set(Object.entries({
   'core.PersistentVolumeClaimSpec': ['storageClassName'],
   'apps.DeploymentSpec': ['replicas', 'revisionHistoryLimit', 'progressDeadlineSeconds'],
   'apps.ReplicaSetSpec': ['replicas'],
+  'apps.ControllerRevision': ['revision'],
   'apps.StatefulSetSpec': ['replicas', 'revisionHistoryLimit'],
   'apps.StatefulSetStatus': ['replicas'],
   'apps.RollingUpdateStatefulSetStrategy': ['partition'],

@@ -94,6 +94,7 @@ export function builtinResources(): ResourceDef[] {
     builtin({ group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', singular: 'serviceaccount', shortNames: ['sa'], namespaced: true, status: false }),
     builtin({ group: '', version: 'v1', resource: 'services', kind: 'Service', singular: 'service', shortNames: ['svc'], categories: ['all'], namespaced: true, status: true, selectable: fields(['spec.clusterIP', 'spec.type']) }),
     builtin({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', singular: 'customresourcedefinition', shortNames: ['crd', 'crds'], categories: ['api-extensions'], namespaced: false, status: true }),
+    builtin({ group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', singular: 'controllerrevision', namespaced: true, status: false }),
     builtin({ group: 'apps', version: 'v1', resource: 'daemonsets', kind: 'DaemonSet', singular: 'daemonset', shortNames: ['ds'], categories: ['all'], namespaced: true, status: true }),
     builtin({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', singular: 'deployment', shortNames: ['deploy'], categories: ['all'], namespaced: true, status: true }),
     builtin({ group: 'apps', version: 'v1', resource: 'replicasets', kind: 'ReplicaSet', singular: 'replicaset', shortNames: ['rs'], categories: ['all'], namespaced: true, status: true, selectable: fields(['status.replicas'], { 'status.replicas': '0' }) }),

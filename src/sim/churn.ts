@@ -11,6 +11,7 @@ import { matchLabels, parseLabelSelector, type LabelSelector } from './label-sel
 import { selectorString } from './scale.js';
 import { finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
 import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
@@ -74,6 +75,8 @@ export class Churn {
   private readonly terminating: Array<{ key: string; uid: string; due: number; then?: SimObject }> = [];
   /** Pods this churn created that wait for their containers (keys, oldest first): the kubelet starts them next. */
   private readonly starting: string[] = [];
+  /** The StatefulSets' and DaemonSets' ControllerRevisions. */
+  private readonly history: ControllerHistory;
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
@@ -82,6 +85,7 @@ export class Churn {
     this.kubelets = new Kubelets(store, now);
     this.events = new ChurnEvents(store, seed, cluster, now);
     this.heartbeats = new Heartbeats(store);
+    this.history = new ControllerHistory(store);
     this.batch = new Batch({
       store, events: this.events, kubelets: this.kubelets, rng: this.answerRng, outcomes: rngFor('job-outcome', seed, cluster), now,
       clockRuns: () => this.heartbeats.enabled,
@@ -307,8 +311,19 @@ export class Churn {
    */
   private answerDaemonSet(ds: SimObject, newTemplate: boolean): void {
     const key = keyOf(ds);
-    if (newTemplate) this.dsRevision.set(key, templateHash(this.cluster, key, JSON.stringify(rec(rec(ds.spec).template))).slice(0, 8));
+    if (newTemplate) {
+      const template = JSON.stringify(rec(rec(ds.spec).template));
+      const revision = this.history.record(ds, (collision) => templateHash(this.cluster, key, template, ...(collision ? [collision] : [])).slice(0, 8));
+      this.dsRevision.set(key, revision.metadata.labels?.[POD_REVISION_LABEL] ?? '');
+      this.trimDaemonSet(ds, this.owned('pods', ds));
+    }
     this.dsStep(ds);
+  }
+
+  /** A DaemonSet's history past its limit goes, but for its current revision and those its pods run. */
+  private trimDaemonSet(ds: SimObject, pods: SimObject[]): void {
+    const hashes = [this.dsRevision.get(keyOf(ds)), ...pods.map((p) => p.metadata.labels?.[POD_REVISION_LABEL])];
+    this.history.trim(ds, new Set(hashes.map((h) => `${ds.metadata.name ?? ''}-${h ?? ''}`)));
   }
 
   /**
@@ -328,6 +343,8 @@ export class Churn {
     }
     const strategy = rec(rec(ds.spec).updateStrategy);
     const old = all.filter((p) => !p.metadata.deletionTimestamp && revision !== undefined && p.metadata.labels?.['controller-revision-hash'] !== revision);
+    // Rolled out: the revisions its pods ran until now may go (kube's cleanupHistory, each sync).
+    if (old.length === 0 && revision !== undefined && all.every((p) => !p.metadata.deletionTimestamp)) this.trimDaemonSet(ds, all);
     if (old.length === 0 || strategy.type === 'OnDelete') return;
     const maxSurge = resolveIntOrPercent(rec(strategy.rollingUpdate).maxSurge, '0', nodes.length, Math.ceil);
     if (maxSurge > 0) return this.dsSurge(ds, nodes, all.filter((p) => !p.metadata.deletionTimestamp), old, maxSurge);
@@ -580,10 +597,12 @@ export class Churn {
     const template = rec(rec(sts.spec).template);
     let now = sts;
     if (before === undefined || !deepEqual(rec(before.spec).template, template)) {
-      const revision = `${name}-${templateHash(this.cluster, ns, name, JSON.stringify(template))}`;
+      const text = JSON.stringify(template);
+      const revision = this.history.record(sts, (collision) => templateHash(this.cluster, ns, name, text, ...(collision ? [collision] : []))).metadata.name ?? '';
       const status = rec(sts.status);
       const next = { ...status, updateRevision: revision, currentRevision: status.currentRevision ?? revision };
       now = this.store.update('statefulsets.apps', { ...clone(sts), status: next }, { subresource: 'status' });
+      this.trimStatefulSet(now);
     }
     this.scaleStatefulSetPods(now, replicas);
     // What is left (pods to make or delete one by one, a rollout) goes step by step; stsStep lets go once done.
@@ -637,8 +656,15 @@ export class Churn {
     }
     this.stsPending.delete(key);
     if (partition === 0 && status.currentRevision !== update) {
-      this.store.update('statefulsets.apps', { ...clone(sts), status: { ...status, currentRevision: update, currentReplicas: status.updatedReplicas ?? pods.length } }, { subresource: 'status' });
+      this.trimStatefulSet(this.store.update('statefulsets.apps', { ...clone(sts), status: { ...status, currentRevision: update, currentReplicas: status.updatedReplicas ?? pods.length } }, { subresource: 'status' }));
     }
+  }
+
+  /** A StatefulSet's history past its limit goes, but for its current and update revisions and those its pods run. */
+  private trimStatefulSet(sts: SimObject): void {
+    const status = rec(sts.status);
+    const live = [status.currentRevision, status.updateRevision, ...this.owned('pods', sts).map((p) => p.metadata.labels?.[POD_REVISION_LABEL])];
+    this.history.trim(sts, new Set(live.filter((x): x is string => typeof x === 'string')));
   }
 
   /** A controller deletes one of its pods in answer to a request: marked, then finished by its kubelet a moment later. */

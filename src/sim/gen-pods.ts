@@ -11,6 +11,14 @@ export function genUid(t: Topology, gr: string, key: string): string {
 }
 
 /**
+ * The hash a generated StatefulSet's or DaemonSet's revision is named by (revisions.ts): a StatefulSet's pods carry
+ * the revision's name, a DaemonSet's the hash.
+ */
+export function revisionHash(w: Workload): string {
+  return w.kind === 'DaemonSet' ? w.hash.slice(0, 8) : w.hash;
+}
+
+/**
  * Minutes since the epoch at which job `r` (0 = newest) of a CronJob was scheduled; kube names jobs after it. Every
  * generated job has ended (its pod ran 61 s at most), so the newest was scheduled at least two minutes before "now".
  */
@@ -247,8 +255,8 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const owner = podOwner(t, w, r);
   const labels: Record<string, string> = { app: w.app, 'app.kubernetes.io/name': w.app, tier: w.tier };
   if (w.kind === 'Deployment') labels['pod-template-hash'] = w.hash;
-  if (w.kind === 'StatefulSet') Object.assign(labels, { 'apps.kubernetes.io/pod-index': String(r), 'controller-revision-hash': `${w.name}-${w.hash}`, 'statefulset.kubernetes.io/pod-name': name });
-  if (w.kind === 'DaemonSet') Object.assign(labels, { 'controller-revision-hash': w.hash.slice(0, 8), 'pod-template-generation': '1' });
+  if (w.kind === 'StatefulSet') Object.assign(labels, { 'apps.kubernetes.io/pod-index': String(r), 'controller-revision-hash': `${w.name}-${revisionHash(w)}`, 'statefulset.kubernetes.io/pod-name': name });
+  if (w.kind === 'DaemonSet') Object.assign(labels, { 'controller-revision-hash': revisionHash(w), 'pod-template-generation': '1' });
   if (w.kind === 'CronJob') Object.assign(labels, { 'batch.kubernetes.io/controller-uid': owner.uid, 'batch.kubernetes.io/job-name': owner.name, 'controller-uid': owner.uid, 'job-name': owner.name });
   // Each pod its own copy: stored objects never share nested values.
   const template = clone(podTemplateParts(t, w));

@@ -2,8 +2,9 @@
 import { iso, lastApplied, managed } from './gen-meta.js';
 import { availableCondition, deploymentAvailable, ownerStatus } from './controller-status.js';
 import { clone } from './deep-equal.js';
-import { genUid, jobName, jobStamp, podReady, podTemplateParts, replicaSetCreatedMs, replicaSetName } from './gen-pods.js';
+import { genUid, jobName, jobStamp, podReady, podTemplateParts, replicaSetCreatedMs, replicaSetName, revisionHash } from './gen-pods.js';
 import { rngFor } from './prng.js';
+import { controllerRevision } from './revisions.js';
 import type { Topology, Workload } from './topology.js';
 import type { SimObject, SimOwnerRef } from './types.js';
 
@@ -130,6 +131,13 @@ export function buildDaemonSet(t: Topology, w: Workload): SimObject {
     apiVersion: APPS, kind: 'DaemonSet', metadata: workloadMeta(t, w, 'daemonsets.apps', APPS, 'DaemonSet', spec), spec,
     status: ownerStatus('DaemonSet', { numberMisscheduled: 0, observedGeneration: 1 }, n, readyCount(t, w)),
   };
+}
+
+/** A generated StatefulSet's or DaemonSet's one revision: the template its pods run, made with it. */
+export function buildControllerRevision(t: Topology, w: Workload): SimObject {
+  const owner = w.kind === 'DaemonSet' ? buildDaemonSet(t, w) : buildStatefulSet(t, w);
+  const name = `${w.name}-${revisionHash(w)}`;
+  return controllerRevision(owner, revisionHash(w), 1, { uid: genUid(t, 'controllerrevisions.apps', `${w.namespace}/${name}`), creationTimestamp: iso(w.createdMs) });
 }
 
 export function buildCronJob(t: Topology, w: Workload): SimObject {

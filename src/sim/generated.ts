@@ -3,8 +3,8 @@ import { crdObject, hostCrds, memberCrds } from './crds.js';
 import { buildConfigMap, buildEvent, buildIngress, buildLease, buildNamespace, buildNode, buildRolloutEvent, buildSecret, buildService, buildServiceAccount, podEventReasons } from './gen-core.js';
 import { buildCertificate, buildClusterIssuer, buildCronTab, CLUSTER_ISSUERS, CRONTABS_PER_NAMESPACE } from './gen-custom.js';
 import { iso } from './gen-meta.js';
-import { buildPod, genUid, jobName, podName, replicaSetName } from './gen-pods.js';
-import { buildCronJob, buildDaemonSet, buildDeployment, buildJob, buildReplicaSet, buildStatefulSet } from './gen-workloads.js';
+import { buildPod, genUid, jobName, podName, replicaSetName, revisionHash } from './gen-pods.js';
+import { buildControllerRevision, buildCronJob, buildDaemonSet, buildDeployment, buildJob, buildReplicaSet, buildStatefulSet } from './gen-workloads.js';
 import type { Topology, Workload } from './topology.js';
 import type { SimObject } from './types.js';
 
@@ -89,6 +89,8 @@ export function generatedSets(t: Topology, host: boolean): Map<string, BaseSet> 
   add('replicasets.apps', rsRefs, (r) => nsKey(wl(t, r >> 1), replicaSetName(wl(t, r >> 1), r % 2 === 1)), (r) => buildReplicaSet(t, wl(t, r >> 1), r % 2 === 1));
   add('statefulsets.apps', workloadsOf(t, 'StatefulSet').map((w) => w.index), (r) => nsKey(wl(t, r), wl(t, r).name), (r) => buildStatefulSet(t, wl(t, r)));
   add('daemonsets.apps', workloadsOf(t, 'DaemonSet').map((w) => w.index), (r) => nsKey(wl(t, r), wl(t, r).name), (r) => buildDaemonSet(t, wl(t, r)));
+  const revisioned = t.workloads.filter((w) => w.kind === 'StatefulSet' || w.kind === 'DaemonSet');
+  add('controllerrevisions.apps', revisioned.map((w) => w.index), (r) => nsKey(wl(t, r), `${wl(t, r).name}-${revisionHash(wl(t, r))}`), (r) => buildControllerRevision(t, wl(t, r)));
   const cronjobs = workloadsOf(t, 'CronJob');
   add('cronjobs.batch', cronjobs.map((w) => w.index), (r) => nsKey(wl(t, r), wl(t, r).name), (r) => buildCronJob(t, wl(t, r)));
   const jobRefs: number[] = [];

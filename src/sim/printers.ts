@@ -202,6 +202,15 @@ export const PRINTERS: Record<string, Printer> = {
     defs: [nameCol, col('Ready'), col('Age'), ...templateCols(false)],
     cells: (o, now) => [o.metadata.name, `${num(rec(o.status).readyReplicas)}/${num(rec(o.spec).replicas)}`, age(o, now), ...templateCells(o, false)],
   },
+  // kube's printer: the controller as <kind>.<group>/<name>.
+  'controllerrevisions.apps': {
+    defs: [nameCol, col('Controller'), col('Revision', 'integer'), col('Age')],
+    cells: (o, now) => {
+      const ref = o.metadata.ownerReferences?.find((r) => r.controller === true);
+      const group = ref?.apiVersion.includes('/') ? `.${ref.apiVersion.split('/')[0] ?? ''}` : '';
+      return [o.metadata.name, ref ? `${ref.kind.toLowerCase()}${group}/${ref.name}` : '<none>', num(o.revision), age(o, now)];
+    },
+  },
   'daemonsets.apps': {
     defs: [nameCol, col('Desired', 'integer'), col('Current', 'integer'), col('Ready', 'integer'), col('Up-to-date', 'integer'), col('Available', 'integer'), col('Node Selector'), col('Age'), ...templateCols()],
     cells: (o, now) => {

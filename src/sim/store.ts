@@ -335,8 +335,9 @@ export class SimStore {
     for (const depGr of targets) {
       const table = this.tables.get(depGr);
       if (!table?.def.namespaced) continue;
-      // Controllers name their pods after themselves; scanning that prefix avoids building the whole namespace.
-      const prefix = depGr === 'pods' && owner.kind !== 'Job' ? `${ns}/${owner.metadata.name ?? ''}-` : `${ns}/`;
+      // Controllers name their pods and revisions after themselves; scanning that prefix avoids building the whole
+      // namespace.
+      const prefix = (depGr === 'pods' && owner.kind !== 'Job') || depGr === 'controllerrevisions.apps' ? `${ns}/${owner.metadata.name ?? ''}-` : `${ns}/`;
       for (const [, o] of table.entries('', prefix)) if (o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push([depGr, o.metadata.name ?? '']);
     }
     return out;
@@ -381,8 +382,8 @@ export class SimStore {
 const DEPENDENTS: Record<string, string[]> = {
   Deployment: ['replicasets.apps'],
   ReplicaSet: ['pods'],
-  StatefulSet: ['pods'],
-  DaemonSet: ['pods'],
+  StatefulSet: ['pods', 'controllerrevisions.apps'],
+  DaemonSet: ['pods', 'controllerrevisions.apps'],
   Job: ['pods'],
   CronJob: ['jobs.batch'],
   Ingress: ['certificates.cert-manager.io'],

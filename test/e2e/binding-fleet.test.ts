@@ -195,6 +195,18 @@ describe('kubectl through the bundle', () => {
       expect(status.stdout.trim().split('\n').at(-1)).toBe('partitioned roll out complete: 3 new pods have been updated...');
       // The pods clusterpedia serves are all at the member's new revision once the last one is in.
       await vi.waitFor(async () => expect(await revisions()).toEqual([update.updateRevision, update.updateRevision, update.updateRevision]), { timeout: 15_000, interval: 300 });
+      // Its rollout history through clusterpedia is the member's (to the same kubectl): kubectl reads the
+      // ControllerRevisions synced from it.
+      const direct = new Kubectl(c.url, oldestKubectl(), [`--token=${c.token ?? ''}`]);
+      try {
+        for (const args of [['rollout', 'history', 'statefulset/e2e-db', '-n', 'default'], ['rollout', 'history', 'statefulset/e2e-db', '-n', 'default', '--revision=2']]) {
+          const want = await direct.ok(args);
+          expect(want).toContain(args.length > 5 ? 'kubectl.kubernetes.io/restartedAt' : '2         <none>');
+          await vi.waitFor(async () => expect(await ours.ok(args)).toBe(want), { timeout: 15_000, interval: 300 });
+        }
+      } finally {
+        direct.dispose();
+      }
     }, oldestKubectl());
   });
 

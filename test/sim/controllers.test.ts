@@ -340,6 +340,38 @@ describe('the StatefulSet controller', () => {
       expect([revisionOf(again!), again!.spec.containers[0]!.image]).toEqual([current, image]);
     }, { timeout: 10_000, interval: 100 });
   });
+  it('each template is a ControllerRevision: rollout history lists them, rollout undo patches the previous one back and renumbers it', async () => {
+    const sts = c.snapshot('statefulsets.apps').filter((x) => x.metadata.namespace !== 'kube-system' && podsOf(x.metadata.uid).length === replicas(x) && podsOf(x.metadata.uid).every(ready)).sort((a, b) => replicas(a) - replicas(b))[0] as Sts;
+    const ns = sts.metadata.namespace!;
+    const name = sts.metadata.name!;
+    const get = (): Sts => c.store.get('statefulsets.apps', ns, name) as Sts;
+    const first = get().status.currentRevision;
+    const revisionsOf = (): Array<[string, number]> => c.snapshot('controllerrevisions.apps').filter((r) => r.metadata.ownerReferences?.some((o) => o.controller && o.uid === sts.metadata.uid)).map((r) => [r.metadata.name!, r.revision as number]);
+    expect(revisionsOf()).toEqual([[first, 1]]);
+    // Its pods' labels name it; it keeps the template as the patch that restores it, with the StatefulSet's annotations.
+    const cr = c.store.get('controllerrevisions.apps', ns, first)!;
+    expect(cr.metadata.labels?.['controller.kubernetes.io/hash']).toBe(first.slice(name.length + 1));
+    expect((cr.data as { spec: { template: unknown } }).spec.template).toEqual({ ...(get().spec as unknown as { template: object }).template, $patch: 'replace' });
+    expect(cr.metadata.annotations).toEqual(sts.metadata.annotations);
+    const table = await ok(['get', 'controllerrevisions', '-n', ns, first]);
+    expect(table.trim().split('\n').map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['NAME', 'CONTROLLER', 'REVISION'], [first, `statefulset.apps/${name}`, '1']]);
+    const container = (sts.spec as unknown as { template: { spec: { containers: Array<{ name: string; image: string }> } } }).template.spec.containers[0]!;
+    await ok(['set', 'image', `statefulset/${name}`, '-n', ns, `${container.name}=registry.example.com/history:2`]);
+    await ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+    const second = get().status.updateRevision;
+    expect(revisionsOf()).toEqual(expect.arrayContaining([[first, 1], [second, 2]]));
+    const history = (await ok(['rollout', 'history', `statefulset/${name}`, '-n', ns])).trim().split('\n').slice(2).map((l) => l.split(/\s+/)[0]);
+    expect(history).toEqual(['1', '2']);
+    expect(await ok(['rollout', 'history', `statefulset/${name}`, '-n', ns, '--revision=2'])).toContain('registry.example.com/history:2');
+    // Undo: kubectl patches revision 1's data onto the StatefulSet; the controller finds that template's revision, now 3.
+    expect((await ok(['rollout', 'undo', `statefulset/${name}`, '-n', ns])).trim()).toBe(`statefulset.apps/${name} rolled back`);
+    await ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+    expect(get().status).toMatchObject({ currentRevision: first, updateRevision: first });
+    expect((get().spec as unknown as typeof sts.spec & { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0]!.image).toBe(container.image);
+    expect(revisionsOf().sort()).toEqual([[first, 3], [second, 2]].sort());
+    const pods = await settled(sts.metadata.uid, replicas(sts));
+    expect(pods.map(revisionOf)).toEqual(pods.map(() => first));
+  });
 });
 
 describe('the DaemonSet controller', () => {
@@ -413,6 +445,40 @@ describe('the DaemonSet controller', () => {
     expect((c.store.get('daemonsets.apps', 'default', 'log-shipper')!.status as Record<string, number>)).toMatchObject({ desiredNumberScheduled: nodes, currentNumberScheduled: nodes, updatedNumberScheduled: nodes, numberAvailable: nodes });
     await ok(['delete', 'daemonset', 'log-shipper', '-n', 'default']);
     await ok(['delete', 'node', 'surge-node-1', 'surge-node-2']);
+  });
+
+  it('its ControllerRevisions: the pods\' hash names one; past revisionHistoryLimit the oldest unused go; rollout undo --to-revision; deleted with it', async () => {
+    await apply('apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: history-agent, namespace: default}\nspec:\n  revisionHistoryLimit: 1\n  selector: {matchLabels: {app: history-agent}}\n  template:\n    metadata: {labels: {app: history-agent}}\n    spec:\n      tolerations: [{operator: Exists}]\n      containers: [{name: agent, image: "agent:1"}]\n');
+    const ds = c.store.get('daemonsets.apps', 'default', 'history-agent')!;
+    const nodes = c.snapshot('nodes').length;
+    const hashOf = (p: SimObject): string | undefined => p.metadata.labels?.['controller-revision-hash'];
+    const revisions = (): Array<[string, number]> => c.snapshot('controllerrevisions.apps').filter((r) => r.metadata.ownerReferences?.some((o) => o.controller && o.uid === ds.metadata.uid)).map((r): [string, number] => [r.metadata.name!, r.revision as number]).sort((a, b) => a[1] - b[1]);
+    const hashes = async (): Promise<string[]> => [...new Set((await settled(ds.metadata.uid, nodes)).map((p) => hashOf(p)!))];
+    const [h1] = await hashes();
+    expect(revisions()).toEqual([[`history-agent-${h1}`, 1]]);
+    expect(c.store.get('controllerrevisions.apps', 'default', `history-agent-${h1}`)?.metadata.labels).toEqual({ app: 'history-agent', 'controller-revision-hash': h1 });
+    const image = async (tag: string): Promise<string> => {
+      await ok(['set', 'image', 'daemonset/history-agent', '-n', 'default', `agent=agent:${tag}`]);
+      await ok(['rollout', 'status', 'daemonset/history-agent', '-n', 'default', '--timeout=60s']);
+      const [h] = await hashes();
+      return h!;
+    };
+    const h2 = await image('2');
+    const h3 = await image('3');
+    // One kept besides the one in use: revision 1 is gone.
+    expect(revisions()).toEqual([[`history-agent-${h2}`, 2], [`history-agent-${h3}`, 3]]);
+    expect((await ok(['rollout', 'history', 'daemonset/history-agent', '-n', 'default'])).trim().split('\n').slice(2).map((l) => l.split(/\s+/)[0])).toEqual(['2', '3']);
+    const missing = await kubectl.run(['rollout', 'undo', 'daemonset/history-agent', '-n', 'default', '--to-revision=1']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('unable to find specified revision 1 in history');
+    await ok(['rollout', 'undo', 'daemonset/history-agent', '-n', 'default', '--to-revision=2']);
+    await ok(['rollout', 'status', 'daemonset/history-agent', '-n', 'default', '--timeout=60s']);
+    expect(await hashes()).toEqual([h2]);
+    expect(revisions()).toEqual([[`history-agent-${h3}`, 3], [`history-agent-${h2}`, 4]]);
+    // The garbage collector takes its revisions with it.
+    await ok(['delete', 'daemonset', 'history-agent', '-n', 'default']);
+    expect(revisions()).toEqual([]);
+    expect(c.snapshot('controllerrevisions.apps').filter((r) => r.metadata.name!.startsWith('history-agent-'))).toEqual([]);
   });
 });
 

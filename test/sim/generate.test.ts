@@ -64,6 +64,26 @@ describe('generation', () => {
     expect([...kinds].sort()).toEqual(['DaemonSet', 'Job', 'ReplicaSet', 'StatefulSet']);
   });
 
+  it("gives each StatefulSet and DaemonSet the ControllerRevision its pods run: named by their hash, its template, controlled by it", () => {
+    const s = store('east', 800);
+    const revisions = all(s, 'controllerrevisions.apps');
+    const owners = [...all(s, 'statefulsets.apps'), ...all(s, 'daemonsets.apps')];
+    expect(revisions).toHaveLength(owners.length);
+    for (const owner of owners) {
+      const pods = all(s, 'pods').filter((p) => p.metadata.ownerReferences?.[0]?.uid === owner.metadata.uid);
+      const hash = new Set(pods.map((p) => p.metadata.labels?.['controller-revision-hash']));
+      expect(hash.size, owner.metadata.name).toBe(1);
+      // A StatefulSet's pods carry the revision's name (its status' revisions too), a DaemonSet's the hash alone.
+      const name = owner.kind === 'StatefulSet' ? [...hash][0] : `${owner.metadata.name ?? ''}-${[...hash][0] ?? ''}`;
+      if (owner.kind === 'StatefulSet') expect(owner.status).toMatchObject({ currentRevision: name, updateRevision: name });
+      const cr = s.get('controllerrevisions.apps', owner.metadata.namespace, name ?? '');
+      expect(cr?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+      expect(cr?.revision).toBe(1);
+      expect(cr?.data).toEqual({ spec: { template: { ...(owner.spec as { template: object }).template, $patch: 'replace' } } });
+      expect(Date.parse(cr?.metadata.creationTimestamp ?? '')).toBe(Date.parse(owner.metadata.creationTimestamp ?? ''));
+    }
+  });
+
   it('stamps every pod of a controller from its template, after the controller, never in the future', () => {
     const s = store('east', 2000);
     const controllers = ['replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch'].flatMap((gr) => all(s, gr));
@@ -217,7 +237,7 @@ describe('generation', () => {
 
   it('generates every built-in and CR resource the issue lists', () => {
     const s = store('east', 400);
-    for (const gr of ['namespaces', 'nodes', 'pods', 'services', 'configmaps', 'secrets', 'events', 'serviceaccounts', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch', 'ingresses.networking.k8s.io', 'leases.coordination.k8s.io', 'customresourcedefinitions.apiextensions.k8s.io', 'crontabs.stable.example.com', 'certificates.cert-manager.io', 'clusterissuers.cert-manager.io']) {
+    for (const gr of ['namespaces', 'nodes', 'pods', 'services', 'configmaps', 'secrets', 'events', 'serviceaccounts', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'controllerrevisions.apps', 'jobs.batch', 'cronjobs.batch', 'ingresses.networking.k8s.io', 'leases.coordination.k8s.io', 'customresourcedefinitions.apiextensions.k8s.io', 'crontabs.stable.example.com', 'certificates.cert-manager.io', 'clusterissuers.cert-manager.io']) {
       expect(s.table(gr)?.count, gr).toBeGreaterThan(0);
     }
     expect(all(s, 'namespaces').map((n) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));
