@@ -181,14 +181,15 @@ function rawJson(raw: unknown): unknown {
 /**
  * The fields of `object` (a built-in kind's JSON) that its Go type does not have, named as kube's strict decoding names
  * them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolcy`). Undefined for a kind with no schema here (a
- * custom resource's fields are its CRD's to judge).
+ * custom resource's fields are its CRD's to judge). With `drop`, they are also deleted from `object`, as kube's
+ * decoding into the Go type loses them when it does not refuse them; `skip` names top-level fields left unjudged.
  */
-export function unknownFields(apiVersion: string, kind: string, object: Record<string, unknown>): string[] | undefined {
+export function unknownFields(apiVersion: string, kind: string, object: Record<string, unknown>, opts: { drop?: boolean; skip?: readonly string[] } = {}): string[] | undefined {
   const type = typeOf(apiVersion, kind);
   if (!type) return undefined;
   const unknown: string[] = [];
-  const { apiVersion: _a, kind: _k, ...rest } = object;
-  collectUnknown(rest, type, '', unknown);
+  const skip = new Set(['apiVersion', 'kind', ...(opts.skip ?? [])]);
+  for (const [key, v] of Object.entries(object)) if (!skip.has(key)) collectUnknown({ [key]: v }, type, '', unknown, opts.drop ? object : undefined);
   return unknown;
 }
 
@@ -207,19 +208,23 @@ function fieldOf(type: protobuf.Type, key: string): protobuf.Field | undefined {
 /** Messages whose schema here leaves fields out (a pod's status, the cloud providers' volume sources): not judged. */
 const OPEN = new Set(['core.PodStatus', 'core.VolumeSource']);
 
-function collectUnknown(value: unknown, type: protobuf.Type, path: string, unknown: string[]): void {
+/** Collects the unknown fields of `value` (an object of `type`); deletes each from `owner` (`value` itself, below the top). */
+function collectUnknown(value: unknown, type: protobuf.Type, path: string, unknown: string[], owner?: object): void {
   if (SPECIAL[shortName(type)] || OPEN.has(shortName(type)) || typeof value !== 'object' || value === null || Array.isArray(value)) return;
   for (const [key, v] of Object.entries(value)) {
     const field = fieldOf(type, key);
     if (!field) {
       // A strategic merge patch's directives ($patch, $setElementOrder/…, $retainKeys) are not fields.
-      if (!key.startsWith('$')) unknown.push(`${path}${key}`);
+      if (key.startsWith('$')) continue;
+      unknown.push(`${path}${key}`);
+      if (owner) delete (owner as Record<string, unknown>)[key];
       continue;
     }
     const inner = field.resolvedType instanceof protobuf.Type ? field.resolvedType : undefined;
     if (!inner || v === null || typeof v !== 'object') continue;
-    if (field.map) for (const [mk, mv] of Object.entries(v)) collectUnknown(mv, inner, `${path}${key}.${mk}.`, unknown);
-    else if (Array.isArray(v)) v.forEach((item, i) => collectUnknown(item, inner, `${path}${key}[${i}].`, unknown));
-    else collectUnknown(v, inner, `${path}${key}.`, unknown);
+    const below = (x: unknown): object | undefined => (owner && typeof x === 'object' && x !== null ? x : undefined);
+    if (field.map) for (const [mk, mv] of Object.entries(v)) collectUnknown(mv, inner, `${path}${key}.${mk}.`, unknown, below(mv));
+    else if (Array.isArray(v)) v.forEach((item, i) => collectUnknown(item, inner, `${path}${key}[${i}].`, unknown, below(item)));
+    else collectUnknown(v, inner, `${path}${key}.`, unknown, below(v));
   }
 }

@@ -141,7 +141,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   if (method === 'POST') {
     if (route.name !== undefined) throw errors.methodNotAllowed();
     const input = asObject(await readBody());
-    strictFields(def, route.version, input, url);
+    validateFields(def, route.version, input, url, res);
     if (def.namespaced && ns === undefined) throw errors.noRoute();
     if (def.namespaced && input.metadata.namespace && input.metadata.namespace !== ns) throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     if (!input.metadata.managedFields) {
@@ -185,14 +185,14 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   };
   if (method === 'PUT') {
     const input = asObject(await readBody());
-    strictFields(def, route.version, input, url);
+    validateFields(def, route.version, input, url, res);
     if (input.metadata.name !== undefined && input.metadata.name !== name) throw errors.badRequest(`the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`);
     show(200, updated(gr, toStored(input)));
     return;
   }
   if (method === 'PATCH') {
     const patch = await readBody();
-    strictFields(def, route.version, patch, url);
+    validateFields(def, route.version, patch, url, res);
     const stored = store.get(gr, ns, name);
     if (!stored) throw errors.notFound(key, name);
     const current = fromStored(stored);
@@ -240,17 +240,20 @@ function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: u
 }
 
 /**
- * kube's strict field validation (`fieldValidation=Strict`, which kubectl sends with create, apply, replace and
- * patch): a built-in kind's body (a merge patch's too) naming a field its type does not have is refused as kube's
- * strict decoding refuses it, not stored with the typo. Its status is the server's (never judged); Warn and Ignore,
- * the default, keep the body as sent.
+ * kube's field validation of a built-in kind's body (a merge patch's too): a field its type does not have is refused
+ * under `fieldValidation=Strict` (what kubectl create, apply and replace send) as kube's strict decoding refuses it;
+ * otherwise it is dropped, as decoding into the Go type drops it, with a warning per field under Warn (the default,
+ * which kubectl patch and --validate=warn get) and silently under Ignore (--validate=false). Never stored with the
+ * typo. Its status is the server's: not judged (the schemas here leave parts of it out).
  */
-function strictFields(def: ResourceDef, version: string, body: unknown, url: URL): void {
-  if (url.searchParams.get('fieldValidation') !== 'Strict' || def.custom || def.storedAs || typeof body !== 'object' || body === null || Array.isArray(body)) return;
-  const { status: _status, ...rest } = body as Record<string, unknown>;
-  const unknown = unknownFields(apiVersionOf(def.group, version), def.kind, rest) ?? [];
+function validateFields(def: ResourceDef, version: string, body: unknown, url: URL, res: ServerResponse): void {
+  if (def.custom || def.storedAs || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const mode = url.searchParams.get('fieldValidation') || 'Warn';
+  const strict = mode === 'Strict';
+  const unknown = unknownFields(apiVersionOf(def.group, version), def.kind, body as Record<string, unknown>, { skip: ['status'], drop: !strict }) ?? [];
   if (unknown.length === 0) return;
-  throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  if (strict) throw errors.badRequest(`${def.kind} in version "${version}" cannot be handled as a ${def.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
+  if (mode !== 'Ignore') res.setHeader('Warning', unknown.map((f) => `299 - ${JSON.stringify(`unknown field "${f}"`)}`));
 }
 
 /**

@@ -99,8 +99,36 @@ describe('strict field validation (kubectl sends fieldValidation=Strict)', () =>
     // A patch asking for it naming one too (kubectl patch does not ask).
     const p = await call(c, '/apis/apps/v1/namespaces/default/deployments/typo?fieldValidation=Strict', { method: 'PATCH', contentType: 'application/merge-patch+json', body: { spec: { replica: 3 } } });
     expect(p.body).toMatchObject({ code: 400, reason: 'BadRequest', message: 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica"' });
-    // A client that does not ask for it (the default, Warn) is not refused.
-    expect((await create('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lenient' }, data: { a: 'b' }, extra: 1 })).status).toBe(201);
+  });
+
+  it('under Warn (the default) and Ignore, drops the fields the kind does not have, as decoding into its type does; Warn says which', async () => {
+    // A client that does not ask (client-go's default): made, without the field, and told.
+    const made = await create('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lenient', labelz: { a: 'b' } }, data: { a: 'b' }, extra: 1 });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('warning')).toBe('299 - "unknown field \\"metadata.labelz\\"", 299 - "unknown field \\"extra\\""');
+    expect(made.body).not.toHaveProperty('extra');
+    expect(c.store.get('configmaps', 'default', 'lenient')).toMatchObject({ data: { a: 'b' } });
+    expect(c.store.get('configmaps', 'default', 'lenient')).not.toHaveProperty('extra');
+    expect(c.store.get('configmaps', 'default', 'lenient')!.metadata).not.toHaveProperty('labelz');
+    // kubectl --validate=warn: kubectl prints the server's warnings; --validate=false (Ignore): nothing said.
+    const warned = await kubectl.apply(deployment('replicas', 'imagePullPolcy').replace('name: typo', 'name: warned').replace('app: typo', 'app: warned').replace('app: typo', 'app: warned'), ['--validate=warn']);
+    expect(warned.code, warned.stderr).toBe(0);
+    expect(warned.stderr).toContain('Warning: unknown field "spec.template.spec.containers[0].imagePullPolcy"');
+    const ignored = await kubectl.apply(deployment('replica', 'imagePullPolicy').replace('name: typo', 'name: ignored').replace('app: typo', 'app: ignored').replace('app: typo', 'app: ignored'), ['--validate=false']);
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(ignored.stderr).not.toContain('Warning');
+    const container = (name: string): Record<string, unknown> => (c.store.get('deployments.apps', 'default', name)!.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template.spec.containers[0]!;
+    expect(container('warned')).not.toHaveProperty('imagePullPolcy');
+    // The field it meant is defaulted instead, as kube's defaulting does once the typo is gone.
+    expect(container('warned').imagePullPolicy).toBe('IfNotPresent');
+    expect(c.store.get('deployments.apps', 'default', 'ignored')!.spec).not.toHaveProperty('replica');
+    // kubectl patch asks for nothing: the typo is dropped and reported, the rest of the patch applied.
+    const patched = await kubectl.run(['patch', 'deployment', 'ignored', '-n', 'default', '--type=merge', '-p', JSON.stringify({ spec: { replica: 5, minReadySeconds: 3 } })]);
+    expect(patched.code, patched.stderr).toBe(0);
+    expect(patched.stderr).toContain('Warning: unknown field "spec.replica"');
+    expect(c.store.get('deployments.apps', 'default', 'ignored')!.spec).toMatchObject({ minReadySeconds: 3 });
+    expect(c.store.get('deployments.apps', 'default', 'ignored')!.spec).not.toHaveProperty('replica');
+    for (const name of ['warned', 'ignored']) await kubectl.run(['delete', 'deployment', name, '-n', 'default']);
   });
 
   it("takes every field of a full pod spec, embedded structs' (a volume's source, a probe's handler, a key selector's name) included", async () => {

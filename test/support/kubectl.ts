@@ -50,11 +50,11 @@ export class Kubectl {
     });
   }
 
-  /** `kubectl apply -f` of `yaml`, written to a file in this kubectl's own directory (gone with dispose). */
-  async apply(yaml: string): Promise<KubectlResult> {
+  /** `kubectl apply -f` of `yaml` (with `flags`), written to a file in this kubectl's own directory (gone with dispose). */
+  async apply(yaml: string, flags: string[] = []): Promise<KubectlResult> {
     const file = join(mkdtempSync(join(this.cacheDir, 'apply-')), 'objects.yaml');
     writeFileSync(file, yaml);
-    return this.run(['apply', '-f', file]);
+    return this.run(['apply', ...flags, '-f', file]);
   }
 
   /** Runs and fails the test with kubectl's stderr when it exits non-zero. */
