@@ -1,6 +1,7 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CHURN_TIER_LABEL, startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { crashBackoff } from '../../src/sim/churn.js';
 import { controllerCountProblems, endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
 const started: SimCluster[] = [];
@@ -189,11 +190,57 @@ describe('churn', () => {
     expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
   });
 
+  it("a container that crashes after a restart waits out the kubelet's back-off in CrashLoopBackOff, then runs again", async () => {
+    const c = await cluster();
+    type Cs = { name: string; ready: boolean; restartCount: number; state: { running?: unknown; waiting?: { reason: string; message?: string } }; lastState: { terminated?: { reason: string; exitCode: number } } };
+    const first = (p: SimObject): Cs | undefined => (p.status as { containerStatuses?: Cs[] }).containerStatuses?.[0];
+    // Each pod's first container, after each change to it: what it was doing and its restarts.
+    const seen = new Map<string, Array<{ state: string; restarts: number; ready: boolean; message?: string; last?: string }>>();
+    const look = (): void => {
+      for (const p of c.snapshot('pods')) {
+        const cs = first(p);
+        if (!cs || p.metadata.deletionTimestamp) continue;
+        const now = { state: cs.state.running ? 'running' : cs.state.waiting?.reason ?? 'other', restarts: cs.restartCount, ready: cs.ready, message: cs.state.waiting?.message, last: cs.lastState.terminated?.reason };
+        const list = seen.get(p.metadata.uid!) ?? [];
+        const prev = list.at(-1);
+        if (!prev || JSON.stringify(prev) !== JSON.stringify(now)) list.push(now);
+        seen.set(p.metadata.uid!, list);
+      }
+    };
+    look();
+    for (let i = 0; i < 600; i++) {
+      c.churn.step(1);
+      look();
+    }
+    let backedOff = 0;
+    for (const [uid, list] of seen) {
+      for (let i = 1; i < list.length; i++) {
+        const [was, now] = [list[i - 1]!, list[i]!];
+        // A ready container that had been restarted never comes back at once: it backs off first.
+        if (was.state === 'running' && was.ready && was.restarts > 0) expect(now.state, uid).not.toBe('running');
+        if (now.state !== 'CrashLoopBackOff' || was.state === 'CrashLoopBackOff') continue;
+        if (was.state !== 'running') continue;
+        backedOff++;
+        const pod = c.snapshot('pods').find((p) => p.metadata.uid === uid);
+        expect(now).toMatchObject({ restarts: was.restarts, ready: false, last: 'Error' });
+        expect(now.message).toMatch(new RegExp(`^back-off (10s|20s|40s|1m20s|2m40s|5m0s) restarting failed container=\\S+ pod=\\S+_\\S+\\(${uid}\\)$`));
+        // Its back-off over, it runs again, restarted once more.
+        const after = list[i + 1];
+        if (after) expect(after).toMatchObject({ state: 'running', restarts: was.restarts + 1, ready: false });
+        if (pod) expect(c.snapshot('events').some((e) => (e as unknown as { involvedObject: { uid: string }; reason: string }).involvedObject.uid === uid && (e as unknown as { reason: string }).reason === 'BackOff')).toBe(true);
+      }
+    }
+    expect(backedOff).toBeGreaterThan(0);
+    expect([1, 2, 3, 4, 5, 6, 9].map(crashBackoff)).toEqual(['10s', '20s', '40s', '1m20s', '2m40s', '5m0s', '5m0s']);
+  });
+
   it('deletes pods as kube does: Terminating for a while, then removed by their kubelet; a StatefulSet pod comes back after', async () => {
     const c = await cluster();
     const w = await openWatch(c, `/api/v1/pods?watch=true&resourceVersion=${c.revision}`);
     const t0 = Date.now();
     c.churn.step(300);
+    // A pod is Terminating for a few operations only: a few more, one at a time, until one is (a bounded number).
+    for (let i = 0; i < 100 && !c.snapshot('pods').some((p) => p.metadata.deletionTimestamp); i++) c.churn.step(1);
     interface PodEv { type: string; object: SimObject }
     const seen: PodEv[] = [];
     for (;;) {
