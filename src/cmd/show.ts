@@ -72,7 +72,8 @@ function subcommand(name: string, description: string, render: (r: ClusterReport
     .addOption(option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'))
     .addOption(option('-w, --watch', 'refresh until interrupted'))
     .addOption(option('--watch-interval <duration>', 'refresh period with --watch').argParser(parsePositiveDuration).default(2000, '2s'));
-  cmd.action(async (_f: unknown, self: Command) => {
+  cmd.argument('[clusters...]', 'only these clusters (default: every one storage has)');
+  cmd.action(async (names: string[], _f: unknown, self: Command) => {
     const f = self.opts<ShowFlags>();
     const logger = loggerFor(self);
     // show only reads: never migrate; a missing or newer schema is reported by the storage layer.
@@ -82,8 +83,10 @@ function subcommand(name: string, description: string, render: (r: ClusterReport
     const colour = tty && !process.env.NO_COLOR;
     const signal = f.watch ? shutdownSignal() : undefined;
     try {
+      let first = true;
       do {
-        const reports = await loadReports(storage);
+        const reports = only(await loadReports(storage), names, first);
+        first = false;
         const text = f.output === 'json' ? `${JSON.stringify(reports, null, 2)}\n`
           : f.output === 'yaml' ? toYaml(reports)
             : render(reports, colour, Date.now());
@@ -96,6 +99,22 @@ function subcommand(name: string, description: string, render: (r: ClusterReport
     }
   });
   return cmd;
+}
+
+/**
+ * The reports of the clusters `names` asks for (all when none). A name storage does not have is an error the first
+ * time (a typo); while watching, a cluster removed since is left out.
+ */
+function only(reports: ClusterReport[], names: string[], strict: boolean): ClusterReport[] {
+  if (names.length === 0) return reports;
+  const known = new Set(reports.map((r) => r.name));
+  const missing = [...new Set(names.filter((n) => !known.has(n)))];
+  if (strict && missing.length > 0) {
+    const has = reports.length === 0 ? 'it has none' : `it has ${reports.map((r) => r.name).join(', ')}`;
+    throw new Error(`no cluster named ${missing.map((n) => JSON.stringify(n)).join(', ')} in storage (${has})`);
+  }
+  const wanted = new Set(names);
+  return reports.filter((r) => wanted.has(r.name));
 }
 
 function conditionCell(r: ClusterReport, type: string): Cell {

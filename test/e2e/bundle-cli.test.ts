@@ -9,6 +9,9 @@ import { join, resolve } from 'node:path';
 import { BUNDLE, ROOT, runBundle, underOpenFilesLimit } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { freePort } from '../support/postgres-server.js';
+import { openStorage } from '../../src/storage/open.js';
+import { silentLogger } from '../../src/lib/log.js';
+import { pod } from '../support/fixtures.js';
 
 let dir: string;
 beforeAll(() => {
@@ -64,6 +67,31 @@ describe('dist/clusterpedia.mjs', () => {
       expect(r.stderr).toContain(`error: no SQLite database at ${path}`);
     }
     expect(existsSync(path)).toBe(false);
+  });
+
+  it('show clusters|resources NAME… reads only those clusters; a name storage does not have is an error, exit 1', async () => {
+    const path = join(dir, 'named.db');
+    const storage = await openStorage({ url: `sqlite:${path}` }, { logger: silentLogger() });
+    try {
+      await storage.migrate();
+      for (const name of ['east', 'west', 'north']) {
+        await storage.putClusterStatus(name, { spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '' }], syncResources: [{ group: '', resources: [{ name: 'pods', kind: 'Pod', namespaced: true, syncConditions: [{ version: 'v1', status: 'Syncing', initialListPhase: false }] }] }] }, updatedAt: new Date().toISOString() });
+        await storage.write({ upserts: [pod(name, 'default', `${name}-web`)], deletes: [] });
+      }
+    } finally {
+      await storage.close();
+    }
+    const at = ['--storage', `sqlite:${path}`, '--log-level', 'warn'];
+    const clusters = await runBundle(['show', 'clusters', 'west', 'east', ...at]);
+    expect(clusters.code, clusters.stderr).toBe(0);
+    expect(clusters.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'east', 'west']);
+    const resources = await runBundle(['show', 'resources', 'north', '-o', 'json', ...at]);
+    expect(resources.code, resources.stderr).toBe(0);
+    expect((JSON.parse(resources.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['north']);
+    const typo = await runBundle(['show', 'resources', 'weast', 'east', ...at]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('error: no cluster named "weast" in storage (it has east, north, west)\n');
+    expect(typo.stdout).toBe('');
   });
 
   it('show --watch whose reader goes away (| head) ends quietly, exit 0', async () => {
