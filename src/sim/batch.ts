@@ -10,7 +10,7 @@ import { podIsReady } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { scheduleNames } from './cron.js';
-import { stoppedPod, type Kubelets } from './kubelet.js';
+import { crashBackoffMs, crashLooping, stoppedPod, type Kubelets } from './kubelet.js';
 import { kubeSuffix, type Rng } from './prng.js';
 import type { SimStore } from './store.js';
 import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
@@ -49,6 +49,11 @@ export class Batch {
   podFailureBackoffMs = 10_000;
   /** The longest such delay (MaxJobPodFailureBackOff). */
   podFailureBackoffMaxMs = 600_000;
+  /**
+   * The kubelet's crash back-off before it starts a container that exited again (kube's 10 s), doubled for each restart
+   * after the first, up to 30 times it; the container waits in CrashLoopBackOff meanwhile.
+   */
+  crashBackoffMs = 10_000;
   /** The last minute the CronJob clock looked at (cronTick). */
   private cronMinute: number | undefined;
   /** Each Job's failures since its last success and when the last was, by uid: its back-off (kube's backoffRecord). */
@@ -227,9 +232,14 @@ export class Batch {
 
   /** A Job's pod started: its Job counts it ready, and it runs `jobRunMs` to its end. */
   private started(pod: SimObject): void {
+    this.resync(pod);
+    this.h.kubelets.later(this.jobRunMs, keyOf(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
+  }
+
+  /** The Job of `pod` counts its pods again (one became ready, or stopped being). */
+  private resync(pod: SimObject): void {
     const job = this.jobOf(pod);
     if (job) this.syncJob(job.metadata.namespace ?? '', job.metadata.name ?? '');
-    this.h.kubelets.later(this.jobRunMs, keyOf(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
   }
 
   /**
@@ -242,8 +252,19 @@ export class Batch {
     const failed = this.h.outcomes.chance(this.failureShare);
     const now = this.h.now();
     if (failed && rec(pod.spec).restartPolicy === 'OnFailure') {
-      this.h.store.update('pods', restarted(pod, now), { subresource: 'status' });
-      this.h.kubelets.later(this.jobRunMs, keyOf(pod), pod.metadata.uid ?? '', (p) => this.ran(p));
+      const restarts = Number(recs(rec(pod.status).containerStatuses)[0]?.restartCount ?? 0);
+      const again = (p: SimObject): void => {
+        this.h.store.update('pods', restarted(p, this.h.now()), { subresource: 'status' });
+        this.resync(p);
+        this.h.kubelets.later(this.jobRunMs, keyOf(p), p.metadata.uid ?? '', (q) => this.ran(q));
+      };
+      // Started again at once the first time; after that, once the kubelet's crash back-off is over (its Job counts it
+      // not ready meanwhile).
+      if (restarts === 0) return again(pod);
+      const looping = this.h.store.update('pods', crashLooping(pod, now), { subresource: 'status' });
+      this.h.events.kubeletWarning(looping);
+      this.resync(looping);
+      this.h.kubelets.later(crashBackoffMs(restarts, this.crashBackoffMs), keyOf(pod), pod.metadata.uid ?? '', again);
       return;
     }
     const done = stoppedPod(pod, now, failed ? { exitCode: 1, reason: 'Error' } : undefined);
@@ -294,17 +315,25 @@ function condition(type: string, at: string, reason: string, message: string, st
   return { type, status, lastProbeTime: at, lastTransitionTime: at, reason, message };
 }
 
-/** `pod` with its first container exited 1 and started again at once (restartPolicy OnFailure; it has no probe to wait for). */
+/**
+ * `pod` with its first container started again (restartPolicy OnFailure; it has no probe to wait for): at once after
+ * it exited 1, or once its crash back-off (CrashLoopBackOff, its exit already recorded) is over.
+ */
 function restarted(pod: SimObject, now: number): SimObject {
   const next = clone(pod);
   const first = recs(rec(next.status).containerStatuses)[0];
   if (!first) return next;
   const at = iso(now);
-  const was = rec(rec(first.state).running).startedAt ?? at;
-  Object.assign(first, {
-    restartCount: Number(first.restartCount ?? 0) + 1,
-    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
-    state: { running: { startedAt: at } },
-  });
+  const running = rec(rec(first.state).running);
+  const exited = running.startedAt === undefined ? {} : {
+    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: running.startedAt, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
+  };
+  Object.assign(first, { ...exited, restartCount: Number(first.restartCount ?? 0) + 1, ready: true, started: true, state: { running: { startedAt: at } } });
+  for (const c of recs(rec(next.status).conditions)) {
+    if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'True') {
+      Object.assign(c, { status: 'True', lastTransitionTime: at });
+      delete c.reason;
+    }
+  }
   return next;
 }

@@ -9,7 +9,7 @@ import { Batch } from './batch.js';
 import { Heartbeats } from './heartbeats.js';
 import { matchLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { selectorString } from './scale.js';
-import { finishPod, Kubelets } from './kubelet.js';
+import { crashLooping, finishPod, Kubelets } from './kubelet.js';
 import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
@@ -794,20 +794,18 @@ export class Churn {
         Object.assign(status, { podIP: ip, podIPs: [{ ip }] });
       }
       for (const s of statuses) Object.assign(s, { ready: true, started: true, ...(s.imageID ? {} : { imageID: imageDigest(String(s.image)) }), containerID: containerId(rng), state: { running: { startedAt: at } } });
+    } else if (first.ready === true && Number(first.restartCount ?? 0) > 0) {
+      // The container exited again: the kubelet backs off before it starts it (kube's crash back-off), and says so.
+      const updated = this.store.update('pods', crashLooping(pod, this.now()), { subresource: 'status' });
+      this.changed(updated);
+      this.events.kubeletWarning(updated);
+      return;
     } else if (first.ready === true) {
-      // The container exited. The first time, the kubelet starts it again at once; it is not ready until its probe
-      // passes. Once it has been restarted, the kubelet backs off first (kube's crash back-off: 10 s, doubled for
-      // each restart, up to 5 min): the container waits in CrashLoopBackOff, its last run terminated.
+      // The container exited and the kubelet started it again at once (the first time); it is not ready until its
+      // probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
-      const restarts = Number(first.restartCount ?? 0);
-      const lastState = { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } };
-      if (restarts > 0) {
-        const message = `back-off ${crashBackoff(restarts)} restarting failed container=${String(first.name)} pod=${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
-        Object.assign(first, { ready: false, started: false, lastState, state: { waiting: { reason: 'CrashLoopBackOff', message } } });
-      } else {
-        started = 'first';
-        Object.assign(first, { ready: false, restartCount: restarts + 1, lastState, containerID: containerId(rng), state: { running: { startedAt: at } } });
-      }
+      started = 'first';
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(rng), state: { running: { startedAt: at } } });
     } else if (rec(rec(first.state).waiting).reason === 'CrashLoopBackOff') {
       // Its back-off over, the kubelet starts it again.
       started = 'first';
@@ -828,7 +826,6 @@ export class Churn {
     const updated = this.store.update('pods', next, { subresource: 'status' });
     this.changed(updated);
     if (started) this.events.containersStarted(updated, started === 'first' ? String(first?.name ?? '') : undefined);
-    else if (rec(rec(first?.state).waiting).reason === 'CrashLoopBackOff') this.events.kubeletWarning(updated);
   }
 
   /** The newest ReplicaSet of a Deployment. */
@@ -1224,10 +1221,4 @@ function newPodStatus(pod: SimObject, at: string): Rec {
     containerStatuses: recs(rec(pod.spec).containers).map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, started: false, restartCount: 0, state: {}, lastState: {} })),
     qosClass: 'Burstable',
   };
-}
-
-/** The kubelet's back-off before starting a container again after `restarts` restarts, as Go prints it: 10s … 5m0s. */
-export function crashBackoff(restarts: number): string {
-  const seconds = Math.min(10 * 2 ** Math.max(0, restarts - 1), 300);
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
 }

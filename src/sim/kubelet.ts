@@ -77,3 +77,36 @@ export class Kubelets {
     this.pending.add(timer);
   }
 }
+
+/** The kubelet's back-off before starting a container again after `restarts` restarts, as Go prints it: 10s … 5m0s. */
+export function crashBackoff(restarts: number): string {
+  const seconds = crashBackoffMs(restarts, 10_000) / 1000;
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
+}
+
+/** That back-off in ms, from `baseMs` (kube's 10 s) doubled for each restart after the first, up to 30 times it (5 min). */
+export function crashBackoffMs(restarts: number, baseMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, restarts - 1), 30 * baseMs);
+}
+
+/**
+ * `pod` with its first container exited 1 (`now`) and waiting out the kubelet's crash back-off before it starts again
+ * (CrashLoopBackOff, kube's message); not ready.
+ */
+export function crashLooping(pod: SimObject, now: number): SimObject {
+  const next = clone(pod);
+  const first = recs(rec(next.status).containerStatuses)[0];
+  if (!first) return next;
+  const at = iso(now);
+  const was = rec(rec(first.state).running).startedAt ?? at;
+  const message = `back-off ${crashBackoff(Number(first.restartCount ?? 0))} restarting failed container=${String(first.name)} pod=${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
+  Object.assign(first, {
+    ready: false, started: false,
+    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
+    state: { waiting: { reason: 'CrashLoopBackOff', message } },
+  });
+  for (const c of recs(rec(next.status).conditions)) {
+    if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
+  }
+  return next;
+}

@@ -1,7 +1,7 @@
 // Churn: deterministic from the seed, every kind of change, bounded, at roughly the requested rate, stoppable.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CHURN_TIER_LABEL, startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
-import { crashBackoff } from '../../src/sim/churn.js';
+import { crashBackoff } from '../../src/sim/kubelet.js';
 import { controllerCountProblems, endedPodProblems, openWatch, templateProblems } from './helpers.js';
 
 const started: SimCluster[] = [];

@@ -614,9 +614,22 @@ describe('the Job controller', () => {
     expect(failedEvent?.type).toBe('Warning');
     expect((await ok(['get', 'job', 'doomed', '-n', 'default', '--no-headers'])).split(/\s+/)).toContain('0/1');
 
+    // The kubelet's crash back-off, 10 s in kube, shortened.
+    c.churn.batch.crashBackoffMs = 400;
+    // What the pod's container did, change by change: running at each restart count, or waiting out its back-off.
+    const states: string[] = [];
+    const unwatch = c.store.onChange(() => {
+      type Cs = { restartCount: number; state: { running?: unknown; waiting?: { reason: string; message?: string } } };
+      const cs = (podsOf(c.store.get('jobs.batch', 'default', 'retrying')?.metadata.uid)[0]?.status as { containerStatuses?: Cs[] } | undefined)?.containerStatuses?.[0];
+      const now = cs?.state.running ? `running ${cs.restartCount}` : cs?.state.waiting ? `${cs.state.waiting.reason} ${cs.restartCount}: ${(cs.state.waiting.message ?? '').split(' ').slice(0, 2).join(' ')}` : undefined;
+      if (now && states.at(-1) !== now) states.push(now);
+    });
     await apply(jobYaml('retrying', '').replace('restartPolicy: Never', 'restartPolicy: OnFailure'));
     const restarts = (): number => (podsOf(job('retrying').metadata.uid)[0]?.status as { containerStatuses?: Array<{ restartCount: number }> } | undefined)?.containerStatuses?.[0]?.restartCount ?? 0;
-    await vi.waitFor(() => expect(restarts()).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(() => expect(restarts()).toBeGreaterThanOrEqual(3), { timeout: 20_000, interval: 100 });
+    unwatch();
+    // Restarted at once the first time; after that in CrashLoopBackOff first, for kube's 10 s, then 20 s.
+    expect(states.filter((x) => !x.startsWith('ContainerCreating')).slice(0, 6)).toEqual(['running 0', 'running 1', 'CrashLoopBackOff 1: back-off 10s', 'running 2', 'CrashLoopBackOff 2: back-off 20s', 'running 3']);
     // One pod all along: its container restarts; once it succeeds, the Job is Complete with no failure counted.
     c.churn.batch.failureShare = 0;
     await vi.waitFor(() => expect(condition('retrying', 'Complete')).toBe('True'), { timeout: 20_000, interval: 100 });
