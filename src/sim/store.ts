@@ -301,20 +301,22 @@ export class SimStore {
     for (const l of [...this.defListeners]) l([]);
   }
 
-  /** Garbage collection of dependents (done at once, where kube's collector does it in the background). */
+  /**
+   * Garbage collection of dependents (done at once, where kube's collector does it in the background), a cluster-scoped
+   * owner's in any namespace (a Node's Lease in kube-node-lease).
+   */
   private afterDelete(gr: string, owner: SimObject, propagationPolicy: string | undefined): void {
     const ns = owner.metadata.namespace;
     if (ns) this.maybeFinishNamespace(ns);
-    if (propagationPolicy === 'Orphan' || !ns) return;
-    for (const [depGr, name] of this.dependents(gr, owner)) {
-      if (this.tables.get(depGr)?.get(objectKey(ns, name))) this.delete(depGr, ns, name, { ...(propagationPolicy ? { propagationPolicy } : {}) });
+    if (propagationPolicy === 'Orphan') return;
+    for (const [depGr, depNs, name] of this.dependents(gr, owner)) {
+      if (this.tables.get(depGr)?.get(objectKey(depNs, name))) this.delete(depGr, depNs, name, { ...(propagationPolicy ? { propagationPolicy } : {}) });
     }
   }
 
   /** Each dependent of `owner` loses its reference to it (kube's orphaning): it stays, with no owner or another. */
   private orphanDependents(gr: string, owner: SimObject): void {
-    const ns = owner.metadata.namespace ?? '';
-    for (const [depGr, name] of this.dependents(gr, owner)) {
+    for (const [depGr, ns, name] of this.dependents(gr, owner)) {
       const key = objectKey(ns, name);
       const was = this.tables.get(depGr)?.get(key);
       if (!was) continue;
@@ -326,19 +328,23 @@ export class SimStore {
     }
   }
 
-  /** The namespaced objects that name `owner` (of `gr`) among their owners, as [group-resource, name]. */
-  private dependents(gr: string, owner: SimObject): Array<[string, string]> {
+  /**
+   * The namespaced objects that name `owner` (of `gr`) among their owners, as [group-resource, namespace, name]: in its
+   * namespace, or in any for a cluster-scoped owner.
+   */
+  private dependents(gr: string, owner: SimObject): Array<[string, string, string]> {
     const ns = owner.metadata.namespace;
-    if (!ns || !owner.metadata.uid) return [];
+    if (!owner.metadata.uid) return [];
     const targets = DEPENDENTS[owner.kind ?? ''] ?? (this.defs.get(gr)?.custom ? [...this.tables.keys()] : []);
-    const out: Array<[string, string]> = [];
+    const out: Array<[string, string, string]> = [];
     for (const depGr of targets) {
       const table = this.tables.get(depGr);
       if (!table?.def.namespaced) continue;
       // Controllers name their pods and revisions after themselves; scanning that prefix avoids building the whole
       // namespace.
-      const prefix = (depGr === 'pods' && owner.kind !== 'Job') || depGr === 'controllerrevisions.apps' ? `${ns}/${owner.metadata.name ?? ''}-` : `${ns}/`;
-      for (const [, o] of table.entries('', prefix)) if (o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push([depGr, o.metadata.name ?? '']);
+      const named = (depGr === 'pods' && owner.kind !== 'Job') || depGr === 'controllerrevisions.apps';
+      const prefix = !ns ? '' : named ? `${ns}/${owner.metadata.name ?? ''}-` : `${ns}/`;
+      for (const [, o] of table.entries('', prefix)) if (o.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) out.push([depGr, o.metadata.namespace ?? '', o.metadata.name ?? '']);
     }
     return out;
   }
@@ -387,6 +393,8 @@ const DEPENDENTS: Record<string, string[]> = {
   Job: ['pods'],
   CronJob: ['jobs.batch'],
   Ingress: ['certificates.cert-manager.io'],
+  // A kubelet's Lease names its Node as owner.
+  Node: ['leases.coordination.k8s.io'],
   Pod: [],
   Event: [],
 };
