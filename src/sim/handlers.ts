@@ -70,6 +70,9 @@ function managerOf(req: IncomingMessage, url: URL): string {
 export async function handleResource(ctx: HandlerContext, route: ResourceRoute, req: IncomingMessage, res: ServerResponse, url: URL, readBody: () => Promise<unknown>): Promise<void> {
   const { store } = ctx;
   const method = req.method ?? 'GET';
+  const dryRun = method === 'GET' ? false : dryRunOf(method, url);
+  /** A write, or with dryRun its answer alone: nothing stored, no controller told. */
+  const write = <T>(fn: () => T): T => (dryRun ? store.dryRun(fn) : fn());
   if (route.group === '' && route.resource === 'pods' && route.subresource === 'log' && route.name !== undefined && route.namespace !== undefined) {
     if (method !== 'GET') throw errors.methodNotAllowed();
     const pod = store.get('pods', route.namespace, route.name);
@@ -79,7 +82,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   }
   if (route.group === '' && route.resource === 'pods' && route.subresource === 'eviction' && route.name !== undefined && route.namespace !== undefined) {
     if (method !== 'POST') throw errors.methodNotAllowed();
-    evict(ctx, route.namespace, route.name, await readBody());
+    evict(ctx, route.namespace, route.name, await readBody(), dryRun);
     return sendJson(res, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
   }
   if (route.group === '' && route.subresource === 'proxy' && ['pods', 'services', 'nodes'].includes(route.resource) && route.name !== undefined) {
@@ -92,7 +95,8 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     if (method === 'GET') return sendJson(res, 200, scaleOf(current));
     if (method !== 'PUT' && method !== 'PATCH') throw errors.methodNotAllowed();
     const body = await readBody();
-    const next = writeScale(store, scalable, current, method === 'PUT' ? body : applyPatch(req, scaleOf(current), body));
+    const next = write(() => writeScale(store, scalable, current, method === 'PUT' ? body : applyPatch(req, scaleOf(current), body)));
+    if (dryRun) return sendJson(res, 200, scaleOf(next));
     if (next !== current) ctx.answerUpdate(scalable, current, next);
     return sendJson(res, 200, scaleOf(store.get(scalable, route.namespace, route.name) ?? next));
   }
@@ -156,8 +160,8 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     def.storedAs?.checkCreate?.(input);
     if (!def.custom) applyDefaults(gr, input);
     if (gr === 'services') createService(store, input);
-    const created = store.create(gr, toStored(input), ns);
-    ctx.answerCreate(gr, created);
+    const created = write(() => store.create(gr, toStored(input), ns));
+    if (!dryRun) ctx.answerCreate(gr, created);
     show(201, created);
     return;
   }
@@ -166,8 +170,9 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const opts = parseListOptions(url.searchParams, false);
     const body = await readBody().catch(() => undefined);
     const asked = url.searchParams.get('gracePeriodSeconds') ?? (typeof body === 'object' && body !== null ? (body as { gracePeriodSeconds?: unknown }).gracePeriodSeconds : undefined);
+    const dry = dryRun || dryRunIn(body);
     const deleted: SimObject[] = [];
-    for (const o of listPage(store, key, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(deleteOne(ctx, gr, o, asked, {}));
+    for (const o of listPage(store, key, ns, { ...opts, limit: 0, continueToken: '' }).items) deleted.push(deleteOne(ctx, gr, o, asked, {}, dry));
     sendJson(res, 200, listBody(def, route.version, deleted, { resourceVersion: String(store.revision) }));
     return;
   }
@@ -176,6 +181,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
   /** Updates the object (or its status) and lets its controller answer a change of anything else. */
   const updated = (gr: string, input: SimObject): SimObject => {
     writeStringData(gr, input);
+    if (dryRun) return store.dryRun(() => store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) }));
     const before = subresource ? undefined : store.get(gr, ns, name);
     const after = store.update(gr, input, { namespace: ns, name, ...(subresource ? { subresource } : {}) });
     if (before) ctx.answerUpdate(gr, before, after);
@@ -209,7 +215,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const propagationPolicy = url.searchParams.get('propagationPolicy') ?? opts.propagationPolicy;
     const current = store.get(gr, ns, name);
     if (!current) throw errors.notFound(key, name);
-    show(200, deleteOne(ctx, gr, current, url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}) }));
+    show(200, deleteOne(ctx, gr, current, url.searchParams.get('gracePeriodSeconds') ?? opts.gracePeriodSeconds, { ...(opts.preconditions ? { preconditions: opts.preconditions } : {}), ...(propagationPolicy ? { propagationPolicy } : {}) }, dryRun || dryRunIn(body)));
     return;
   }
   throw errors.methodNotAllowed();
@@ -229,14 +235,40 @@ function applyPatch(req: IncomingMessage, current: unknown, patch: unknown, cust
 
 /**
  * Deletes `current` (one object, or one of a collection) as asked over HTTP. A pod gets its grace period (`asked`, else
- * its own) and the cluster's answer: its kubelet and its controller act on the delete.
+ * its own) and the cluster's answer: its kubelet and its controller act on the delete. With `dryRun`, only the answer.
  */
-function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: unknown, opts: DeleteOptions): SimObject {
+function deleteOne(ctx: HandlerContext, gr: string, current: SimObject, asked: unknown, opts: DeleteOptions, dryRun = false): SimObject {
   const gracePeriodSeconds = gr === 'pods' ? podGracePeriod(current, asked) : undefined;
-  const done = ctx.store.delete(gr, current.metadata.namespace, current.metadata.name ?? '', { ...opts, ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
+  const del = (): SimObject => ctx.store.delete(gr, current.metadata.namespace, current.metadata.name ?? '', { ...opts, ...(gracePeriodSeconds ? { gracePeriodSeconds } : {}) });
+  if (dryRun) return ctx.store.dryRun(del);
+  const done = del();
   if (gr === 'pods') ctx.answerPodDeletion(current);
   else ctx.answerOwnedDeletion(gr, current);
   return done;
+}
+
+/** The options kind each write's query is validated as (kube's CreateOptions, …). */
+const OPTIONS_KIND: Record<string, string> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
+
+/**
+ * Whether a write asks for `dryRun=All` (kubectl --dry-run=server, kubectl diff): the only value kube takes; another
+ * is refused as kube's options validation refuses it.
+ */
+function dryRunOf(method: string, url: URL): boolean {
+  const asked = url.searchParams.getAll('dryRun');
+  const wrong = asked.find((v) => v !== 'All');
+  if (wrong !== undefined) throw errors.invalid(OPTIONS_KIND[method] ?? 'CreateOptions', '', 'dryRun', `Unsupported value: ${JSON.stringify(wrong)}: supported values: "All"`, 'meta.k8s.io');
+  return asked.length > 0;
+}
+
+/** Whether a delete's DeleteOptions body (kubectl delete puts them there, drain an eviction's) asks for dryRun=All. */
+function dryRunIn(options: unknown): boolean {
+  const asked = typeof options === 'object' && options !== null ? (options as { dryRun?: unknown }).dryRun : undefined;
+  if (asked === undefined || asked === null) return false;
+  const values = Array.isArray(asked) ? asked : [asked];
+  const wrong = values.find((v) => v !== 'All');
+  if (wrong !== undefined) throw errors.invalid('DeleteOptions', '', 'dryRun', `Unsupported value: ${JSON.stringify(wrong)}: supported values: "All"`, 'meta.k8s.io');
+  return values.length > 0;
 }
 
 /**
@@ -260,7 +292,7 @@ function validateFields(def: ResourceDef, version: string, body: unknown, url: U
  * An Eviction of the pod `namespace`/`name` (`kubectl drain`): the pod deleted as its DeleteOptions say, and answered
  * by its controller and kubelet as any deletion is. No PodDisruptionBudget stands in the way (none is served here).
  */
-function evict(ctx: HandlerContext, namespace: string, name: string, body: unknown): void {
+function evict(ctx: HandlerContext, namespace: string, name: string, body: unknown, dryRun: boolean): void {
   const eviction = asObject(body);
   if (eviction.kind !== undefined && eviction.kind !== 'Eviction') throw errors.badRequest(`the body of an eviction is a ${String(eviction.kind)}, not an Eviction`);
   if (eviction.metadata.name !== undefined && eviction.metadata.name !== name) throw errors.badRequest('name in URL does not match name in Eviction object');
@@ -269,7 +301,7 @@ function evict(ctx: HandlerContext, namespace: string, name: string, body: unkno
   // One already on its way out is left to it.
   if (pod.metadata.deletionTimestamp) return;
   const options = (typeof eviction.deleteOptions === 'object' && eviction.deleteOptions !== null ? eviction.deleteOptions : {}) as { gracePeriodSeconds?: unknown; preconditions?: DeleteOptions['preconditions'] };
-  deleteOne(ctx, 'pods', pod, options.gracePeriodSeconds, options.preconditions ? { preconditions: options.preconditions } : {});
+  deleteOne(ctx, 'pods', pod, options.gracePeriodSeconds, options.preconditions ? { preconditions: options.preconditions } : {}, dryRun || dryRunIn(options));
 }
 
 /**

@@ -44,6 +44,8 @@ export class SimStore {
   private readonly defListeners = new Set<(removed: string[]) => void>();
   /** Namespaces whose contents the namespace controller is deleting (deleteNamespace): no orphaning there. */
   private readonly finishing = new Set<string>();
+  /** Inside dryRun: writes are worked out and answered, never committed. */
+  private dry = false;
   private readonly now: () => number;
   private readonly seed: number;
   private readonly cluster: string;
@@ -209,7 +211,7 @@ export class SimStore {
     // it stays until its kubelet deletes it.)
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length && (old.metadata.finalizers ?? []).length > 0) {
       this.commit(gr, 'DELETED', key, next, old);
-      this.afterDelete(gr, next, undefined);
+      if (!this.dry) this.afterDelete(gr, next, undefined);
     } else this.commit(gr, 'MODIFIED', key, next, old);
     return next;
   }
@@ -243,10 +245,10 @@ export class SimStore {
     }
     // kube's garbage collector takes the owner's reference off each dependent before the owner goes (its orphan
     // finalizer); inside a namespace being deleted they all go anyway.
-    if (opts.propagationPolicy === 'Orphan' && !this.finishing.has(old.metadata.namespace ?? '')) this.orphanDependents(gr, old);
+    if (opts.propagationPolicy === 'Orphan' && !this.finishing.has(old.metadata.namespace ?? '') && !this.dry) this.orphanDependents(gr, old);
     const gone = clone(old);
     this.commit(gr, 'DELETED', key, gone, old);
-    this.afterDelete(gr, gone, opts.propagationPolicy);
+    if (!this.dry) this.afterDelete(gr, gone, opts.propagationPolicy);
     return gone;
   }
 
@@ -262,7 +264,21 @@ export class SimStore {
     return { def, table };
   }
 
+  /**
+   * Runs `write` (create, update, delete) as kube's `dryRun=All` does: everything it would check and make is, and its
+   * answer is what the write would give, but nothing is stored, no revision taken, no watcher told, nothing collected.
+   */
+  dryRun<T>(write: () => T): T {
+    this.dry = true;
+    try {
+      return write();
+    } finally {
+      this.dry = false;
+    }
+  }
+
   private commit(gr: string, type: WatchType, key: string, obj: SimObject, prev: SimObject | null): void {
+    if (this.dry) return;
     this.rev++;
     obj.metadata.resourceVersion = String(this.rev);
     const table = this.tables.get(gr) as ResourceTable;
@@ -359,6 +375,7 @@ export class SimStore {
       ns.status = { ...(ns.status as Record<string, unknown> | undefined), phase: 'Terminating' };
       this.commit('namespaces', 'MODIFIED', name, ns, old);
     }
+    if (this.dry) return ns;
     // The namespace controller's work, done at once: delete everything in it, then the namespace when empty.
     this.finishing.add(name);
     try {

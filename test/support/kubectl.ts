@@ -50,11 +50,16 @@ export class Kubectl {
     });
   }
 
-  /** `kubectl apply -f` of `yaml` (with `flags`), written to a file in this kubectl's own directory (gone with dispose). */
-  async apply(yaml: string, flags: string[] = []): Promise<KubectlResult> {
-    const file = join(mkdtempSync(join(this.cacheDir, 'apply-')), 'objects.yaml');
+  /** `yaml` written to a file in this kubectl's own directory (gone with dispose): its path, for `-f`. */
+  file(yaml: string): string {
+    const file = join(mkdtempSync(join(this.cacheDir, 'objects-')), 'objects.yaml');
     writeFileSync(file, yaml);
-    return this.run(['apply', ...flags, '-f', file]);
+    return file;
+  }
+
+  /** `kubectl apply -f` of `yaml` (with `flags`). */
+  async apply(yaml: string, flags: string[] = []): Promise<KubectlResult> {
+    return this.run(['apply', ...flags, '-f', this.file(yaml)]);
   }
 
   /** Runs and fails the test with kubectl's stderr when it exits non-zero. */
