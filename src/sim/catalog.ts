@@ -86,6 +86,8 @@ export function builtinResources(): ResourceDef[] {
     }),
     builtin({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', singular: 'namespace', shortNames: ['ns'], namespaced: false, status: true, verbs: RW_NO_COLLECTION, selectable: fields(['status.phase']) }),
     builtin({ group: '', version: 'v1', resource: 'nodes', kind: 'Node', singular: 'node', shortNames: ['no'], namespaced: false, status: true, selectable: fields(['spec.unschedulable'], { 'spec.unschedulable': 'false' }) }),
+    builtin({ group: '', version: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', singular: 'persistentvolumeclaim', shortNames: ['pvc'], namespaced: true, status: true }),
+    builtin({ group: '', version: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', singular: 'persistentvolume', shortNames: ['pv'], namespaced: false, status: true }),
     builtin({
       group: '', version: 'v1', resource: 'pods', kind: 'Pod', singular: 'pod', shortNames: ['po'], categories: ['all'], namespaced: true, status: true,
       selectable: fields(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'], { 'spec.hostNetwork': 'false' }),

@@ -10,7 +10,8 @@ import { Heartbeats } from './heartbeats.js';
 import { matchLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { selectorString } from './scale.js';
 import { crashLooping, finishPod, Kubelets } from './kubelet.js';
-import { containerId, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import { containerId, hexFor, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
+import { boundClaim, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
@@ -571,6 +572,7 @@ export class Churn {
    * or, below a RollingUpdate's partition, like a sibling at its current revision.
    */
   private statefulSetPod(sts: SimObject, ordinal: number, siblings: SimObject[]): SimObject {
+    this.ensureClaims(sts, ordinal);
     const podName = `${sts.metadata.name ?? ''}-${ordinal}`;
     const status = rec(sts.status);
     const partition = Number(rec(rec(rec(sts.spec).updateStrategy).rollingUpdate).partition ?? 0);
@@ -584,6 +586,25 @@ export class Churn {
     const serviceName = rec(sts.spec).serviceName;
     made.spec = { ...rec(made.spec), hostname: podName, ...(typeof serviceName === 'string' && serviceName !== '' ? { subdomain: serviceName } : {}) };
     return made;
+  }
+
+  /**
+   * Before it makes an ordinal's pod, the StatefulSet controller makes the claims its volumeClaimTemplates ask for that
+   * are not there yet (kept ones are used again); the EBS provisioner makes a volume for each, in a worker's zone, and
+   * the binder binds them.
+   */
+  private ensureClaims(sts: SimObject, ordinal: number): void {
+    const ns = sts.metadata.namespace ?? '';
+    for (const template of claimTemplates(sts)) {
+      const wanted = newClaim(sts, template, ordinal);
+      if (this.store.get('persistentvolumeclaims', ns, wanted.metadata.name ?? '')) continue;
+      const claim = this.store.create('persistentvolumeclaims', wanted, ns);
+      const zone = this.nodes()[0]?.metadata.labels?.['topology.kubernetes.io/zone'] ?? 'us-east-1a';
+      const volume = this.store.create('persistentvolumes', volumeFor(claim, zone, iso(this.now()), `vol-0${hexFor(16, 'ebs', claim.metadata.uid ?? '')}`));
+      const bound = boundClaim(claim, volume);
+      const updated = this.store.update('persistentvolumeclaims', { ...bound, status: claim.status });
+      this.store.update('persistentvolumeclaims', { ...updated, status: bound.status }, { subresource: 'status' });
+    }
   }
 
   /**

@@ -87,7 +87,7 @@ export interface SyncGroup {
 /** The common built-ins, in the shape of PediaCluster spec.syncResources. */
 export function defaultSyncResources(): SyncGroup[] {
   return [
-    { group: '', resources: ['pods', 'services', 'configmaps', 'namespaces', 'nodes', 'secrets', 'serviceaccounts', 'events'] },
+    { group: '', resources: ['pods', 'services', 'configmaps', 'namespaces', 'nodes', 'secrets', 'serviceaccounts', 'events', 'persistentvolumeclaims', 'persistentvolumes'] },
     { group: 'apps', resources: ['*'] },
     { group: 'batch', resources: ['*'] },
     { group: 'networking.k8s.io', resources: ['ingresses'] },

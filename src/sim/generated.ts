@@ -1,6 +1,7 @@
 // The generated objects of a cluster, per group-resource, as sorted indexes of small numeric refs (objects are built on demand).
 import { crdObject, hostCrds, memberCrds } from './crds.js';
 import { buildConfigMap, buildEvent, buildIngress, buildLease, buildNamespace, buildNode, buildRolloutEvent, buildSecret, buildService, buildServiceAccount, podEventReasons } from './gen-core.js';
+import { buildClaim, buildVolume, claimKey, claimRefs, volumeKey } from './gen-storage.js';
 import { buildCertificate, buildClusterIssuer, buildCronTab, CLUSTER_ISSUERS, CRONTABS_PER_NAMESPACE } from './gen-custom.js';
 import { iso } from './gen-meta.js';
 import { buildPod, genUid, jobName, podName, replicaSetName, revisionHash } from './gen-pods.js';
@@ -91,6 +92,9 @@ export function generatedSets(t: Topology, host: boolean): Map<string, BaseSet> 
   add('daemonsets.apps', workloadsOf(t, 'DaemonSet').map((w) => w.index), (r) => nsKey(wl(t, r), wl(t, r).name), (r) => buildDaemonSet(t, wl(t, r)));
   const revisioned = t.workloads.filter((w) => w.kind === 'StatefulSet' || w.kind === 'DaemonSet');
   add('controllerrevisions.apps', revisioned.map((w) => w.index), (r) => nsKey(wl(t, r), `${wl(t, r).name}-${revisionHash(wl(t, r))}`), (r) => buildControllerRevision(t, wl(t, r)));
+  const claims = claimRefs(t);
+  add('persistentvolumeclaims', claims, (r) => claimKey(t, r), (r) => buildClaim(t, r));
+  add('persistentvolumes', claims, (r) => volumeKey(t, r), (r) => buildVolume(t, r));
   const cronjobs = workloadsOf(t, 'CronJob');
   add('cronjobs.batch', cronjobs.map((w) => w.index), (r) => nsKey(wl(t, r), wl(t, r).name), (r) => buildCronJob(t, wl(t, r)));
   const jobRefs: number[] = [];

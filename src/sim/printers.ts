@@ -45,6 +45,13 @@ export function age(o: SimObject, now: number): string {
 }
 
 const num = (v: unknown): number => Number(v ?? 0);
+/** kube's GetAccessModesAsString: each mode once, abbreviated, in kube's order. */
+function accessModes(modes: unknown): string {
+  const has = new Set(Array.isArray(modes) ? modes : []);
+  return [['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP']].filter(([m]) => has.has(m)).map(([, a]) => a).join(',');
+}
+/** A claim's or volume's class: the beta annotation's, else spec.storageClassName (kube's GetPersistentVolume[Claim]Class). */
+const storageClassOf = (o: SimObject): string => o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? String(rec(o.spec).storageClassName ?? '');
 const orNone = (s: string): string => (s === '' ? '<none>' : s);
 /** labels.FormatLabels: `k=v,…` sorted by key, `<none>` for none. */
 const formatLabels = (m: unknown): string => orNone(Object.entries(rec(m)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${String(v)}`).join(','));
@@ -187,6 +194,25 @@ export const PRINTERS: Record<string, Printer> = {
     cells: eventCells,
   },
   'ingresses.networking.k8s.io': { defs: [nameCol, col('Class'), col('Hosts'), col('Address'), col('Ports'), col('Age')], cells: ingressCells },
+  // kube's printPersistentVolumeClaim / printPersistentVolume: capacity and access modes are the bound volume's.
+  persistentvolumeclaims: {
+    defs: [nameCol, col('Status'), col('Volume'), col('Capacity'), col('Access Modes'), col('StorageClass'), col('VolumeAttributesClass'), col('Age'), col('VolumeMode', 'string', 1)],
+    cells: (o, now) => {
+      const spec = rec(o.spec);
+      const bound = String(spec.volumeName ?? '') !== '';
+      return [o.metadata.name, o.metadata.deletionTimestamp ? 'Terminating' : String(rec(o.status).phase ?? ''), String(spec.volumeName ?? ''), bound ? String(rec(rec(o.status).capacity).storage ?? '') : '',
+        bound ? accessModes(rec(o.status).accessModes) : '', storageClassOf(o), String(spec.volumeAttributesClassName ?? '') || '<unset>', age(o, now), String(spec.volumeMode ?? '') || '<unset>'];
+    },
+  },
+  persistentvolumes: {
+    defs: [nameCol, col('Capacity'), col('Access Modes'), col('Reclaim Policy'), col('Status'), col('Claim'), col('StorageClass'), col('VolumeAttributesClass'), col('Reason'), col('Age'), col('VolumeMode', 'string', 1)],
+    cells: (o, now) => {
+      const spec = rec(o.spec);
+      const claim = spec.claimRef === undefined ? '' : `${String(rec(spec.claimRef).namespace ?? '')}/${String(rec(spec.claimRef).name ?? '')}`;
+      return [o.metadata.name, String(rec(spec.capacity).storage ?? ''), accessModes(spec.accessModes), String(spec.persistentVolumeReclaimPolicy ?? ''),
+        o.metadata.deletionTimestamp ? 'Terminating' : String(rec(o.status).phase ?? ''), claim, storageClassOf(o), String(spec.volumeAttributesClassName ?? '') || '<unset>', String(rec(o.status).reason ?? ''), age(o, now), String(spec.volumeMode ?? '') || '<unset>'];
+    },
+  },
   'leases.coordination.k8s.io': { defs: [nameCol, col('Holder'), col('Age')], cells: (o, now) => [o.metadata.name, rec(o.spec).holderIdentity ?? '', age(o, now)] },
   // No printer of its own: the API server's default table convertor, its creation time as written.
   'customresourcedefinitions.apiextensions.k8s.io': { defs: [nameCol, col('Created At', 'date')], cells: (o) => [o.metadata.name, o.metadata.creationTimestamp ?? ''] },

@@ -237,8 +237,8 @@ describe('kubectl through the bundle', () => {
     // Clusterpedia's table has a CLUSTER column, after NAMESPACE (or first, for a cluster-scoped kind): take it out.
     const withoutCluster = (out: string): string => out.split('\n').map((l) => l.replace(new RegExp(`^((?:\\S+\\s+)?)(?:CLUSTER|${c.name})\\s+`), '$1')).sort().join('\n');
     await onMemberAndThrough(c, async (member, ours) => {
-      for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'ingresses', 'events.events.k8s.io']) {
-        const args = ['get', kind, ...(['nodes', 'namespaces'].includes(kind) ? [] : ['-A']), '-o', 'wide'];
+      for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'persistentvolumeclaims', 'persistentvolumes', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'controllerrevisions', 'jobs', 'cronjobs', 'ingresses', 'events.events.k8s.io']) {
+        const args = ['get', kind, ...(['nodes', 'namespaces', 'persistentvolumes'].includes(kind) ? [] : ['-A']), '-o', 'wide'];
         let want = '';
         let got = '';
         // An AGE may turn over between the two reads, and a change may still be on its way (an empty type is listed

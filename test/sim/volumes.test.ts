@@ -1,0 +1,73 @@
+// The StatefulSets' storage on a simulated member, as on a cluster with a CSI provisioner: a claim per ordinal from the
+// volumeClaimTemplates, bound to a volume provisioned for it; made before a new ordinal's pod, kept when the StatefulSet
+// scales down and used again when it scales back up; printed by kubectl as kube prints them.
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { Kubectl } from '../support/kubectl.js';
+
+let c: SimCluster;
+let kubectl: Kubectl;
+beforeAll(async () => {
+  c = await startSimulatedCluster({ pods: 300, seed: 47, token: null });
+  c.churn.heartbeats.enabled = false;
+  c.churn.kubelets.startMs = 200;
+  c.churn.kubelets.stopMs = 200;
+  kubectl = new Kubectl(c.url);
+});
+afterAll(async () => {
+  kubectl?.dispose();
+  await c?.stop();
+});
+
+type Claim = SimObject & { spec: { volumeName?: string; storageClassName?: string; accessModes: string[] }; status: { phase: string; capacity?: { storage: string } } };
+type Volume = SimObject & { spec: { claimRef: { name: string; namespace: string; uid: string }; capacity: { storage: string }; persistentVolumeReclaimPolicy: string }; status: { phase: string } };
+const replicas = (o: SimObject): number => Number((o.spec as { replicas?: number }).replicas ?? 0);
+
+it("gives each StatefulSet ordinal a claim bound to its own volume, and kubectl prints both as kube does", async () => {
+  const sets = c.snapshot('statefulsets.apps');
+  expect(sets.length).toBeGreaterThan(0);
+  const claims = c.snapshot('persistentvolumeclaims') as Claim[];
+  const volumes = new Map((c.snapshot('persistentvolumes') as Volume[]).map((v) => [v.metadata.name, v]));
+  expect(claims).toHaveLength(sets.reduce((n, s) => n + replicas(s), 0));
+  for (const sts of sets) {
+    for (let i = 0; i < replicas(sts); i++) {
+      const claim = c.store.get('persistentvolumeclaims', sts.metadata.namespace, `data-${sts.metadata.name}-${i}`) as Claim | undefined;
+      expect(claim?.status.phase, `${sts.metadata.name}-${i}`).toBe('Bound');
+      expect(claim?.metadata.labels).toMatchObject((sts.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels);
+      const volume = volumes.get(claim?.spec.volumeName);
+      expect(volume?.spec.claimRef).toMatchObject({ name: claim?.metadata.name, namespace: claim?.metadata.namespace, uid: claim?.metadata.uid });
+      expect(volume?.status.phase).toBe('Bound');
+      expect(claim?.status.capacity?.storage).toBe(volume?.spec.capacity.storage);
+    }
+  }
+  const claim = claims[0]!;
+  const row = (await kubectl.ok(['get', 'pvc', '-n', claim.metadata.namespace!, claim.metadata.name!, '--no-headers', '-o', 'wide'])).trim().split(/\s+/);
+  expect(row.slice(0, 7)).toEqual([claim.metadata.name, 'Bound', claim.spec.volumeName, '10Gi', 'RWO', 'gp3', '<unset>']);
+  expect(row.at(-1)).toBe('Filesystem');
+  const pv = (await kubectl.ok(['get', 'pv', claim.spec.volumeName!, '--no-headers'])).trim().split(/\s+/);
+  expect(pv.slice(0, 6)).toEqual([claim.spec.volumeName, '10Gi', 'RWO', 'Delete', 'Bound', `${claim.metadata.namespace}/${claim.metadata.name}`]);
+});
+
+it("scaled up, a StatefulSet's new ordinal gets its claim and volume before its pod; scaled down, the claim stays and is used again", async () => {
+  const sts = c.snapshot('statefulsets.apps').find((s) => s.metadata.namespace !== 'kube-system')!;
+  const ns = sts.metadata.namespace!;
+  const name = sts.metadata.name!;
+  const n = replicas(sts);
+  const claimOf = (i: number): Claim | undefined => c.store.get('persistentvolumeclaims', ns, `data-${name}-${i}`) as Claim | undefined;
+  expect(claimOf(n)).toBeUndefined();
+  await kubectl.ok(['scale', 'statefulset', name, '-n', ns, `--replicas=${n + 1}`]);
+  await kubectl.ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+  const made = claimOf(n)!;
+  expect(made.status.phase).toBe('Bound');
+  expect(Date.parse(made.metadata.creationTimestamp!)).toBeLessThanOrEqual(Date.parse(c.store.get('pods', ns, `${name}-${n}`)!.metadata.creationTimestamp!));
+  const volume = c.store.get('persistentvolumes', undefined, made.spec.volumeName!) as Volume;
+  expect(volume.spec.claimRef.uid).toBe(made.metadata.uid);
+  await kubectl.ok(['scale', 'statefulset', name, '-n', ns, `--replicas=${n}`]);
+  await vi.waitFor(() => expect(c.store.get('pods', ns, `${name}-${n}`)).toBeUndefined(), { timeout: 30_000, interval: 100 });
+  // Retain (the default): the claim and its volume stay, and the ordinal finds them when it comes back.
+  expect(claimOf(n)?.metadata.uid).toBe(made.metadata.uid);
+  await kubectl.ok(['scale', 'statefulset', name, '-n', ns, `--replicas=${n + 1}`]);
+  await kubectl.ok(['rollout', 'status', `statefulset/${name}`, '-n', ns, '--timeout=60s']);
+  expect(claimOf(n)?.metadata.uid).toBe(made.metadata.uid);
+  expect(c.snapshot('persistentvolumes').filter((v) => (v as Volume).spec.claimRef.name === `data-${name}-${n}`)).toHaveLength(1);
+});
