@@ -268,8 +268,21 @@ export class Churn {
    * same name (the same template hash), and takes the pods an orphaning delete left.
    */
   answerOwnedDeletion(gr: string, o: SimObject): void {
+    if (gr === 'persistentvolumeclaims') return this.reclaim(o);
     const deploy = gr === 'replicasets.apps' ? this.controllingDeployment(o) : undefined;
     if (deploy) this.answerSpec('deployments.apps', deploy);
+  }
+
+  /**
+   * A claim deleted: the PV controller finds its volume Released, and under reclaim policy Delete the provisioner
+   * deletes it (Retain keeps it, Released).
+   */
+  private reclaim(claim: SimObject): void {
+    const name = String(rec(claim.spec).volumeName ?? '');
+    const volume = name ? this.store.get('persistentvolumes', undefined, name) : undefined;
+    if (!volume || rec(rec(volume.spec).claimRef).uid !== claim.metadata.uid || rec(volume.status).phase === 'Released') return;
+    const released = this.store.update('persistentvolumes', { ...clone(volume), status: { ...rec(volume.status), phase: 'Released', lastPhaseTransitionTime: iso(this.now()) } }, { subresource: 'status' });
+    if (rec(volume.spec).persistentVolumeReclaimPolicy === 'Delete') this.store.delete('persistentvolumes', undefined, released.metadata.name ?? '');
   }
 
   /** The Deployment, not being deleted, that controls a ReplicaSet. */

@@ -1,6 +1,7 @@
 // kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods, the workload kinds, secrets and
 // namespaces: what `kubectl get -o yaml` shows of an object a user applied with only the fields they wrote (a Service's
 // addresses: services.ts).
+import { STORAGE_CLASS as DEFAULT_STORAGE_CLASS } from './gen-storage.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
 /** Fills in, in place, what kube defaults in an object of `gr` being created. */
@@ -12,6 +13,15 @@ export function applyDefaults(gr: string, o: SimObject): void {
   if (gr === 'namespaces') {
     // The finalizer the namespace controller removes (its name label: store.ts, once a generated name is known).
     o.spec = { finalizers: ['kubernetes'], ...rec(o.spec) };
+    return;
+  }
+  if (gr === 'persistentvolumeclaims') {
+    // The volume mode's default, and the cluster's default class (the DefaultStorageClass admission plugin) for a
+    // claim that names none; one that names "" asks for no class and keeps it.
+    const spec = o.spec === undefined ? (o.spec = {}) : rec(o.spec);
+    fill(spec, { volumeMode: 'Filesystem' });
+    if (spec.storageClassName === undefined || spec.storageClassName === null) spec.storageClassName = DEFAULT_STORAGE_CLASS;
+    o.status = { phase: 'Pending' };
     return;
   }
   if (!['pods', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'jobs.batch', 'cronjobs.batch', 'daemonsets.apps'].includes(gr)) return;

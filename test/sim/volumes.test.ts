@@ -71,3 +71,21 @@ it("scaled up, a StatefulSet's new ordinal gets its claim and volume before its 
   expect(claimOf(n)?.metadata.uid).toBe(made.metadata.uid);
   expect(c.snapshot('persistentvolumes').filter((v) => (v as Volume).spec.claimRef.name === `data-${name}-${n}`)).toHaveLength(1);
 });
+
+it('a claim applied over HTTP gets the default class and volume mode, Pending until a pod consumes it; a bound claim deleted takes its volume (reclaim Delete)', async () => {
+  const applied = await kubectl.apply('apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: scratch, namespace: default}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n');
+  expect(applied.code, applied.stderr).toBe(0);
+  const scratch = c.store.get('persistentvolumeclaims', 'default', 'scratch') as Claim;
+  expect(scratch.spec).toMatchObject({ storageClassName: 'gp3', volumeMode: 'Filesystem' });
+  expect(scratch.status.phase).toBe('Pending');
+  // A claim asking for no class keeps none.
+  expect((await kubectl.apply('apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: classless, namespace: default}\nspec:\n  storageClassName: ""\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n')).code).toBe(0);
+  expect((c.store.get('persistentvolumeclaims', 'default', 'classless') as Claim).spec.storageClassName).toBe('');
+  // A StatefulSet's claim deleted (no protection finalizer holds it here): its volume is released and deleted.
+  const claim = (c.snapshot('persistentvolumeclaims') as Claim[]).find((x) => x.spec.volumeName && x.metadata.namespace !== 'kube-system')!;
+  const volume = claim.spec.volumeName!;
+  const other = (c.snapshot('persistentvolumeclaims') as Claim[]).find((x) => x.spec.volumeName && x.spec.volumeName !== volume)!;
+  await kubectl.ok(['delete', 'pvc', claim.metadata.name!, '-n', claim.metadata.namespace!]);
+  expect(c.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
+  expect(c.store.get('persistentvolumes', undefined, other.spec.volumeName!)).toBeDefined();
+});
