@@ -11,7 +11,7 @@ import { matchLabels, parseLabelSelector, type LabelSelector } from './label-sel
 import { selectorString } from './scale.js';
 import { crashLooping, finishPod, Kubelets } from './kubelet.js';
 import { containerId, hexFor, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
-import { boundClaim, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
+import { boundClaim, claimName, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
@@ -597,7 +597,10 @@ export class Churn {
       'apps.kubernetes.io/pod-index': String(ordinal), 'statefulset.kubernetes.io/pod-name': podName,
     };
     const serviceName = rec(sts.spec).serviceName;
-    made.spec = { ...rec(made.spec), hostname: podName, ...(typeof serviceName === 'string' && serviceName !== '' ? { subdomain: serviceName } : {}) };
+    // Its claims first among its volumes, in place of any of the same name (kube's updateStorage).
+    const claims = claimTemplates(sts).map((t) => ({ name: String(rec(t.metadata).name ?? ''), persistentVolumeClaim: { claimName: claimName(String(rec(t.metadata).name ?? ''), sts.metadata.name ?? '', ordinal) } }));
+    const volumes = [...claims, ...recs(rec(made.spec).volumes).filter((v) => !claims.some((c) => c.name === v.name))];
+    made.spec = { ...rec(made.spec), hostname: podName, ...(typeof serviceName === 'string' && serviceName !== '' ? { subdomain: serviceName } : {}), ...(volumes.length > 0 ? { volumes } : {}) };
     return made;
   }
 

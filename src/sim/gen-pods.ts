@@ -290,7 +290,8 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
     preemptionPolicy: 'PreemptLowerPriority',
     ...(readinessGates ? { readinessGates } : {}),
   };
-  if (w.kind === 'StatefulSet') Object.assign(spec, { hostname: name, subdomain: w.name });
+  // kube's StatefulSet controller puts the ordinal's claims first among its pod's volumes (updateStorage).
+  if (w.kind === 'StatefulSet') Object.assign(spec, { hostname: name, subdomain: w.name, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: `data-${w.name}-${r}` } }, ...(spec.volumes as unknown[])] });
 
   const status = podStatus(t, name, state, node, ip, created, containers, initContainers, rng);
   const metadata = {

@@ -1,6 +1,7 @@
 // The StatefulSets' storage on a simulated member, as on a cluster with a CSI provisioner: a claim per ordinal from the
 // volumeClaimTemplates, bound to a volume provisioned for it; made before a new ordinal's pod, kept when the StatefulSet
-// scales down and used again when it scales back up; printed by kubectl as kube prints them.
+// scales down and used again when it scales back up, named among its pod's volumes; printed by kubectl as kube prints
+// them.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
 import { Kubectl } from '../support/kubectl.js';
@@ -38,6 +39,9 @@ it("gives each StatefulSet ordinal a claim bound to its own volume, and kubectl 
       expect(volume?.spec.claimRef).toMatchObject({ name: claim?.metadata.name, namespace: claim?.metadata.namespace, uid: claim?.metadata.uid });
       expect(volume?.status.phase).toBe('Bound');
       expect(claim?.status.capacity?.storage).toBe(volume?.spec.capacity.storage);
+      // The ordinal's pod names its claim first among its volumes.
+      const pod = c.store.get('pods', sts.metadata.namespace, `${sts.metadata.name}-${i}`);
+      expect((pod?.spec as { volumes: unknown[] } | undefined)?.volumes[0]).toEqual({ name: 'data', persistentVolumeClaim: { claimName: claim?.metadata.name } });
     }
   }
   const claim = claims[0]!;
@@ -62,6 +66,10 @@ it("scaled up, a StatefulSet's new ordinal gets its claim and volume before its 
   expect(Date.parse(made.metadata.creationTimestamp!)).toBeLessThanOrEqual(Date.parse(c.store.get('pods', ns, `${name}-${n}`)!.metadata.creationTimestamp!));
   const volume = c.store.get('persistentvolumes', undefined, made.spec.volumeName!) as Volume;
   expect(volume.spec.claimRef.uid).toBe(made.metadata.uid);
+  // Made like a sibling, it names its own claim, not the sibling's; once.
+  const volumes = (c.store.get('pods', ns, `${name}-${n}`)!.spec as { volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }> }).volumes;
+  expect(volumes.filter((v) => v.persistentVolumeClaim)).toEqual([{ name: 'data', persistentVolumeClaim: { claimName: `data-${name}-${n}` } }]);
+  expect(volumes[0]?.name).toBe('data');
   await kubectl.ok(['scale', 'statefulset', name, '-n', ns, `--replicas=${n}`]);
   await vi.waitFor(() => expect(c.store.get('pods', ns, `${name}-${n}`)).toBeUndefined(), { timeout: 30_000, interval: 100 });
   // Retain (the default): the claim and its volume stay, and the ordinal finds them when it comes back.
