@@ -10,7 +10,7 @@ import { podIsReady } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { scheduleNames } from './cron.js';
-import { crashBackoffMs, crashLooping, stoppedPod, type Kubelets } from './kubelet.js';
+import { crashBackoffMs, crashLooping, exitedWithError, stoppedPod, type Kubelets } from './kubelet.js';
 import { kubeSuffix, type Rng } from './prng.js';
 import type { SimStore } from './store.js';
 import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
@@ -326,7 +326,7 @@ function restarted(pod: SimObject, now: number): SimObject {
   const at = iso(now);
   const running = rec(rec(first.state).running);
   const exited = running.startedAt === undefined ? {} : {
-    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: running.startedAt, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
+    lastState: exitedWithError(first, running.startedAt, at),
   };
   Object.assign(first, { ...exited, restartCount: Number(first.restartCount ?? 0) + 1, ready: true, started: true, state: { running: { startedAt: at } } });
   for (const c of recs(rec(next.status).conditions)) {

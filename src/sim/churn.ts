@@ -9,7 +9,7 @@ import { Batch } from './batch.js';
 import { Heartbeats } from './heartbeats.js';
 import { matchLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { selectorString } from './scale.js';
-import { crashLooping, finishPod, Kubelets } from './kubelet.js';
+import { crashLooping, exitedWithError, finishPod, Kubelets } from './kubelet.js';
 import { containerId, hexFor, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import { boundClaim, claimName, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
@@ -842,7 +842,7 @@ export class Churn {
       // probe passes.
       const was = rec(rec(first.state).running).startedAt ?? iso(this.now() - 60_000);
       started = 'first';
-      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, containerID: first.containerID } }, containerID: containerId(rng), state: { running: { startedAt: at } } });
+      Object.assign(first, { ready: false, restartCount: Number(first.restartCount ?? 0) + 1, lastState: exitedWithError(first, was, at), containerID: containerId(rng), state: { running: { startedAt: at } } });
     } else if (rec(rec(first.state).waiting).reason === 'CrashLoopBackOff') {
       // Its back-off over, the kubelet starts it again.
       started = 'first';

@@ -5,7 +5,7 @@
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
-import { rec, recs, type SimObject } from './types.js';
+import { rec, recs, type Rec, type SimObject } from './types.js';
 
 /** Writes a marked pod's last status (its running containers terminated, not ready) and removes it. */
 export function finishPod(store: SimStore, pod: SimObject, now: number): void {
@@ -89,6 +89,11 @@ export function crashBackoffMs(restarts: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, restarts - 1), 30 * baseMs);
 }
 
+/** A container's last state once it exited 1 (`at`) after running since `startedAt`, as the kubelet records it. */
+export function exitedWithError(container: Rec, startedAt: unknown, at: string): Rec {
+  return { terminated: { exitCode: 1, reason: 'Error', startedAt, finishedAt: at, ...(container.containerID ? { containerID: container.containerID } : {}) } };
+}
+
 /**
  * `pod` with its first container exited 1 (`now`) and waiting out the kubelet's crash back-off before it starts again
  * (CrashLoopBackOff, kube's message); not ready.
@@ -102,7 +107,7 @@ export function crashLooping(pod: SimObject, now: number): SimObject {
   const message = `back-off ${crashBackoff(Number(first.restartCount ?? 0))} restarting failed container=${String(first.name)} pod=${pod.metadata.name ?? ''}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid ?? ''})`;
   Object.assign(first, {
     ready: false, started: false,
-    lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: was, finishedAt: at, ...(first.containerID ? { containerID: first.containerID } : {}) } },
+    lastState: exitedWithError(first, was, at),
     state: { waiting: { reason: 'CrashLoopBackOff', message } },
   });
   for (const c of recs(rec(next.status).conditions)) {
