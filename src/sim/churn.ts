@@ -13,6 +13,7 @@ import { crashLooping, exitedWithError, finishPod, Kubelets } from './kubelet.js
 import { containerId, hexFor, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import { boundClaim, claimName, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
+import { claimsOf, VolumeProtection } from './volume-protection.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
 import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
@@ -78,6 +79,8 @@ export class Churn {
   private readonly starting: string[] = [];
   /** The StatefulSets' and DaemonSets' ControllerRevisions. */
   private readonly history: ControllerHistory;
+  /** Claims and volumes in use kept from deletion, and volumes released when their claim goes. */
+  readonly volumeProtection: VolumeProtection;
 
   constructor(private readonly store: SimStore, seed: number, private readonly cluster: string, private readonly now: () => number = Date.now) {
     this.rng = rngFor('churn', seed, cluster);
@@ -87,6 +90,7 @@ export class Churn {
     this.events = new ChurnEvents(store, seed, cluster, now);
     this.heartbeats = new Heartbeats(store);
     this.history = new ControllerHistory(store);
+    this.volumeProtection = new VolumeProtection(store, now, (ns) => this.claimsGone(ns));
     this.batch = new Batch({
       store, events: this.events, kubelets: this.kubelets, rng: this.answerRng, outcomes: rngFor('job-outcome', seed, cluster), now,
       clockRuns: () => this.heartbeats.enabled,
@@ -179,12 +183,47 @@ export class Churn {
     } else this.answerRemoval(key, pod);
   }
 
-  /** A pod deleted over HTTP is gone: its owner counts its pods again, and a StatefulSet makes the pod's name again. */
+  /**
+   * A pod deleted over HTTP is gone: its owner counts its pods again, and a StatefulSet makes the pod's name again
+   * (once none of its claims is being deleted: claimsGone).
+   */
   private answerRemoval(key: string, pod: SimObject): void {
     this.changed(pod);
     const then = this.awaitingName.get(key);
-    this.awaitingName.delete(key);
-    if (then && this.activeOwner(then)) this.startSoon(this.create(then, false));
+    if (!then || !this.claimBeingDeleted(then)) {
+      this.awaitingName.delete(key);
+      if (then && this.activeOwner(then)) this.startSoon(this.create(then, false));
+    }
+    this.settle();
+  }
+
+  /**
+   * Whether one of the claims `pod` names is being deleted. kube's StatefulSet controller makes no pod then ("pvc … is
+   * being deleted"): the pod waits under its name, in awaitingName, until the claim is gone, and is made with a new one.
+   */
+  private claimBeingDeleted(pod: SimObject): boolean {
+    return claimsOf(pod).some((c) => this.store.get('persistentvolumeclaims', pod.metadata.namespace, c)?.metadata.deletionTimestamp !== undefined);
+  }
+
+  /** A StatefulSet's pod made now, or left to wait in awaitingName while one of its claims is being deleted. */
+  private makeStatefulSetPod(pod: SimObject): void {
+    if (this.claimBeingDeleted(pod)) this.awaitingName.set(keyOf(pod), pod);
+    else this.startSoon(this.create(pod, false));
+  }
+
+  /**
+   * A claim in `ns` went: each StatefulSet pod waiting for its claims, whose name is free, gets a new claim from its
+   * owner's templates (and a volume) and is made.
+   */
+  private claimsGone(ns: string): void {
+    for (const [key, pod] of [...this.awaitingName]) {
+      if (pod.metadata.namespace !== ns || this.store.table('pods')?.get(key) || this.claimBeingDeleted(pod)) continue;
+      this.awaitingName.delete(key);
+      const owner = this.activeOwner(pod);
+      if (owner?.kind !== 'StatefulSet') continue;
+      this.ensureClaims(owner, ordinalOf(owner, pod));
+      this.startSoon(this.create(pod, false));
+    }
     this.settle();
   }
 
@@ -265,24 +304,12 @@ export class Churn {
   /**
    * Someone deleted an object other than a pod over HTTP: the controller that owned it answers as kube's does. A
    * Deployment's ReplicaSet deleted alone (`kubectl delete rs`) is made again from the Deployment's template, under the
-   * same name (the same template hash), and takes the pods an orphaning delete left.
+   * same name (the same template hash), and takes the pods an orphaning delete left. (A claim's volume is released by
+   * volumeProtection once the claim is gone.)
    */
   answerOwnedDeletion(gr: string, o: SimObject): void {
-    if (gr === 'persistentvolumeclaims') return this.reclaim(o);
     const deploy = gr === 'replicasets.apps' ? this.controllingDeployment(o) : undefined;
     if (deploy) this.answerSpec('deployments.apps', deploy);
-  }
-
-  /**
-   * A claim deleted: the PV controller finds its volume Released, and under reclaim policy Delete the provisioner
-   * deletes it (Retain keeps it, Released).
-   */
-  private reclaim(claim: SimObject): void {
-    const name = String(rec(claim.spec).volumeName ?? '');
-    const volume = name ? this.store.get('persistentvolumes', undefined, name) : undefined;
-    if (!volume || rec(rec(volume.spec).claimRef).uid !== claim.metadata.uid || rec(volume.status).phase === 'Released') return;
-    const released = this.store.update('persistentvolumes', { ...clone(volume), status: { ...rec(volume.status), phase: 'Released', lastPhaseTransitionTime: iso(this.now()) } }, { subresource: 'status' });
-    if (rec(volume.spec).persistentVolumeReclaimPolicy === 'Delete') this.store.delete('persistentvolumes', undefined, released.metadata.name ?? '');
   }
 
   /** The Deployment, not being deleted, that controls a ReplicaSet. */
@@ -576,7 +603,7 @@ export class Churn {
     for (let i = 0; i < replicas; i++) {
       const podName = `${name}-${i}`;
       if (this.store.get('pods', ns, podName) || this.awaitingName.has(`${ns}/${podName}`)) continue;
-      this.startSoon(this.create(this.statefulSetPod(sts, i, mine), false));
+      this.makeStatefulSetPod(this.statefulSetPod(sts, i, mine));
     }
   }
 
@@ -671,7 +698,7 @@ export class Churn {
       if (scale === 'wait') return;
       if (scale !== 'done') {
         if ('remove' in scale) this.deleteByController(`${key}-${scale.remove}`);
-        else this.startSoon(this.create(this.statefulSetPod(sts, scale.create, pods), false));
+        else this.makeStatefulSetPod(this.statefulSetPod(sts, scale.create, pods));
         return;
       }
     }
@@ -893,6 +920,7 @@ export class Churn {
   private deletePod(key: string, byController: boolean, then?: SimObject): void {
     const deleted = this.markDeleted(key, byController);
     if (deleted?.marked) this.terminating.push({ key, uid: deleted.pod.metadata.uid ?? '', due: this.ops - this.relabelOps + TERMINATION_OPS, ...(then ? { then } : {}) });
+    else if (deleted && then && this.claimBeingDeleted(then)) this.awaitingName.set(key, then);
     else if (deleted && then) this.create(then);
   }
 
@@ -919,7 +947,8 @@ export class Churn {
         finishPod(this.store, pod, this.now());
         this.changed(pod);
       }
-      if (then) this.create(then);
+      if (then && this.claimBeingDeleted(then)) this.awaitingName.set(key, then);
+      else if (then) this.create(then);
     }
   }
 

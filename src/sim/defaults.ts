@@ -1,7 +1,8 @@
-// kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods, the workload kinds, secrets and
-// namespaces: what `kubectl get -o yaml` shows of an object a user applied with only the fields they wrote (a Service's
-// addresses: services.ts).
+// kube's defaulting on create (SetDefaults_* of core/v1 and apps/v1) for pods, the workload kinds, secrets, namespaces,
+// and claims and volumes (with the admission plugins' default class and protection finalizers): what `kubectl get -o
+// yaml` shows of an object a user applied with only the fields they wrote (a Service's addresses: services.ts).
 import { STORAGE_CLASS as DEFAULT_STORAGE_CLASS } from './gen-storage.js';
+import { CLAIM_PROTECTION, VOLUME_PROTECTION } from './volume-protection.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
 /** Fills in, in place, what kube defaults in an object of `gr` being created. */
@@ -22,8 +23,9 @@ export function applyDefaults(gr: string, o: SimObject): void {
     fill(spec, { volumeMode: 'Filesystem' });
     if (spec.storageClassName === undefined || spec.storageClassName === null) spec.storageClassName = DEFAULT_STORAGE_CLASS;
     o.status = { phase: 'Pending' };
-    return;
+    return protect(o, CLAIM_PROTECTION);
   }
+  if (gr === 'persistentvolumes') return protect(o, VOLUME_PROTECTION);
   if (!['pods', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'jobs.batch', 'cronjobs.batch', 'daemonsets.apps'].includes(gr)) return;
   const spec = o.spec === undefined ? (o.spec = {}) : rec(o.spec);
   switch (gr) {
@@ -55,6 +57,12 @@ export function applyDefaults(gr: string, o: SimObject): void {
       return template(spec);
     default:
   }
+}
+
+/** The StorageObjectInUseProtection admission plugin's finalizer, added to a claim or volume being created. */
+function protect(o: SimObject, finalizer: string): void {
+  const finalizers = o.metadata.finalizers ?? [];
+  if (!finalizers.includes(finalizer)) o.metadata.finalizers = [...finalizers, finalizer];
 }
 
 function fill(o: Rec, defaults: Rec): void {

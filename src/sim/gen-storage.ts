@@ -1,10 +1,12 @@
 // The StatefulSets' storage, as on an EKS cluster with the EBS CSI driver: each ordinal's claim from the
 // StatefulSet's volumeClaimTemplates (`<template>-<sts>-<ordinal>`), bound to a volume the driver provisioned for it
 // (`pvc-<claim uid>`, in the zone of the node the ordinal first ran on). Claims are kept when a StatefulSet scales down
-// or goes (persistentVolumeClaimRetentionPolicy Retain, the default), and carry no owner.
+// or goes (persistentVolumeClaimRetentionPolicy Retain, the default), and carry no owner. Both carry their in-use
+// protection finalizer (volume-protection.ts).
 import { iso } from './gen-meta.js';
 import { genUid, podCreatedMs, podNode } from './gen-pods.js';
 import { hexFor } from './prng.js';
+import { CLAIM_PROTECTION, VOLUME_PROTECTION } from './volume-protection.js';
 import type { Topology, Workload } from './topology.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
@@ -36,6 +38,7 @@ export function newClaim(sts: SimObject, template: Rec, ordinal: number): SimObj
     metadata: {
       name: claimName(String(meta.name ?? ''), sts.metadata.name ?? '', ordinal), namespace: sts.metadata.namespace,
       labels: { ...(rec(meta.labels) as Record<string, string>), ...(rec(rec(rec(sts.spec).selector).matchLabels) as Record<string, string>) },
+      finalizers: [CLAIM_PROTECTION],
     },
     spec: { accessModes: spec.accessModes ?? ['ReadWriteOnce'], resources: rec(spec.resources), storageClassName: spec.storageClassName ?? STORAGE_CLASS, volumeMode: spec.volumeMode ?? 'Filesystem' },
     status: { phase: 'Pending' },
@@ -47,7 +50,7 @@ export function volumeFor(claim: SimObject, zone: string, at: string, handle: st
   const spec = rec(claim.spec);
   return {
     apiVersion: 'v1', kind: 'PersistentVolume',
-    metadata: { name: volumeNameFor(claim.metadata.uid ?? ''), creationTimestamp: at, annotations: { 'pv.kubernetes.io/provisioned-by': PROVISIONER, 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' } },
+    metadata: { name: volumeNameFor(claim.metadata.uid ?? ''), creationTimestamp: at, annotations: { 'pv.kubernetes.io/provisioned-by': PROVISIONER, 'volume.kubernetes.io/provisioner-deletion-secret-name': '', 'volume.kubernetes.io/provisioner-deletion-secret-namespace': '' }, finalizers: [VOLUME_PROTECTION] },
     spec: {
       accessModes: spec.accessModes, capacity: { storage: rec(rec(spec.resources).requests).storage ?? '10Gi' },
       claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid, ...(claim.metadata.resourceVersion ? { resourceVersion: claim.metadata.resourceVersion } : {}) },

@@ -233,10 +233,17 @@ describe('kubectl through the bundle', () => {
   });
 
   it('kubectl get -o wide prints every synced built-in kind from a member as through clusterpedia (two printers, written apart)', async () => {
-    const c = f.fleet.clusters[1]!;
+    // A member with a StatefulSet's claims (the generated fleet's are fixed by its seed).
+    const c = f.fleet.clusters.find((x) => x.store.list('persistentvolumeclaims').length > 0)!;
     // Clusterpedia's table has a CLUSTER column, after NAMESPACE (or first, for a cluster-scoped kind): take it out.
     const withoutCluster = (out: string): string => out.split('\n').map((l) => l.replace(new RegExp(`^((?:\\S+\\s+)?)(?:CLUSTER|${c.name})\\s+`), '$1')).sort().join('\n');
+    // A claim and its volume deleted while a pod runs on them: both stay, printed Terminating (the protection finalizers).
+    const claim = c.store.list('persistentvolumeclaims')[0]!;
+    const volume = String((claim.spec as { volumeName?: string }).volumeName);
     await onMemberAndThrough(c, async (member, ours) => {
+      await member.ok(['delete', 'pvc', claim.metadata!.name!, '-n', claim.metadata!.namespace!, '--wait=false']);
+      await member.ok(['delete', 'pv', volume, '--wait=false']);
+      await vi.waitFor(async () => expect(await ours.ok(['get', 'pv', volume, '--no-headers'])).toMatch(/\sTerminating\s/), { timeout: 15_000, interval: 200 });
       for (const kind of ['pods', 'nodes', 'namespaces', 'services', 'configmaps', 'secrets', 'serviceaccounts', 'events', 'persistentvolumeclaims', 'persistentvolumes', 'deployments', 'replicasets', 'statefulsets', 'daemonsets', 'controllerrevisions', 'jobs', 'cronjobs', 'ingresses', 'events.events.k8s.io']) {
         const args = ['get', kind, ...(['nodes', 'namespaces', 'persistentvolumes'].includes(kind) ? [] : ['-A']), '-o', 'wide'];
         let want = '';

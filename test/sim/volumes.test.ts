@@ -80,20 +80,96 @@ it("scaled up, a StatefulSet's new ordinal gets its claim and volume before its 
   expect(c.snapshot('persistentvolumes').filter((v) => (v as Volume).spec.claimRef.name === `data-${name}-${n}`)).toHaveLength(1);
 });
 
-it('a claim applied over HTTP gets the default class and volume mode, Pending until a pod consumes it; a bound claim deleted takes its volume (reclaim Delete)', async () => {
+it('a claim applied over HTTP gets the default class, volume mode and protection finalizer, Pending until a pod consumes it; unused, it goes when deleted', async () => {
   const applied = await kubectl.apply('apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: scratch, namespace: default}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n');
   expect(applied.code, applied.stderr).toBe(0);
   const scratch = c.store.get('persistentvolumeclaims', 'default', 'scratch') as Claim;
   expect(scratch.spec).toMatchObject({ storageClassName: 'gp3', volumeMode: 'Filesystem' });
   expect(scratch.status.phase).toBe('Pending');
+  expect(scratch.metadata.finalizers).toEqual(['kubernetes.io/pvc-protection']);
   // A claim asking for no class keeps none.
   expect((await kubectl.apply('apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: classless, namespace: default}\nspec:\n  storageClassName: ""\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n')).code).toBe(0);
   expect((c.store.get('persistentvolumeclaims', 'default', 'classless') as Claim).spec.storageClassName).toBe('');
-  // A StatefulSet's claim deleted (no protection finalizer holds it here): its volume is released and deleted.
-  const claim = (c.snapshot('persistentvolumeclaims') as Claim[]).find((x) => x.spec.volumeName && x.metadata.namespace !== 'kube-system')!;
-  const volume = claim.spec.volumeName!;
-  const other = (c.snapshot('persistentvolumeclaims') as Claim[]).find((x) => x.spec.volumeName && x.spec.volumeName !== volume)!;
-  await kubectl.ok(['delete', 'pvc', claim.metadata.name!, '-n', claim.metadata.namespace!]);
-  expect(c.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
-  expect(c.store.get('persistentvolumes', undefined, other.spec.volumeName!)).toBeDefined();
+  // No pod names it: the protection controller lets it go (kubectl waits for that).
+  await kubectl.ok(['delete', 'pvc', 'scratch', 'classless', '-n', 'default', '--timeout=20s']);
+  expect(c.store.get('persistentvolumeclaims', 'default', 'scratch')).toBeUndefined();
+  // Generated claims and volumes carry their finalizers too, as the admission plugin left them.
+  expect(c.snapshot('persistentvolumeclaims').every((o) => o.metadata.finalizers?.includes('kubernetes.io/pvc-protection'))).toBe(true);
+  expect(c.snapshot('persistentvolumes').every((o) => o.metadata.finalizers?.includes('kubernetes.io/pv-protection'))).toBe(true);
+});
+
+it("a claim deleted while its pod runs stays Terminating, and its volume deleted stays while bound; the pod deleted, both go and the StatefulSet makes the pod again on a new claim", async () => {
+  const sts = c.snapshot('statefulsets.apps').find((s) => s.metadata.namespace !== 'kube-system' && replicas(s) > 0)!;
+  const ns = sts.metadata.namespace!;
+  const name = `data-${sts.metadata.name}-0`;
+  const old = c.store.get('persistentvolumeclaims', ns, name) as Claim;
+  const volume = old.spec.volumeName!;
+  // Who is there after each change: the ordinal's pod and its claim, by uid.
+  const states: Array<{ pod?: string; claim?: string }> = [];
+  const off = c.store.onChange(() => {
+    const pod = c.store.get('pods', ns, `${sts.metadata.name}-0`)?.metadata.uid;
+    const claim = c.store.get('persistentvolumeclaims', ns, name)?.metadata.uid;
+    const last = states.at(-1);
+    if (last?.pod !== pod || last?.claim !== claim) states.push({ pod, claim });
+  });
+  try {
+    await kubectl.ok(['delete', 'pvc', name, '-n', ns, '--wait=false']);
+    await kubectl.ok(['delete', 'pv', volume, '--wait=false']);
+    await new Promise((r) => setTimeout(r, 200));
+    // Held: the running pod names the claim, and the claim is bound to the volume.
+    expect((await kubectl.ok(['get', 'pvc', name, '-n', ns, '--no-headers'])).trim().split(/\s+/).slice(0, 3)).toEqual([name, 'Terminating', volume]);
+    expect((await kubectl.ok(['get', 'pv', volume, '--no-headers'])).trim().split(/\s+/)[4]).toBe('Terminating');
+    expect((c.store.get('persistentvolumes', undefined, volume) as Volume).status.phase).toBe('Bound');
+    const pod = c.store.get('pods', ns, `${sts.metadata.name}-0`)!;
+    await kubectl.ok(['delete', 'pod', pod.metadata.name!, '-n', ns, '--timeout=30s']);
+    await vi.waitFor(() => {
+      const made = c.store.get('pods', ns, `${sts.metadata.name}-0`);
+      expect(made?.metadata.uid).not.toBe(pod.metadata.uid);
+      expect(made?.metadata.uid).toBeDefined();
+    }, { timeout: 30_000, interval: 100 });
+    const claim = c.store.get('persistentvolumeclaims', ns, name) as Claim;
+    expect(claim.metadata.uid).not.toBe(old.metadata.uid);
+    expect(claim.metadata.deletionTimestamp).toBeUndefined();
+    expect(claim.status.phase).toBe('Bound');
+    expect(claim.spec.volumeName).not.toBe(volume);
+    expect(c.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
+    // The old claim went only after its pod, and the new pod came only after the old claim went (kube's StatefulSet
+    // controller makes no pod on a claim being deleted).
+    const made = c.store.get('pods', ns, `${sts.metadata.name}-0`)!;
+    expect(states.some((x) => x.pod === undefined && x.claim === old.metadata.uid)).toBe(true);
+    expect(states.some((x) => x.pod === pod.metadata.uid && x.claim !== old.metadata.uid)).toBe(false);
+    expect(states.some((x) => x.pod === made.metadata.uid && x.claim === old.metadata.uid)).toBe(false);
+  } finally {
+    off();
+  }
+});
+
+it("a namespace deleted takes its StatefulSet's claims, and their volumes are released and deleted", async () => {
+  const manifest = `apiVersion: v1
+kind: Namespace
+metadata: {name: scratch-db}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: scratch-db}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres:16}]}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 5Gi}}}
+`;
+  expect((await kubectl.apply(manifest)).code).toBe(0);
+  await kubectl.ok(['rollout', 'status', 'statefulset/db', '-n', 'scratch-db', '--timeout=60s']);
+  const volumes = (c.snapshot('persistentvolumeclaims') as Claim[]).filter((x) => x.metadata.namespace === 'scratch-db').map((x) => x.spec.volumeName);
+  expect(volumes).toHaveLength(2);
+  await kubectl.ok(['delete', 'namespace', 'scratch-db', '--timeout=30s']);
+  expect(c.store.get('namespaces', undefined, 'scratch-db')).toBeUndefined();
+  await vi.waitFor(() => {
+    for (const v of volumes) expect(c.store.get('persistentvolumes', undefined, v!)).toBeUndefined();
+  }, { timeout: 10_000, interval: 50 });
 });
