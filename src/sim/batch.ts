@@ -10,7 +10,7 @@ import { podIsReady } from './controller-status.js';
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import { scheduleNames } from './cron.js';
-import { crashBackoffMs, crashLooping, exitedWithError, stoppedPod, type Kubelets } from './kubelet.js';
+import { crashBackoffMs, crashLooping, exitedWithError, setReadiness, stoppedPod, type Kubelets } from './kubelet.js';
 import { kubeSuffix, type Rng } from './prng.js';
 import type { SimStore } from './store.js';
 import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
@@ -329,11 +329,6 @@ function restarted(pod: SimObject, now: number): SimObject {
     lastState: exitedWithError(first, running.startedAt, at),
   };
   Object.assign(first, { ...exited, restartCount: Number(first.restartCount ?? 0) + 1, ready: true, started: true, state: { running: { startedAt: at } } });
-  for (const c of recs(rec(next.status).conditions)) {
-    if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'True') {
-      Object.assign(c, { status: 'True', lastTransitionTime: at });
-      delete c.reason;
-    }
-  }
+  setReadiness(rec(next.status), true, at);
   return next;
 }

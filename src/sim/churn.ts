@@ -9,7 +9,7 @@ import { Batch } from './batch.js';
 import { Heartbeats } from './heartbeats.js';
 import { matchLabels, parseLabelSelector, type LabelSelector } from './label-selector.js';
 import { selectorString } from './scale.js';
-import { crashLooping, exitedWithError, finishPod, Kubelets } from './kubelet.js';
+import { crashLooping, exitedWithError, finishPod, Kubelets, setReadiness } from './kubelet.js';
 import { containerId, hexFor, kubeSuffix, Rng, rngFor, templateHash } from './prng.js';
 import { boundClaim, claimName, claimTemplates, newClaim, volumeFor } from './gen-storage.js';
 import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
@@ -880,12 +880,8 @@ export class Churn {
     const ready = statuses.every((s) => s.ready === true);
     for (const c of recs(status.conditions)) {
       if (c.type === 'PodReadyToStartContainers' && c.status !== 'True') Object.assign(c, { status: 'True', lastTransitionTime: at });
-      if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== (ready ? 'True' : 'False')) {
-        Object.assign(c, { status: ready ? 'True' : 'False', lastTransitionTime: at });
-        if (ready) delete c.reason;
-        else c.reason = 'ContainersNotReady';
-      }
     }
+    setReadiness(status, ready, at);
     next.status = status;
     const updated = this.store.update('pods', next, { subresource: 'status' });
     this.changed(updated);

@@ -7,6 +7,21 @@ import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
 import { rec, recs, type Rec, type SimObject } from './types.js';
 
+/**
+ * Sets a pod's Ready and ContainersReady conditions as the kubelet's status manager does: True, or False for `reason`;
+ * their transition time moves only when their status does.
+ */
+export function setReadiness(status: Rec, ready: boolean, at: string, reason = 'ContainersNotReady'): void {
+  const want = ready ? 'True' : 'False';
+  for (const c of recs(status.conditions)) {
+    if ((c.type !== 'Ready' && c.type !== 'ContainersReady') || (c.status === want && (ready || c.reason === reason))) continue;
+    if (c.status !== want) c.lastTransitionTime = at;
+    c.status = want;
+    if (ready) delete c.reason;
+    else c.reason = reason;
+  }
+}
+
 /** Writes a marked pod's last status (its running containers terminated, not ready) and removes it. */
 export function finishPod(store: SimStore, pod: SimObject, now: number): void {
   store.update('pods', stoppedPod(pod, now), { subresource: 'status' });
@@ -23,9 +38,7 @@ export function stoppedPod(pod: SimObject, now: number, exit: { exitCode: number
     if (!running.startedAt) continue;
     Object.assign(s, { ready: false, started: false, state: { terminated: { ...exit, startedAt: running.startedAt, finishedAt: at, ...(s.containerID ? { containerID: s.containerID } : {}) } } });
   }
-  for (const c of recs(status.conditions)) {
-    if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'PodCompleted', lastTransitionTime: at });
-  }
+  setReadiness(status, false, at, 'PodCompleted');
   next.status = status;
   return next;
 }
@@ -110,8 +123,6 @@ export function crashLooping(pod: SimObject, now: number): SimObject {
     lastState: exitedWithError(first, was, at),
     state: { waiting: { reason: 'CrashLoopBackOff', message } },
   });
-  for (const c of recs(rec(next.status).conditions)) {
-    if ((c.type === 'Ready' || c.type === 'ContainersReady') && c.status !== 'False') Object.assign(c, { status: 'False', reason: 'ContainersNotReady', lastTransitionTime: at });
-  }
+  setReadiness(rec(next.status), false, at);
   return next;
 }
