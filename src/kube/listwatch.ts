@@ -60,6 +60,8 @@ export interface ListWatchOptions {
   listGate?: ListGate;
   /** Start by watching from this resourceVersion instead of listing (resume after restart). */
   resumeResourceVersion?: string;
+  /** Sent with every list and watch: only the objects it selects are listed and watched. */
+  fieldSelector?: string;
   handler: ListWatchHandler;
   logger: Logger;
   backoff?: BackoffOptions;
@@ -153,7 +155,7 @@ async function memberRewound(o: ListWatchOptions, rv: string, signal: AbortSigna
   if (compareMemberRv(rv, '0') === 'unordered') return undefined;
   let value: KubeList<unknown>;
   try {
-    ({ value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1 }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES }));
+    ({ value } = await o.client.jsonSized<KubeList<unknown>>(o.path, { query: { limit: 1, fieldSelector: o.fieldSelector }, signal, maxBytes: o.maxPageBytes ?? MAX_RESPONSE_BYTES }));
   } catch (e: unknown) {
     // A server that ignores limit (some aggregated APIs) and answers more than a page: it cannot tell; watch as before.
     if (e instanceof KubeApiError && e.reason === 'ResponseTooLarge' && !signal.aborted) return undefined;
@@ -175,7 +177,7 @@ async function list(o: ListWatchOptions, reason: ListReason, signal: AbortSignal
 
 async function listPages(o: ListWatchOptions, reason: ListReason, signal: AbortSignal): Promise<string | undefined> {
   await o.handler.listStart(reason);
-  for await (const { page, bytes } of pagesOf<KubeObject>(o.client, o.path, { pageSize: o.pageSize, maxPageBytes: o.maxPageBytes, logger: o.logger, signal })) {
+  for await (const { page, bytes } of pagesOf<KubeObject>(o.client, o.path, { pageSize: o.pageSize, maxPageBytes: o.maxPageBytes, fieldSelector: o.fieldSelector, logger: o.logger, signal })) {
     await o.handler.listPage(page.items ?? [], bytes);
     if (!page.metadata?.continue) {
       const rv = page.metadata?.resourceVersion;
@@ -194,6 +196,7 @@ export interface PagesOptions {
   maxPageBytes?: number;
   /** Accept header (e.g. metadata only); JSON by default. */
   accept?: string;
+  fieldSelector?: string;
   logger?: Logger;
   signal: AbortSignal;
 }
@@ -213,7 +216,7 @@ export async function* pagesOf<T>(client: KubeClient, path: string, o: PagesOpti
     o.signal.throwIfAborted();
     let got: { value: KubeList<T>; bytes: number };
     try {
-      got = await client.jsonSized<KubeList<T>>(path, { query: { limit: limit > 0 ? limit : undefined, continue: cont }, accept: o.accept, signal: o.signal, maxBytes });
+      got = await client.jsonSized<KubeList<T>>(path, { query: { limit: limit > 0 ? limit : undefined, continue: cont, fieldSelector: o.fieldSelector }, accept: o.accept, signal: o.signal, maxBytes });
     } catch (e: unknown) {
       if (!(e instanceof KubeApiError) || e.reason !== 'ResponseTooLarge' || o.signal.aborted) throw e;
       if (limit === 1) {
@@ -247,7 +250,7 @@ async function watchOnce(
     announced = true;
     o.handler.watching();
   };
-  const events = o.client.watch(o.path, { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds }, signal,
+  const events = o.client.watch(o.path, { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds, fieldSelector: o.fieldSelector }, signal,
     // The server sends bookmarks about every minute; a silent stream longer than the timeout plus slack is dead.
     (timeoutSeconds + 90) * 1000, announce);
   for await (const ev of events) {

@@ -45,6 +45,11 @@ export interface PediaClusterSpec {
   syncResources?: ClusterGroupResources[];
   syncAllCustomResources?: boolean;
   syncResourcesRefName?: string;
+  /**
+   * Namespaces whose objects are not synced (ours; Clusterpedia has no such field): lists and watches of namespaced
+   * resources ask the member for the others only, with a `metadata.namespace!=` field selector.
+   */
+  excludeNamespaces?: string[];
   shardingName?: string;
 }
 
@@ -73,6 +78,8 @@ export interface ClusterResourceSyncCondition {
   lastErrorTime?: string;
   /** Member RV up to which every event is committed (where a restarted synchro resumes watching). */
   resourceVersion?: string;
+  /** The field selector its lists and watches are sent with (spec.excludeNamespaces): it is synced under it. */
+  fieldSelector?: string;
 }
 
 export interface ClusterResourceStatus {

@@ -213,7 +213,8 @@ export class ClusterManager implements Runnable {
     const log = this.d.logger.child({ cluster: desired.name });
     // A file is not checked against the CRD's schema as the host cluster checks a PediaCluster: check its shape here.
     const problem = syncResourcesProblem(desired.spec.syncResources, 'spec.syncResources')
-      ?? syncResourcesProblem(desired.refResources ?? undefined, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.syncResources`);
+      ?? syncResourcesProblem(desired.refResources ?? undefined, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.syncResources`)
+      ?? excludeNamespacesProblem(desired.spec.excludeNamespaces);
     if (problem) return this.invalidate(entry, 'InvalidSyncResources', problem, log);
     let connection;
     try {
@@ -232,7 +233,7 @@ export class ClusterManager implements Runnable {
     entry.relist = false;
     const rewinds = this.rewinds;
     if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint && !relist) {
-      entry.synchro.setResources(resources, all);
+      entry.synchro.setResources(resources, all, desired.spec.excludeNamespaces);
       this.dirty(desired.name);
       return;
     }
@@ -265,7 +266,7 @@ export class ClusterManager implements Runnable {
       changed: () => this.dirty(desired.name),
       freshened: () => this.status.markStale(desired.name),
     });
-    synchro.setResources(resources, all);
+    synchro.setResources(resources, all, desired.spec.excludeNamespaces);
     entry.synchro = synchro;
     entry.synchroRewinds = rewinds;
     // Not once the manager is stopping (a rewind found on the way out relists every cluster): started under a signal
@@ -416,6 +417,19 @@ export function syncResourcesProblem(list: unknown, where: string): string | und
   return undefined;
 }
 
+/** What is wrong with spec.excludeNamespaces (as the CRD's schema would say), or undefined. */
+export function excludeNamespacesProblem(list: unknown): string | undefined {
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) return 'spec.excludeNamespaces: must be a list of namespace names';
+  for (const [i, ns] of (list as unknown[]).entries()) {
+    if (typeof ns !== 'string' || !NAMESPACE_NAME.test(ns)) return `spec.excludeNamespaces[${i}]: ${JSON.stringify(ns)} is not a namespace name (a DNS-1123 label: lower-case letters, digits and '-', at most 63)`;
+  }
+  return undefined;
+}
+
+/** A namespace's name: a DNS-1123 label. */
+const NAMESPACE_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /**
  * "group/version/resource" → what a resource synchro carries over from a status' syncResources: the committed RV it
  * resumes from, and its last error (kept after a recovery, so across a restart too).
@@ -427,6 +441,7 @@ export function resumePoints(groups: readonly ClusterGroupResourcesStatus[]): Ma
       for (const c of r.syncConditions ?? []) {
         const p: ResumePoint = {
           ...(typeof c.resourceVersion === 'string' && c.resourceVersion ? { resourceVersion: c.resourceVersion } : {}),
+          ...(typeof c.fieldSelector === 'string' && c.fieldSelector ? { fieldSelector: c.fieldSelector } : {}),
           ...(typeof c.lastError === 'string' && c.lastError ? { lastError: c.lastError, ...(typeof c.lastErrorTime === 'string' ? { lastErrorTime: c.lastErrorTime } : {}) } : {}),
         };
         if (p.resourceVersion !== undefined || p.lastError !== undefined) out.set(`${g.group}/${c.version}/${r.name}`, p);
@@ -447,6 +462,7 @@ export function specSummary(d: DesiredCluster): Record<string, unknown> {
     syncResources: s.syncResources ?? [],
     ...(s.syncAllCustomResources ? { syncAllCustomResources: true } : {}),
     ...(s.syncResourcesRefName ? { syncResourcesRefName: s.syncResourcesRefName } : {}),
+    ...(Array.isArray(s.excludeNamespaces) && s.excludeNamespaces.length > 0 ? { excludeNamespaces: s.excludeNamespaces } : {}),
     ...(d.creationTimestamp ? { creationTimestamp: d.creationTimestamp } : {}),
     // Not a spec field: the read API moves it to metadata.labels (pediaclusters.ts).
     ...(d.labels && Object.keys(d.labels).length > 0 ? { labels: d.labels } : {}),

@@ -64,7 +64,7 @@ export class ClusterSynchro {
   private frozen: ClusterSynchroSnapshot | undefined;
   /** The protocol as of the last health probe: a change is news for the status. */
   private shownProtocol: 'h2' | 'http/1.1' | undefined;
-  private requests: { resources: ClusterGroupResources[]; all: boolean } = { resources: [], all: false };
+  private requests: { resources: ClusterGroupResources[]; all: boolean; excludeNamespaces: readonly string[] } = { resources: [], all: false, excludeNamespaces: [] };
   /** Negotiated resources in negotiation order, by "group/version/resource". */
   private readonly resources = new Map<string, Running>();
   /** By "group/version/resource": shown as Stop until their rows are gone. */
@@ -93,9 +93,12 @@ export class ClusterSynchro {
     return this.d.connection.fingerprint;
   }
 
-  /** Sets what to sync; re-negotiates on the next monitor tick (at once when running). */
-  setResources(resources: ClusterGroupResources[], syncAllCustomResources: boolean): void {
-    const next = { resources, all: syncAllCustomResources };
+  /**
+   * Sets what to sync, and the namespaces whose objects are not synced; re-negotiates on the next monitor tick (at once
+   * when running).
+   */
+  setResources(resources: ClusterGroupResources[], syncAllCustomResources: boolean, excludeNamespaces: readonly string[] = []): void {
+    const next = { resources, all: syncAllCustomResources, excludeNamespaces: [...new Set(excludeNamespaces)].sort() };
     if (JSON.stringify(next) === JSON.stringify(this.requests)) return;
     this.requests = next;
     this.renegotiate = true;
@@ -139,6 +142,7 @@ export class ClusterSynchro {
         count: st.count,
         ...(st.lastEventTime ? { lastEventTime: st.lastEventTime } : {}),
         ...(st.resourceVersion ? { resourceVersion: st.resourceVersion } : {}),
+        ...(synchro.synced.fieldSelector ? { fieldSelector: synchro.synced.fieldSelector } : {}),
         ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
       add(t, synchro, cond);
@@ -264,6 +268,8 @@ export class ClusterSynchro {
   /** Negotiates and reconciles the set of resource synchros; removed resources lose their rows. */
   private async apply(d: Discovery, signal: AbortSignal): Promise<void> {
     const result = negotiate(this.requests.resources, this.requests.all, d);
+    const fieldSelector = namespacesExcluded(this.requests.excludeNamespaces);
+    if (fieldSelector) for (const r of result.resources) if (r.namespaced) r.fieldSelector = fieldSelector;
     if (result.unmatched.length > 0) this.log.debug({ unmatched: result.unmatched }, 'requested resources not served by the member');
     const wanted = new Map<string, SyncedResource>(result.resources.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
     // A resource whose group version discovery could not read this time (a 503 of an aggregated API, a 429) is
@@ -282,9 +288,9 @@ export class ClusterSynchro {
     this.resources.clear();
     for (const [id, r] of wanted) {
       const existing = kept.get(id);
-      if (existing && String(existing.synchro.involvedKinds) !== String(r.involvedKinds)) {
-        // Events of another set of involved kinds (or all of them): a new synchro lists again; the rows stay, and
-        // the list's sweep drops those of kinds no longer wanted.
+      if (existing && (String(existing.synchro.involvedKinds) !== String(r.involvedKinds) || existing.synchro.synced.fieldSelector !== r.fieldSelector)) {
+        // Events of another set of involved kinds (or all of them), other namespaces excluded: a new synchro lists
+        // again; the rows stay, and the list's sweep drops those no longer wanted.
         await this.stopLoop(existing);
         await this.d.queue.purge((o) => o === existing.synchro);
         this.resources.set(id, { synchro: this.newResourceSynchro(r, { listFirst: true }) });
@@ -436,4 +442,9 @@ export class ClusterSynchro {
       signal.removeEventListener('abort', onAbort);
     });
   }
+}
+
+/** The field selector that leaves out the objects of `namespaces` (kube ANDs its terms), or undefined for none. */
+export function namespacesExcluded(namespaces: readonly string[]): string | undefined {
+  return namespaces.length > 0 ? namespaces.map((ns) => `metadata.namespace!=${ns}`).join(',') : undefined;
 }

@@ -24,6 +24,11 @@ export interface SyncedResource extends ResourceType {
    * resource lists at every start instead of resuming, so a kind added while the synchro was down is not missed.
    */
   involvedKinds?: readonly string[];
+  /**
+   * Sent with its lists and watches (spec.excludeNamespaces): only the objects it selects are synced. Recorded with
+   * the resume point, so a start under another one lists instead of resuming.
+   */
+  fieldSelector?: string;
 }
 
 export type SyncStatus = 'Pending' | 'Syncing' | 'Stop' | 'Error' | 'Unknown';
@@ -49,6 +54,8 @@ export interface ResourceSyncState {
 export interface ResumePoint {
   /** The committed member RV to resume watching from. */
   resourceVersion?: string;
+  /** The field selector it was reached under: a resource synced under another one lists instead. */
+  fieldSelector?: string;
   lastError?: string;
   lastErrorTime?: string;
 }
@@ -191,6 +198,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.watchTimeoutSeconds,
       resumeResourceVersion: this.resumeRv,
+      fieldSelector: this.d.resource.fieldSelector,
       handler: this,
       logger: this.d.logger,
       clock: this.clock,
@@ -218,7 +226,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         // Resume point: the committed RV the last status recorded, else a list. Not the highest RV among the stored
         // rows: a list cut short (a restart during the initial sync) stored only its first pages, in key order, and
         // a watch from the newest of them would never bring the objects of the pages not read.
-        this.resumeRv = this.involvedKinds || this.d.listFirst ? undefined : this.d.resume?.resourceVersion;
+        const sameSelector = this.d.resume?.fieldSelector === this.d.resource.fieldSelector;
+        this.resumeRv = this.involvedKinds || this.d.listFirst || !sameSelector ? undefined : this.d.resume?.resourceVersion;
         this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;

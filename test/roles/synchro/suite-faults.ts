@@ -40,7 +40,10 @@ export function faultsSuite(backend: Backend): void {
       const badResources = pediaClusterFor(c!, SYNC);
       (badResources.metadata as { name: string }).name = 'bad-resources';
       (badResources.spec as { syncResources: unknown[] }).syncResources = [{ group: '', resources: ['pods'], eventsInvolvedResources: 'pods' }];
-      h.writeClusters([wrongToken, noEndpoint, badResources]);
+      const badNamespaces = pediaClusterFor(c!, SYNC);
+      (badNamespaces.metadata as { name: string }).name = 'bad-namespaces';
+      (badNamespaces.spec as { excludeNamespaces: unknown }).excludeNamespaces = ['kube-system', 'Kube System'];
+      h.writeClusters([wrongToken, noEndpoint, badResources, badNamespaces]);
       await h.startSynchro();
       await waitFor(async () => (await h!.condition('wrong-token', 'ClusterHealthy'))?.status === 'False', 10_000);
       expect(await h.condition('wrong-token', 'ClusterHealthy')).toMatchObject({ reason: 'NotReachable', message: expect.stringContaining('401') });
@@ -51,6 +54,9 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.condition('bad-resources', 'Validated'))?.status === 'False', 10_000);
       expect(await h.condition('bad-resources', 'Validated')).toMatchObject({ reason: 'InvalidSyncResources', message: 'spec.syncResources[0].eventsInvolvedResources: must be a list of strings' });
       expect((await h.storage.counts()).filter((x) => x.cluster === 'bad-resources')).toEqual([]);
+      await waitFor(async () => (await h!.condition('bad-namespaces', 'Validated'))?.status === 'False', 10_000);
+      expect(await h.condition('bad-namespaces', 'Validated')).toMatchObject({ reason: 'InvalidSyncResources', message: expect.stringContaining('spec.excludeNamespaces[1]: "Kube System" is not a namespace name') });
+      expect((await h.storage.counts()).filter((x) => x.cluster === 'bad-namespaces')).toEqual([]);
       const all = JSON.stringify([...(await h.storage.clusterStatuses()).values()]);
       expect(all).not.toContain('not-the-token-xyz');
       expect(all).not.toContain('t0k3n-abc');

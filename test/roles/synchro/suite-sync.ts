@@ -526,6 +526,62 @@ export function syncSuite(backend: Backend): void {
       expect(h.lists(c!, '/api/v1/events', since)).toBeGreaterThan(0);
     });
 
+    it('excludeNamespaces: the member is asked for the other namespaces only; a change lists namespaces in and out, and a restart under another one lists', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      const PODS_GVR = { group: '', version: 'v1', resource: 'pods' };
+      const member = (without: string[]): string[] => c!.snapshot('pods').filter((p) => !without.includes(p.metadata.namespace ?? '')).map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      const stored = async (): Promise<string[]> => [...(await h!.stored(c!.name, PODS_GVR)).keys()].sort();
+      const converge = (without: string[], what: string): Promise<void> =>
+        waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(member(without)), 15_000, () => `${what}: stored pods differ from the member's outside ${without.join(',') || 'nothing'}`);
+      expect(member([]).length).toBeGreaterThan(member(['kube-system']).length);
+      const cluster = (exclude?: string[]): Record<string, unknown> => {
+        const o = pediaClusterFor(c!, [{ group: '', resources: ['pods', 'namespaces'] }]);
+        if (exclude) (o.spec as { excludeNamespaces?: string[] }).excludeNamespaces = exclude;
+        return o;
+      };
+      const since = Date.now();
+      h.writeClusters([cluster(['kube-system'])]);
+      await h.startSynchro();
+      await converge(['kube-system'], 'initial');
+      // Asked of the member, not filtered here: every list and watch of pods carries the selector.
+      await waitFor(() => h!.watches(c!, PODS, since).length > 0, 15_000, () => 'no watch of pods');
+      const podRequests = c!.requestLog.entries((r) => r.path === PODS && r.startedAt >= since);
+      expect(podRequests.map((r) => r.params.fieldSelector)).toEqual(podRequests.map(() => 'metadata.namespace!=kube-system'));
+      // A cluster-scoped kind is not filtered: the Namespace object itself is kept.
+      expect([...(await h.stored(c!.name, { group: '', version: 'v1', resource: 'namespaces' })).keys()]).toContain('kube-system');
+      // Live: a pod made in the excluded namespace stays out, one elsewhere comes in.
+      for (const ns of ['kube-system', 'default']) c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-live', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      await converge(['kube-system'], 'live');
+      expect(await stored()).toContain('default/x-live');
+      const status = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { fieldSelector?: string }[] }[] }[];
+      const core = status.find((g) => g.group === '')!.resources;
+      expect(core.find((r) => r.name === 'pods')!.syncConditions[0]!.fieldSelector).toBe('metadata.namespace!=kube-system');
+      expect(core.find((r) => r.name === 'namespaces')!.syncConditions[0]!.fieldSelector).toBeUndefined();
+
+      // Taken out of the list: its pods are listed in; put back: they go.
+      h.writeClusters([cluster([])]);
+      await converge([], 'exclusion removed');
+      h.writeClusters([cluster(['kube-system', 'default'])]);
+      await converge(['kube-system', 'default'], 'two excluded');
+
+      // As if the process died right after the spec changed: the resume point was reached under the old selector, so
+      // the next start under another one lists instead of watching from it (a watch would never bring the pods of a
+      // namespace no longer excluded).
+      await h.stopSynchro();
+      h.writeClusters([cluster(['default'])]);
+      const restarted = Date.now();
+      await h.startSynchro();
+      await converge(['default'], 'restart under another selector');
+      expect(h.lists(c!, PODS, restarted)).toBeGreaterThan(0);
+      // And a restart under the same one resumes.
+      await h.stopSynchro();
+      const resumed = Date.now();
+      await h.startSynchro();
+      await waitFor(() => h!.watches(c!, PODS, resumed).length > 0, 15_000, () => 'no watch of pods after the restart');
+      expect(h.lists(c!, PODS, resumed)).toBe(0);
+    });
+
     it('events.k8s.io/v1 Events are stored in that version\'s form, and follow the member\'s core/v1 writes', async () => {
       h = await Harness.start(backend, { clusters: 1 });
       const [c] = h.clusters;
