@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PediaClusterStatus } from '../../src/kube/pediacluster.js';
 import { sleep } from '../../src/lib/lifecycle.js';
-import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
+import { stringify } from 'yaml';
+import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
 import { rngFor } from '../../src/sim/prng.js';
 import { ensureBundle } from '../../test/support/bundle.js';
 import { freePort } from '../../test/support/postgres-server.js';
@@ -105,11 +106,16 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     const f = fleet;
     cleanups.push(() => f.stop());
     const clustersFile = join(outDir, 'clusters.yaml');
-    writeFileSync(clustersFile, pediaClustersYaml(f.clusters));
+    writeFileSync(clustersFile, f.clusters.map((c) => {
+      const pc = pediaClusterFor(c);
+      if (o.excludeNamespaces.length > 0) (pc.spec as { excludeNamespaces?: string[] }).excludeNamespaces = o.excludeNamespaces;
+      return stringify(pc);
+    }).join('---\n'));
+    const excluded = new Set(o.excludeNamespaces);
     const views = o.watchers.map((ref) => watchedView(ref, types));
     // Churn relabels a pod now and then, so that label-selected watchers see objects leave and enter their selector.
     for (const c of f.clusters) c.churn.relabelShare = RELABEL_SHARE;
-    const initialMembers = await memberState(f.clusters, types, views);
+    const initialMembers = await memberState(f.clusters, types, views, excluded);
     const objectsInitial = countObjects(initialMembers, types);
     const revisionsAtStart = f.clusters.reduce((n, c) => n + c.revision, 0);
     say(`fleet: ${o.clusters} members, ${objectsInitial} objects in ${types.length} types; storage ${storage.url}; logs in ${outDir}`);
@@ -185,7 +191,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     const endOfChaos = Date.now();
     event({ phase: 'faults-lifted', faultsApplied: injected.length });
     say(`churn stopped, all faults lifted (${injected.length} applied); waiting for convergence`);
-    const members = new StillMembers(f.clusters, types, views);
+    const members = new StillMembers(f.clusters, types, views, excluded);
     const final = await waitConverged({ bases, types, watchers, members: () => members.get(), deadlineMs: o.convergeTimeoutMs, signal: deps.signal, say, directUrl: storage.url });
     const lastMove = Math.max(endOfChaos, tracker.lastChangeAt, ...processes.map((p) => Math.max(p.servingSince, p.leaderSince)), ...watchers.map((w) => w.lastChangeAt));
     const convergeMs = final.convergedAt === undefined ? undefined : lastMove - endOfChaos;
@@ -305,12 +311,12 @@ function flagsTakenBy(bundle: string, role: 'synchro' | 'apiserver', flags: read
 class StillMembers {
   private state: FleetState | undefined;
   private at = '';
-  constructor(private readonly clusters: readonly SimCluster[], private readonly types: readonly SyncedType[], private readonly views: readonly WatchedView[]) {}
+  constructor(private readonly clusters: readonly SimCluster[], private readonly types: readonly SyncedType[], private readonly views: readonly WatchedView[], private readonly excluded: ReadonlySet<string>) {}
   async get(): Promise<FleetState> {
     for (let i = 0; i < 5; i++) {
       const before = memberRevisions(this.clusters);
       if (this.state && before === this.at) return this.state;
-      const state = await memberState(this.clusters, this.types, this.views);
+      const state = await memberState(this.clusters, this.types, this.views, this.excluded);
       if (memberRevisions(this.clusters) === before) {
         this.state = state;
         this.at = before;

@@ -29,6 +29,8 @@ export interface ChaosOptions {
   convergeTimeoutMs: number;
   /** Extra flags for `clusterpedia binding`. */
   bindingFlags: string[];
+  /** Every PediaCluster's spec.excludeNamespaces: their objects must never be stored. */
+  excludeNamespaces: string[];
   /** Where the logs of the run go; a fresh temporary directory when absent. */
   outDir?: string;
   /** Print progress lines to stderr. */
@@ -63,6 +65,7 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
     only: [],
     convergeTimeoutMs: 120_000,
     bindingFlags: DEFAULT_BINDING_FLAGS,
+    excludeNamespaces: [],
     verbose: false,
     asyncCommit: false,
     ...over,
@@ -73,12 +76,13 @@ export function chaosOptions(preset: Preset, backend: Backend, over: Partial<Cha
 export const USAGE = `usage: npm run chaos -- [--preset short|full] [--backend sqlite|postgres|both] [--seed N]
                       [--clusters N] [--pods N] [--duration 12m] [--faults N] [--churn EVENTS_PER_S_PER_CLUSTER]
                       [--watchers pods,pods,replicasets.apps] [--only KIND,KIND] [--converge-timeout 120s] [--out DIR]
-                      [--topology binding|split] [--async-commit] [--no-record] [--quiet]
+                      [--topology binding|split] [--async-commit] [--exclude-namespaces NS,NS] [--no-record] [--quiet]
 Every flag also reads an environment variable CHAOS_<FLAG> (CHAOS_SEED, CHAOS_BACKEND, ...).
 Fault kinds (--only restricts the schedule to some): ${FAULT_KINDS.join(', ')}.
 --topology split: two synchros (one holds the lease) and two apiservers over one PostgreSQL instead of one binding;
   kills pick any of them, watch clients send each request to either apiserver.
 --async-commit: PostgreSQL runs with synchronous_commit=off, so its immediate stops lose commits it had reported.
+--exclude-namespaces: every member's PediaCluster excludes them; the members' objects there must never be stored.
 Defaults: --preset full --backend both --seed 1. Appends each run to RELIABILITY.md unless --no-record.`;
 
 export interface CliRequest {
@@ -104,7 +108,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   }
   const get = (k: string): string | undefined => flags.get(k) ?? env[`CHAOS_${k.toUpperCase().replace(/-/g, '_')}`];
   if (get('help')) throw new Error(USAGE);
-  const known = new Set(['preset', 'backend', 'seed', 'clusters', 'pods', 'duration', 'faults', 'churn', 'watchers', 'converge-timeout', 'out', 'only', 'topology', ...bools]);
+  const known = new Set(['preset', 'backend', 'seed', 'clusters', 'pods', 'duration', 'faults', 'churn', 'watchers', 'converge-timeout', 'out', 'only', 'topology', 'exclude-namespaces', ...bools]);
   for (const k of flags.keys()) if (!known.has(k)) throw new Error(`unknown flag --${k}\n${USAGE}`);
   const preset = (get('preset') ?? 'full') as Preset;
   if (!(preset in PRESETS)) throw new Error(`--preset must be short or full, not ${preset}`);
@@ -135,6 +139,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): CliRequest {
   set('convergeTimeoutMs', ms('converge-timeout'));
   set('watchers', get('watchers')?.split(',').filter(Boolean));
   set('outDir', get('out'));
+  set('excludeNamespaces', get('exclude-namespaces')?.split(',').filter(Boolean));
   const only = get('only')?.split(',').filter(Boolean);
   for (const k of only ?? []) if (!FAULT_KINDS.includes(k as FaultKind)) throw new Error(`--only: unknown fault kind ${k} (kinds: ${FAULT_KINDS.join(', ')})`);
   set('only', only as FaultKind[] | undefined);

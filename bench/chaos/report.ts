@@ -59,7 +59,7 @@ function rows(r: ChaosResult): [string, string][] {
     ...(o.topology === 'split' ? [['topology', `split: ${r.processes.map((p) => p.name).join(', ')} (the synchros elect a leader)`] as [string, string]] : []),
     ['backend', o.asyncCommit ? `${o.backend} (synchronous_commit=off: immediate stops lose reported commits)` : o.backend],
     ['seed', String(o.seed)],
-    ['members', `${o.clusters} × ${n(o.pods)} pods: ${n(r.objectsInitial)} objects at start, ${n(r.objectsFinal)} at the end`],
+    ['members', `${o.clusters} × ${n(o.pods)} pods: ${n(r.objectsInitial)} objects at start, ${n(r.objectsFinal)} at the end${o.excludeNamespaces.length > 0 ? `; not counted, and never to be stored: namespaces ${o.excludeNamespaces.join(', ')} (excluded)` : ''}`],
     ['chaos phase', `${s(o.durationMs)}, churn ${o.churnPerCluster} events/s per member (${n(r.memberChanges)} member changes); whole run ${s(r.totalMs)}`],
     ['faults injected', faults(r)],
     ['clusterpedia flags', r.bindingFlags.join(' ')],

@@ -69,10 +69,11 @@ export type FleetState = Map<string, KeyMap>;
 export const objectKey = (cluster: string, namespace: string | undefined, name: string): string => `${cluster}/${namespace ?? ''}/${name}`;
 
 /**
- * Every member object of every synced type (what a complete sync must end with). Costs ~1 s per 6,000 objects of
- * the driver's time, so it yields between (member, type) pairs: the members, served from this process, keep answering.
+ * Every member object of every synced type (what a complete sync must end with), but those in `excluded` namespaces.
+ * Costs ~1 s per 6,000 objects of the driver's time, so it yields between (member, type) pairs: the members, served
+ * from this process, keep answering.
  */
-export async function memberState(clusters: readonly SimCluster[], types: readonly SyncedType[], views: readonly WatchedView[] = []): Promise<FleetState> {
+export async function memberState(clusters: readonly SimCluster[], types: readonly SyncedType[], views: readonly WatchedView[] = [], excluded: ReadonlySet<string> = new Set()): Promise<FleetState> {
   const state: FleetState = new Map();
   const selective = views.filter((v) => v.ref !== v.type.ref);
   for (const t of types) {
@@ -80,6 +81,7 @@ export async function memberState(clusters: readonly SimCluster[], types: readon
     const picked = selective.filter((v) => v.type === t).map((v) => ({ v, m: new Map<string, string>() }));
     for (const c of clusters) {
       for (const o of c.store.list(t.ref)) {
+        if (o.metadata.namespace && excluded.has(o.metadata.namespace)) continue;
         const key = objectKey(c.name, o.metadata.namespace, o.metadata.name ?? '');
         const rv = o.metadata.resourceVersion ?? '';
         m.set(key, rv);
