@@ -144,5 +144,6 @@ export interface ClusterSyncResources {
   apiVersion?: string;
   kind?: string;
   metadata: { name: string; resourceVersion?: string; [key: string]: unknown };
-  spec: { syncResources?: ClusterGroupResources[] };
+  /** excludeNamespaces: ours, as on a PediaCluster; added to the excludeNamespaces of each cluster that refers to it. */
+  spec: { syncResources?: ClusterGroupResources[]; excludeNamespaces?: string[] };
 }

@@ -25,6 +25,8 @@ export interface DesiredCluster {
   spec: PediaClusterSpec;
   /** Entries of the referenced ClusterSyncResources; null when spec.syncResourcesRefName names a missing one. */
   refResources?: ClusterGroupResources[] | null;
+  /** The referenced ClusterSyncResources' excludeNamespaces, added to the cluster's own. */
+  refExcludeNamespaces?: string[];
   /** Secret reader for authenticationFrom (host mode only). */
   secrets?: SecretReader;
   /** Where the cluster came from. */
@@ -214,7 +216,8 @@ export class ClusterManager implements Runnable {
     // A file is not checked against the CRD's schema as the host cluster checks a PediaCluster: check its shape here.
     const problem = syncResourcesProblem(desired.spec.syncResources, 'spec.syncResources')
       ?? syncResourcesProblem(desired.refResources ?? undefined, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.syncResources`)
-      ?? excludeNamespacesProblem(desired.spec.excludeNamespaces);
+      ?? excludeNamespacesProblem(desired.spec.excludeNamespaces, 'spec.excludeNamespaces')
+      ?? excludeNamespacesProblem(desired.refExcludeNamespaces, `clustersyncresources ${desired.spec.syncResourcesRefName ?? ''}: spec.excludeNamespaces`);
     if (problem) return this.invalidate(entry, 'InvalidSyncResources', problem, log);
     let connection;
     try {
@@ -228,12 +231,13 @@ export class ClusterManager implements Runnable {
     entry.apiserver = connection.apiserver;
     entry.validated = desired.refResources === null ? { ok: true, warning: MESSAGES.syncResourceRefNotFound } : { ok: true };
     const resources = [...(desired.spec.syncResources ?? []), ...(desired.refResources ?? [])];
+    const excluded = [...(desired.spec.excludeNamespaces ?? []), ...(desired.refExcludeNamespaces ?? [])];
     const all = desired.spec.syncAllCustomResources ?? false;
     const relist = entry.relist === true;
     entry.relist = false;
     const rewinds = this.rewinds;
     if (entry.synchro && entry.synchro.fingerprint === connection.fingerprint && !relist) {
-      entry.synchro.setResources(resources, all, desired.spec.excludeNamespaces);
+      entry.synchro.setResources(resources, all, excluded);
       this.dirty(desired.name);
       return;
     }
@@ -266,7 +270,7 @@ export class ClusterManager implements Runnable {
       changed: () => this.dirty(desired.name),
       freshened: () => this.status.markStale(desired.name),
     });
-    synchro.setResources(resources, all, desired.spec.excludeNamespaces);
+    synchro.setResources(resources, all, excluded);
     entry.synchro = synchro;
     entry.synchroRewinds = rewinds;
     // Not once the manager is stopping (a rewind found on the way out relists every cluster): started under a signal
@@ -417,12 +421,12 @@ export function syncResourcesProblem(list: unknown, where: string): string | und
   return undefined;
 }
 
-/** What is wrong with spec.excludeNamespaces (as the CRD's schema would say), or undefined. */
-export function excludeNamespacesProblem(list: unknown): string | undefined {
+/** What is wrong with an excludeNamespaces list at `where` (as the CRD's schema would say), or undefined. */
+export function excludeNamespacesProblem(list: unknown, where: string): string | undefined {
   if (list === undefined || list === null) return undefined;
-  if (!Array.isArray(list)) return 'spec.excludeNamespaces: must be a list of namespace names';
+  if (!Array.isArray(list)) return `${where}: must be a list of namespace names`;
   for (const [i, ns] of (list as unknown[]).entries()) {
-    if (typeof ns !== 'string' || !NAMESPACE_NAME.test(ns)) return `spec.excludeNamespaces[${i}]: ${JSON.stringify(ns)} is not a namespace name (a DNS-1123 label: lower-case letters, digits and '-', at most 63)`;
+    if (typeof ns !== 'string' || !NAMESPACE_NAME.test(ns)) return `${where}[${i}]: ${JSON.stringify(ns)} is not a namespace name (a DNS-1123 label: lower-case letters, digits and '-', at most 63)`;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { messageOf } from '../../lib/errors.js';
 import { sleep, systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
-import { pediaClusterLabels, type ClusterGroupResources, type PediaCluster } from '../../kube/pediacluster.js';
+import { pediaClusterLabels, type ClusterSyncResources, type PediaCluster } from '../../kube/pediacluster.js';
 import { listClusterFiles, parseClusterDocuments, readTexts, type ClusterFileContents } from '../../kube/cluster-files.js';
 import type { ClusterManager } from './cluster-manager.js';
 import { kubeTime } from '../../kube/types.js';
@@ -113,13 +113,13 @@ export class FileClusterSource implements Runnable {
 
   private async sync(): Promise<void> {
     const clusters = new Map<string, PediaCluster>();
-    const refs = new Map<string, ClusterGroupResources[]>();
+    const refs = new Map<string, ClusterSyncResources['spec']>();
     for (const [file, c] of [...this.perFile].sort(([a], [b]) => (a < b ? -1 : 1))) {
       for (const [name, pc] of c.clusters) {
         if (clusters.has(name)) this.o.logger.warn({ cluster: name, file }, 'cluster defined twice; the first file wins');
         else clusters.set(name, pc);
       }
-      for (const [name, r] of c.syncResources) if (!refs.has(name)) refs.set(name, r.spec.syncResources ?? []);
+      for (const [name, r] of c.syncResources) if (!refs.has(name)) refs.set(name, r.spec);
     }
     const ops: Promise<void>[] = [];
     const shard = this.o.shardingName ?? '';
@@ -133,13 +133,15 @@ export class FileClusterSource implements Runnable {
     }
     for (const [name, pc] of clusters) {
       const refName = pc.spec.syncResourcesRefName;
-      const refResources = refName ? (refs.get(refName) ?? null) : undefined;
+      const ref = refName ? refs.get(refName) : undefined;
+      const refResources = refName ? (ref ? (ref.syncResources ?? []) : null) : undefined;
+      const refExcludeNamespaces = ref?.excludeNamespaces;
       const labels = pediaClusterLabels(pc);
-      const fingerprint = JSON.stringify([pc.spec, refResources, labels]);
+      const fingerprint = JSON.stringify([pc.spec, refResources, refExcludeNamespaces, labels]);
       if (this.applied.get(name) === fingerprint) continue;
       this.applied.set(name, fingerprint);
       if (!this.firstSeen.has(name)) this.firstSeen.set(name, kubeTime(this.clock.now()));
-      ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, source: 'file', creationTimestamp: this.firstSeen.get(name), labels }));
+      ops.push(this.o.manager.apply({ name, spec: pc.spec, refResources, ...(refExcludeNamespaces ? { refExcludeNamespaces } : {}), source: 'file', creationTimestamp: this.firstSeen.get(name), labels }));
     }
     for (const name of [...this.applied.keys()]) {
       if (clusters.has(name)) continue;

@@ -221,6 +221,7 @@ export class HostClusterSource implements Runnable {
       name,
       spec: pc.spec ?? {},
       refResources: ref ? (refObj ? (refObj.spec?.syncResources ?? []) : null) : undefined,
+      ...(refObj?.spec?.excludeNamespaces ? { refExcludeNamespaces: refObj.spec.excludeNamespaces } : {}),
       secrets: this.readSecret,
       source: 'host',
       creationTimestamp: typeof pc.metadata.creationTimestamp === 'string' ? pc.metadata.creationTimestamp : undefined,

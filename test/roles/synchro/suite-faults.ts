@@ -457,6 +457,22 @@ export function faultsSuite(backend: Backend): void {
       expect((await h.storage.clusterStatuses()).has('m1')).toBe(false);
     });
 
+    it('host mode: a ClusterSyncResources\' excludeNamespaces add to the PediaCluster\'s own', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [member] = h.clusters;
+      host = await startSimulatedCluster({ name: 'host', host: true, pods: 1 });
+      const kubeconfig = join(h.clustersFile, '..', 'host.kubeconfig');
+      writeFileSync(kubeconfig, kubeconfigFor(host));
+      host.store.create('clustersyncresources.cluster.clusterpedia.io', { apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'ClusterSyncResources', metadata: { name: 'shared' }, spec: { syncResources: [{ group: '', resources: ['pods'] }], excludeNamespaces: ['kube-system'] } });
+      const spec = pediaClusterFor(member!, []).spec as Record<string, unknown>;
+      host.store.create(PEDIACLUSTERS, { apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'm1' }, spec: { ...spec, syncResourcesRefName: 'shared', excludeNamespaces: ['default'] } });
+      await h.startSynchro({ host: { kubeconfig }, namespace: 'clusterpedia-system' }, { withFile: false });
+      const want = member!.snapshot('pods').filter((p) => !['kube-system', 'default'].includes(p.metadata.namespace ?? '')).map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      expect(want.length).toBeLessThan(member!.store.count('pods'));
+      const stored = async (): Promise<string[]> => [...(await h!.stored('m1', { group: '', version: 'v1', resource: 'pods' })).keys()].sort();
+      await waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(want), 15_000, () => 'stored pods are not those outside kube-system and default');
+    });
+
     it('host mode with leader election: leads on the host Lease, its writes fenced by the storage lease of the same name', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 10 });
       const [member] = h.clusters;

@@ -580,6 +580,13 @@ export function syncSuite(backend: Backend): void {
       await h.startSynchro();
       await waitFor(() => h!.watches(c!, PODS, resumed).length > 0, 15_000, () => 'no watch of pods after the restart');
       expect(h.lists(c!, PODS, resumed)).toBe(0);
+
+      // A ClusterSyncResources' excludeNamespaces add to the cluster's own.
+      const shared = { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'ClusterSyncResources', metadata: { name: 'shared' }, spec: { syncResources: [], excludeNamespaces: ['kube-system'] } };
+      const referring = cluster(['default']);
+      (referring.spec as { syncResourcesRefName?: string }).syncResourcesRefName = 'shared';
+      h.writeClusters([referring, shared]);
+      await converge(['kube-system', 'default'], 'excluded through the ClusterSyncResources too');
     });
 
     it('events.k8s.io/v1 Events are stored in that version\'s form, and follow the member\'s core/v1 writes', async () => {
