@@ -37,6 +37,8 @@ export interface TypeCoverage {
   notReady: { cluster: string; reason: string }[];
   /** Clusters whose rows are in the answer while the resource's first list there has not ended: some are missing. */
   firstListing: string[];
+  /** Clusters in the answer that do not sync the namespace asked for (spec.excludeNamespaces). */
+  excluding: string[];
 }
 
 interface Snapshot {
@@ -47,6 +49,8 @@ interface Snapshot {
   versions: Map<string, Map<string, string[]>>;
   /** group/resource → the clusters where its first list is running (sync condition Pending, initialListPhase). */
   firstListing: Map<string, Set<string>>;
+  /** group/resource → cluster → the namespaces its sync leaves out (spec.excludeNamespaces, from its field selector). */
+  excluded: Map<string, Map<string, readonly string[]>>;
   /**
    * Some cluster is still finding its types: its synchro has not named them yet (no syncResources or an empty list,
    * and not known to be unreachable), or a first list is running. Discovery then reads a fresher snapshot (Catalog.types).
@@ -206,13 +210,14 @@ export class Catalog {
    * How the clusters `inScope` admits cover one type, for the warnings of a list or watch (warnings.ts): those left
    * out because they keep it at another version (a fleet whose members serve a Gateway API or Istio CRD at v1beta1
    * and v1, a beta built-in on an older member, keeps each member's rows at its own version), and of those in the
-   * answer, the ones not ready and the ones whose first list of it has not ended.
+   * answer, the ones not ready, the ones whose first list of it has not ended, and those that do not sync `namespace`.
    */
-  async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean): Promise<TypeCoverage> {
+  async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean, namespace?: string): Promise<TypeCoverage> {
     const s = await this.get();
-    const out: TypeCoverage = { elsewhere: [], notReady: [], firstListing: [] };
+    const out: TypeCoverage = { elsewhere: [], notReady: [], firstListing: [], excluding: [] };
     const gr = `${group}/${resource}`;
     const listing = s.firstListing.get(gr);
+    const excluded = namespace === undefined ? undefined : s.excluded.get(gr);
     for (const [cluster, versions] of s.versions.get(gr) ?? []) {
       if (!inScope(cluster)) continue;
       if (!versions.includes(version)) {
@@ -222,6 +227,7 @@ export class Catalog {
       const healthy = s.clusters.get(cluster)?.healthy;
       if (healthy?.status !== 'True') out.notReady.push({ cluster, reason: healthy?.reason ?? '' });
       if (listing?.has(cluster)) out.firstListing.push(cluster);
+      if (namespace !== undefined && excluded?.get(cluster)?.includes(namespace)) out.excluding.push(cluster);
     }
     return out;
   }
@@ -280,6 +286,7 @@ export class Catalog {
     };
     for (const t of stored) add(t.cluster, t);
     const firstListing = new Map<string, Set<string>>();
+    const excluded = new Map<string, Map<string, readonly string[]>>();
     let settling = false;
     for (const [name, rec] of statuses) {
       const c = ensure(name);
@@ -291,6 +298,12 @@ export class Catalog {
       if ((!Array.isArray(named) || named.length === 0) && healthy?.status !== 'False') settling = true;
       for (const t of syncedTypes(rec.status)) {
         add(name, t);
+        if (t.excluded.length > 0) {
+          const gr = `${t.group}/${t.resource}`;
+          let byCluster = excluded.get(gr);
+          if (!byCluster) excluded.set(gr, (byCluster = new Map()));
+          byCluster.set(name, t.excluded);
+        }
         if (!t.firstList) continue;
         settling = true;
         const gr = `${t.group}/${t.resource}`;
@@ -299,7 +312,7 @@ export class Catalog {
         set.add(name);
       }
     }
-    return { clusters, all, versions, firstListing, settling, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
+    return { clusters, all, versions, firstListing, excluded, settling, crdColumns: crd.columns, crdSubresources: crd.subresources, crdNames: crd.names, at: this.now(), revision };
   }
 
   /**
@@ -484,6 +497,8 @@ interface SyncedType {
   namespaced: boolean;
   /** Its first list is running: the status is still Pending (it turns Syncing when the list ends) in initialListPhase. */
   firstList: boolean;
+  /** The namespaces its field selector leaves out (spec.excludeNamespaces). */
+  excluded: readonly string[];
 }
 
 /** Types the synchro reported in PediaCluster.status.syncResources (so empty synced types are discoverable). */
@@ -496,18 +511,28 @@ function syncedTypes(status: Record<string, unknown>): SyncedType[] {
     if (!Array.isArray(g?.resources)) continue;
     for (const r of g.resources as { name?: unknown; kind?: unknown; namespaced?: unknown; syncConditions?: unknown }[]) {
       if (typeof r?.name !== 'string' || !Array.isArray(r.syncConditions)) continue;
-      for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown; status?: unknown; initialListPhase?: unknown }[]) {
+      for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown; status?: unknown; initialListPhase?: unknown; fieldSelector?: unknown }[]) {
         const version = typeof c?.storageVersion === 'string' && c.storageVersion ? c.storageVersion : c?.version;
         if (typeof version !== 'string' || !version) continue;
         out.push({
           group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true,
           firstList: c.initialListPhase === true && c.status === 'Pending',
+          excluded: typeof c.fieldSelector === 'string' ? excludedNamespaces(c.fieldSelector) : [],
         });
       }
     }
   }
   return out;
 }
+
+/** The namespaces a synchro's field selector leaves out: its `metadata.namespace!=` terms (cluster-synchro.ts). */
+function excludedNamespaces(selector: string): string[] {
+  const out: string[] = [];
+  for (const term of selector.split(',')) if (term.startsWith(NOT_NAMESPACE)) out.push(term.slice(NOT_NAMESPACE.length));
+  return out;
+}
+
+const NOT_NAMESPACE = 'metadata.namespace!=';
 
 /** Versions of a group, preferred first. */
 export function sortVersions(versions: Iterable<string>): string[] {

@@ -147,7 +147,7 @@ async function typeNotFound(t: ResourceRequest, d: HandlerDeps): Promise<Error> 
 /** Warnings for a list or watch (warnings.ts): over the clusters it reads, or the one of its path. */
 async function warnCoverage(res: ServerResponse, t: ResourceRequest, clusters: SetFilter | undefined, d: HandlerDeps): Promise<void> {
   const one = t.cluster;
-  const c = await d.catalog.coverage(t.group, t.version, t.resource, one !== undefined ? (x) => x === one : (x) => matchesSet(x, clusters));
+  const c = await d.catalog.coverage(t.group, t.version, t.resource, one !== undefined ? (x) => x === one : (x) => matchesSet(x, clusters), t.namespace);
   // One cluster's path has said already whether that cluster is ready (reference §1.3 step 9).
   addWarnings(res, coverageWarnings(t, one !== undefined ? { ...c, notReady: [] } : c));
 }

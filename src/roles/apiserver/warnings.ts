@@ -38,7 +38,8 @@ const plural = (n: number): string => (n === 1 ? '1 cluster' : `${n} clusters`);
  * another version (with the kubectl resource form that reads theirs), members still in their first list of it, and
  * members in the answer that are not ready.
  */
-export function coverageWarnings(t: { group: string; version: string; resource: string }, c: TypeCoverage): string[] {
+export function coverageWarnings(t: { group: string; version: string; resource: string; namespace?: string }, c: TypeCoverage): string[] {
+  const namespace = t.namespace;
   const out: string[] = [];
   const byVersion = new Map<string, string[]>();
   for (const e of c.elsewhere) {
@@ -56,6 +57,10 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
     const [verb, their] = c.firstListing.length === 1 ? ['is', 'its'] : ['are', 'their'];
     out.push(`${gr}: ${plural(c.firstListing.length)} ${verb} still in ${their} first list of it, and some of ${their} objects are not in this answer yet: `
       + named(c.firstListing));
+  }
+  if (c.excluding.length > 0 && namespace !== undefined) {
+    const [verb, their] = c.excluding.length === 1 ? ['does', 'its'] : ['do', 'their'];
+    out.push(`${gr}: ${plural(c.excluding.length)} ${verb} not sync namespace ${namespace} (${their} spec.excludeNamespaces), and none of ${their} objects there are in this answer: ${named(c.excluding)}`);
   }
   return [...out, ...notReadyWarnings(c.notReady)];
 }

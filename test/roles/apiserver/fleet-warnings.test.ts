@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UpsertObject } from '../../../src/storage/types.js';
 import { CLUSTER_ANNOTATION } from '../../../src/kube/types.js';
 import { coverageWarnings, warningValue } from '../../../src/roles/apiserver/warnings.js';
-import { serveStore, type ServedStore } from '../../support/apiserver.js';
-import { pod } from '../../support/fixtures.js';
+import { openStorage } from '../../../src/storage/open.js';
+import { silentLogger } from '../../../src/lib/log.js';
+import { serveStore, startTestApiserver, type ServedStore } from '../../support/apiserver.js';
+import { healthyStatus, pod } from '../../support/fixtures.js';
 import { Kubectl, oldestKubectl } from '../../support/kubectl.js';
 
 const G = 'gateway.networking.k8s.io';
@@ -134,7 +136,7 @@ describe('warning texts', () => {
   it('count the members past the tenth, and give the reasons of several members not ready', () => {
     const many = Array.from({ length: 12 }, (_, i) => ({ cluster: `m${i}`, versions: ['v1beta1', 'v1alpha1'] }));
     const [left, down] = coverageWarnings({ group: 'x.io', version: 'v1', resource: 'things' },
-      { elsewhere: many, notReady: [{ cluster: 'a', reason: 'NotReachable' }, { cluster: 'b', reason: '' }], firstListing: [] });
+      { elsewhere: many, notReady: [{ cluster: 'a', reason: 'NotReachable' }, { cluster: 'b', reason: '' }], firstListing: [], excluding: [] });
     expect(left).toBe('things.x.io: 12 clusters keep it as x.io/v1beta1, not x.io/v1, and are left out of this answer (ask for things.v1beta1.x.io): m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more');
     expect(down).toBe('2 clusters are not ready and the resources obtained from them may be inaccurate: a (NotReachable), b');
   });
@@ -153,6 +155,49 @@ describe('kubectl', () => {
       } finally {
         k.dispose();
       }
+    }
+  });
+});
+
+describe('a namespace some clusters do not sync (spec.excludeNamespaces)', () => {
+  it('is answered from the others, with a warning naming those that leave it out; kubectl prints it', async () => {
+    const storage = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+    try {
+      await storage.migrate();
+      await storage.write({ upserts: [pod('lean', 'default', 'l-1'), pod('full', 'kube-system', 'f-1'), pod('full', 'default', 'f-2')], deletes: [] });
+      // What the synchro writes for a cluster that excludes kube-system: the field selector its pods are synced under.
+      const synced = (fieldSelector?: string): Record<string, unknown> => ({
+        syncResources: [{ group: '', resources: [{ name: 'pods', kind: 'Pod', namespaced: true, syncConditions: [{ version: 'v1', status: 'Syncing', lastTransitionTime: '2024-01-01T00:00:00Z', ...(fieldSelector ? { fieldSelector } : {}) }] }] }],
+      });
+      for (const [cluster, selector] of [['lean', 'metadata.namespace!=kube-system,metadata.namespace!=kube-node-lease'], ['full', undefined]] as const) {
+        const st = healthyStatus(cluster);
+        await storage.putClusterStatus(cluster, { ...st, status: { ...st.status, ...synced(selector) } });
+      }
+      const api = await startTestApiserver(storage);
+      try {
+        const warning = (r: Response): string | null => r.headers.get('warning');
+        const inSystem = await fetch(`${api.base}${P}/api/v1/namespaces/kube-system/pods`, { headers: { accept: 'application/json' } });
+        expect((JSON.parse(await inSystem.text()) as { items: unknown[] }).items).toHaveLength(1);
+        expect(warning(inSystem)).toBe('299 - "pods: 1 cluster does not sync namespace kube-system (its spec.excludeNamespaces), and none of its objects there are in this answer: lean"');
+        // Another namespace, or every namespace: nothing to say.
+        expect(warning(await fetch(`${api.base}${P}/api/v1/namespaces/default/pods`))).toBeNull();
+        expect(warning(await fetch(`${api.base}${P}/api/v1/pods`))).toBeNull();
+        // One cluster's path says it too.
+        expect(warning(await fetch(`${api.base}${P}/clusters/lean/api/v1/namespaces/kube-node-lease/pods`))).toContain('does not sync namespace kube-node-lease');
+        const k = new Kubectl(api.resources);
+        try {
+          const r = await k.run(['get', 'pods', '-n', 'kube-system', '-o', 'name']);
+          expect(r.code).toBe(0);
+          expect(r.stdout.trim()).toBe('pod/f-1');
+          expect(r.stderr).toContain('Warning: pods: 1 cluster does not sync namespace kube-system (its spec.excludeNamespaces), and none of its objects there are in this answer: lean');
+        } finally {
+          k.dispose();
+        }
+      } finally {
+        await api.stop();
+      }
+    } finally {
+      await storage.close();
     }
   });
 });
