@@ -25,6 +25,7 @@ export interface SynchroFlagValues {
   listConcurrency: number;
   pruneManagedFields: boolean;
   pruneLastAppliedConfiguration: boolean;
+  redactSecretData: boolean;
   healthInterval: number;
   healthTimeout: number;
   minWatchTimeout: number;
@@ -70,6 +71,7 @@ export function addSynchroFlags(cmd: Command, o: { leaderElect: boolean; metrics
     .addOption(option('--list-concurrency <n>', 'member lists running at once across all clusters (each holds one page in memory)').argParser(parsePositiveInt).default(d.listConcurrency))
     .addOption(option('--prune-managed-fields <bool>', 'remove metadata.managedFields before storage').argParser(parseBool).default(d.prune.managedFields))
     .addOption(option('--prune-last-applied-configuration <bool>', 'remove the kubectl last-applied-configuration annotation before storage').argParser(parseBool).default(d.prune.lastAppliedConfiguration))
+    .addOption(option('--redact-secret-data <bool>', 'store Secrets without their values: data keys kept with empty values, stringData and the last-applied annotation removed; a change rewrites the stored Secrets').argParser(parseBool).default(d.prune.secretData))
     .addOption(option('--health-interval <duration>', 'member health probe period (plus up to 50% jitter)').argParser(parsePositiveDuration).default(d.health.intervalMs, '5s'))
     .addOption(option('--health-timeout <duration>', 'member health probe timeout').argParser(parsePositiveDuration).default(d.health.timeoutMs, '5s'))
     .addOption(option('--min-watch-timeout <duration>', 'member watches time out at random between this and twice this').argParser(parsePositiveDuration).default(d.watchTimeoutSeconds[0] * 1000, '5m'))
@@ -124,7 +126,7 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     pageSize: v.pageSize,
     memberHttp2: v.memberHttp2,
     listConcurrency: v.listConcurrency,
-    prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration },
+    prune: { managedFields: v.pruneManagedFields, lastAppliedConfiguration: v.pruneLastAppliedConfiguration, secretData: v.redactSecretData },
     health: { intervalMs: v.healthInterval, timeoutMs: v.healthTimeout },
     watchTimeoutSeconds: [minWatch, minWatch * 2],
     discoveryIntervalMs: v.discoveryInterval,

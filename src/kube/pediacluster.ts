@@ -80,6 +80,8 @@ export interface ClusterResourceSyncCondition {
   resourceVersion?: string;
   /** The field selector its lists and watches are sent with (spec.excludeNamespaces): it is synced under it. */
   fieldSelector?: string;
+  /** Its objects are stored without their values (--redact-secret-data). */
+  redacted?: boolean;
 }
 
 export interface ClusterResourceStatus {

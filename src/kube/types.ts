@@ -94,6 +94,8 @@ export function groupResourceString(gr: GroupResource): string {
 export const CLUSTER_ANNOTATION = 'shadow.clusterpedia.io/cluster-name';
 /** Annotation carrying the member's original resourceVersion on served objects (API.md §4). */
 export const MEMBER_RV_ANNOTATION = 'shadow.clusterpedia.io/resource-version';
+/** On a Secret stored without its values (--redact-secret-data): what was left out. */
+export const REDACTED_ANNOTATION = 'shadow.clusterpedia.io/redacted';
 /** Annotation pruned before storage by default. */
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 

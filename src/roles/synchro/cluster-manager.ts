@@ -446,9 +446,10 @@ export function resumePoints(groups: readonly ClusterGroupResourcesStatus[]): Ma
         const p: ResumePoint = {
           ...(typeof c.resourceVersion === 'string' && c.resourceVersion ? { resourceVersion: c.resourceVersion } : {}),
           ...(typeof c.fieldSelector === 'string' && c.fieldSelector ? { fieldSelector: c.fieldSelector } : {}),
+          ...(c.redacted === true ? { redacted: true } : {}),
           ...(typeof c.lastError === 'string' && c.lastError ? { lastError: c.lastError, ...(typeof c.lastErrorTime === 'string' ? { lastErrorTime: c.lastErrorTime } : {}) } : {}),
         };
-        if (p.resourceVersion !== undefined || p.lastError !== undefined) out.set(`${g.group}/${c.version}/${r.name}`, p);
+        if (p.resourceVersion !== undefined || p.lastError !== undefined || p.redacted) out.set(`${g.group}/${c.version}/${r.name}`, p);
       }
     }
   }

@@ -143,6 +143,7 @@ export class ClusterSynchro {
         ...(st.lastEventTime ? { lastEventTime: st.lastEventTime } : {}),
         ...(st.resourceVersion ? { resourceVersion: st.resourceVersion } : {}),
         ...(synchro.synced.fieldSelector ? { fieldSelector: synchro.synced.fieldSelector } : {}),
+        ...(synchro.storedRedacted ? { redacted: true } : {}),
         ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
       add(t, synchro, cond);

@@ -44,6 +44,8 @@ export interface SynchroOptions {
     managedFields: boolean;
     /** Remove annotation kubectl.kubernetes.io/last-applied-configuration before storage. */
     lastAppliedConfiguration: boolean;
+    /** Store core/v1 Secrets with their data values emptied (keys kept) and no stringData (prune.ts redactSecret). */
+    secretData: boolean;
   };
   health: {
     /** Probe period, milliseconds; each period gets up to +50 % jitter. */
@@ -103,7 +105,7 @@ export function defaultSynchroOptions(): SynchroOptions {
     maxListPageBytes: 8 * 1024 * 1024,
     // Storage is the bottleneck of an initial sync, not the number of lists: a few streams keep it busy.
     listConcurrency: 4,
-    prune: { managedFields: true, lastAppliedConfiguration: true },
+    prune: { managedFields: true, lastAppliedConfiguration: true, secretData: false },
     // Reference §5.5: 5 s with jitter factor 0.5, 5 s timeout.
     health: { intervalMs: 5_000, timeoutMs: 5_000 },
     // Shorter than Clusterpedia's [900, 1800]: a restarted watch is cheap here (resume from RV, no relist).

@@ -1,10 +1,17 @@
 // Shapes a member object for storage: prune what nobody queries, add the cluster annotation, kind and apiVersion.
-import { CLUSTER_ANNOTATION, LAST_APPLIED_ANNOTATION, type KubeObject } from '../../kube/types.js';
+import { CLUSTER_ANNOTATION, LAST_APPLIED_ANNOTATION, REDACTED_ANNOTATION, type KubeObject } from '../../kube/types.js';
 import type { StoredJsonObject } from '../../storage/types.js';
 
 export interface PruneOptions {
   managedFields: boolean;
   lastAppliedConfiguration: boolean;
+  /** Secrets' values (redactSecret). */
+  secretData?: boolean;
+}
+
+/** Whether objects of this kind are stored redacted under `prune` (a Secret of the core group, with secretData). */
+export function redacts(prune: PruneOptions, apiVersion: string, kind: string): boolean {
+  return prune.secretData === true && apiVersion === 'v1' && kind === 'Secret';
 }
 
 /**
@@ -22,9 +29,23 @@ export function prepareObject(
   if (prune.managedFields) delete meta.managedFields;
   const annotations: Record<string, string> = meta.annotations ?? {};
   if (prune.lastAppliedConfiguration) delete annotations[LAST_APPLIED_ANNOTATION];
+  if (redacts(prune, apiVersion, kind)) redactSecret(obj, annotations);
   annotations[CLUSTER_ANNOTATION] = cluster;
   meta.annotations = annotations;
   return obj as StoredJsonObject;
+}
+
+/**
+ * A Secret without its values: each key of `data` kept with an empty value (so kubectl's DATA column and `describe`
+ * still list the keys), `stringData` gone, and the last-applied annotation too, whatever the pruning (kubectl apply
+ * writes the whole Secret into it). An annotation says so, so an empty value is not taken for an empty key.
+ */
+function redactSecret(obj: KubeObject, annotations: Record<string, string>): void {
+  const secret = obj as KubeObject & { data?: unknown; stringData?: unknown };
+  if (secret.data !== null && typeof secret.data === 'object') secret.data = Object.fromEntries(Object.keys(secret.data).map((k) => [k, '']));
+  delete secret.stringData;
+  delete annotations[LAST_APPLIED_ANNOTATION];
+  annotations[REDACTED_ANNOTATION] = 'data';
 }
 
 /** The key of an object inside one resource: "ns/name", or "name" for cluster-scoped objects (as storage keys it). */

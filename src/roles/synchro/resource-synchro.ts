@@ -11,7 +11,7 @@ import { prepareUpsert } from '../../storage/object-columns.js';
 import type { PreparedUpsert, ResourceType, StorageWriter } from '../../storage/types.js';
 import type { Action } from './coalesce.js';
 import type { SynchroMetrics } from './metrics.js';
-import { objectKey, prepareObject, type PruneOptions } from './prune.js';
+import { objectKey, prepareObject, redacts, type PruneOptions } from './prune.js';
 import { isNewer, VersionMap } from './versions.js';
 import type { WriteOwner, WriteQueue } from './write-queue.js';
 
@@ -56,6 +56,8 @@ export interface ResumePoint {
   resourceVersion?: string;
   /** The field selector it was reached under: a resource synced under another one lists instead. */
   fieldSelector?: string;
+  /** Its rows were stored redacted (--redact-secret-data): a start that stores them otherwise rewrites them all. */
+  redacted?: boolean;
   lastError?: string;
   lastErrorTime?: string;
 }
@@ -120,6 +122,13 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   readonly involvedKinds: readonly string[] | undefined;
   /** The cluster's logger with this resource's gvr. */
   readonly log: Logger;
+  /** Its objects are stored redacted (prune.ts redacts). */
+  private readonly redacted: boolean;
+  /**
+   * The stored rows may have been written with the other redaction (the last status said so, or said nothing): the
+   * next list removes them first and writes every object again. Cleared once they are gone.
+   */
+  private reshape: boolean;
 
   /** What this synchro was negotiated as. */
   get synced(): SyncedResource {
@@ -141,6 +150,8 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       this.state.lastError = before.lastError;
       if (before.lastErrorTime) this.state.lastErrorTime = before.lastErrorTime;
     }
+    this.redacted = redacts(d.prune, this.apiVersion, this.kind);
+    this.reshape = (d.resume?.redacted === true) !== this.redacted;
     this.involvedKinds = d.resource.involvedKinds;
     if (this.involvedKinds) {
       const kinds = new Set(this.involvedKinds);
@@ -153,6 +164,11 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     // start that keeps every Event must not resume from it, or the Events it filtered out would never come.
     const rv = this.involvedKinds ? undefined : this.durableResourceVersion;
     return { ...this.state, count: this.versions?.size ?? this.state.count, ...(rv ? { resourceVersion: rv } : {}) };
+  }
+
+  /** How its stored rows are kept: redacted or not. Until a reshape removed the old rows, as the last status said. */
+  get storedRedacted(): boolean {
+    return this.reshape ? !this.redacted : this.redacted;
   }
 
   /**
@@ -227,7 +243,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
         // rows: a list cut short (a restart during the initial sync) stored only its first pages, in key order, and
         // a watch from the newest of them would never bring the objects of the pages not read.
         const sameSelector = this.d.resume?.fieldSelector === this.d.resource.fieldSelector;
-        this.resumeRv = this.involvedKinds || this.d.listFirst || !sameSelector ? undefined : this.d.resume?.resourceVersion;
+        this.resumeRv = this.involvedKinds || this.d.listFirst || !sameSelector || this.reshape ? undefined : this.d.resume?.resourceVersion;
         this.durableRv = this.resumeRv;
         this.d.logger.debug({ stored: this.versions.size, resumeResourceVersion: this.resumeRv }, 'seeded resource versions from storage');
         return true;
@@ -246,6 +262,12 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   async listStart(reason: ListReason): Promise<void> {
     this.d.metrics?.relists.inc({ ...this.labels, reason });
     if (reason === 'rewound') await this.forgetRows();
+    else if (this.reshape) {
+      // Stored under the other redaction: the rows go and the list writes each object again (a guard keeps a row
+      // against a write of the same resourceVersion, so rewriting in place would change nothing).
+      await this.forgetRows('stored with the other --redact-secret-data; listing to store them again');
+    }
+    this.reshape = false;
     this.versions!.beginSweep();
     this.state.initialListPhase = true;
     this.d.changed();
@@ -257,13 +279,13 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
    * (watchers see them deleted), with whatever is still queued for them, and the list that follows writes the member
    * as it is now. Storage refusing throws: the loop retries the whole relist, this included.
    */
-  private async forgetRows(): Promise<void> {
+  private async forgetRows(why = 'removed the stored rows of a member that went back; listing it again'): Promise<void> {
     await this.d.queue.purge((owner) => owner === this);
     const removed = await this.d.queue.beside(() => this.d.storage.cleanResource(this.cluster, this.type));
     this.versions = new VersionMap();
     this.marks = [];
     this.durableRv = undefined;
-    this.d.logger.warn({ removed }, 'removed the stored rows of a member that went back; listing it again');
+    this.d.logger.warn({ removed }, why);
   }
 
   async listPage(items: KubeObject[], bytes: number): Promise<void> {

@@ -589,6 +589,60 @@ export function syncSuite(backend: Backend): void {
       await converge(['kube-system', 'default'], 'excluded through the ClusterSyncResources too');
     });
 
+    it('--redact-secret-data stores Secrets without their values; turning it on or off rewrites the stored ones at the next start', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
+      const withData = c!.snapshot('secrets').filter((s) => Object.keys((s as { data?: Record<string, string> }).data ?? {}).length > 0);
+      expect(withData.length).toBeGreaterThan(0);
+      const keysOf = (o: unknown): string[] => Object.keys((o as { data?: Record<string, string> }).data ?? {}).sort();
+      const valuesOf = (o: unknown): string[] => Object.values((o as { data?: Record<string, string> }).data ?? {});
+      const redactedEverywhere = async (): Promise<boolean> => {
+        const stored = await h!.stored(c!.name, SECRETS);
+        return stored.size === c!.store.count('secrets') && withData.every((s) => {
+          const row = stored.get(`${s.metadata.namespace}/${s.metadata.name}`);
+          return row !== undefined && JSON.stringify(keysOf(row)) === JSON.stringify(keysOf(s)) && valuesOf(row).every((v) => v === '') && row.metadata.annotations?.['shadow.clusterpedia.io/redacted'] === 'data';
+        });
+      };
+      const plainEverywhere = async (): Promise<boolean> => {
+        const stored = await h!.stored(c!.name, SECRETS);
+        return stored.size === c!.store.count('secrets') && withData.every((s) => {
+          const row = stored.get(`${s.metadata.namespace}/${s.metadata.name}`);
+          return row !== undefined && JSON.stringify((row as { data?: unknown }).data) === JSON.stringify((s as { data?: unknown }).data) && row.metadata.annotations?.['shadow.clusterpedia.io/redacted'] === undefined;
+        });
+      };
+      const prune = (secretData: boolean) => ({ prune: { managedFields: true, lastAppliedConfiguration: true, secretData } });
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['secrets', 'pods'] }])]);
+
+      // Off (the default): stored as the member has them.
+      await h.startSynchro(prune(false));
+      await waitFor(plainEverywhere, 15_000, () => 'secrets not stored as the member has them');
+      await h.stopSynchro();
+      // On at the next start: every stored Secret is written again, without values; pods are resumed, not listed.
+      const on = Date.now();
+      await h.startSynchro(prune(true));
+      await waitFor(redactedEverywhere, 15_000, () => 'stored secrets still carry values');
+      expect(h.lists(c!, '/api/v1/secrets', on)).toBeGreaterThan(0);
+      await waitFor(() => h!.watches(c!, PODS, on).length > 0, 15_000, () => 'no watch of pods');
+      expect(h.lists(c!, PODS, on)).toBe(0);
+      // A Secret made or changed while on is stored without its values too.
+      c!.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-live', namespace: 'default' }, type: 'Opaque', data: { token: 'c2VjcmV0' } });
+      await waitFor(async () => (await h!.stored(c!.name, SECRETS)).get('default/x-live') !== undefined, 15_000, () => 'new secret not stored');
+      expect((await h.stored(c!.name, SECRETS)).get('default/x-live')).toMatchObject({ data: { token: '' } });
+      const status = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { redacted?: boolean }[] }[] }[];
+      expect(status.find((g) => g.group === '')!.resources.find((r) => r.name === 'secrets')!.syncConditions[0]!.redacted).toBe(true);
+      // Restarted with it still on: resumed, nothing rewritten.
+      await h.stopSynchro();
+      const again = Date.now();
+      await h.startSynchro(prune(true));
+      await waitFor(() => h!.watches(c!, '/api/v1/secrets', again).length > 0, 15_000, () => 'no watch of secrets');
+      expect(h.lists(c!, '/api/v1/secrets', again)).toBe(0);
+      // Off again: the values come back.
+      await h.stopSynchro();
+      await h.startSynchro(prune(false));
+      await waitFor(plainEverywhere, 15_000, () => 'secrets not stored with their values again');
+    });
+
     it('events.k8s.io/v1 Events are stored in that version\'s form, and follow the member\'s core/v1 writes', async () => {
       h = await Harness.start(backend, { clusters: 1 });
       const [c] = h.clusters;

@@ -118,6 +118,22 @@ describe('prepareObject', () => {
     expect(prepareObject({ metadata: {} }, 'c', 'v1', 'Pod', { managedFields: true, lastAppliedConfiguration: true })).toBeUndefined();
   });
 
+  it('with secretData, a core Secret keeps its keys without values, and loses stringData and last-applied whatever the pruning', () => {
+    const secret = () => ({
+      metadata: { name: 's', namespace: 'ns', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"data":{"password":"aHVudGVyMg=="}}' } },
+      type: 'Opaque', data: { password: 'aHVudGVyMg==', user: 'YWRtaW4=' }, stringData: { token: 'plain' },
+    });
+    const o = prepareObject(secret(), 'c1', 'v1', 'Secret', { managedFields: false, lastAppliedConfiguration: false, secretData: true })! as Record<string, unknown>;
+    expect(o.data).toEqual({ password: '', user: '' });
+    expect(o).not.toHaveProperty('stringData');
+    expect(o.type).toBe('Opaque');
+    expect((o.metadata as { annotations: Record<string, string> }).annotations).toEqual({ 'shadow.clusterpedia.io/redacted': 'data', 'shadow.clusterpedia.io/cluster-name': 'c1' });
+    expect(JSON.stringify(o)).not.toContain('aHVudGVyMg');
+    // Off, or not a core Secret (a custom kind of the same name): as it came.
+    expect((prepareObject(secret(), 'c1', 'v1', 'Secret', { managedFields: true, lastAppliedConfiguration: true }) as Record<string, unknown>).data).toEqual({ password: 'aHVudGVyMg==', user: 'YWRtaW4=' });
+    expect((prepareObject(secret(), 'c1', 'example.io/v1', 'Secret', { managedFields: true, lastAppliedConfiguration: true, secretData: true }) as Record<string, unknown>).stringData).toEqual({ token: 'plain' });
+  });
+
   it('keys: ns/name or name; split back', () => {
     expect(objectKey({ metadata: { name: 'a', namespace: 'b' } })).toBe('b/a');
     expect(objectKey({ metadata: { name: 'a' } })).toBe('a');
