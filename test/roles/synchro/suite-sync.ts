@@ -549,15 +549,17 @@ export function syncSuite(backend: Backend): void {
       const podRequests = c!.requestLog.entries((r) => r.path === PODS && r.startedAt >= since);
       expect(podRequests.map((r) => r.params.fieldSelector)).toEqual(podRequests.map(() => 'metadata.namespace!=kube-system'));
       // A cluster-scoped kind is not filtered: the Namespace object itself is kept.
-      expect([...(await h.stored(c!.name, { group: '', version: 'v1', resource: 'namespaces' })).keys()]).toContain('kube-system');
+      await waitFor(async () => (await h!.stored(c!.name, { group: '', version: 'v1', resource: 'namespaces' })).has('kube-system'), 15_000, () => 'the kube-system Namespace is not stored');
       // Live: a pod made in the excluded namespace stays out, one elsewhere comes in.
       for (const ns of ['kube-system', 'default']) c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-live', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
       await converge(['kube-system'], 'live');
       expect(await stored()).toContain('default/x-live');
-      const status = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { fieldSelector?: string }[] }[] }[];
-      const core = status.find((g) => g.group === '')!.resources;
-      expect(core.find((r) => r.name === 'pods')!.syncConditions[0]!.fieldSelector).toBe('metadata.namespace!=kube-system');
-      expect(core.find((r) => r.name === 'namespaces')!.syncConditions[0]!.fieldSelector).toBeUndefined();
+      const selectorOf = async (resource: string): Promise<string | undefined> => {
+        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { fieldSelector?: string }[] }[] }[] | undefined;
+        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === resource)?.syncConditions[0]?.fieldSelector;
+      };
+      await waitFor(async () => (await selectorOf('pods')) === 'metadata.namespace!=kube-system', 10_000, () => 'the status does not record the pods\' selector');
+      expect(await selectorOf('namespaces')).toBeUndefined();
 
       // Taken out of the list: its pods are listed in; put back: they go.
       h.writeClusters([cluster([])]);
@@ -614,9 +616,17 @@ export function syncSuite(backend: Backend): void {
       const prune = (secretData: boolean) => ({ prune: { managedFields: true, lastAppliedConfiguration: true, secretData } });
       h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['secrets', 'pods'] }])]);
 
+      // Both listed and watched (so the status the stop writes has where each resumes from).
+      const watching = async (since: number): Promise<void> => {
+        await waitFor(() => h!.watches(c!, PODS, since).length > 0 && h!.watches(c!, '/api/v1/secrets', since).length > 0, 15_000, () => 'not watching pods and secrets');
+        // Every pod listed is in storage: a stop before its writes are in leaves no point to resume from.
+        await waitFor(async () => (await h!.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).size === c!.store.count('pods'), 15_000, () => 'pods not all stored');
+      };
       // Off (the default): stored as the member has them.
+      const off = Date.now();
       await h.startSynchro(prune(false));
       await waitFor(plainEverywhere, 15_000, () => 'secrets not stored as the member has them');
+      await watching(off);
       await h.stopSynchro();
       // On at the next start: every stored Secret is written again, without values; pods are resumed, not listed.
       const on = Date.now();
@@ -629,8 +639,12 @@ export function syncSuite(backend: Backend): void {
       c!.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-live', namespace: 'default' }, type: 'Opaque', data: { token: 'c2VjcmV0' } });
       await waitFor(async () => (await h!.stored(c!.name, SECRETS)).get('default/x-live') !== undefined, 15_000, () => 'new secret not stored');
       expect((await h.stored(c!.name, SECRETS)).get('default/x-live')).toMatchObject({ data: { token: '' } });
-      const status = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { redacted?: boolean }[] }[] }[];
-      expect(status.find((g) => g.group === '')!.resources.find((r) => r.name === 'secrets')!.syncConditions[0]!.redacted).toBe(true);
+      const redactedInStatus = async (): Promise<boolean | undefined> => {
+        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { redacted?: boolean }[] }[] }[] | undefined;
+        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === 'secrets')?.syncConditions[0]?.redacted;
+      };
+      await waitFor(async () => (await redactedInStatus()) === true, 10_000, () => 'the status does not say the secrets are stored redacted');
+      await watching(on);
       // Restarted with it still on: resumed, nothing rewritten.
       await h.stopSynchro();
       const again = Date.now();
