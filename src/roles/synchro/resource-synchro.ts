@@ -261,11 +261,14 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
 
   async listStart(reason: ListReason): Promise<void> {
     this.d.metrics?.relists.inc({ ...this.labels, reason });
-    if (reason === 'rewound') await this.forgetRows();
-    else if (this.reshape) {
+    if (reason === 'rewound') {
+      const removed = await this.forgetRows();
+      this.d.logger.warn({ removed }, 'removed the stored rows of a member that went back; listing it again');
+    } else if (this.reshape) {
       // Stored under the other redaction: the rows go and the list writes each object again (a guard keeps a row
       // against a write of the same resourceVersion, so rewriting in place would change nothing).
-      await this.forgetRows('stored with the other --redact-secret-data; listing to store them again');
+      const removed = await this.forgetRows();
+      if (removed > 0) this.d.logger.info({ removed, redacted: this.redacted }, 'removed the rows stored under the other --redact-secret-data; listing to store them again');
     }
     this.reshape = false;
     this.versions!.beginSweep();
@@ -274,18 +277,19 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   }
 
   /**
-   * The member went back behind what storage holds (restored from a backup, or a new cluster at its address): its
-   * objects now carry resourceVersions older than the rows', which the guards against replays would keep. The rows go
-   * (watchers see them deleted), with whatever is still queued for them, and the list that follows writes the member
-   * as it is now. Storage refusing throws: the loop retries the whole relist, this included.
+   * The stored rows cannot be corrected in place: the member went back behind what storage holds (restored from a
+   * backup, or a new cluster at its address), so its objects now carry resourceVersions older than the rows', which the
+   * guards against replays would keep; or the rows were stored under the other redaction. The rows go (watchers see
+   * them deleted), with whatever is still queued for them, and the list that follows writes the member as it is now.
+   * Storage refusing throws: the loop retries the whole relist, this included. Returns the rows removed.
    */
-  private async forgetRows(why = 'removed the stored rows of a member that went back; listing it again'): Promise<void> {
+  private async forgetRows(): Promise<number> {
     await this.d.queue.purge((owner) => owner === this);
     const removed = await this.d.queue.beside(() => this.d.storage.cleanResource(this.cluster, this.type));
     this.versions = new VersionMap();
     this.marks = [];
     this.durableRv = undefined;
-    this.d.logger.warn({ removed }, why);
+    return removed;
   }
 
   async listPage(items: KubeObject[], bytes: number): Promise<void> {
