@@ -53,7 +53,7 @@ describe('synchro flags', () => {
   it('every flag reaches its field', () => {
     const o = synchroOptionsFrom(parse([
       '--storage', 'postgres://u@h:5432/db', '--kubeconfig', '/k', '--namespace', 'ns', '--page-size', '100', '--list-concurrency', '2',
-      '--prune-managed-fields', 'false', '--prune-last-applied-configuration', 'false', '--health-interval', '2s', '--health-timeout', '1s',
+      '--prune-managed-fields', 'false', '--prune-last-applied-configuration', 'false', '--redact-secret-data', 'true', '--health-interval', '2s', '--health-timeout', '1s',
       '--min-watch-timeout', '1m', '--discovery-interval', '10s', '--status-interval', '500ms', '--write-batch-size', '200',
       '--write-flush-delay', '10ms', '--write-queue-max-entries', '500', '--write-queue-max-bytes', '1000000', '--write-timeout', '5s', '--metrics-port', '0',
       '--metrics-host', '127.0.0.1', '--migrate', 'false', '--storage-initialization-timeout', '2m30s', '--member-http2', 'false',
@@ -61,7 +61,7 @@ describe('synchro flags', () => {
     expect(o).toMatchObject({
       storage: { url: 'postgres://u@h:5432/db', migrate: false, initializationTimeoutMs: 150_000 }, memberHttp2: false,
       host: { kubeconfig: '/k' }, namespace: 'ns', pageSize: 100, listConcurrency: 2,
-      prune: { managedFields: false, lastAppliedConfiguration: false }, health: { intervalMs: 2000, timeoutMs: 1000 },
+      prune: { managedFields: false, lastAppliedConfiguration: false, secretData: true }, health: { intervalMs: 2000, timeoutMs: 1000 },
       watchTimeoutSeconds: [60, 120], discoveryIntervalMs: 10_000, statusIntervalMs: 500,
       queue: { batchSize: 200, flushDelayMs: 10, maxEntries: 500, maxBytes: 1_000_000, writeTimeoutMs: 5000 }, metricsPort: 0, metricsHost: '127.0.0.1',
     });
