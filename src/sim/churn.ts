@@ -664,7 +664,8 @@ export class Churn {
       const text = JSON.stringify(template);
       const revision = this.history.record(sts, (collision) => templateHash(this.cluster, ns, name, text, ...(collision ? [collision] : []))).metadata.name ?? '';
       const status = rec(sts.status);
-      const next = { ...status, updateRevision: revision, currentRevision: status.currentRevision ?? revision };
+      // kube's controller starts collisionCount at 0 (it counts template-hash collisions of the revisions it names).
+      const next = { ...status, collisionCount: status.collisionCount ?? 0, updateRevision: revision, currentRevision: status.currentRevision ?? revision };
       now = this.store.update('statefulsets.apps', { ...clone(sts), status: next }, { subresource: 'status' });
       this.trimStatefulSet(now);
     }

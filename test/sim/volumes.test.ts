@@ -165,6 +165,8 @@ spec:
 `;
   expect((await kubectl.apply(manifest)).code).toBe(0);
   await kubectl.ok(['rollout', 'status', 'statefulset/db', '-n', 'scratch-db', '--timeout=60s']);
+  // Its status as kube's controller writes it, collisionCount included.
+  expect(c.store.get('statefulsets.apps', 'scratch-db', 'db')?.status).toMatchObject({ collisionCount: 0, replicas: 2, readyReplicas: 2 });
   const volumes = (c.snapshot('persistentvolumeclaims') as Claim[]).filter((x) => x.metadata.namespace === 'scratch-db').map((x) => x.spec.volumeName);
   expect(volumes).toHaveLength(2);
   await kubectl.ok(['delete', 'namespace', 'scratch-db', '--timeout=30s']);
