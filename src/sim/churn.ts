@@ -16,7 +16,7 @@ import { ControllerHistory, POD_REVISION_LABEL } from './revisions.js';
 import { claimsOf, VolumeProtection } from './volume-protection.js';
 import { daemonSetDeletions, resolveIntOrPercent, rollingBounds, rollingStep, statefulSetScaleStep, statefulSetStep } from './rollouts.js';
 import type { SimStore } from './store.js';
-import { keyOf, rec, recs, type Rec, type SimObject } from './types.js';
+import { keyOf, rec, recs, splitObjectKey, type Rec, type SimObject } from './types.js';
 
 /** The most replicas churn scales a Deployment to: churn stays bounded however long it runs. */
 const MAX_REPLICAS = 8;
@@ -994,9 +994,8 @@ export class Churn {
     // (a few passes at most: the pods it makes are not available yet, so the next step waits for them).
     const rolling = [...deployments.keys()].filter((key) => this.rolling.has(key));
     if ((rolling.length === 0 && statefulSets.size === 0 && daemonSets.length === 0) || depth >= 3) return;
-    const split = (key: string): [string, string] => [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)];
-    for (const key of rolling) this.rollStep(...split(key));
-    for (const key of statefulSets) this.stsStep(...split(key));
+    for (const key of rolling) this.rollStep(...splitObjectKey(key));
+    for (const key of statefulSets) this.stsStep(...splitObjectKey(key));
     for (const ds of daemonSets) {
       const now = this.store.get('daemonsets.apps', ds.metadata.namespace, ds.metadata.name ?? '');
       if (now) this.dsStep(now);
@@ -1033,8 +1032,7 @@ export class Churn {
     for (const [key, at] of [...this.deadlines]) {
       if (at >= now) continue;
       due++;
-      const slash = key.indexOf('/');
-      this.syncDeployment(key.slice(0, slash), key.slice(slash + 1), now);
+      this.syncDeployment(...splitObjectKey(key), now);
     }
     return due;
   }

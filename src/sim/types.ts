@@ -104,6 +104,12 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** objectKey's parts back: [namespace, name], the namespace "" for a cluster-scoped object's key. */
+export function splitObjectKey(key: string): [namespace: string, name: string] {
+  const slash = key.indexOf('/');
+  return slash < 0 ? ['', key] : [key.slice(0, slash), key.slice(slash + 1)];
+}
+
 /** An object's key in its table (objectKey of its own namespace and name). */
 export function keyOf(o: SimObject): string {
   return objectKey(o.metadata.namespace, o.metadata.name ?? '');

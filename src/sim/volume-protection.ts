@@ -7,7 +7,7 @@
 import { clone } from './deep-equal.js';
 import { iso } from './gen-meta.js';
 import type { SimStore } from './store.js';
-import { objectKey, rec, recs, type ChangeEvent, type SimObject } from './types.js';
+import { objectKey, rec, recs, splitObjectKey, type ChangeEvent, type SimObject } from './types.js';
 
 export const CLAIM_PROTECTION = 'kubernetes.io/pvc-protection';
 export const VOLUME_PROTECTION = 'kubernetes.io/pv-protection';
@@ -73,9 +73,7 @@ export class VolumeProtection {
 
   /** The claim's finalizer comes off once no scheduled pod names it. */
   private unprotectClaim(key: string): void {
-    const slash = key.indexOf('/');
-    const ns = key.slice(0, slash);
-    const name = key.slice(slash + 1);
+    const [ns, name] = splitObjectKey(key);
     this.unprotect(CLAIMS, ns, name, CLAIM_PROTECTION, () => {
       for (const [, pod] of this.store.table('pods')?.entries('', `${ns}/`) ?? []) if (holds(pod, name)) return false;
       return true;
