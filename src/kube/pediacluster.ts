@@ -84,6 +84,24 @@ export interface ClusterResourceSyncCondition {
   redacted?: boolean;
 }
 
+/** A term of the field selector of spec.excludeNamespaces: one namespace left out. */
+const NOT_NAMESPACE = 'metadata.namespace!=';
+
+/**
+ * The field selector a resource is synced under to leave out the objects of `namespaces` (kube ANDs its terms), or
+ * undefined for none: what the synchro sends and records as syncConditions[].fieldSelector.
+ */
+export function excludingSelector(namespaces: readonly string[]): string | undefined {
+  return namespaces.length > 0 ? namespaces.map((ns) => `${NOT_NAMESPACE}${ns}`).join(',') : undefined;
+}
+
+/** The namespaces a recorded syncConditions[].fieldSelector leaves out (excludingSelector's, read back). */
+export function namespacesExcludedBy(selector: string): string[] {
+  const out: string[] = [];
+  for (const term of selector.split(',')) if (term.startsWith(NOT_NAMESPACE)) out.push(term.slice(NOT_NAMESPACE.length));
+  return out;
+}
+
 export interface ClusterResourceStatus {
   name: string;
   kind: string;

@@ -3,6 +3,7 @@
 // routing never scan the resources table.
 import { builtinResource, isBuiltinGroup, singularOf } from '../../kube/builtin-resources.js';
 import type { PrinterColumn } from '../../kube/printers/index.js';
+import { namespacesExcludedBy } from '../../kube/pediacluster.js';
 import type { StorageReader, StoredRow, TypeFilter } from '../../storage/types.js';
 import { deadline } from '../../lib/lifecycle.js';
 import { UnansweredError } from '../../storage/errors.js';
@@ -517,22 +518,13 @@ function syncedTypes(status: Record<string, unknown>): SyncedType[] {
         out.push({
           group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true,
           firstList: c.initialListPhase === true && c.status === 'Pending',
-          excluded: typeof c.fieldSelector === 'string' ? excludedNamespaces(c.fieldSelector) : [],
+          excluded: typeof c.fieldSelector === 'string' ? namespacesExcludedBy(c.fieldSelector) : [],
         });
       }
     }
   }
   return out;
 }
-
-/** The namespaces a synchro's field selector leaves out: its `metadata.namespace!=` terms (cluster-synchro.ts). */
-function excludedNamespaces(selector: string): string[] {
-  const out: string[] = [];
-  for (const term of selector.split(',')) if (term.startsWith(NOT_NAMESPACE)) out.push(term.slice(NOT_NAMESPACE.length));
-  return out;
-}
-
-const NOT_NAMESPACE = 'metadata.namespace!=';
 
 /** Versions of a group, preferred first. */
 export function sortVersions(versions: Iterable<string>): string[] {

@@ -5,7 +5,7 @@ import { messageOf } from '../../lib/errors.js';
 import { awaitNoting, systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
-import type { ClusterGroupResources, ClusterGroupResourcesStatus, ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
+import { excludingSelector, type ClusterGroupResources, type ClusterGroupResourcesStatus, type ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
 import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
 import { MESSAGES } from './conditions.js';
@@ -269,7 +269,7 @@ export class ClusterSynchro {
   /** Negotiates and reconciles the set of resource synchros; removed resources lose their rows. */
   private async apply(d: Discovery, signal: AbortSignal): Promise<void> {
     const result = negotiate(this.requests.resources, this.requests.all, d);
-    const fieldSelector = namespacesExcluded(this.requests.excludeNamespaces);
+    const fieldSelector = excludingSelector(this.requests.excludeNamespaces);
     if (fieldSelector) for (const r of result.resources) if (r.namespaced) r.fieldSelector = fieldSelector;
     if (result.unmatched.length > 0) this.log.debug({ unmatched: result.unmatched }, 'requested resources not served by the member');
     const wanted = new Map<string, SyncedResource>(result.resources.map((r) => [`${r.group}/${r.version}/${r.resource}`, r]));
@@ -443,9 +443,4 @@ export class ClusterSynchro {
       signal.removeEventListener('abort', onAbort);
     });
   }
-}
-
-/** The field selector that leaves out the objects of `namespaces` (kube ANDs its terms), or undefined for none. */
-export function namespacesExcluded(namespaces: readonly string[]): string | undefined {
-  return namespaces.length > 0 ? namespaces.map((ns) => `metadata.namespace!=${ns}`).join(',') : undefined;
 }
