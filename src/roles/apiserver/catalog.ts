@@ -299,15 +299,14 @@ export class Catalog {
       if ((!Array.isArray(named) || named.length === 0) && healthy?.status !== 'False') settling = true;
       for (const t of syncedTypes(rec.status)) {
         add(name, t);
+        const gr = `${t.group}/${t.resource}`;
         if (t.excluded.length > 0) {
-          const gr = `${t.group}/${t.resource}`;
           let byCluster = excluded.get(gr);
           if (!byCluster) excluded.set(gr, (byCluster = new Map()));
           byCluster.set(name, t.excluded);
         }
         if (!t.firstList) continue;
         settling = true;
-        const gr = `${t.group}/${t.resource}`;
         let set = firstListing.get(gr);
         if (!set) firstListing.set(gr, (set = new Set()));
         set.add(name);
