@@ -32,6 +32,11 @@ export interface ListWatchHandler {
   watching(): void;
   /** A failure the loop will retry by itself (resource status: Error). */
   failed(err: KubeApiError, phase: 'list' | 'watch'): void;
+  /**
+   * The member refused the field selector (400 BadRequest: an aggregated API whose storage takes none). True when the
+   * handler drops what the selector would have left out itself: the loop then goes on without it.
+   */
+  selectorRefused?(err: KubeApiError): boolean;
 }
 
 /**
@@ -87,16 +92,18 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
   // A resourceVersion this run did not get from the member's own answers (one stored before a restart, or one kept
   // across a failure that may have been the member going away) is checked before watching from it.
   let unverified = rv !== undefined;
+  // Without the field selector once the member refused it and the handler filters in its place.
+  let run = o;
 
   while (!signal.aborted) {
     try {
       if (rv === undefined) {
-        rv = await list(o, reason, signal);
+        rv = await list(run, reason, signal);
         unverified = false;
         if (rv === undefined) break; // aborted mid-list
       }
       if (unverified) {
-        const current = await memberRewound(o, rv, signal);
+        const current = await memberRewound(run, rv, signal);
         unverified = false;
         if (current !== undefined) {
           o.logger.warn({ resourceVersion: rv, memberResourceVersion: current },
@@ -108,7 +115,7 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
       }
       const started = clock.now();
       let progressed = false;
-      const outcome = await watchOnce(o, rv, random, signal, (next) => {
+      const outcome = await watchOnce(run, rv, random, signal, (next) => {
         rv = next;
         progressed = true;
         backoff.reset();
@@ -133,6 +140,12 @@ export async function runListWatch(o: ListWatchOptions, signal: AbortSignal): Pr
       }
       o.handler.failed(err, rv === undefined ? 'list' : 'watch');
       unverified = rv !== undefined;
+      if (run.fieldSelector && err.status === 400 && o.handler.selectorRefused?.(err)) {
+        o.logger.warn({ err: err.message, fieldSelector: run.fieldSelector },
+          'the member refused the field selector; listing and watching without it, what it selected kept here');
+        run = { ...o, fieldSelector: undefined };
+        continue;
+      }
       const delay = Math.max(backoff.next(), (err.retryAfterSeconds ?? 0) * 1000);
       o.logger.warn({ err: err.message, status: err.status, delayMs: delay }, 'list/watch failed; retrying');
       // A relist after the member went back must still start by forgetting what storage holds of it.

@@ -53,6 +53,8 @@ export interface SimFaults {
   failNext(count: number, code?: number, retryAfterSeconds?: number, path?: string): void;
   /** Delay every response by `ms`. */
   slow(ms: number): void;
+  /** Requests for `path` (a collection path, no query) with a field selector are answered 400 (until clear()). */
+  refuseFieldSelectors(path: string): void;
   /** Close the listener and every socket: connections are refused until up(). */
   down(): Promise<void>;
   /** Listen again on the same port. */
@@ -61,7 +63,7 @@ export interface SimFaults {
   downFor(ms: number): void;
   /** Forget the event history: resuming a watch or a continue token from before now gets 410 Expired. Returns the compacted revision. */
   compact(): number;
-  /** Remove request faults (pending failures, delay). */
+  /** Remove request faults (pending failures, delay, refused field selectors). */
   clear(): void;
 }
 
@@ -100,6 +102,7 @@ export class SimCluster {
       dropWatches: (opts) => watches.dropAll(opts?.abort === true),
       failNext: (count, code = 500, retryAfterSeconds, path) => requestFaults.failNext(count, { code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(path !== undefined ? { path } : {}) }),
       slow: (ms) => { requestFaults.delayMs = ms; },
+      refuseFieldSelectors: (path) => requestFaults.refuseFieldSelectors(path),
       down: () => this.server.close(),
       up: async () => {
         if (!this.stopped && !this.server.listening) await this.server.listen('127.0.0.1', this.port);

@@ -13,6 +13,21 @@ export class RequestFaults {
   private failures: FailSpec[] = [];
   /** Delay before every response, ms. */
   delayMs = 0;
+  /** Paths whose server takes no field selector at all (refuseFieldSelectors). */
+  private selectorless = new Set<string>();
+
+  /**
+   * Requests for `path` (no query) that carry a field selector are answered 400 from now on, as by an aggregated API
+   * server whose storage was written without field-selector support (kube's own, and CRDs, take metadata.namespace).
+   */
+  refuseFieldSelectors(path: string): void {
+    this.selectorless.add(path);
+  }
+
+  /** Whether a request for `path` with field selector `selector` is refused (refuseFieldSelectors). */
+  refusesFieldSelector(path: string, selector: string | null): boolean {
+    return selector !== null && selector !== '' && this.selectorless.has(path);
+  }
 
   /** The next `count` requests (admin endpoints excepted) fail with `spec`. */
   failNext(count: number, spec: FailSpec): void {
@@ -31,6 +46,7 @@ export class RequestFaults {
 
   clear(): void {
     this.failures = [];
+    this.selectorless.clear();
     this.delayMs = 0;
   }
 }

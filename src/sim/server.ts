@@ -193,6 +193,8 @@ export class SimServer {
           if (failure.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(failure.retryAfterSeconds));
           throw errors.injected(failure.code, failure.retryAfterSeconds);
         }
+        const selector = url.searchParams.get('fieldSelector');
+        if (faults.refusesFieldSelector(url.pathname, selector)) throw errors.badRequest(`field selector "${selector}" is not supported: this server lists and watches every object of ${url.pathname}`);
       }
       if (!this.authenticated(req)) throw errors.unauthorized();
       await this.route(route, req, res, url);

@@ -34,6 +34,19 @@ describe('faults', () => {
     expect((await call(c, '/apis/apps/v1')).status).toBe(200);
   });
 
+  it('refuses field selectors on one path, as an aggregated API without them does, until cleared', async () => {
+    c = await startSimulatedCluster({ pods: 5 });
+    c.faults.refuseFieldSelectors('/api/v1/pods');
+    const refused = await call(c, '/api/v1/pods?fieldSelector=metadata.namespace%21%3Dkube-system');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: expect.stringContaining('"metadata.namespace!=kube-system" is not supported') });
+    expect((await call(c, '/api/v1/pods?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dx')).status).toBe(400);
+    expect((await call(c, '/api/v1/pods')).status).toBe(200);
+    expect((await call(c, '/api/v1/configmaps?fieldSelector=metadata.namespace%21%3Dkube-system')).status).toBe(200);
+    c.faults.clear();
+    expect((await call(c, '/api/v1/pods?fieldSelector=metadata.namespace%21%3Dkube-system')).status).toBe(200);
+  });
+
   it('slows responses', async () => {
     c = await startSimulatedCluster({ pods: 5 });
     c.faults.slow(300);

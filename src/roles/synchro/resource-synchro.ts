@@ -4,6 +4,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
+import { namespacesExcludedBy } from '../../kube/pediacluster.js';
 import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
 import { groupVersionString, kubeTime, type KubeObject } from '../../kube/types.js';
 import { UnansweredError } from '../../storage/errors.js';
@@ -117,8 +118,13 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   /** The signal of the current run: a write waiting for queue space gives up when the run is paused. */
   private signal: AbortSignal | undefined;
   private readonly labels: { cluster: string; resource: string };
-  /** Objects outside involvedKinds are not stored (undefined: every object is). */
-  private readonly accepts: ((o: KubeObject) => boolean) | undefined;
+  /**
+   * Objects outside involvedKinds are not stored (undefined: every object is); nor, once the member refused the field
+   * selector, those it would have left out.
+   */
+  private accepts: ((o: KubeObject) => boolean) | undefined;
+  /** The member refused the field selector: lists and watches go without it, and `accepts` applies it. */
+  private selectingHere = false;
   readonly involvedKinds: readonly string[] | undefined;
   /** The cluster's logger with this resource's gvr. */
   readonly log: Logger;
@@ -214,7 +220,7 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
       listGate: this.d.listGate,
       watchTimeoutSeconds: this.d.watchTimeoutSeconds,
       resumeResourceVersion: this.resumeRv,
-      fieldSelector: this.d.resource.fieldSelector,
+      fieldSelector: this.selectingHere ? undefined : this.d.resource.fieldSelector,
       handler: this,
       logger: this.d.logger,
       clock: this.clock,
@@ -362,6 +368,22 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
   failed(err: KubeApiError, phase: 'list' | 'watch'): void {
     this.d.metrics?.listWatchRestarts.inc({ ...this.labels, phase });
     this.setState('Error', 'ResourceWatchFailed', err.message);
+  }
+
+  /**
+   * The member refused the excluding selector: its objects then come from every namespace and those of the excluded
+   * ones are dropped here, as the member would have (the same objects stored, so the resume point stays valid).
+   */
+  selectorRefused(): boolean {
+    const selector = this.d.resource.fieldSelector;
+    const excluded = selector ? new Set(namespacesExcludedBy(selector)) : undefined;
+    if (!excluded || excluded.size === 0) return false;
+    if (!this.selectingHere) {
+      const before = this.accepts;
+      this.accepts = (o) => !excluded.has(o.metadata?.namespace ?? '') && (before === undefined || before(o));
+      this.selectingHere = true;
+    }
+    return true;
   }
 
   rejected(key: string, resourceVersion: string | undefined, err: unknown): void {

@@ -591,6 +591,55 @@ export function syncSuite(backend: Backend): void {
       await converge(['kube-system', 'default'], 'excluded through the ClusterSyncResources too');
     });
 
+    it('excludeNamespaces on a member that refuses the field selector: listed and watched without it, the excluded namespaces dropped here', async () => {
+      h = await Harness.start(backend, { clusters: 1 });
+      const [c] = h.clusters;
+      const PODS_GVR = { group: '', version: 'v1', resource: 'pods' };
+      c!.faults.refuseFieldSelectors(PODS);
+      const member = (): string[] => c!.snapshot('pods').filter((p) => p.metadata.namespace !== 'kube-system').map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      const stored = async (): Promise<string[]> => [...(await h!.stored(c!.name, PODS_GVR)).keys()].sort();
+      const converge = (what: string): Promise<void> =>
+        waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(member()), 15_000, () => `${what}: stored pods differ from the member's outside kube-system`);
+      expect(c!.snapshot('pods').some((p) => p.metadata.namespace === 'kube-system')).toBe(true);
+      const o = pediaClusterFor(c!, [{ group: '', resources: ['pods'] }]);
+      (o.spec as { excludeNamespaces?: string[] }).excludeNamespaces = ['kube-system'];
+      const since = Date.now();
+      h.writeClusters([o]);
+      await h.startSynchro();
+      await converge('initial');
+      await waitFor(() => h!.watches(c!, PODS, since).length > 0, 15_000, () => 'no watch of pods');
+      // The selector was asked for once, refused, and not sent again.
+      const requests = c!.requestLog.entries((r) => r.path === PODS && r.startedAt >= since);
+      expect(requests[0]).toMatchObject({ status: 400, params: { fieldSelector: 'metadata.namespace!=kube-system' } });
+      expect(requests.slice(1).map((r) => r.params.fieldSelector ?? '')).toEqual(requests.slice(1).map(() => ''));
+
+      // Live: the member now sends the excluded namespace's changes too; they stay out, as a deletion of one does.
+      const inSystem = c!.snapshot('pods', 'kube-system')[0]!;
+      for (const ns of ['kube-system', 'default']) c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-live', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      c!.store.delete('pods', 'kube-system', inSystem.metadata.name!);
+      await converge('live');
+      expect(await stored()).toContain('default/x-live');
+
+      // The status records the selector the rows answer to (the same objects either way), and the refusal as the last error.
+      const podsCondition = async (): Promise<{ status?: string; fieldSelector?: string; lastError?: string; resourceVersion?: string } | undefined> => {
+        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { status?: string; fieldSelector?: string; lastError?: string; resourceVersion?: string }[] }[] }[] | undefined;
+        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
+      };
+      await waitFor(async () => (await podsCondition())?.resourceVersion !== undefined, 10_000, () => 'no resume point in the status');
+      expect(await podsCondition()).toMatchObject({ status: 'Syncing', fieldSelector: 'metadata.namespace!=kube-system', lastError: expect.stringContaining('is not supported') });
+
+      // A restart under the same exclusion resumes from there instead of listing.
+      await h.stopSynchro();
+      c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-down', namespace: 'kube-system' }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-down', namespace: 'default' }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
+      const resumed = Date.now();
+      await h.startSynchro();
+      await waitFor(() => h!.watches(c!, PODS, resumed).length > 0, 15_000, () => 'no watch of pods after the restart');
+      await converge('after the restart');
+      expect(await stored()).toContain('default/x-down');
+      expect(h.lists(c!, PODS, resumed)).toBe(0);
+    });
+
     it('--redact-secret-data stores Secrets without their values; turning it on or off rewrites the stored ones at the next start', async () => {
       h = await Harness.start(backend, { clusters: 1 });
       const [c] = h.clusters;
