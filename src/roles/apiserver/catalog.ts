@@ -38,8 +38,20 @@ export interface TypeCoverage {
   notReady: { cluster: string; reason: string }[];
   /** Clusters whose rows are in the answer while the resource's first list there has not ended: some are missing. */
   firstListing: string[];
-  /** Clusters in the answer that do not sync the namespace asked for (spec.excludeNamespaces). */
-  excluding: string[];
+  /** Clusters in the answer that do not sync some of the namespaces asked for (spec.excludeNamespaces). */
+  excluding: Excluding[];
+}
+
+/** A cluster that leaves out some of the namespaces a list asks for, and which (spec.excludeNamespaces). */
+export interface Excluding {
+  cluster: string;
+  namespaces: string[];
+}
+
+/** Of `asked`, those `byCluster` says `cluster` leaves out. */
+function leftOut(byCluster: Map<string, readonly string[]> | undefined, cluster: string, asked: readonly string[]): string[] {
+  const excluded = byCluster?.get(cluster);
+  return excluded ? asked.filter((ns) => excluded.includes(ns)) : [];
 }
 
 interface Snapshot {
@@ -211,14 +223,15 @@ export class Catalog {
    * How the clusters `inScope` admits cover one type, for the warnings of a list or watch (warnings.ts): those left
    * out because they keep it at another version (a fleet whose members serve a Gateway API or Istio CRD at v1beta1
    * and v1, a beta built-in on an older member, keeps each member's rows at its own version), and of those in the
-   * answer, the ones not ready, the ones whose first list of it has not ended, and those that do not sync `namespace`.
+   * answer, the ones not ready, the ones whose first list of it has not ended, and those that leave out some of
+   * `namespaces`.
    */
-  async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean, namespace?: string): Promise<TypeCoverage> {
+  async coverage(group: string, version: string, resource: string, inScope: (cluster: string) => boolean, namespaces: readonly string[] = []): Promise<TypeCoverage> {
     const s = await this.get();
     const out: TypeCoverage = { elsewhere: [], notReady: [], firstListing: [], excluding: [] };
     const gr = `${group}/${resource}`;
     const listing = s.firstListing.get(gr);
-    const excluded = namespace === undefined ? undefined : s.excluded.get(gr);
+    const excluded = s.excluded.get(gr);
     for (const [cluster, versions] of s.versions.get(gr) ?? []) {
       if (!inScope(cluster)) continue;
       if (!versions.includes(version)) {
@@ -228,9 +241,32 @@ export class Catalog {
       const healthy = s.clusters.get(cluster)?.healthy;
       if (healthy?.status !== 'True') out.notReady.push({ cluster, reason: healthy?.reason ?? '' });
       if (listing?.has(cluster)) out.firstListing.push(cluster);
-      if (namespace !== undefined && excluded?.get(cluster)?.includes(namespace)) out.excluding.push(cluster);
+      const left = leftOut(excluded, cluster, namespaces);
+      if (left.length > 0) out.excluding.push({ cluster, namespaces: left });
     }
     return out;
+  }
+
+  /**
+   * For a collection: the clusters `inScope` admits that leave out some of `namespaces` for any type `covers` admits.
+   * A cluster's exclusion holds for all its namespaced types alike, so this is the union over them.
+   */
+  async excludingNamespaces(namespaces: readonly string[], inScope: (cluster: string) => boolean, covers: (group: string, resource: string) => boolean): Promise<Excluding[]> {
+    if (namespaces.length === 0) return [];
+    const byCluster = new Map<string, Set<string>>();
+    for (const [gr, clusters] of (await this.get()).excluded) {
+      const slash = gr.indexOf('/');
+      if (!covers(gr.slice(0, slash), gr.slice(slash + 1))) continue;
+      for (const cluster of clusters.keys()) {
+        if (!inScope(cluster)) continue;
+        const left = leftOut(clusters, cluster, namespaces);
+        if (left.length === 0) continue;
+        let set = byCluster.get(cluster);
+        if (!set) byCluster.set(cluster, (set = new Set()));
+        for (const ns of left) set.add(ns);
+      }
+    }
+    return [...byCluster].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([cluster, set]) => ({ cluster, namespaces: namespaces.filter((ns) => set.has(ns)) }));
   }
 
   /** The clusters `inScope` admits whose ClusterHealthy condition is not True (a collection reads every type). */

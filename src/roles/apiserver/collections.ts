@@ -17,9 +17,16 @@ import type { RequestContext } from './server.js';
 import { inMeta, pageMeta, type ListRenderer } from './render.js';
 import { yamlListRenderer } from './render-yaml.js';
 import { primed, StreamWriter } from './stream-writer.js';
-import { addWarnings, notReadyWarnings } from './warnings.js';
+import { addWarnings, excludingWarnings, namedIn, notReadyWarnings } from './warnings.js';
 
 const API_VERSION = 'clusterpedia.io/v1beta1';
+
+/** Whether `types` takes any version of group/resource. */
+function coversGroupResource(types: TypeFilter, group: string, resource: string): boolean {
+  if (types.kind === 'all') return true;
+  if (types.kind === 'one') return types.group === group && types.resource === resource;
+  return types.entries.some((e) => e.group === group && (e.resource === undefined || e.resource === resource));
+}
 
 interface CollectionDef {
   name: string;
@@ -69,7 +76,10 @@ export async function serveCollection(req: IncomingMessage, res: ServerResponse,
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, parsed.query.clusters);
   if (clusters) parsed.query.clusters = clusters;
-  addWarnings(res, notReadyWarnings(await d.catalog.notReady((c) => matchesSet(c, parsed.query.clusters))));
+  const inScope = (c: string): boolean => matchesSet(c, parsed.query.clusters);
+  addWarnings(res, notReadyWarnings(await d.catalog.notReady(inScope)));
+  const excluding = await d.catalog.excludingNamespaces(namedIn(parsed.query.namespaces), inScope, (group, resource) => coversGroupResource(parsed.query.types, group, resource));
+  addWarnings(res, excludingWarnings(`collectionresources ${def.name}`, excluding));
   // --max-page-size applies to collections as to any list; a page the server cut always carries its token.
   const capped = (parsed.query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) parsed.query.limit = d.options.limits.maxPageSize;

@@ -6,7 +6,7 @@ import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
 import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
 import { groupResourceString, groupVersionString, type KubeObject } from '../../kube/types.js';
 import { matchesQuery, matchesSet } from '../../kube/match.js';
-import type { JoinedPage, ListPage, ListQuery, SetFilter, WatchFilter } from '../../storage/types.js';
+import type { JoinedPage, ListPage, ListQuery, WatchFilter } from '../../storage/types.js';
 import { methodVerb } from './authz-attributes.js';
 import { scopedClusters } from './authz-gate.js';
 import type { HandlerDeps } from './handler.js';
@@ -28,7 +28,7 @@ import { historyTells, keysAt } from './selector-history.js';
 import { forwardedQuery, forwardRead, forwardToMember, isForwarded } from './member-forward.js';
 import { METRICS_GROUP, metricsSubject, serveMetrics, servesMetrics, unsyncedSubjectText } from './member-metrics.js';
 import type { ClusterInfo, TypeInfo } from './catalog.js';
-import { addWarnings, coverageWarnings, named, notReadyText } from './warnings.js';
+import { addWarnings, coverageWarnings, named, namedIn, notReadyText } from './warnings.js';
 
 const TRANSFORMS = ['none', 'Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'] as const;
 
@@ -144,10 +144,14 @@ async function typeNotFound(t: ResourceRequest, d: HandlerDeps): Promise<Error> 
   return notFound(`the server could not find the requested resource: cluster ${t.cluster} keeps ${groupResourceString(t)} as ${other.versions.map((v) => groupVersionString(t.group, v)).join(', ')}`);
 }
 
-/** Warnings for a list or watch (warnings.ts): over the clusters it reads, or the one of its path. */
-async function warnCoverage(res: ServerResponse, t: ResourceRequest, clusters: SetFilter | undefined, d: HandlerDeps): Promise<void> {
+/**
+ * Warnings for a list or watch (warnings.ts): over the clusters it reads, or the one of its path, and the namespaces
+ * it names (its path's, or a `namespaces` search).
+ */
+async function warnCoverage(res: ServerResponse, t: ResourceRequest, q: Pick<ListQuery, 'clusters' | 'namespaces'>, d: HandlerDeps): Promise<void> {
   const one = t.cluster;
-  const c = await d.catalog.coverage(t.group, t.version, t.resource, one !== undefined ? (x) => x === one : (x) => matchesSet(x, clusters), t.namespace);
+  const { clusters } = q;
+  const c = await d.catalog.coverage(t.group, t.version, t.resource, one !== undefined ? (x) => x === one : (x) => matchesSet(x, clusters), namedIn(q.namespaces));
   // One cluster's path has said already whether that cluster is ready (reference §1.3 step 9).
   addWarnings(res, coverageWarnings(t, one !== undefined ? { ...c, notReady: [] } : c));
 }
@@ -209,7 +213,7 @@ async function list(res: ServerResponse, ctx: RequestContext, url: URL, t: Resou
   // Per-cluster authorization: only rows of clusters the caller may read (authz-clusters.ts).
   const clusters = await scopedClusters(ctx.access, query.clusters);
   if (clusters) query.clusters = clusters;
-  await warnCoverage(res, t, query.clusters, d);
+  await warnCoverage(res, t, query, d);
   // A list without a limit may be capped (kube semantics stay: the client gets a continue token to follow).
   const capped = (query.limit ?? 0) === 0 && d.options.limits.maxPageSize > 0;
   if (capped) query.limit = d.options.limits.maxPageSize;
@@ -297,7 +301,7 @@ async function watch(res: ServerResponse, ctx: RequestContext, url: URL, t: Reso
   // Narrowed once per watch: the initial list, the catch-up from the change log and live events all use `filter`.
   const clusters = await scopedClusters(ctx.access, filter.clusters);
   if (clusters) filter.clusters = clusters;
-  await warnCoverage(res, t, filter.clusters, d);
+  await warnCoverage(res, t, filter, d);
   const timeoutSeconds = watchTimeoutSeconds(w.timeoutSeconds, d.options.watch.maxTimeoutSeconds);
   const initialQuery: ListQuery = { ...parsed.query, ...filter, limit: 0 };
   delete initialQuery.continue;

@@ -2,7 +2,8 @@
 // what a client should know about an answer that is served all the same.
 import type { ServerResponse } from 'node:http';
 import { groupResourceString, groupVersionString } from '../../kube/types.js';
-import type { TypeCoverage } from './catalog.js';
+import type { SetFilter } from '../../storage/types.js';
+import type { Excluding, TypeCoverage } from './catalog.js';
 
 /** Cluster names a message spells out; the rest are counted. */
 const MAX_NAMED = 10;
@@ -38,8 +39,7 @@ const plural = (n: number): string => (n === 1 ? '1 cluster' : `${n} clusters`);
  * another version (with the kubectl resource form that reads theirs), members still in their first list of it, and
  * members in the answer that are not ready.
  */
-export function coverageWarnings(t: { group: string; version: string; resource: string; namespace?: string }, c: TypeCoverage): string[] {
-  const namespace = t.namespace;
+export function coverageWarnings(t: { group: string; version: string; resource: string }, c: TypeCoverage): string[] {
   const out: string[] = [];
   const byVersion = new Map<string, string[]>();
   for (const e of c.elsewhere) {
@@ -58,11 +58,29 @@ export function coverageWarnings(t: { group: string; version: string; resource: 
     out.push(`${gr}: ${plural(c.firstListing.length)} ${verb} still in ${their} first list of it, and some of ${their} objects are not in this answer yet: `
       + named(c.firstListing));
   }
-  if (c.excluding.length > 0 && namespace !== undefined) {
-    const [verb, their] = c.excluding.length === 1 ? ['does', 'its'] : ['do', 'their'];
-    out.push(`${gr}: ${plural(c.excluding.length)} ${verb} not sync namespace ${namespace} (${their} spec.excludeNamespaces), and none of ${their} objects there are in this answer: ${named(c.excluding)}`);
+  return [...out, ...excludingWarnings(gr, c.excluding), ...notReadyWarnings(c.notReady)];
+}
+
+/** The values an `in` filter names (a path's namespace is one): what an answer is said to be about. None for `notin`. */
+export function namedIn(filter: SetFilter | undefined): string[] {
+  return filter?.op === 'in' ? filter.values : [];
+}
+
+/**
+ * The clusters in an answer that leave out namespaces it asks for (spec.excludeNamespaces), one warning per set of
+ * namespaces: an empty answer there is not an empty namespace. `subject` names what was listed.
+ */
+export function excludingWarnings(subject: string, excluding: readonly Excluding[]): string[] {
+  const bySet = new Map<string, string[]>();
+  for (const e of excluding) {
+    const key = e.namespaces.join(', ');
+    bySet.set(key, [...(bySet.get(key) ?? []), e.cluster]);
   }
-  return [...out, ...notReadyWarnings(c.notReady)];
+  return [...bySet].map(([namespaces, clusters]) => {
+    const [verb, their] = clusters.length === 1 ? ['does', 'its'] : ['do', 'their'];
+    const what = namespaces.includes(',') ? `namespaces ${namespaces}` : `namespace ${namespaces}`;
+    return `${subject}: ${plural(clusters.length)} ${verb} not sync ${what} (${their} spec.excludeNamespaces), and none of ${their} objects there are in this answer: ${named(clusters)}`;
+  });
 }
 
 /** The members in an answer that are not ready: one warning, in reference §1.3's words for a single one. */

@@ -184,6 +184,22 @@ describe('a namespace some clusters do not sync (spec.excludeNamespaces)', () =>
         expect(warning(await fetch(`${api.base}${P}/api/v1/pods`))).toBeNull();
         // One cluster's path says it too.
         expect(warning(await fetch(`${api.base}${P}/clusters/lean/api/v1/namespaces/kube-node-lease/pods`))).toContain('does not sync namespace kube-node-lease');
+        // Namespaces named by a search say it as a path's does; one excluded by it (notin) has nothing to say.
+        const searched = await fetch(`${api.base}${P}/api/v1/pods?namespaces=default,kube-system,kube-node-lease`);
+        expect(warning(searched)).toBe('299 - "pods: 1 cluster does not sync namespaces kube-system, kube-node-lease (its spec.excludeNamespaces), and none of its objects there are in this answer: lean"');
+        expect(warning(await fetch(`${api.base}${P}/api/v1/pods?labelSelector=${encodeURIComponent('search.clusterpedia.io/namespaces=kube-system')}`))).toContain('does not sync namespace kube-system');
+        expect(warning(await fetch(`${api.base}${P}/api/v1/pods?labelSelector=${encodeURIComponent('search.clusterpedia.io/namespaces notin (kube-system)')}`))).toBeNull();
+        // A collection of the namespace too, unless its clusters or its types leave out those excluding it.
+        const C = `${api.base}/apis/clusterpedia.io/v1beta1/collectionresources`;
+        const collection = await fetch(`${C}/kuberesources?namespaces=kube-system`, { headers: { accept: 'application/json' } });
+        expect((JSON.parse(await collection.text()) as { items: unknown[] }).items).toHaveLength(1);
+        expect(warning(collection)).toBe('299 - "collectionresources kuberesources: 1 cluster does not sync namespace kube-system (its spec.excludeNamespaces), and none of its objects there are in this answer: lean"');
+        expect(warning(await fetch(`${C}/any?resources=/pods&namespaces=kube-system`))).toContain('collectionresources any: 1 cluster does not sync namespace kube-system');
+        expect(warning(await fetch(`${C}/kuberesources?namespaces=kube-system&clusters=full`))).toBeNull();
+        expect(warning(await fetch(`${C}/kuberesources?namespaces=default`))).toBeNull();
+        expect(warning(await fetch(`${C}/any?resources=apps/deployments&namespaces=kube-system`))).toBeNull();
+        // workloads: Deployments, StatefulSets, DaemonSets, none of which this cluster's status says it excludes from.
+        expect(warning(await fetch(`${C}/workloads?namespaces=kube-system`))).toBeNull();
         const k = new Kubectl(api.resources);
         try {
           const r = await k.run(['get', 'pods', '-n', 'kube-system', '-o', 'name']);
