@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PediaClusterStatus } from '../../src/kube/pediacluster.js';
 import { sleep } from '../../src/lib/lifecycle.js';
-import { stringify } from 'yaml';
-import { pediaClusterFor, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
 import { rngFor } from '../../src/sim/prng.js';
 import { ensureBundle } from '../../test/support/bundle.js';
 import { freePort } from '../../test/support/postgres-server.js';
@@ -105,12 +104,11 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     });
     const f = fleet;
     cleanups.push(() => f.stop());
+    // With exclusions, every other member refuses field selectors on ConfigMaps (as an aggregated API without them
+    // would): the synchro lists and watches those without its selector and leaves the excluded namespaces out itself.
+    if (o.excludeNamespaces.length > 0) f.clusters.forEach((c, i) => i % 2 === 1 && c.faults.refuseFieldSelectors('/api/v1/configmaps'));
     const clustersFile = join(outDir, 'clusters.yaml');
-    writeFileSync(clustersFile, f.clusters.map((c) => {
-      const pc = pediaClusterFor(c);
-      if (o.excludeNamespaces.length > 0) (pc.spec as { excludeNamespaces?: string[] }).excludeNamespaces = o.excludeNamespaces;
-      return stringify(pc);
-    }).join('---\n'));
+    writeFileSync(clustersFile, pediaClustersYaml(f.clusters, undefined, o.excludeNamespaces.length > 0 ? { excludeNamespaces: o.excludeNamespaces } : {}));
     const excluded = new Set(o.excludeNamespaces);
     const views = o.watchers.map((ref) => watchedView(ref, types));
     // Churn relabels a pod now and then, so that label-selected watchers see objects leave and enter their selector.

@@ -83,6 +83,7 @@ Fault kinds (--only restricts the schedule to some): ${FAULT_KINDS.join(', ')}.
   kills pick any of them, watch clients send each request to either apiserver.
 --async-commit: PostgreSQL runs with synchronous_commit=off, so its immediate stops lose commits it had reported.
 --exclude-namespaces: every member's PediaCluster excludes them; the members' objects there must never be stored.
+  Every other member refuses field selectors on ConfigMaps, so the synchro leaves those namespaces out itself.
 Defaults: --preset full --backend both --seed 1. Appends each run to RELIABILITY.md unless --no-record.`;
 
 export interface CliRequest {

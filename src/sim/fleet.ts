@@ -94,8 +94,11 @@ export function defaultSyncResources(): SyncGroup[] {
   ];
 }
 
-/** The PediaCluster object for a cluster (cluster.clusterpedia.io/v1alpha2). */
-export function pediaClusterFor(cluster: SimCluster, syncResources: SyncGroup[] = defaultSyncResources()): Record<string, unknown> {
+/**
+ * The PediaCluster object for a cluster (cluster.clusterpedia.io/v1alpha2); `spec` adds fields to its spec
+ * (`excludeNamespaces`, `syncResourcesRefName`, …).
+ */
+export function pediaClusterFor(cluster: SimCluster, syncResources: SyncGroup[] = defaultSyncResources(), spec: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     apiVersion: 'cluster.clusterpedia.io/v1alpha2',
     kind: 'PediaCluster',
@@ -106,11 +109,12 @@ export function pediaClusterFor(cluster: SimCluster, syncResources: SyncGroup[] 
       ...(cluster.token ? { tokenData: b64(cluster.token) } : {}),
       ...(cluster.clientCert && !cluster.token ? { certData: b64(cluster.clientCert.certData), keyData: b64(cluster.clientCert.keyData) } : {}),
       syncResources,
+      ...spec,
     },
   };
 }
 
 /** Multi-document YAML of PediaClusters, the --clusters file format. */
-export function pediaClustersYaml(clusters: SimCluster[], syncResources?: SyncGroup[]): string {
-  return clusters.map((c) => stringify(pediaClusterFor(c, syncResources))).join('---\n');
+export function pediaClustersYaml(clusters: SimCluster[], syncResources?: SyncGroup[], spec?: Record<string, unknown>): string {
+  return clusters.map((c) => stringify(pediaClusterFor(c, syncResources, spec))).join('---\n');
 }

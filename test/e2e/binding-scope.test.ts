@@ -19,9 +19,8 @@ beforeAll(async () => {
   f = await startFleet({ clusters: 2, pods: 30, seed: 23 });
   // The first member leaves kube-system out; the second keeps everything.
   const [lean, full] = f.fleet.clusters;
-  const leanSpec = pediaClusterFor(lean!, [{ group: '', resources: ['pods', 'secrets', 'namespaces'] }]);
-  (leanSpec.spec as { excludeNamespaces?: string[] }).excludeNamespaces = ['kube-system'];
-  writeFileSync(f.clustersFile, [leanSpec, pediaClusterFor(full!, [{ group: '', resources: ['pods', 'secrets', 'namespaces'] }])].map((o) => stringify(o)).join('---\n'));
+  const resources = [{ group: '', resources: ['pods', 'secrets', 'namespaces'] }];
+  writeFileSync(f.clustersFile, [pediaClusterFor(lean!, resources, { excludeNamespaces: ['kube-system'] }), pediaClusterFor(full!, resources)].map((o) => stringify(o)).join('---\n'));
   ({ proc, base } = await startBinding(f, `sqlite:${join(f.dir, 'cp.db')}`, ['--redact-secret-data', 'true']));
 }, 120_000);
 

@@ -32,17 +32,14 @@ export function faultsSuite(backend: Backend): void {
     it('bad credentials and an invalid spec show the right conditions, never the secret', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const [c] = h.clusters;
-      const wrongToken = pediaClusterFor(c!, SYNC);
+      const wrongToken = pediaClusterFor(c!, SYNC, { tokenData: b64('not-the-token-xyz') });
       (wrongToken.metadata as { name: string }).name = 'wrong-token';
-      (wrongToken.spec as { tokenData: string }).tokenData = b64('not-the-token-xyz');
       const noEndpoint = { apiVersion: CLUSTER_API_GROUP_VERSION, kind: 'PediaCluster', metadata: { name: 'no-endpoint' }, spec: { tokenData: b64('t0k3n-abc'), syncResources: SYNC } };
       // A file is not checked against the CRD schema: a malformed syncResources entry is reported, never thrown.
-      const badResources = pediaClusterFor(c!, SYNC);
+      const badResources = pediaClusterFor(c!, SYNC, { syncResources: [{ group: '', resources: ['pods'], eventsInvolvedResources: 'pods' }] });
       (badResources.metadata as { name: string }).name = 'bad-resources';
-      (badResources.spec as { syncResources: unknown[] }).syncResources = [{ group: '', resources: ['pods'], eventsInvolvedResources: 'pods' }];
-      const badNamespaces = pediaClusterFor(c!, SYNC);
+      const badNamespaces = pediaClusterFor(c!, SYNC, { excludeNamespaces: ['kube-system', 'Kube System'] });
       (badNamespaces.metadata as { name: string }).name = 'bad-namespaces';
-      (badNamespaces.spec as { excludeNamespaces: unknown }).excludeNamespaces = ['kube-system', 'Kube System'];
       h.writeClusters([wrongToken, noEndpoint, badResources, badNamespaces]);
       await h.startSynchro();
       await waitFor(async () => (await h!.condition('wrong-token', 'ClusterHealthy'))?.status === 'False', 10_000);
@@ -66,9 +63,8 @@ export function faultsSuite(backend: Backend): void {
       h = await Harness.start(backend, { clusters: 1 });
       // And a member that never answered: it is said in the log once, as the one that went away is.
       const [c] = h.clusters;
-      const never = pediaClusterFor(c!, SYNC);
+      const never = pediaClusterFor(c!, SYNC, { apiserver: `https://127.0.0.1:${await freePort()}` });
       (never.metadata as { name: string }).name = 'never-reachable';
-      (never.spec as { apiserver: string }).apiserver = `https://127.0.0.1:${await freePort()}`;
       h.writeClusters([pediaClusterFor(c!, SYNC), never]);
       const log = recordingLogger<{ level: number; msg: string; cluster?: string; reason?: string; message?: string }>();
       await h.startSynchro({}, { logger: log.logger });
@@ -208,9 +204,7 @@ export function faultsSuite(backend: Backend): void {
     it('CRDs appearing and disappearing on the member are picked up (syncAllCustomResources)', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 5 });
       const [c] = h.clusters;
-      const pc = pediaClusterFor(c!, [{ group: '', resources: ['pods'] }]);
-      (pc.spec as { syncAllCustomResources: boolean }).syncAllCustomResources = true;
-      h.writeClusters([pc]);
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }], { syncAllCustomResources: true })]);
       await h.startSynchro();
       await waitFor(async () => (await h!.stored(c!.name, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' })).size > 0, 10_000);
       // Polls (every 300 ms here) read the CRDs metadata-only; whole CRDs only when one of them changed.

@@ -536,9 +536,7 @@ export function syncSuite(backend: Backend): void {
         waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(member(without)), 15_000, () => `${what}: stored pods differ from the member's outside ${without.join(',') || 'nothing'}`);
       expect(member([]).length).toBeGreaterThan(member(['kube-system']).length);
       const cluster = (exclude?: string[]): Record<string, unknown> => {
-        const o = pediaClusterFor(c!, [{ group: '', resources: ['pods', 'namespaces'] }]);
-        if (exclude) (o.spec as { excludeNamespaces?: string[] }).excludeNamespaces = exclude;
-        return o;
+        return pediaClusterFor(c!, [{ group: '', resources: ['pods', 'namespaces'] }], exclude ? { excludeNamespaces: exclude } : {});
       };
       const since = Date.now();
       h.writeClusters([cluster(['kube-system'])]);
@@ -585,9 +583,7 @@ export function syncSuite(backend: Backend): void {
 
       // A ClusterSyncResources' excludeNamespaces add to the cluster's own.
       const shared = { apiVersion: 'cluster.clusterpedia.io/v1alpha2', kind: 'ClusterSyncResources', metadata: { name: 'shared' }, spec: { syncResources: [], excludeNamespaces: ['kube-system'] } };
-      const referring = cluster(['default']);
-      (referring.spec as { syncResourcesRefName?: string }).syncResourcesRefName = 'shared';
-      h.writeClusters([referring, shared]);
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods', 'namespaces'] }], { excludeNamespaces: ['default'], syncResourcesRefName: 'shared' }), shared]);
       await converge(['kube-system', 'default'], 'excluded through the ClusterSyncResources too');
     });
 
@@ -601,10 +597,8 @@ export function syncSuite(backend: Backend): void {
       const converge = (what: string): Promise<void> =>
         waitFor(async () => JSON.stringify(await stored()) === JSON.stringify(member()), 15_000, () => `${what}: stored pods differ from the member's outside kube-system`);
       expect(c!.snapshot('pods').some((p) => p.metadata.namespace === 'kube-system')).toBe(true);
-      const o = pediaClusterFor(c!, [{ group: '', resources: ['pods'] }]);
-      (o.spec as { excludeNamespaces?: string[] }).excludeNamespaces = ['kube-system'];
       const since = Date.now();
-      h.writeClusters([o]);
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }], { excludeNamespaces: ['kube-system'] })]);
       await h.startSynchro();
       await converge('initial');
       await waitFor(() => h!.watches(c!, PODS, since).length > 0, 15_000, () => 'no watch of pods');
@@ -736,9 +730,8 @@ export function syncSuite(backend: Backend): void {
       await h.converged();
       const [c1, c2] = h.clusters;
       // Spec change: drop replica sets, keep the rest, and reach the member by another URL (a new connection).
-      const changed = pediaClusterFor(c1!, SYNC.map((g) => (g.group === 'apps' ? { ...g, resources: ['deployments'] } : g)));
       const newUrl = c1!.url.replace('127.0.0.1', 'localhost');
-      (changed.spec as { apiserver: string }).apiserver = newUrl;
+      const changed = pediaClusterFor(c1!, SYNC.map((g) => (g.group === 'apps' ? { ...g, resources: ['deployments'] } : g)), { apiserver: newUrl });
       const podRevs = await podRevisions(h, c1!.name);
       h.writeClusters([changed]);
       await waitFor(async () => (await h!.storage.counts()).every((x) => x.cluster !== c2!.name), 15_000, () => 'rows of the removed cluster remain');
