@@ -39,6 +39,11 @@ export interface SimClusterOptions {
   windowSize?: number;
   /** BOOKMARK interval for watches that allow them, ms. Default 10000 (kube: about a minute). */
   bookmarkIntervalMs?: number;
+  /**
+   * Live changes a watch holds while its client is not reading (the socket backed up) before it is closed, as kube's
+   * cacher closes an unresponsive watcher (its buffer holds about a second of changes, 10–1000). Default 100.
+   */
+  watchBufferEvents?: number;
   /** Requests kept in the request log. Default 10000. */
   requestLogSize?: number;
   /** "Now" of the generated timestamps, ms; fix it for byte-identical generation. Default: start time, to the minute. */
@@ -138,7 +143,7 @@ export class SimCluster {
     });
     let cluster: SimCluster | undefined;
     const server = new SimServer({
-      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
+      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, watchBufferEvents: opts.watchBufferEvents ?? 100, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
       faults, log, logger,
       token: () => token,
       ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}), http2: opts.http2 === true } } : {}),
@@ -171,6 +176,11 @@ export class SimCluster {
   /** Open watches. */
   get openWatches(): number {
     return this.watches.size;
+  }
+
+  /** Watches closed because their client stopped reading while changes kept coming (watchBufferEvents). */
+  get unresponsiveWatchesClosed(): number {
+    return this.watches.unresponsiveClosed;
   }
 
   /** Open TCP connections from clients (over HTTP/2 one carries many watches). */

@@ -28,6 +28,8 @@ export interface HandlerContext {
   watches: WatchRegistry;
   reviews: Reviews;
   bookmarkIntervalMs: number;
+  /** Live changes a watch holds for a client that stops reading before it is closed. */
+  watchBufferEvents: number;
   /** Answers a pod deleted over HTTP (given as it was) as its kubelet and controller do (Churn.answerDeletion). */
   answerPodDeletion(pod: SimObject): void;
   /** Answers an object other than a pod deleted over HTTP as the controller that owned it does (Churn.answerOwnedDeletion). */
@@ -130,7 +132,7 @@ export async function handleResource(ctx: HandlerContext, route: ResourceRoute, 
     const opts = parseListOptions(query, route.legacyWatch);
     if (opts.watch) {
       const asTable = transformOf(req.headers.accept, true) === 'Table';
-      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable, include: asTable ? includeObjectOf(query) : 'Metadata', bookmarkIntervalMs: ctx.bookmarkIntervalMs, res, registry: ctx.watches });
+      serveWatch({ store, def, gr, version: route.version, namespace: ns, opts, asTable, include: asTable ? includeObjectOf(query) : 'Metadata', bookmarkIntervalMs: ctx.bookmarkIntervalMs, bufferEvents: ctx.watchBufferEvents, res, registry: ctx.watches });
       return;
     }
     const page = listPage(store, key, ns, opts);

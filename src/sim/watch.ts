@@ -20,6 +20,8 @@ export interface WatchRequest {
   /** What a Table event's row carries (`includeObject`). */
   include: IncludeObject;
   bookmarkIntervalMs: number;
+  /** Live changes held for a client that stops reading before its watch is closed (SimClusterOptions.watchBufferEvents). */
+  bufferEvents: number;
   res: ServerResponse;
   registry: WatchRegistry;
 }
@@ -32,6 +34,8 @@ interface ActiveWatch {
 /** Every open watch of a cluster, so faults can drop them and a removed CRD can end its watches. */
 export class WatchRegistry {
   private readonly active = new Set<ActiveWatch>();
+  /** Watches closed because their client stopped reading while changes kept coming. */
+  unresponsiveClosed = 0;
 
   get size(): number {
     return this.active.size;
@@ -57,6 +61,9 @@ export class WatchRegistry {
   }
 }
 
+/** How long a watch's buffer may stay full before the watch is closed (kube's dispatch waits up to ~100 ms). */
+export const UNRESPONSIVE_AFTER_MS = 1_000;
+
 /** Starts streaming; validation errors are thrown before any header is written so they become a plain Status. */
 export function serveWatch(w: WatchRequest): void {
   const { store, def, opts, res } = w;
@@ -76,6 +83,8 @@ export function serveWatch(w: WatchRequest): void {
   // As kube-apiserver: a Table watch sends the column definitions with its first object event only.
   let columnsSent = false;
   const wire = (o: SimObject): unknown => wireObject(o, def, w.version, false);
+  // The response is backed up (write returned false) until 'drain': live changes then wait in `held`.
+  let backedUp = false;
   const send = (type: string, obj: SimObject | Record<string, unknown>, raw = false): void => {
     let object: unknown = obj;
     if (!raw && w.asTable) {
@@ -83,7 +92,7 @@ export function serveWatch(w: WatchRequest): void {
       object = toTable(def, [obj as SimObject], { resourceVersion: rv }, Date.now(), { withColumns: !columnsSent, include: w.include, wire });
       columnsSent = true;
     } else if (!raw) object = wire(obj as SimObject);
-    res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!res.write(`${JSON.stringify({ type, object })}\n`)) backedUp = true;
   };
 
   if (!initial && startRev < store.window.compactedRev) {
@@ -94,17 +103,20 @@ export function serveWatch(w: WatchRequest): void {
 
   const inScope = (o: SimObject): boolean => !prefix || (o.metadata.namespace ?? '') === w.namespace;
   const passes = (o: SimObject | null): boolean => o !== null && inScope(o) && matches(def, opts, o);
-  const deliver = (ev: ChangeEvent): void => {
-    if (ev.gr !== w.gr) return;
+  /** What a change means to this watch, if anything. */
+  const outgoing = (ev: ChangeEvent): [string, SimObject] | undefined => {
+    if (ev.gr !== w.gr) return undefined;
     const was = passes(ev.prev);
     const is = ev.type !== 'DELETED' && passes(ev.object);
-    if (ev.type === 'DELETED') {
-      if (was || passes(ev.object)) send('DELETED', ev.object);
-    } else if (is) send(was ? 'MODIFIED' : 'ADDED', ev.object);
-    else if (was && ev.prev) {
-      // Stopped matching: kube sends DELETED carrying the previous object at the event's revision.
-      send('DELETED', { ...ev.prev, metadata: { ...ev.prev.metadata, resourceVersion: String(ev.rev) } });
-    }
+    if (ev.type === 'DELETED') return was || passes(ev.object) ? ['DELETED', ev.object] : undefined;
+    if (is) return [was ? 'MODIFIED' : 'ADDED', ev.object];
+    // Stopped matching: kube sends DELETED carrying the previous object at the event's revision.
+    if (was && ev.prev) return ['DELETED', { ...ev.prev, metadata: { ...ev.prev.metadata, resourceVersion: String(ev.rev) } }];
+    return undefined;
+  };
+  const deliver = (ev: ChangeEvent): void => {
+    const out = outgoing(ev);
+    if (out) send(...out);
   };
 
   const table = store.table(w.gr);
@@ -119,27 +131,54 @@ export function serveWatch(w: WatchRequest): void {
     for (const ev of store.window.since(startRev)) if (ev.rev <= upTo) deliver(ev);
     covered = Math.max(startRev, upTo);
   }
+  // Live changes for this watch that wait for the client to read (kube's cacheWatcher input buffer).
+  const held: [string, SimObject][] = [];
   const bookmark = (initialEnd: boolean): void => {
+    // Best effort, as kube's: none while changes wait, as it would claim a revision they have not reached.
+    if (held.length > 0) return;
     const metadata: Record<string, unknown> = { resourceVersion: String(Math.max(covered, store.deliveredRevision)) };
     if (initialEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
     send('BOOKMARK', { kind: def.kind, apiVersion: apiVersionOf(def.group, w.version), metadata }, true);
   };
   if (opts.sendInitialEvents === true) bookmark(true);
 
+  // As kube's cacher: a watch whose client stops reading while its changes keep coming is closed once its buffer is
+  // full ("Forcing watcher close due to unresponsiveness"); what it held is dropped, and the client watches again from
+  // the last event it got. kube waits a little for a full buffer to make room; so does this, UNRESPONSIVE_AFTER_MS,
+  // which also spares a client that reads but met a burst the simulator made in one go (a loop of creates).
+  let overflowing: NodeJS.Timeout | undefined;
   const unsubscribe = store.onChange((ev) => {
-    if (ev.rev > covered) deliver(ev);
+    if (ev.rev <= covered) return;
+    const out = outgoing(ev);
+    if (!out) return;
+    if (!backedUp && held.length === 0) return send(...out);
+    held.push(out);
+    if (held.length > w.bufferEvents && !overflowing) {
+      overflowing = setTimeout(() => {
+        overflowing = undefined;
+        if (held.length <= w.bufferEvents) return;
+        w.registry.unresponsiveClosed++;
+        active.close(false);
+      }, UNRESPONSIVE_AFTER_MS);
+    }
+  });
+  res.on('drain', () => {
+    backedUp = false;
+    while (held.length > 0 && !backedUp) send(...held.shift()!);
   });
   const timers: NodeJS.Timeout[] = [];
   const active: ActiveWatch = {
     gr: w.gr,
     close: (abort) => {
       cleanup();
+      held.length = 0;
       if (abort) res.destroy();
       else res.end();
     },
   };
   const cleanup = (): void => {
     unsubscribe();
+    clearTimeout(overflowing);
     for (const t of timers) clearTimeout(t);
     w.registry.remove(active);
   };

@@ -12,6 +12,7 @@ import { renderClusters, renderResources } from '../../../src/cmd/show.js';
 import { silentLogger } from '../../../src/lib/log.js';
 import { recordingLogger } from '../../support/log.js';
 import { synchroRunnables } from '../../../src/roles/synchro/run.js';
+import { defaultSynchroOptions } from '../../../src/roles/synchro/options.js';
 import { Harness, SYNC, testOptions, waitFor, type Backend, type StoredSyncCondition } from './harness.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -92,6 +93,33 @@ export function faultsSuite(backend: Backend): void {
       // Once per spell, however many probes fail.
       expect(unhealthy(c!.name)).toHaveLength(1);
       expect(unhealthy('never-reachable')).toHaveLength(1);
+    });
+
+    it('storage too slow to keep up: the member closes the watches the synchro stopped reading, and nothing is lost', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 40, watchBufferEvents: 10 });
+      const parts = await h.startSynchro({ queue: { ...defaultSynchroOptions().queue, flushDelayMs: 2, maxEntries: 40, batchSize: 20 } });
+      await h.converged();
+      // Every write waits until released: the queue fills, the synchro stops reading its watches, the socket backs up.
+      const storage = h.storage;
+      const write = storage.write.bind(storage);
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((r) => { release = r; });
+      storage.write = async (...args: Parameters<typeof write>) => {
+        await held;
+        return write(...args);
+      };
+      const [c] = h.clusters;
+      try {
+        c!.churn.start(400);
+        await waitFor(() => c!.unresponsiveWatchesClosed > 0, 30_000, () => 'the member never closed a watch the synchro was not reading');
+        expect(parts.queue.depth).toBeLessThanOrEqual(40);
+      } finally {
+        c!.churn.stop();
+        storage.write = write;
+        release();
+      }
+      // The synchro reads what was sent before the close, watches again from there, and ends with every change.
+      await h.converged(30_000);
     });
 
     it('a resource whose watch fails reports the error, and keeps it as its last error once it recovers', async () => {
