@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       case 'stats': {
         let objects = 0;
         for (const c of fleet.clusters) for (const r of SYNCED) objects += c.store.count(r);
-        reply({ cmd: 'stats', objects, revisions: fleet.clusters.reduce((n, c) => n + c.revision, 0), churnOps: fleet.clusters.reduce((n, c) => n + c.churn.operations, 0) });
+        reply({ cmd: 'stats', objects, revisions: fleet.clusters.reduce((n, c) => n + c.revision, 0), churnOps: fleet.clusters.reduce((n, c) => n + c.churn.operations, 0), unresponsiveWatchesClosed: fleet.clusters.reduce((n, c) => n + c.unresponsiveWatchesClosed, 0) });
         return;
       }
       case 'sample': {

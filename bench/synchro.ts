@@ -229,6 +229,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   phase = 'churn';
   const received = (t: string): number => metric(t, 'clusterpedia_synchro_events_total') - metric(t, 'clusterpedia_synchro_events_total', { type: 'LIST' });
   const eventsBefore = received(text);
+  const expiredListsBefore = metric(text, 'clusterpedia_synchro_lists_total', { reason: 'expired' });
   const statsBefore = await sim.request({ cmd: 'stats' });
   const made = CHURN_PACED ? await sim.request({ cmd: 'prechurn', rate: CHURN_EPS, seconds: CHURN_SECONDS }) : undefined;
   const releasedP = CHURN_PACED ? sim.wait('released') : undefined;
@@ -308,6 +309,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   clearInterval(poller);
   clearInterval(sampler);
   const catchUpSeconds = (performance.now() - drainStart) / 1000;
+  const statsCaughtUp = await sim.request({ cmd: 'stats' });
   const eventsAfter = received(text);
   const peak = rssOf(child.pid!).peak;
   child.kill('SIGTERM');
@@ -338,6 +340,10 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     receivedEventsPerSecond: Math.round((receivedByEnd - eventsBefore) / churnSeconds),
     receivedEvents: eventsAfter - eventsBefore,
     catchUpSeconds: +catchUpSeconds.toFixed(1),
+    // Watches the members closed because the synchro had stopped reading them (kube's unresponsive watcher), and the
+    // lists that followed a 410 when it watched again from too old a point.
+    watchesClosedByMembers: Number(statsCaughtUp.unresponsiveWatchesClosed) - Number(statsBefore.unresponsiveWatchesClosed),
+    listsOnExpired: metric(text, 'clusterpedia_synchro_lists_total', { reason: 'expired' }) - expiredListsBefore,
     meanWriteBatch: Math.round(metric(text, 'clusterpedia_synchro_write_batch_size_sum') / Math.max(1, metric(text, 'clusterpedia_synchro_write_batch_size_count'))),
     marks: delays.length,
     unmatchedMarks: outstanding.size,
