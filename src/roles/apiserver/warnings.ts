@@ -5,7 +5,7 @@ import { groupResourceString, groupVersionString } from '../../kube/types.js';
 import type { SetFilter } from '../../storage/types.js';
 import type { Excluding, TypeCoverage } from './catalog.js';
 
-/** Cluster names a message spells out; the rest are counted. */
+/** Names (clusters, namespaces) a message spells out; the rest are counted. */
 const MAX_NAMED = 10;
 
 /** One header value. The text is a quoted-string: quotes and backslashes escaped, control characters dropped. */
@@ -27,17 +27,17 @@ export function notReadyText(cluster: string, reason: string): string {
 }
 
 /** "a, b, c", or the first MAX_NAMED and "and N more". */
-export function named(clusters: readonly string[]): string {
-  const shown = clusters.slice(0, MAX_NAMED).join(', ');
-  return clusters.length > MAX_NAMED ? `${shown} and ${clusters.length - MAX_NAMED} more` : shown;
+export function named(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_NAMED).join(', ');
+  return names.length > MAX_NAMED ? `${shown} and ${names.length - MAX_NAMED} more` : shown;
 }
 
 const plural = (n: number): string => (n === 1 ? '1 cluster' : `${n} clusters`);
 
 /**
  * The warnings of a list or watch over several clusters: members left out because they keep the resource at
- * another version (with the kubectl resource form that reads theirs), members still in their first list of it, and
- * members in the answer that are not ready.
+ * another version (with the kubectl resource form that reads theirs), members still in their first list of it,
+ * members that leave out namespaces it asks for, and members in the answer that are not ready.
  */
 export function coverageWarnings(t: { group: string; version: string; resource: string }, c: TypeCoverage): string[] {
   const out: string[] = [];
@@ -71,14 +71,17 @@ export function namedIn(filter: SetFilter | undefined): string[] {
  * namespaces: an empty answer there is not an empty namespace. `subject` names what was listed.
  */
 export function excludingWarnings(subject: string, excluding: readonly Excluding[]): string[] {
-  const bySet = new Map<string, string[]>();
+  const bySet = new Map<string, { namespaces: readonly string[]; clusters: string[] }>();
   for (const e of excluding) {
-    const key = e.namespaces.join(', ');
-    bySet.set(key, [...(bySet.get(key) ?? []), e.cluster]);
+    const key = e.namespaces.join(',');
+    const set = bySet.get(key);
+    if (set) set.clusters.push(e.cluster);
+    else bySet.set(key, { namespaces: e.namespaces, clusters: [e.cluster] });
   }
-  return [...bySet].map(([namespaces, clusters]) => {
+  return [...bySet.values()].map(({ namespaces, clusters }) => {
     const [verb, their] = clusters.length === 1 ? ['does', 'its'] : ['do', 'their'];
-    const what = namespaces.includes(',') ? `namespaces ${namespaces}` : `namespace ${namespaces}`;
+    // A search may name thousands: spelled out as the clusters are, the first ten and a count.
+    const what = namespaces.length === 1 ? `namespace ${namespaces[0]}` : `namespaces ${named(namespaces)}`;
     return `${subject}: ${plural(clusters.length)} ${verb} not sync ${what} (${their} spec.excludeNamespaces), and none of ${their} objects there are in this answer: ${named(clusters)}`;
   });
 }

@@ -140,6 +140,18 @@ describe('warning texts', () => {
     expect(left).toBe('things.x.io: 12 clusters keep it as x.io/v1beta1, not x.io/v1, and are left out of this answer (ask for things.v1beta1.x.io): m0, m1, m2, m3, m4, m5, m6, m7, m8, m9 and 2 more');
     expect(down).toBe('2 clusters are not ready and the resources obtained from them may be inaccurate: a (NotReachable), b');
   });
+
+  it('group the clusters leaving out the same namespaces, and count the namespaces past the tenth', () => {
+    const names = Array.from({ length: 13 }, (_, i) => `ns-${i}`);
+    const warnings = coverageWarnings({ group: '', version: 'v1', resource: 'pods' }, {
+      elsewhere: [], notReady: [], firstListing: [],
+      excluding: [{ cluster: 'a', namespaces: ['kube-system'] }, { cluster: 'b', namespaces: names }, { cluster: 'c', namespaces: ['kube-system'] }],
+    });
+    expect(warnings).toEqual([
+      'pods: 2 clusters do not sync namespace kube-system (their spec.excludeNamespaces), and none of their objects there are in this answer: a, c',
+      'pods: 1 cluster does not sync namespaces ns-0, ns-1, ns-2, ns-3, ns-4, ns-5, ns-6, ns-7, ns-8, ns-9 and 3 more (its spec.excludeNamespaces), and none of its objects there are in this answer: b',
+    ]);
+  });
 });
 
 describe('kubectl', () => {
