@@ -44,6 +44,8 @@ export interface ChaosResult {
   objectsFinal: number;
   /** Member changes made during the run (sum of member revision increments). */
   memberChanges: number;
+  /** Watches the members closed because clusterpedia had stopped reading them (kube's unresponsive watcher). */
+  watchesClosedUnresponsive: number;
   initialSyncMs: number;
   faultsPlanned: number;
   faultsByKind: Record<FaultKind, number>;
@@ -231,6 +233,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
       processes: processes.map((p) => ({ name: p.name, restarts: p.incarnations - 1, kills: p.kills, leadershipLostExits: p.leadershipLostExits })),
       objectsInitial, objectsFinal: countObjects(membersFinal, types),
       memberChanges: f.clusters.reduce((n, c) => n + c.revision, 0) - revisionsAtStart,
+      watchesClosedUnresponsive: f.clusters.reduce((n, c) => n + c.unresponsiveWatchesClosed, 0),
       initialSyncMs,
       faultsPlanned: plan.length, faultsByKind: byKind,
       faultErrors: injected.filter((x) => x.result.error !== undefined).length,

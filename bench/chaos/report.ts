@@ -60,7 +60,7 @@ function rows(r: ChaosResult): [string, string][] {
     ['backend', o.asyncCommit ? `${o.backend} (synchronous_commit=off: immediate stops lose reported commits)` : o.backend],
     ['seed', String(o.seed)],
     ['members', `${o.clusters} × ${n(o.pods)} pods: ${n(r.objectsInitial)} objects at start, ${n(r.objectsFinal)} at the end${o.excludeNamespaces.length > 0 ? `; not counted, and never to be stored: namespaces ${o.excludeNamespaces.join(', ')} (excluded)` : ''}`],
-    ['chaos phase', `${s(o.durationMs)}, churn ${o.churnPerCluster} events/s per member (${n(r.memberChanges)} member changes); whole run ${s(r.totalMs)}`],
+    ['chaos phase', `${s(o.durationMs)}, churn ${o.churnPerCluster} events/s per member (${n(r.memberChanges)} member changes, ${n(r.watchesClosedUnresponsive ?? 0)} watches closed by members as unresponsive); whole run ${s(r.totalMs)}`],
     ['faults injected', faults(r)],
     ['clusterpedia flags', r.bindingFlags.join(' ')],
     ['kill -9', `${kills}, of which ${r.killsMidTransaction} inside a storage write transaction${r.killsWhileDatabaseDown > 0 ? `, ${r.killsWhileDatabaseDown} with PostgreSQL down (restarted into no database)` : ''}`],
