@@ -3,7 +3,7 @@ import { clone } from './deep-equal.js';
 import { ageMs, iso, managed } from './gen-meta.js';
 import { containerId, distinctSuffix, hexFor, kubeSuffix, rngFor, uidFor, type Rng } from './prng.js';
 import type { NodeInfo, Topology, Workload } from './topology.js';
-import type { SimObject, SimOwnerRef } from './types.js';
+import { recs, type SimObject, type SimOwnerRef } from './types.js';
 
 /** The uid of a generated object: stable for (seed, cluster, gr, key), so owner references always resolve. */
 export function genUid(t: Topology, gr: string, key: string): string {
@@ -144,6 +144,8 @@ function containerSpec(w: Workload, name: string, image: string, rng: Rng, main:
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } } },
     ],
     resources: { limits: { cpu: `${rng.pick([250, 500, 1000])}m`, memory: `${rng.pick([256, 512, 1024])}Mi` }, requests: { cpu: `${rng.pick([50, 100, 200])}m`, memory: `${rng.pick([64, 128, 256])}Mi` } },
+    // A StatefulSet's main container mounts the claim its volumeClaimTemplate makes for each ordinal.
+    ...(w.kind === 'StatefulSet' ? { volumeMounts: [{ name: 'data', mountPath: `/var/lib/${w.app}` }] } : {}),
     ...(w.kind === 'CronJob' ? {} : { readinessProbe: { httpGet: { path: '/healthz', port: w.port, scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 } }),
     ...common,
   };
@@ -262,7 +264,9 @@ export function buildPod(t: Topology, w: Workload, r: number): SimObject {
   const template = clone(podTemplateParts(t, w));
   const annotations = template.annotations;
   const apiMount = `kube-api-access-${kubeSuffix(rng)}`;
-  const mounted = (c: Record<string, unknown>): Record<string, unknown> => Object.assign(c, { volumeMounts: [{ name: apiMount, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] });
+  // Admission adds the service-account token's mount after the template's own.
+  const mounted = (c: Record<string, unknown>): Record<string, unknown> =>
+    Object.assign(c, { volumeMounts: [...recs(c.volumeMounts), { name: apiMount, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }] });
   const containers = template.containers.map(mounted);
   const initContainers = template.initContainers?.map(mounted);
   const readinessGates = template.readinessGates;

@@ -64,6 +64,29 @@ describe('generation', () => {
     expect([...kinds].sort()).toEqual(['DaemonSet', 'Job', 'ReplicaSet', 'StatefulSet']);
   });
 
+  it("mounts a StatefulSet pod's claim in its main container, as its template says, before the service-account token", () => {
+    const s = store('east', 800);
+    const claims = new Set(all(s, 'persistentvolumeclaims').map((c) => `${c.metadata.namespace}/${c.metadata.name}`));
+    const sets = all(s, 'statefulsets.apps');
+    expect(sets.length).toBeGreaterThan(0);
+    type Container = { name: string; volumeMounts?: { name: string; mountPath: string }[] };
+    for (const sts of sets) {
+      const template = (sts.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+      expect(template.volumeMounts?.map((m) => m.name)).toEqual(['data']);
+      const pods = all(s, 'pods').filter((p) => p.metadata.ownerReferences?.[0]?.uid === sts.metadata.uid);
+      expect(pods.length).toBeGreaterThan(0);
+      for (const pod of pods) {
+        const spec = pod.spec as { volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[]; containers: Container[] };
+        const claim = spec.volumes.find((v) => v.name === 'data')?.persistentVolumeClaim?.claimName;
+        expect(claims.has(`${pod.metadata.namespace}/${claim}`), `${pod.metadata.name} names ${claim}`).toBe(true);
+        const mounts = spec.containers[0]!.volumeMounts!;
+        expect(mounts[0]).toEqual(template.volumeMounts![0]);
+        expect(mounts[mounts.length - 1]!.mountPath).toBe('/var/run/secrets/kubernetes.io/serviceaccount');
+        expect(spec.volumes.map((v) => v.name)).toEqual(expect.arrayContaining(mounts.map((m) => m.name)));
+      }
+    }
+  });
+
   it("gives each StatefulSet and DaemonSet the ControllerRevision its pods run: named by their hash, its template, controlled by it", () => {
     const s = store('east', 800);
     const revisions = all(s, 'controllerrevisions.apps');
