@@ -31,6 +31,15 @@ function regexError(msg: string, fmt: string, ...examples: string[]): string {
   return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 }
 
+const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+/** Bytes. */
+const DNS1123_LABEL_MAX = 63;
+
+/** validation.IsDNS1123Label's test (a namespace's name, a Service's): at most 63 bytes of the label format. */
+export function isDns1123Label(value: string): boolean {
+  return byteLength(value) <= DNS1123_LABEL_MAX && DNS1123_LABEL_RE.test(value);
+}
+
 /** validation.IsDNS1123Subdomain: kube's messages (empty when valid). */
 export function dns1123SubdomainProblems(value: string): string[] {
   const errs: string[] = [];

@@ -1,6 +1,6 @@
 // Label selector grammar: kube's own parser test cases (labels/selector_test.go), messages and canonical printing.
 import { describe, expect, it } from 'vitest';
-import { formatLabelSelector, labelValueProblems, parseLabelSelector, qualifiedNameProblems } from '../../src/kube/label-selector.js';
+import { formatLabelSelector, isDns1123Label, labelValueProblems, parseLabelSelector, qualifiedNameProblems } from '../../src/kube/label-selector.js';
 import { isSelectorError, tokenizeSelector } from '../../src/kube/selector-syntax.js';
 import type { LabelRequirement } from '../../src/kube/requirement.js';
 
@@ -165,5 +165,12 @@ describe('formatLabelSelector', () => {
     const reqs = [req('z', 'in', ['b', 'a']), req('a', 'exists')];
     expect(formatLabelSelector(reqs)).toBe('a,z in (a,b)');
     expect(reqs[0]?.values).toEqual(['b', 'a']);
+  });
+});
+
+describe('isDns1123Label (a namespace name)', () => {
+  it('takes lower-case letters, digits and inner dashes, up to 63 bytes', () => {
+    for (const ok of ['a', 'kube-system', '0', 'a'.repeat(63), '123-abc']) expect(isDns1123Label(ok), ok).toBe(true);
+    for (const bad of ['', 'a'.repeat(64), 'Kube', 'kube system', '-a', 'a-', 'a.b', 'a_b', 'é']) expect(isDns1123Label(bad), bad).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import { Semaphore } from './list-gate.js';
 import { StatusWriter } from './status-writer.js';
 import type { WriteQueue } from './write-queue.js';
 import { kubeTime } from '../../kube/types.js';
+import { isDns1123Label } from '../../kube/label-selector.js';
 
 /** A cluster as a source declares it. */
 export interface DesiredCluster {
@@ -426,13 +427,10 @@ export function excludeNamespacesProblem(list: unknown, where: string): string |
   if (list === undefined || list === null) return undefined;
   if (!Array.isArray(list)) return `${where}: must be a list of namespace names`;
   for (const [i, ns] of (list as unknown[]).entries()) {
-    if (typeof ns !== 'string' || !NAMESPACE_NAME.test(ns)) return `${where}[${i}]: ${JSON.stringify(ns)} is not a namespace name (a DNS-1123 label: lower-case letters, digits and '-', at most 63)`;
+    if (typeof ns !== 'string' || !isDns1123Label(ns)) return `${where}[${i}]: ${JSON.stringify(ns)} is not a namespace name (a DNS-1123 label: lower-case letters, digits and '-', at most 63)`;
   }
   return undefined;
 }
-
-/** A namespace's name: a DNS-1123 label. */
-const NAMESPACE_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
  * "group/version/resource" → what a resource synchro carries over from a status' syncResources: the committed RV it
