@@ -48,9 +48,8 @@ export interface Excluding {
   namespaces: string[];
 }
 
-/** Of `asked`, those `byCluster` says `cluster` leaves out. */
-function leftOut(byCluster: Map<string, readonly string[]> | undefined, cluster: string, asked: readonly string[]): string[] {
-  const excluded = byCluster?.get(cluster);
+/** Of `asked`, those in `excluded` (a cluster's, for one type). */
+function leftOut(excluded: readonly string[] | undefined, asked: readonly string[]): string[] {
   return excluded ? asked.filter((ns) => excluded.includes(ns)) : [];
 }
 
@@ -241,7 +240,7 @@ export class Catalog {
       const healthy = s.clusters.get(cluster)?.healthy;
       if (healthy?.status !== 'True') out.notReady.push({ cluster, reason: healthy?.reason ?? '' });
       if (listing?.has(cluster)) out.firstListing.push(cluster);
-      const left = leftOut(excluded, cluster, namespaces);
+      const left = leftOut(excluded?.get(cluster), namespaces);
       if (left.length > 0) out.excluding.push({ cluster, namespaces: left });
     }
     return out;
@@ -257,9 +256,9 @@ export class Catalog {
     for (const [gr, clusters] of (await this.get()).excluded) {
       const slash = gr.indexOf('/');
       if (!covers(gr.slice(0, slash), gr.slice(slash + 1))) continue;
-      for (const cluster of clusters.keys()) {
+      for (const [cluster, excluded] of clusters) {
         if (!inScope(cluster)) continue;
-        const left = leftOut(clusters, cluster, namespaces);
+        const left = leftOut(excluded, namespaces);
         if (left.length === 0) continue;
         let set = byCluster.get(cluster);
         if (!set) byCluster.set(cluster, (set = new Set()));

@@ -378,11 +378,10 @@ export class ResourceSynchro implements WriteOwner, ListWatchHandler {
     const selector = this.d.resource.fieldSelector;
     const excluded = selector ? new Set(namespacesExcludedBy(selector)) : undefined;
     if (!excluded || excluded.size === 0) return false;
-    if (!this.selectingHere) {
-      const before = this.accepts;
-      this.accepts = (o) => !excluded.has(o.metadata?.namespace ?? '') && (before === undefined || before(o));
-      this.selectingHere = true;
-    }
+    // Asked once: from here on this synchro's runs send no selector, so the member has none to refuse.
+    const before = this.accepts;
+    this.accepts = (o) => !excluded.has(o.metadata?.namespace ?? '') && (before === undefined || before(o));
+    this.selectingHere = true;
     return true;
   }
 
