@@ -86,6 +86,10 @@ export interface StoredSyncCondition {
   resourceVersion?: string;
   lastError?: string;
   lastErrorTime?: string;
+  /** The selector it is synced under (spec.excludeNamespaces). */
+  fieldSelector?: string;
+  /** Its rows are stored redacted (--redact-secret-data). */
+  redacted?: boolean;
 }
 
 export class Harness {

@@ -190,8 +190,7 @@ export function syncSuite(backend: Backend): void {
       await h.converged();
       await h.stopSynchro();
       const [c] = h.clusters;
-      const groups = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { resourceVersion?: string }[] }[] }[];
-      const resumeRv = groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!.syncConditions[0]!.resourceVersion;
+      const resumeRv = (await h.syncCondition(c!.name))!.resourceVersion;
       // The list's RV (newer than any pod's): resuming from the highest pod RV would hit the compacted history.
       const podRvs = [...(await h.stored(c!.name, { group: '', version: 'v1', resource: 'pods' })).values()].map((o) => Number(o.metadata.resourceVersion));
       expect(Number(resumeRv)).toBeGreaterThanOrEqual(Math.max(...podRvs));
@@ -516,9 +515,9 @@ export function syncSuite(backend: Backend): void {
       await waitFor(() => h!.watches(c!, '/api/v1/events').length > 0, 15_000, () => 'no watch of events');
       // As if the process died right after the spec changed: the next start sees only what the filtered one stored.
       await h.stopSynchro();
-      const groups = (await h.status(c!.name))!.status.syncResources as { group: string; resources: { name: string; syncConditions: { resourceVersion?: string }[] }[] }[];
-      const events = groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'events')!;
-      expect(events.syncConditions[0]!.resourceVersion).toBeUndefined();
+      const events = await h.syncCondition(c!.name, '', 'events');
+      expect(events).toBeDefined();
+      expect(events!.resourceVersion).toBeUndefined();
       h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods', 'events'] }])]);
       const since = Date.now();
       await h.startSynchro();
@@ -552,10 +551,7 @@ export function syncSuite(backend: Backend): void {
       for (const ns of ['kube-system', 'default']) c!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'x-live', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
       await converge(['kube-system'], 'live');
       expect(await stored()).toContain('default/x-live');
-      const selectorOf = async (resource: string): Promise<string | undefined> => {
-        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { fieldSelector?: string }[] }[] }[] | undefined;
-        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === resource)?.syncConditions[0]?.fieldSelector;
-      };
+      const selectorOf = async (resource: string): Promise<string | undefined> => (await h!.syncCondition(c!.name, '', resource))?.fieldSelector;
       await waitFor(async () => (await selectorOf('pods')) === 'metadata.namespace!=kube-system', 10_000, () => 'the status does not record the pods\' selector');
       expect(await selectorOf('namespaces')).toBeUndefined();
 
@@ -615,12 +611,8 @@ export function syncSuite(backend: Backend): void {
       expect(await stored()).toContain('default/x-live');
 
       // The status records the selector the rows answer to (the same objects either way), and the refusal as the last error.
-      const podsCondition = async (): Promise<{ status?: string; fieldSelector?: string; lastError?: string; resourceVersion?: string } | undefined> => {
-        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { status?: string; fieldSelector?: string; lastError?: string; resourceVersion?: string }[] }[] }[] | undefined;
-        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === 'pods')?.syncConditions[0];
-      };
-      await waitFor(async () => (await podsCondition())?.resourceVersion !== undefined, 10_000, () => 'no resume point in the status');
-      expect(await podsCondition()).toMatchObject({ status: 'Syncing', fieldSelector: 'metadata.namespace!=kube-system', lastError: expect.stringContaining('is not supported') });
+      await waitFor(async () => (await h!.syncCondition(c!.name))?.resourceVersion !== undefined, 10_000, () => 'no resume point in the status');
+      expect(await h.syncCondition(c!.name)).toMatchObject({ status: 'Syncing', fieldSelector: 'metadata.namespace!=kube-system', lastError: expect.stringContaining('is not supported') });
 
       // A restart under the same exclusion resumes from there instead of listing.
       await h.stopSynchro();
@@ -682,10 +674,7 @@ export function syncSuite(backend: Backend): void {
       c!.store.create('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-live', namespace: 'default' }, type: 'Opaque', data: { token: 'c2VjcmV0' } });
       await waitFor(async () => (await h!.stored(c!.name, SECRETS)).get('default/x-live') !== undefined, 15_000, () => 'new secret not stored');
       expect((await h.stored(c!.name, SECRETS)).get('default/x-live')).toMatchObject({ data: { token: '' } });
-      const redactedInStatus = async (): Promise<boolean | undefined> => {
-        const groups = (await h!.status(c!.name))?.status.syncResources as { group: string; resources: { name: string; syncConditions: { redacted?: boolean }[] }[] }[] | undefined;
-        return groups?.find((g) => g.group === '')?.resources.find((r) => r.name === 'secrets')?.syncConditions[0]?.redacted;
-      };
+      const redactedInStatus = async (): Promise<boolean | undefined> => (await h!.syncCondition(c!.name, '', 'secrets'))?.redacted;
       await waitFor(async () => (await redactedInStatus()) === true, 10_000, () => 'the status does not say the secrets are stored redacted');
       await watching(on);
       // Restarted with it still on: resumed, nothing rewritten.
