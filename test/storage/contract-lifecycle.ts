@@ -4,10 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { drain, ids, path, pod, PODS, revisionsOf, type Harness, type OpenHarness } from './fixtures.js';
 
-/** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json; SQLite has text). */
+/** The migrations of each dialect, in order (PostgreSQL's third turned jsonb columns into json, SQLite has text; its sixth compresses objects with lz4). */
 const MIGRATIONS_OF: Record<Storage['dialect'], string[]> = {
   sqlite: ['0000_init', '0001_event_involved_uid', '0002_change_prev_labels', '0003_selectable_fields', '0004_fields_before_object'],
-  postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json', '0003_change_prev_labels', '0004_selectable_fields'],
+  postgres: ['0000_init', '0001_event_involved_uid', '0002_object_json', '0003_change_prev_labels', '0004_selectable_fields', '0005_object_lz4'],
 };
 
 const INJECTIONS = [`' OR 1=1 --`, `"; DROP TABLE resources; --`, `%`, `_`, `') OR ('1'='1`, `\\`, `$1`, `?`];

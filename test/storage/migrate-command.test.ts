@@ -33,7 +33,7 @@ async function migrate(...args: string[]): Promise<string> {
   return out.join('');
 }
 
-const PG_ALL = '0000_init, 0001_event_involved_uid, 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields';
+const PG_ALL = '0000_init, 0001_event_involved_uid, 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields, 0005_object_lz4';
 
 function storage(url: string): Promise<Storage> {
   return openStorage({ url }, { logger: silentLogger() });
@@ -137,8 +137,8 @@ describe('clusterpedia migrate', () => {
       const cfg = join(dir, 'pg.yaml');
       writeFileSync(cfg, `type: postgres\nhost: ${u.hostname}\nport: ${u.port}\nuser: ${u.username}\ndatabase: ${u.pathname.slice(1)}\n`);
       vi.stubEnv('DB_PASSWORD', 'unused-with-trust-auth');
-      expect(await migrate('--storage-config', cfg)).toBe(`schema version 0 → 5: ${PG_ALL}\n`);
-      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 5)\n');
+      expect(await migrate('--storage-config', cfg)).toBe(`schema version 0 → 6: ${PG_ALL}\n`);
+      expect(await migrate('--storage', 'sqlite:ignored-because-config-wins.db', '--storage-config', cfg)).toBe('schema is up to date (version 6)\n');
     } finally {
       vi.unstubAllEnvs();
       await db.drop();
@@ -149,12 +149,12 @@ describe('clusterpedia migrate', () => {
     const db = await freshPostgresDatabase('cp_migrate_json');
     const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
     try {
-      expect(await migrate('--storage', db.url)).toBe(`schema version 0 → 5: ${PG_ALL}\n`);
+      expect(await migrate('--storage', db.url)).toBe(`schema version 0 → 6: ${PG_ALL}\n`);
       // Back to how version 2 left the tables: jsonb columns, the later migrations not recorded (the columns of the
       // fourth and fifth go once the writes below, which this clusterpedia makes with them, are done).
       await sqlOf.unsafe(`ALTER TABLE changes ALTER COLUMN object TYPE jsonb USING object::jsonb`);
       await sqlOf.unsafe(`ALTER TABLE resources ALTER COLUMN labels TYPE jsonb USING labels::jsonb, ALTER COLUMN object TYPE jsonb USING object::jsonb`);
-      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 3)`);
+      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 4)`);
       const objects: StoredJsonObject[] = [0, 1, 2].map((i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'ns', uid: `u${i}`, resourceVersion: '1', labels: { app: `a${i}`, 'x.io/k': 'v' } }, spec: { n: [i, true, null] } }));
       const before = storage(db.url);
       const origin = await (await before).currentRevision();
@@ -167,7 +167,7 @@ describe('clusterpedia migrate', () => {
       expect((await sqlOf.unsafe(`SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'resources'::regclass AND attname = 'object'`))[0]?.t).toBe('jsonb');
       await sqlOf.unsafe(`ALTER TABLE changes DROP COLUMN prev_labels, DROP COLUMN prev_fields`);
       await sqlOf.unsafe(`ALTER TABLE resources DROP COLUMN fields`);
-      expect(await migrate('--storage', db.url)).toBe('schema version 2 → 5: 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields\n');
+      expect(await migrate('--storage', db.url)).toBe('schema version 2 → 6: 0002_object_json, 0003_change_prev_labels, 0004_selectable_fields, 0005_object_lz4\n');
       const types = await sqlOf.unsafe(`SELECT attrelid::regclass::text AS tbl, attname, format_type(atttypid, atttypmod) AS t FROM pg_attribute
         WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname IN ('object', 'labels') ORDER BY 1, 2`);
       expect(types.map((r) => `${r.tbl}.${r.attname} ${r.t}`)).toEqual(['changes.object json', 'resources.labels json', 'resources.object json']);
@@ -205,10 +205,51 @@ describe('clusterpedia migrate', () => {
     }
   });
 
+  it('postgres: the upgrade to version 6 compresses objects written from then on with lz4 and leaves those stored before as they are, readable', async () => {
+    const db = await freshPostgresDatabase('cp_migrate_lz4');
+    const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
+    // Big enough to be compressed (~6 KB of repetitive text).
+    const bigPod = (name: string): { cluster: string; group: string; version: string; resource: string; kind: string; object: StoredJsonObject } => ({
+      cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: '1', annotations: { note: `${name} `.repeat(1500) } } },
+    });
+    const compression = async (): Promise<string[]> =>
+      (await sqlOf.unsafe(`SELECT name || ' ' || coalesce(pg_column_compression(object), 'none') AS r FROM resources ORDER BY name`)).map((r) => String(r.r));
+    try {
+      await migrate('--storage', db.url);
+      // Back to version 5: the columns compressed with the server's default (pglz), the migration not recorded.
+      await sqlOf.unsafe(`ALTER TABLE resources ALTER COLUMN object SET COMPRESSION pglz`);
+      await sqlOf.unsafe(`ALTER TABLE changes ALTER COLUMN object SET COMPRESSION pglz`);
+      await sqlOf.unsafe(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 1)`);
+      let s = await storage(db.url);
+      await s.write({ upserts: [bigPod('before')], deletes: [] });
+      await s.close();
+      expect(await compression()).toEqual(['before pglz']);
+      expect(await migrate('--storage', db.url)).toBe('schema version 5 → 6: 0005_object_lz4\n');
+      s = await storage(db.url);
+      try {
+        await s.write({ upserts: [bigPod('after')], deletes: [] });
+        expect(await compression()).toEqual(['after lz4', 'before pglz']);
+        for (const name of ['before', 'after']) {
+          const got = await s.get({ cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name });
+          expect((JSON.parse(got?.object ?? '{}') as StoredJsonObject).metadata.annotations?.['note']).toBe(`${name} `.repeat(1500));
+        }
+        // The next write of a row stored before compresses it anew.
+        await s.write({ upserts: [{ ...bigPod('before'), object: { ...bigPod('before').object, metadata: { ...bigPod('before').object.metadata, resourceVersion: '2' } } }], deletes: [] });
+        expect(await compression()).toEqual(['after lz4', 'before lz4']);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await sqlOf.end();
+      await db.drop();
+    }
+  });
+
   for (const dialect of ['sqlite', 'postgres'] as const) {
     it(`${dialect}: the upgrades that keep the labels and fields a change replaced leave the change log readable; entries after them carry them`, async () => {
       const db = dialect === 'sqlite' ? { url: `sqlite:${join(dir, 'prev-labels.db')}`, drop: async () => {} } : await freshPostgresDatabase('cp_migrate_prev');
-      const last = dialect === 'sqlite' ? 'version 2 → 5: 0002_change_prev_labels, 0003_selectable_fields, 0004_fields_before_object' : 'version 3 → 5: 0003_change_prev_labels, 0004_selectable_fields';
+      const last = dialect === 'sqlite' ? 'version 2 → 5: 0002_change_prev_labels, 0003_selectable_fields, 0004_fields_before_object' : 'version 3 → 6: 0003_change_prev_labels, 0004_selectable_fields, 0005_object_lz4';
       const podAt = (rv: string, app: string, status: Record<string, string>) => ({ cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
         object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: rv, labels: { app } }, status } });
       try {
@@ -233,7 +274,7 @@ describe('clusterpedia migrate', () => {
         const undo = ['ALTER TABLE changes DROP COLUMN prev_labels', 'ALTER TABLE changes DROP COLUMN prev_fields', 'ALTER TABLE resources DROP COLUMN fields'];
         for (const q of undo) await rawSql(q);
         await rawSql(dialect === 'sqlite' ? `DELETE FROM __drizzle_migrations WHERE rowid IN (SELECT rowid FROM __drizzle_migrations ORDER BY rowid DESC LIMIT 3)`
-          : `DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 2)`);
+          : `DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY id DESC LIMIT 3)`);
         expect(await migrate('--storage', db.url)).toBe(`schema ${last}\n`);
         s = await storage(db.url);
         const pods = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;

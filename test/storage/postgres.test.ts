@@ -70,6 +70,33 @@ async function withOwnPool(url: string, body: (pool: postgres.Sql, serverPort: n
 }
 
 describe('postgres only', () => {
+  it('objects are compressed with lz4, in the table and in the change log, and read back whole', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await h.storage.migrate();
+      const columns = await admin.unsafe(`SELECT attrelid::regclass::text AS tbl, attcompression AS c FROM pg_attribute
+        WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname = 'object' ORDER BY 1`);
+      expect(columns.map((r) => `${r.tbl} ${r.c}`)).toEqual(['changes l', 'resources l']);
+      // Past the ~2 KB at which PostgreSQL compresses a row's values; a pod of several containers and annotations.
+      const note = Array.from({ length: 200 }, (_, i) => `container-${i % 7} image registry.example.com/app:${i % 13}`).join('; ');
+      const big = pod({ cluster: 'c', namespace: 'ns', name: 'big', annotations: { note } });
+      await h.storage.write({ upserts: [big], deletes: [] });
+      const stored = await admin.unsafe(`SELECT pg_column_compression(object) AS c FROM resources WHERE name = 'big'`);
+      expect(stored[0]?.c).toBe('lz4');
+      const key = { cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'big' };
+      const noteOf = (text: string | undefined): unknown => (JSON.parse(text ?? '{}') as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.['note'];
+      expect(noteOf((await h.storage.get(key))?.object)).toBe(note);
+      await h.storage.write({ upserts: [], deletes: [key] });
+      const logged = await admin.unsafe(`SELECT pg_column_compression(object) AS c, object::text AS o FROM changes WHERE name = 'big' AND type = 'DELETED'`);
+      expect(logged[0]?.c).toBe('lz4');
+      expect(noteOf(String(logged[0]?.o))).toBe(note);
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+
   it('LISTEN/NOTIFY: a storage in another process hears the revisions another one writes', async () => {
     const h = await postgresHarness();
     try {
