@@ -2,7 +2,7 @@
 // ceiling of the same rows), the synchro's peak RSS, and steady churn with the event→row delay. Results: BENCHMARKS.md.
 // Scale with env: BENCH_CLUSTERS (100), BENCH_PODS (10000), BENCH_BACKENDS (sqlite,postgres), BENCH_CHURN_EPS (5000),
 // BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000), BENCH_CHURN_PACED (1: changes made ahead and released to the
-// watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps).
+// watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps), BENCH_SYNCHRO_NODE_ARGS.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -163,9 +163,15 @@ function startSynchro(url: string, clustersFile: string, metricsPort: number): C
   const bin = new URL('../bin/clusterpedia', import.meta.url).pathname;
   const useTsx = process.env.BENCH_TSX === '1' || !existsSync(bundle);
   const args = ['synchro', '--storage', url, '--clusters', clustersFile, '--metrics-port', String(metricsPort), '--metrics-host', '127.0.0.1', '--log-level', 'warn', '--log-format', 'json'];
-  return useTsx
-    ? spawn(process.execPath, ['--import', 'tsx', new URL('../src/main.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'ignore', 'inherit'] })
-    : spawn(bin, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const stdio: ['ignore', 'ignore', 'inherit'] = ['ignore', 'ignore', 'inherit'];
+  if (useTsx) return spawn(process.execPath, ['--import', 'tsx', new URL('../src/main.ts', import.meta.url).pathname, ...args], { stdio });
+  // BENCH_SYNCHRO_NODE_ARGS: node flags for the synchro alone, which node refuses in NODE_OPTIONS (`--cpu-prof
+  // --cpu-prof-dir=/tmp/prof`, say); the bundle is then started as bin/clusterpedia starts it, with them added.
+  const extra = process.env.BENCH_SYNCHRO_NODE_ARGS?.split(' ').filter(Boolean);
+  if (!extra?.length) return spawn(bin, args, { stdio });
+  return spawn(process.execPath, ['--no-warnings', '--max-semi-space-size=4', ...extra, bundle, ...args], {
+    stdio, env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+  });
 }
 
 /** Initial sync then churn, the synchro in its own process; this one only watches its metrics and storage. */
