@@ -5,9 +5,9 @@
 // BENCH_RUNS (2 of each, alternating which goes first), BENCH_VARIANTS (pglz,lz4; also lz4-ff80: lz4 and fillfactor 80;
 // lz4-main: lz4 kept in the row, STORAGE MAIN),
 // CLUSTERPEDIA_BENCH_POSTGRES_URL (else a throwaway server on a loopback port), BENCH_WRITE=0 leaves the file alone.
-import { createHash } from 'node:crypto';
 import postgres from 'postgres';
 import { silentLogger } from '../src/lib/log.js';
+import { uidFor } from '../src/sim/prng.js';
 import { openStorage } from '../src/storage/open.js';
 import type { Storage, UpsertObject } from '../src/storage/types.js';
 import { envNumber, rng } from './env.js';
@@ -37,12 +37,8 @@ for (const v of VARIANTS) if (!KNOWN[v]) throw new Error(`BENCH_VARIANTS: unknow
  */
 function realUids(u: UpsertObject): UpsertObject {
   const m = u.object.metadata as { uid: string; ownerReferences?: { uid: string }[] };
-  const real = (s: string): string => {
-    const h = createHash('md5').update(s).digest('hex');
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-  };
-  m.uid = real(m.uid);
-  for (const r of m.ownerReferences ?? []) r.uid = real(r.uid);
+  m.uid = uidFor(m.uid);
+  for (const r of m.ownerReferences ?? []) r.uid = uidFor(r.uid);
   return u;
 }
 
