@@ -9,7 +9,7 @@ import { newMigrateCommand } from '../../src/cmd/migrate.js';
 import { silentLogger } from '../../src/lib/log.js';
 import { openStorage } from '../../src/storage/open.js';
 import postgres from 'postgres';
-import type { Storage, StoredJsonObject } from '../../src/storage/types.js';
+import type { Storage, StoredJsonObject, UpsertObject } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-migrate-cmd-'));
@@ -209,9 +209,9 @@ describe('clusterpedia migrate', () => {
     const db = await freshPostgresDatabase('cp_migrate_lz4');
     const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
     // Big enough to be compressed (~6 KB of repetitive text).
-    const bigPod = (name: string): { cluster: string; group: string; version: string; resource: string; kind: string; object: StoredJsonObject } => ({
+    const bigPod = (name: string, rv = '1'): UpsertObject => ({
       cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: '1', annotations: { note: `${name} `.repeat(1500) } } },
+      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: rv, annotations: { note: `${name} `.repeat(1500) } } },
     });
     const compression = async (): Promise<string[]> =>
       (await sqlOf.unsafe(`SELECT name || ' ' || coalesce(pg_column_compression(object), 'none') AS r FROM resources ORDER BY name`)).map((r) => String(r.r));
@@ -235,7 +235,7 @@ describe('clusterpedia migrate', () => {
           expect((JSON.parse(got?.object ?? '{}') as StoredJsonObject).metadata.annotations?.['note']).toBe(`${name} `.repeat(1500));
         }
         // The next write of a row stored before compresses it anew.
-        await s.write({ upserts: [{ ...bigPod('before'), object: { ...bigPod('before').object, metadata: { ...bigPod('before').object.metadata, resourceVersion: '2' } } }], deletes: [] });
+        await s.write({ upserts: [bigPod('before', '2')], deletes: [] });
         expect(await compression()).toEqual(['after lz4', 'before lz4']);
       } finally {
         await s.close();
