@@ -3,6 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveStore, type ServedStore, type TestApiserver } from '../support/apiserver.js';
+import { sleep } from '../../src/lib/lifecycle.js';
 import { pod } from '../support/fixtures.js';
 
 let served: ServedStore;
@@ -69,7 +70,6 @@ it('a malformed request pipelined behind a valid one is answered after it, in or
 
 /** Resolves once the socket has written everything given to it so far. */
 const drained = (s: Socket): Promise<void> => new Promise((r) => (s.writableLength === 0 ? r() : s.once('drain', () => r())));
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 it('a client still sending its oversized request line when the 431 is written still gets to read the 431', async () => {
   // The parser gives its verdict after 64 KiB and again for every later chunk. Closing at the second verdict made

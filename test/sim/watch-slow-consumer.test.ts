@@ -3,6 +3,7 @@
 import { get, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { sleep } from '../../src/lib/lifecycle.js';
 import { openWatch, type WatchEvent } from './helpers.js';
 
 let c: SimCluster | undefined;
@@ -32,8 +33,6 @@ function pausedWatch(cluster: SimCluster, path: string): Promise<{ res: Incoming
     }).on('error', reject);
   });
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('a watch whose client stops reading', () => {
   it('is closed once its buffer stays full; the events it got are a prefix, and a watch from the last one brings the rest', async () => {

@@ -4,6 +4,7 @@
 // the server's processes, so it runs where they do (the throwaway server, the CI machine as root).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStorageError } from '../../src/storage/errors.js';
+import { sleep } from '../../src/lib/lifecycle.js';
 import { openStorage } from '../../src/storage/open.js';
 import { createPool, type Pg } from '../../src/storage/postgres/connection.js';
 import { resolveStorageTarget, type PostgresConnection } from '../../src/storage/storage-config.js';
@@ -21,8 +22,6 @@ function connection(url: string, max = 1): PostgresConnection {
   if (t.dialect !== 'postgres') throw new Error(`not a postgres URL: ${url}`);
   return { ...t.connection, max };
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** What `p` came to within `ms`: its value, its error's code and message, or 'pending'. */
 async function within<T>(p: Promise<T>, ms: number): Promise<{ value?: T; code?: string; message?: string } | 'pending'> {
