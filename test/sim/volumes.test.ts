@@ -132,7 +132,9 @@ it("a claim deleted while its pod runs stays Terminating, and its volume deleted
     expect(claim.metadata.deletionTimestamp).toBeUndefined();
     expect(claim.status.phase).toBe('Bound');
     expect(claim.spec.volumeName).not.toBe(volume);
-    expect(c.store.get('persistentvolumes', undefined, volume)).toBeUndefined();
+    // The volume goes a moment after its claim: released, then its pv-protection finalizer off (two controllers, as in
+    // kube, neither waiting for the StatefulSet's new pod).
+    await vi.waitFor(() => expect(c.store.get('persistentvolumes', undefined, volume)).toBeUndefined(), { timeout: 5_000, interval: 20 });
     // The old claim went only after its pod, and the new pod came only after the old claim went (kube's StatefulSet
     // controller makes no pod on a claim being deleted).
     const made = c.store.get('pods', ns, `${sts.metadata.name}-0`)!;
