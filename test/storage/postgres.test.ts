@@ -97,6 +97,93 @@ describe('postgres only', () => {
     }
   });
 
+  it('a batch of 1,277 rows (full statements, then the rest cut in powers of two) gives each row its own label and change-log rows', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await h.storage.migrate();
+      // 1,277 rows: two full statements of 500, then 256 + 16 + 4 + 1.
+      const n = 1277;
+      const write = (rv: number, tag: string) =>
+        h.storage.write({ upserts: Array.from({ length: n }, (_, i) => pod({ cluster: `c${i % 3}`, namespace: 'ns', name: `p${i}`, rv: String(rv), labels: { idx: `${tag}${i}` } })), deletes: [] });
+      expect((await write(1, 'a')).written).toBe(n);
+      expect((await write(2, 'b')).written).toBe(n);
+      // Every label row belongs to the row that carries that label; none of the first write's are left.
+      const wrong = await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels l JOIN resources r ON r.id = l.resource_id WHERE l.value <> 'b' || substr(r.name, 2)`);
+      expect(wrong[0]?.n).toBe(0);
+      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(n);
+      for (const i of [0, 499, 500, 1000, 1255, 1256, 1271, 1276]) {
+        const page = await h.storage.list({ types: PODS, labels: [{ key: 'idx', operator: '=', values: [`b${i}`] }] });
+        const names: string[] = [];
+        for await (const r of page.rows) names.push(r.name);
+        expect(names).toEqual([`p${i}`]);
+      }
+      // One ADDED and one MODIFIED entry per row, each naming its row's id.
+      const log = await admin.unsafe(`SELECT c.type, count(*)::int AS n, count(*) FILTER (WHERE r.id IS NULL OR r.name <> c.name OR r.cluster <> c.cluster)::int AS stray
+        FROM changes c LEFT JOIN resources r ON r.id = c.resource_id WHERE c.resource = 'pods' GROUP BY c.type ORDER BY c.type`);
+      expect(log.map((r) => `${r.type} ${r.n} ${r.stray}`)).toEqual([`ADDED ${n} 0`, `MODIFIED ${n} 0`]);
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+
+  it('two writers (two processes) updating the same rows at once: each plans from what the other committed, so label rows and the change log agree with the rows', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await h.storage.migrate();
+      const a = h.storage;
+      const b = await h.openAnother();
+      const names = Array.from({ length: 40 }, (_, i) => `p${i}`);
+      const batch = (rv: number, tag: string) => ({ upserts: names.map((name) => pod({ cluster: 'c', namespace: 'ns', name, rv: String(rv), labels: { tag, [`only-${tag}`]: 'x' } })), deletes: [] });
+      for (let round = 0; round < 25; round++) {
+        // Member resourceVersions rise with each write, so whichever commits second replaces the first.
+        await Promise.all([a.write(batch(4 * round + 1, `a${round}`)), b.write(batch(4 * round + 2, `b${round}`))]);
+      }
+      // Each row's label rows are exactly its labels: none left behind by a writer that planned from a stale row.
+      const mismatched = await admin.unsafe(`SELECT r.name FROM resources r
+        WHERE (SELECT count(*) FROM resource_labels l WHERE l.resource_id = r.id) <> (SELECT count(*) FROM json_each_text(r.labels))
+           OR EXISTS (SELECT 1 FROM json_each_text(r.labels) j WHERE NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.key = j.key AND l.value = j.value))`);
+      expect(mismatched.map((r) => r.name)).toEqual([]);
+      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(names.length * 2);
+      // Each row was ADDED once, and then only MODIFIED.
+      const added = await admin.unsafe(`SELECT name, count(*)::int AS n FROM changes WHERE type = 'ADDED' GROUP BY name HAVING count(*) <> 1`);
+      expect(added.map((r) => r.name)).toEqual([]);
+      const stored = await admin.unsafe(`SELECT DISTINCT labels->>'tag' AS tag FROM resources`);
+      expect(stored.map((r) => r.tag)).toEqual(['b24']);
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+
+  it('a statement of a write that fails after others were sent behind it reports its own error, and the write leaves nothing behind', async () => {
+    const h = await postgresHarness();
+    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
+    try {
+      await h.storage.migrate();
+      await h.storage.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'before', rv: '1' })], deletes: [] });
+      const head = await h.storage.currentRevision();
+      // A label value PostgreSQL text cannot hold: the resources row takes it (json), its label row cannot.
+      const bad = pod({ cluster: 'c', namespace: 'ns', name: 'bad', rv: '2', labels: { app: 'a\u0000b' } });
+      const good = pod({ cluster: 'c', namespace: 'ns', name: 'good', rv: '3', labels: { app: 'ok' } });
+      const e = await h.storage.write({ upserts: [good, bad], deletes: [] }).then(() => undefined, (x: unknown) => x);
+      expect(isStorageError(e)).toBe(true);
+      // The label statement's own error, not the "transaction is aborted" of the statements sent behind it.
+      expect(String((e as Error).message)).toContain('(22021)');
+      expect(String((e as Error).message)).not.toContain('25P02');
+      expect(await h.storage.currentRevision()).toBe(head);
+      expect((await admin.unsafe(`SELECT name FROM resources ORDER BY name`)).map((r) => r.name)).toEqual(['before']);
+      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM changes WHERE name <> 'before'`))[0]?.n).toBe(0);
+      // The connection went back to the pool out of its transaction: the next write goes in.
+      expect((await h.storage.write({ upserts: [good], deletes: [] })).written).toBe(1);
+    } finally {
+      await admin.end();
+      await h.cleanup();
+    }
+  });
+
   it('LISTEN/NOTIFY: a storage in another process hears the revisions another one writes', async () => {
     const h = await postgresHarness();
     try {

@@ -28,7 +28,7 @@ import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
 import { inTransaction } from './transaction.js';
-import { applyBatch, cleanRows, lockAndReadRevision, setMeta, STATUS_LOCK, WRITE_LOCK } from './write.js';
+import { cleanRows, lockAndApplyBatch, lockAndReadRevision, setMeta, STATUS_LOCK, WRITE_LOCK } from './write.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -113,7 +113,7 @@ class PostgresStorage implements Storage {
   async write(batch: WriteBatch): Promise<WriteResult> {
     const collapsed = collapseBatch(batch);
     const now = Date.now();
-    const plan = await this.run('write', () => inTransaction(this.pool, async (tx) => applyBatch(tx, collapsed, await lockAndReadRevision(tx, this.fence), now)));
+    const plan = await this.run('write', () => inTransaction(this.pool, (tx) => lockAndApplyBatch(tx, collapsed, now, this.fence)));
     const written = plan.upserts.length;
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
