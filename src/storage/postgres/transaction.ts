@@ -7,6 +7,23 @@ import { CONNECTION_CODES, SESSION_ENDED_CODES } from './errors.js';
 /** What statements of a transaction run on. */
 export type Tx = Pick<postgres.Sql, 'unsafe'>;
 
+export type Rows = postgres.RowList<postgres.Row[]>;
+
+/**
+ * Sends `text` now, behind whatever this transaction sent before: postgres.js sends a query only when something asks
+ * for its result, so statements meant to be pipelined (sent together, answered in one round trip) are started in
+ * the order they must run. Prepared — described once per connection instead of before each run, a round trip that
+ * would also hold back the statements behind it: only for statements whose text is one of a few fixed shapes.
+ */
+export function send(tx: Tx, text: string, params: postgres.ParameterOrJSON<never>[] = []): Promise<Rows> {
+  return tx.unsafe(text, params, { prepare: true }).execute();
+}
+
+/** Awaits statements sent together; the first failure is the one reported (the others fail because it did). */
+export function settled<T extends readonly Promise<unknown>[]>(sent: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  return Promise.all(sent);
+}
+
 /**
  * True when `e` means the connection itself is gone (socket closed, server shut the session down). postgres.js
  * 3.4.9 crashes the process (TypeError in nextWrite, porsager/postgres#1154, #1208) if anything is then written
@@ -60,9 +77,12 @@ export function beginBounded(begin: string, idleTimeoutMs: number): string {
 export async function inTransaction<T>(pool: Pg, fn: (tx: Tx) => Promise<T>, begin = 'BEGIN', idleTimeoutMs = TRANSACTION_IDLE_TIMEOUT_MS): Promise<T> {
   const conn = await reserveConnection(pool);
   let lost = false;
+  // No round trip of its own: fn's first statements go out behind it. (Should it fail, they fail too, in order.)
+  const begun = conn.unsafe(beginBounded(begin, idleTimeoutMs)).execute();
+  begun.catch(() => undefined);
   try {
-    await conn.unsafe(beginBounded(begin, idleTimeoutMs));
     const result = await fn(conn);
+    await begun;
     await conn.unsafe('COMMIT');
     return result;
   } catch (e: unknown) {

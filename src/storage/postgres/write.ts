@@ -5,7 +5,7 @@ import { parseLabelsJson, stampRevision } from '../object-columns.js';
 import { fencedError } from '../errors.js';
 import type { ResourceType, WriteFence } from '../types.js';
 import { planWrite, prevSelectable, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
-import type { Tx } from './transaction.js';
+import { send, settled, type Rows, type Tx } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -27,23 +27,6 @@ export const WRITE_LOCK = 0x636c7573; // "clus"
  * write's fence check and its commit.
  */
 export const STATUS_LOCK = 0x63737473; // "csts"
-
-type Rows = postgres.RowList<postgres.Row[]>;
-
-/**
- * Sends `text` now, behind whatever this transaction sent before: postgres.js sends a query only when something asks
- * for its result, so statements meant to be pipelined (sent together, answered in one round trip) are started in
- * the order they must run. Prepared — described once per connection instead of before each run, a round trip that
- * would also hold back the statements behind it: only for statements whose text is one of a few fixed shapes.
- */
-function send(tx: Tx, text: string, params: Param[] = []): Promise<Rows> {
-  return tx.unsafe(text, params, { prepare: true }).execute();
-}
-
-/** Awaits statements sent together; the first failure is the one reported (the others fail because it did). */
-function settled<T extends readonly Promise<unknown>[]>(sent: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  return Promise.all(sent);
-}
 
 /** WRITE_LOCK taken, then, once it is held, the revision and the fence holder read: two statements, one round trip. */
 function sendLockAndRevision(tx: Tx, fence?: WriteFence): [Promise<Rows>, Promise<Rows>] {
