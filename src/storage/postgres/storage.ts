@@ -27,7 +27,7 @@ import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
 import { PgSnapshot } from './snapshot.js';
-import { inTransaction, send, settled } from './transaction.js';
+import { inTransaction, send } from './transaction.js';
 import { cleanRows, lockAndApplyBatch, lockAndReadRevision, setMeta, STATUS_LOCK, WRITE_LOCK } from './write.js';
 
 type Param = postgres.ParameterOrJSON<never>;
@@ -204,7 +204,7 @@ class PostgresStorage implements Storage {
   private async statusStatement(text: string, params: Array<string | null>): Promise<readonly unknown[]> {
     if (!this.fence) return this.pool.unsafe(text, params, { prepare: true });
     return inTransaction(this.pool, async (tx) => {
-      const [, rows] = await settled([send(tx, `SELECT pg_advisory_xact_lock_shared(${STATUS_LOCK})`), send(tx, text, params)] as const);
+      const [, rows] = await Promise.all([send(tx, `SELECT pg_advisory_xact_lock_shared(${STATUS_LOCK})`), send(tx, text, params)] as const);
       return rows;
     });
   }

@@ -14,14 +14,11 @@ export type Rows = postgres.RowList<postgres.Row[]>;
  * for its result, so statements meant to be pipelined (sent together, answered in one round trip) are started in
  * the order they must run. Prepared — described once per connection instead of before each run, a round trip that
  * would also hold back the statements behind it: only for statements whose text is one of a few fixed shapes.
+ * Statements sent together are awaited with Promise.all: the first failure is the one reported, the others fail
+ * because it did (the transaction is aborted), in order.
  */
 export function send(tx: Tx, text: string, params: postgres.ParameterOrJSON<never>[] = []): Promise<Rows> {
   return tx.unsafe(text, params, { prepare: true }).execute();
-}
-
-/** Awaits statements sent together; the first failure is the one reported (the others fail because it did). */
-export function settled<T extends readonly Promise<unknown>[]>(sent: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  return Promise.all(sent);
 }
 
 /**

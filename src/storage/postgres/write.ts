@@ -5,7 +5,7 @@ import { parseLabelsJson, stampRevision } from '../object-columns.js';
 import { fencedError } from '../errors.js';
 import type { ResourceType, WriteFence } from '../types.js';
 import { planWrite, prevSelectable, type CollapsedBatch, type ExistingRow, type PlannedUpsert, type WritePlan } from '../write-plan.js';
-import { send, settled, type Rows, type Tx } from './transaction.js';
+import { send, type Rows, type Tx } from './transaction.js';
 
 type Param = postgres.ParameterOrJSON<never>;
 
@@ -50,7 +50,7 @@ function revisionOf(rows: Rows, fence?: WriteFence): number {
  * before this transaction ends. Expiry is not looked at: an expired lease still ours was taken by nobody.
  */
 export async function lockAndReadRevision(tx: Tx, fence?: WriteFence): Promise<number> {
-  const [, rows] = await settled(sendLockAndRevision(tx, fence));
+  const [, rows] = await Promise.all(sendLockAndRevision(tx, fence));
   return revisionOf(rows, fence);
 }
 
@@ -97,7 +97,7 @@ function sendLookupExisting(tx: Tx, keys: RowKey[]): Promise<Map<string, Existin
       [cols((k) => k.group), cols((k) => k.version), cols((k) => k.resource), cols((k) => k.cluster), cols((k) => k.namespace), cols((k) => k.name)] as Param[],
     );
   });
-  return settled(sent).then((results) => {
+  return Promise.all(sent).then((results) => {
     const out = new Map<string, ExistingRow>();
     for (const rows of results) {
       for (const r of rows as unknown as (RowKey & { id: string; resource_version: string; size: string; labels: string; fields: string | null })[]) {
@@ -133,7 +133,7 @@ function sendUpsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<Map
       params,
     );
   });
-  return settled(sent).then((results) => {
+  return Promise.all(sent).then((results) => {
     const ids = new Map<number, number>();
     for (const res of results) for (const r of res as unknown as { id: string; revision: string }[]) ids.set(Number(r.revision), Number(r.id));
     return ids;
@@ -164,7 +164,7 @@ function sendDeleteLabels(tx: Tx, pairs: [string, string, number][]): Promise<Ro
  * change-log rows need their ids), then everything else at once.
  */
 export async function lockAndApplyBatch(tx: Tx, batch: CollapsedBatch, now: number, fence?: WriteFence): Promise<WritePlan> {
-  const [, rows, existing] = await settled([...sendLockAndRevision(tx, fence), sendLookupExisting(tx, batch.keys)] as const);
+  const [, rows, existing] = await Promise.all([...sendLockAndRevision(tx, fence), sendLookupExisting(tx, batch.keys)] as const);
   return applyPlanned(tx, batch, existing, revisionOf(rows, fence), now);
 }
 
@@ -236,7 +236,7 @@ async function applyPlanned(tx: Tx, batch: CollapsedBatch, existing: Map<string,
   sent.push(sendSetMeta(tx, 'revision', plan.revision));
   // Delivered at commit, in commit order: apiservers in other processes wake up and read the change log.
   sent.push(send(tx, `SELECT pg_notify('clusterpedia_revision', $1)`, [String(plan.revision)]));
-  await settled(sent);
+  await Promise.all(sent);
   return plan;
 }
 
