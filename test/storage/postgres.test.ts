@@ -25,18 +25,25 @@ import { postgresHarness } from './harness-postgres.js';
 
 storageContractTests('postgres', postgresHarness);
 
-/** A fresh database with `pods` pods spread over `clusters` clusters, and an admin connection to watch it with. */
-async function withStreamedPods(pods: number, clusters: number, body: (s: Storage, admin: postgres.Sql) => Promise<void>): Promise<void> {
+/** A fresh, migrated database, and an admin connection to look underneath the storage with. */
+async function withMigrated(body: (h: Awaited<ReturnType<typeof postgresHarness>>, admin: postgres.Sql) => Promise<void>): Promise<void> {
   const h = await postgresHarness();
   const admin = postgres(h.url, { max: 1, onnotice: () => {} });
   try {
     await h.storage.migrate();
-    await h.storage.write({ upserts: Array.from({ length: pods }, (_, i) => pod({ cluster: `c${i % clusters}`, namespace: 'ns', name: `p${i}` })), deletes: [] });
-    await body(h.storage, admin);
+    await body(h, admin);
   } finally {
     await admin.end();
     await h.cleanup();
   }
+}
+
+/** A fresh database with `pods` pods spread over `clusters` clusters, and an admin connection to watch it with. */
+async function withStreamedPods(pods: number, clusters: number, body: (s: Storage, admin: postgres.Sql) => Promise<void>): Promise<void> {
+  await withMigrated(async (h, admin) => {
+    await h.storage.write({ upserts: Array.from({ length: pods }, (_, i) => pod({ cluster: `c${i % clusters}`, namespace: 'ns', name: `p${i}` })), deletes: [] });
+    await body(h.storage, admin);
+  });
 }
 
 const PODS = { kind: 'one', group: '', version: 'v1', resource: 'pods' } as const;
@@ -70,119 +77,87 @@ async function withOwnPool(url: string, body: (pool: postgres.Sql, serverPort: n
 }
 
 describe('postgres only', () => {
-  it('objects are compressed with lz4, in the table and in the change log, and read back whole', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await h.storage.migrate();
-      const columns = await admin.unsafe(`SELECT attrelid::regclass::text AS tbl, attcompression AS c FROM pg_attribute
-        WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname = 'object' ORDER BY 1`);
-      expect(columns.map((r) => `${r.tbl} ${r.c}`)).toEqual(['changes l', 'resources l']);
-      // Past the ~2 KB at which PostgreSQL compresses a row's values; a pod of several containers and annotations.
-      const note = Array.from({ length: 200 }, (_, i) => `container-${i % 7} image registry.example.com/app:${i % 13}`).join('; ');
-      const big = pod({ cluster: 'c', namespace: 'ns', name: 'big', annotations: { note } });
-      await h.storage.write({ upserts: [big], deletes: [] });
-      const stored = await admin.unsafe(`SELECT pg_column_compression(object) AS c FROM resources WHERE name = 'big'`);
-      expect(stored[0]?.c).toBe('lz4');
-      const key = { cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'big' };
-      const noteOf = (text: string | undefined): unknown => (JSON.parse(text ?? '{}') as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.['note'];
-      expect(noteOf((await h.storage.get(key))?.object)).toBe(note);
-      await h.storage.write({ upserts: [], deletes: [key] });
-      const logged = await admin.unsafe(`SELECT pg_column_compression(object) AS c, object::text AS o FROM changes WHERE name = 'big' AND type = 'DELETED'`);
-      expect(logged[0]?.c).toBe('lz4');
-      expect(noteOf(String(logged[0]?.o))).toBe(note);
-    } finally {
-      await admin.end();
-      await h.cleanup();
-    }
-  });
+  it('objects are compressed with lz4, in the table and in the change log, and read back whole', () => withMigrated(async (h, admin) => {
+    const columns = await admin.unsafe(`SELECT attrelid::regclass::text AS tbl, attcompression AS c FROM pg_attribute
+      WHERE attrelid IN ('resources'::regclass, 'changes'::regclass) AND attname = 'object' ORDER BY 1`);
+    expect(columns.map((r) => `${r.tbl} ${r.c}`)).toEqual(['changes l', 'resources l']);
+    // Past the ~2 KB at which PostgreSQL compresses a row's values; a pod of several containers and annotations.
+    const note = Array.from({ length: 200 }, (_, i) => `container-${i % 7} image registry.example.com/app:${i % 13}`).join('; ');
+    const big = pod({ cluster: 'c', namespace: 'ns', name: 'big', annotations: { note } });
+    await h.storage.write({ upserts: [big], deletes: [] });
+    const stored = await admin.unsafe(`SELECT pg_column_compression(object) AS c FROM resources WHERE name = 'big'`);
+    expect(stored[0]?.c).toBe('lz4');
+    const key = { cluster: 'c', group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'big' };
+    const noteOf = (text: string | undefined): unknown => (JSON.parse(text ?? '{}') as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.['note'];
+    expect(noteOf((await h.storage.get(key))?.object)).toBe(note);
+    await h.storage.write({ upserts: [], deletes: [key] });
+    const logged = await admin.unsafe(`SELECT pg_column_compression(object) AS c, object::text AS o FROM changes WHERE name = 'big' AND type = 'DELETED'`);
+    expect(logged[0]?.c).toBe('lz4');
+    expect(noteOf(String(logged[0]?.o))).toBe(note);
+  }));
 
-  it('a batch of 1,277 rows (full statements, then the rest cut in powers of two) gives each row its own label and change-log rows', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await h.storage.migrate();
-      // 1,277 rows: two full statements of 500, then 256 + 16 + 4 + 1.
-      const n = 1277;
-      const write = (rv: number, tag: string) =>
-        h.storage.write({ upserts: Array.from({ length: n }, (_, i) => pod({ cluster: `c${i % 3}`, namespace: 'ns', name: `p${i}`, rv: String(rv), labels: { idx: `${tag}${i}` } })), deletes: [] });
-      expect((await write(1, 'a')).written).toBe(n);
-      expect((await write(2, 'b')).written).toBe(n);
-      // Every label row belongs to the row that carries that label; none of the first write's are left.
-      const wrong = await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels l JOIN resources r ON r.id = l.resource_id WHERE l.value <> 'b' || substr(r.name, 2)`);
-      expect(wrong[0]?.n).toBe(0);
-      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(n);
-      for (const i of [0, 499, 500, 1000, 1255, 1256, 1271, 1276]) {
-        const page = await h.storage.list({ types: PODS, labels: [{ key: 'idx', operator: '=', values: [`b${i}`] }] });
-        const names: string[] = [];
-        for await (const r of page.rows) names.push(r.name);
-        expect(names).toEqual([`p${i}`]);
-      }
-      // One ADDED and one MODIFIED entry per row, each naming its row's id.
-      const log = await admin.unsafe(`SELECT c.type, count(*)::int AS n, count(*) FILTER (WHERE r.id IS NULL OR r.name <> c.name OR r.cluster <> c.cluster)::int AS stray
-        FROM changes c LEFT JOIN resources r ON r.id = c.resource_id WHERE c.resource = 'pods' GROUP BY c.type ORDER BY c.type`);
-      expect(log.map((r) => `${r.type} ${r.n} ${r.stray}`)).toEqual([`ADDED ${n} 0`, `MODIFIED ${n} 0`]);
-    } finally {
-      await admin.end();
-      await h.cleanup();
+  it('a batch of 1,277 rows (full statements, then the rest cut in powers of two) gives each row its own label and change-log rows', () => withMigrated(async (h, admin) => {
+    // 1,277 rows: two full statements of 500, then 256 + 16 + 4 + 1.
+    const n = 1277;
+    const write = (rv: number, tag: string) =>
+      h.storage.write({ upserts: Array.from({ length: n }, (_, i) => pod({ cluster: `c${i % 3}`, namespace: 'ns', name: `p${i}`, rv: String(rv), labels: { idx: `${tag}${i}` } })), deletes: [] });
+    expect((await write(1, 'a')).written).toBe(n);
+    expect((await write(2, 'b')).written).toBe(n);
+    // Every label row belongs to the row that carries that label; none of the first write's are left.
+    const wrong = await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels l JOIN resources r ON r.id = l.resource_id WHERE l.value <> 'b' || substr(r.name, 2)`);
+    expect(wrong[0]?.n).toBe(0);
+    expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(n);
+    for (const i of [0, 499, 500, 1000, 1255, 1256, 1271, 1276]) {
+      const page = await h.storage.list({ types: PODS, labels: [{ key: 'idx', operator: '=', values: [`b${i}`] }] });
+      const names: string[] = [];
+      for await (const r of page.rows) names.push(r.name);
+      expect(names).toEqual([`p${i}`]);
     }
-  });
+    // One ADDED and one MODIFIED entry per row, each naming its row's id.
+    const log = await admin.unsafe(`SELECT c.type, count(*)::int AS n, count(*) FILTER (WHERE r.id IS NULL OR r.name <> c.name OR r.cluster <> c.cluster)::int AS stray
+      FROM changes c LEFT JOIN resources r ON r.id = c.resource_id WHERE c.resource = 'pods' GROUP BY c.type ORDER BY c.type`);
+    expect(log.map((r) => `${r.type} ${r.n} ${r.stray}`)).toEqual([`ADDED ${n} 0`, `MODIFIED ${n} 0`]);
+  }));
 
-  it('two writers (two processes) updating the same rows at once: each plans from what the other committed, so label rows and the change log agree with the rows', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await h.storage.migrate();
-      const a = h.storage;
-      const b = await h.openAnother();
-      const names = Array.from({ length: 40 }, (_, i) => `p${i}`);
-      const batch = (rv: number, tag: string) => ({ upserts: names.map((name) => pod({ cluster: 'c', namespace: 'ns', name, rv: String(rv), labels: { tag, [`only-${tag}`]: 'x' } })), deletes: [] });
-      for (let round = 0; round < 25; round++) {
-        // Member resourceVersions rise with each write, so whichever commits second replaces the first.
-        await Promise.all([a.write(batch(4 * round + 1, `a${round}`)), b.write(batch(4 * round + 2, `b${round}`))]);
-      }
-      // Each row's label rows are exactly its labels: none left behind by a writer that planned from a stale row.
-      const mismatched = await admin.unsafe(`SELECT r.name FROM resources r
-        WHERE (SELECT count(*) FROM resource_labels l WHERE l.resource_id = r.id) <> (SELECT count(*) FROM json_each_text(r.labels))
-           OR EXISTS (SELECT 1 FROM json_each_text(r.labels) j WHERE NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.key = j.key AND l.value = j.value))`);
-      expect(mismatched.map((r) => r.name)).toEqual([]);
-      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(names.length * 2);
-      // Each row was ADDED once, and then only MODIFIED.
-      const added = await admin.unsafe(`SELECT name, count(*)::int AS n FROM changes WHERE type = 'ADDED' GROUP BY name HAVING count(*) <> 1`);
-      expect(added.map((r) => r.name)).toEqual([]);
-      const stored = await admin.unsafe(`SELECT DISTINCT labels->>'tag' AS tag FROM resources`);
-      expect(stored.map((r) => r.tag)).toEqual(['b24']);
-    } finally {
-      await admin.end();
-      await h.cleanup();
+  it('two writers (two processes) updating the same rows at once: each plans from what the other committed, so label rows and the change log agree with the rows', () => withMigrated(async (h, admin) => {
+    const a = h.storage;
+    const b = await h.openAnother();
+    const names = Array.from({ length: 40 }, (_, i) => `p${i}`);
+    const batch = (rv: number, tag: string) => ({ upserts: names.map((name) => pod({ cluster: 'c', namespace: 'ns', name, rv: String(rv), labels: { tag, [`only-${tag}`]: 'x' } })), deletes: [] });
+    for (let round = 0; round < 25; round++) {
+      // Member resourceVersions rise with each write, so whichever commits second replaces the first.
+      await Promise.all([a.write(batch(4 * round + 1, `a${round}`)), b.write(batch(4 * round + 2, `b${round}`))]);
     }
-  });
+    // Each row's label rows are exactly its labels: none left behind by a writer that planned from a stale row.
+    const mismatched = await admin.unsafe(`SELECT r.name FROM resources r
+      WHERE (SELECT count(*) FROM resource_labels l WHERE l.resource_id = r.id) <> (SELECT count(*) FROM json_each_text(r.labels))
+         OR EXISTS (SELECT 1 FROM json_each_text(r.labels) j WHERE NOT EXISTS (SELECT 1 FROM resource_labels l WHERE l.resource_id = r.id AND l.key = j.key AND l.value = j.value))`);
+    expect(mismatched.map((r) => r.name)).toEqual([]);
+    expect((await admin.unsafe(`SELECT count(*)::int AS n FROM resource_labels`))[0]?.n).toBe(names.length * 2);
+    // Each row was ADDED once, and then only MODIFIED.
+    const added = await admin.unsafe(`SELECT name, count(*)::int AS n FROM changes WHERE type = 'ADDED' GROUP BY name HAVING count(*) <> 1`);
+    expect(added.map((r) => r.name)).toEqual([]);
+    const stored = await admin.unsafe(`SELECT DISTINCT labels->>'tag' AS tag FROM resources`);
+    expect(stored.map((r) => r.tag)).toEqual(['b24']);
+  }));
 
-  it('a statement of a write that fails after others were sent behind it reports its own error, and the write leaves nothing behind', async () => {
-    const h = await postgresHarness();
-    const admin = postgres(h.url, { max: 1, onnotice: () => {} });
-    try {
-      await h.storage.migrate();
-      await h.storage.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'before', rv: '1' })], deletes: [] });
-      const head = await h.storage.currentRevision();
-      // A label value PostgreSQL text cannot hold: the resources row takes it (json), its label row cannot.
-      const bad = pod({ cluster: 'c', namespace: 'ns', name: 'bad', rv: '2', labels: { app: 'a\u0000b' } });
-      const good = pod({ cluster: 'c', namespace: 'ns', name: 'good', rv: '3', labels: { app: 'ok' } });
-      const e = await h.storage.write({ upserts: [good, bad], deletes: [] }).then(() => undefined, (x: unknown) => x);
-      expect(isStorageError(e)).toBe(true);
-      // The label statement's own error, not the "transaction is aborted" of the statements sent behind it.
-      expect(String((e as Error).message)).toContain('(22021)');
-      expect(String((e as Error).message)).not.toContain('25P02');
-      expect(await h.storage.currentRevision()).toBe(head);
-      expect((await admin.unsafe(`SELECT name FROM resources ORDER BY name`)).map((r) => r.name)).toEqual(['before']);
-      expect((await admin.unsafe(`SELECT count(*)::int AS n FROM changes WHERE name <> 'before'`))[0]?.n).toBe(0);
-      // The connection went back to the pool out of its transaction: the next write goes in.
-      expect((await h.storage.write({ upserts: [good], deletes: [] })).written).toBe(1);
-    } finally {
-      await admin.end();
-      await h.cleanup();
-    }
-  });
+  it('a statement of a write that fails after others were sent behind it reports its own error, and the write leaves nothing behind', () => withMigrated(async (h, admin) => {
+    await h.storage.write({ upserts: [pod({ cluster: 'c', namespace: 'ns', name: 'before', rv: '1' })], deletes: [] });
+    const head = await h.storage.currentRevision();
+    // A label value PostgreSQL text cannot hold: the resources row takes it (json), its label row cannot.
+    const bad = pod({ cluster: 'c', namespace: 'ns', name: 'bad', rv: '2', labels: { app: 'a\u0000b' } });
+    const good = pod({ cluster: 'c', namespace: 'ns', name: 'good', rv: '3', labels: { app: 'ok' } });
+    const e = await h.storage.write({ upserts: [good, bad], deletes: [] }).then(() => undefined, (x: unknown) => x);
+    expect(isStorageError(e)).toBe(true);
+    // The label statement's own error, not the "transaction is aborted" of the statements sent behind it.
+    expect(String((e as Error).message)).toContain('(22021)');
+    expect(String((e as Error).message)).not.toContain('25P02');
+    expect(await h.storage.currentRevision()).toBe(head);
+    expect((await admin.unsafe(`SELECT name FROM resources ORDER BY name`)).map((r) => r.name)).toEqual(['before']);
+    expect((await admin.unsafe(`SELECT count(*)::int AS n FROM changes WHERE name <> 'before'`))[0]?.n).toBe(0);
+    // The connection went back to the pool out of its transaction: the next write goes in.
+    expect((await h.storage.write({ upserts: [good], deletes: [] })).written).toBe(1);
+  }));
 
   it('LISTEN/NOTIFY: a storage in another process hears the revisions another one writes', async () => {
     const h = await postgresHarness();
