@@ -233,16 +233,20 @@ class PostgresStorage implements Storage {
       // previous holder in flight commits before the lease changes hands, and each one after sees the new holder and
       // writes nothing.
       return inTransaction(this.pool, async (tx) => {
-        await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
-        await tx.unsafe('SELECT pg_advisory_xact_lock($1)', [STATUS_LOCK]);
-        const rows = await tx.unsafe(
-          `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
-           INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now
-           ON CONFLICT (key) DO UPDATE SET value = excluded.value
-           WHERE (meta.value::jsonb ->> 'holder') = $2::text OR (meta.value::jsonb ->> 'expiresAt')::bigint < (SELECT ms FROM now)
-           RETURNING key`,
-          args,
-        );
+        // Sent together, run in this order: the statement's snapshot is taken once both locks are held.
+        const [, , rows] = await Promise.all([
+          send(tx, `SELECT pg_advisory_xact_lock(${WRITE_LOCK})`),
+          send(tx, `SELECT pg_advisory_xact_lock(${STATUS_LOCK})`),
+          send(
+            tx,
+            `WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
+             INSERT INTO meta (key, value) SELECT $1, json_build_object('holder', $2::text, 'expiresAt', now.ms + $3::bigint)::text FROM now
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value
+             WHERE (meta.value::jsonb ->> 'holder') = $2::text OR (meta.value::jsonb ->> 'expiresAt')::bigint < (SELECT ms FROM now)
+             RETURNING key`,
+            args,
+          ),
+        ] as const);
         return rows.length === 1;
       });
     });
