@@ -54,11 +54,8 @@ export async function lockAndReadRevision(tx: Tx, fence?: WriteFence): Promise<n
   return revisionOf(rows, fence);
 }
 
-export async function setMeta(tx: Tx, key: string, value: number): Promise<void> {
-  await sendSetMeta(tx, key, value);
-}
-
-function sendSetMeta(tx: Tx, key: string, value: number): Promise<Rows> {
+/** Sent now (send): awaited on its own, or with the statements sent beside it. */
+export function setMeta(tx: Tx, key: string, value: number): Promise<Rows> {
   return send(tx, `INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [key, String(value)]);
 }
 
@@ -140,22 +137,12 @@ function sendUpsertRows(tx: Tx, rows: PlannedUpsert[], now: number): Promise<Map
   });
 }
 
-function sendInsertLabels(tx: Tx, pairs: [string, string, number][]): Promise<Rows>[] {
-  return chunks(pairs, 5000).map((part) =>
-    send(tx, `INSERT INTO resource_labels (key, value, resource_id) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])`, [
-      part.map((p) => p[0]), part.map((p) => p[1]), part.map((p) => p[2]),
-    ] as Param[]),
-  );
-}
+const INSERT_LABELS = `INSERT INTO resource_labels (key, value, resource_id) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])`;
+const DELETE_LABELS = `DELETE FROM resource_labels l USING unnest($1::text[], $2::text[], $3::bigint[]) AS x(k, v, id) WHERE l.key = x.k AND l.value = x.v AND l.resource_id = x.id`;
 
-function sendDeleteLabels(tx: Tx, pairs: [string, string, number][]): Promise<Rows>[] {
-  return chunks(pairs, 5000).map((part) =>
-    send(
-      tx,
-      `DELETE FROM resource_labels l USING unnest($1::text[], $2::text[], $3::bigint[]) AS x(k, v, id) WHERE l.key = x.k AND l.value = x.v AND l.resource_id = x.id`,
-      [part.map((p) => p[0]), part.map((p) => p[1]), part.map((p) => p[2])] as Param[],
-    ),
-  );
+/** `statement` (INSERT_LABELS or DELETE_LABELS) over (key, value, resource id) pairs, 5,000 a statement. */
+function sendLabelPairs(tx: Tx, statement: string, pairs: [string, string, number][]): Promise<Rows>[] {
+  return chunks(pairs, 5000).map((part) => send(tx, statement, [part.map((p) => p[0]), part.map((p) => p[1]), part.map((p) => p[2])] as Param[]));
 }
 
 /**
@@ -188,7 +175,7 @@ async function applyPlanned(tx: Tx, batch: CollapsedBatch, existing: Map<string,
   }
   for (const d of plan.deletes) for (const [k, v] of parseLabelsJson(d.labels)) dropLabels.push([k, v, d.id]);
   // From here on nothing waits for an answer: the statements go in this order, and are awaited together.
-  const sent: Promise<unknown>[] = [...sendDeleteLabels(tx, dropLabels), ...sendInsertLabels(tx, addLabels)];
+  const sent: Promise<unknown>[] = [...sendLabelPairs(tx, DELETE_LABELS, dropLabels), ...sendLabelPairs(tx, INSERT_LABELS, addLabels)];
 
   for (const part of chunks(plan.upserts, 5000)) {
     const col = <T>(f: (u: PlannedUpsert) => T): T[] => part.map(f);
@@ -233,7 +220,7 @@ async function applyPlanned(tx: Tx, batch: CollapsedBatch, existing: Map<string,
       [t.map((x) => x.cluster), t.map((x) => x.group), t.map((x) => x.version), t.map((x) => x.resource), t.map((x) => x.kind), t.map((x) => String(x.namespaced)), t.map((x) => x.count), t.map((x) => x.bytes)] as Param[],
     ));
   }
-  sent.push(sendSetMeta(tx, 'revision', plan.revision));
+  sent.push(setMeta(tx, 'revision', plan.revision));
   // Delivered at commit, in commit order: apiservers in other processes wake up and read the change log.
   sent.push(send(tx, `SELECT pg_notify('clusterpedia_revision', $1)`, [String(plan.revision)]));
   await Promise.all(sent);
