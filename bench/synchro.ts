@@ -267,8 +267,9 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   // the harness and as much of the PostgreSQL server, on the cores the synchro is measured on.
   let checkedAt = '';
   let marksAdded = false;
-  const track = (m: { cluster: string; namespace: string; name: string; rv: number; at: number }): void => {
-    outstanding.add(m);
+  /** A mark as the simulator reports it (made or released), outstanding until its row is in storage. */
+  const track = (r: Record<string, unknown>): void => {
+    outstanding.add({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
     marksAdded = true;
   };
   const poller = setInterval(() => {
@@ -291,7 +292,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   let released: Record<string, unknown> | undefined;
   if (releasedP) {
     // Paced: the marks were made with the changes and are stamped as the simulator releases them.
-    sim.onMarked = (r) => track({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
+    sim.onMarked = track;
     released = await releasedP;
     sim.onMarked = () => undefined;
   }
@@ -299,7 +300,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     const asked = Date.now();
     const r = await sim.request({ cmd: 'mark', i: i++ });
     simLag.push(Number(r.at) - asked);
-    track({ cluster: String(r.cluster), namespace: String(r.namespace), name: String(r.name), rv: Number(r.rv), at: Number(r.at) });
+    track(r);
     await new Promise((res) => setTimeout(res, 100));
   }
   const churnSeconds = (performance.now() - tc) / 1000;

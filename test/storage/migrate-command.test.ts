@@ -11,6 +11,7 @@ import { openStorage } from '../../src/storage/open.js';
 import postgres from 'postgres';
 import type { Storage, StoredJsonObject, UpsertObject } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
+import { pod } from './fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cp-migrate-cmd-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -209,10 +210,7 @@ describe('clusterpedia migrate', () => {
     const db = await freshPostgresDatabase('cp_migrate_lz4');
     const sqlOf = postgres(db.url, { max: 1, onnotice: () => {} });
     // Big enough to be compressed (~6 KB of repetitive text).
-    const bigPod = (name: string, rv = '1'): UpsertObject => ({
-      cluster: 'c', group: '', version: 'v1', resource: 'pods', kind: 'Pod',
-      object: { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: rv, annotations: { note: `${name} `.repeat(1500) } } },
-    });
+    const bigPod = (name: string, rv = '1'): UpsertObject => pod({ cluster: 'c', namespace: 'ns', name, rv, annotations: { note: `${name} `.repeat(1500) } });
     const compression = async (): Promise<string[]> =>
       (await sqlOf.unsafe(`SELECT name || ' ' || coalesce(pg_column_compression(object), 'none') AS r FROM resources ORDER BY name`)).map((r) => String(r.r));
     try {
