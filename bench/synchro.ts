@@ -2,7 +2,9 @@
 // ceiling of the same rows), the synchro's peak RSS, and steady churn with the event→row delay. Results: BENCHMARKS.md.
 // Scale with env: BENCH_CLUSTERS (100), BENCH_PODS (10000), BENCH_BACKENDS (sqlite,postgres), BENCH_CHURN_EPS (5000),
 // BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000), BENCH_CHURN_PACED (1: changes made ahead and released to the
-// watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps), BENCH_SYNCHRO_NODE_ARGS.
+// watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps), BENCH_SYNCHRO_NODE_ARGS,
+// BENCH_SNAPSHOT_SECONDS (a heap snapshot of the synchro that many seconds into the churn; needs
+// BENCH_SYNCHRO_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=…").
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const CHURN_PACED = envNumber('BENCH_CHURN_PACED', 1) === 1;
 const BACKENDS = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',').filter(Boolean);
 /** The ceiling is a rate: measured on at most this many rows (the same shape and batch size as the sync). */
 const RAW_ROWS = envNumber('BENCH_RAW_ROWS', 300_000);
+const SNAPSHOT_SECONDS = envNumber('BENCH_SNAPSHOT_SECONDS', 0);
 const mb = (n: number): number => Math.round(n / 1_048_576);
 /** Outstanding marks read per poll of storage (every 5 ms), oldest first. */
 const POLLED_MARKS = 16;
@@ -240,6 +243,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const made = CHURN_PACED ? await sim.request({ cmd: 'prechurn', rate: CHURN_EPS, seconds: CHURN_SECONDS }) : undefined;
   const releasedP = CHURN_PACED ? sim.wait('released') : undefined;
   await sim.request(CHURN_PACED ? { cmd: 'release', rate: CHURN_EPS } : { cmd: 'churn', rate: CHURN_EPS });
+  const snapshot = SNAPSHOT_SECONDS > 0 ? setTimeout(() => child.kill('SIGUSR2'), SNAPSHOT_SECONDS * 1000) : undefined;
   const cpuBefore = { synchro: cpuSecondsOf(child.pid!), synchroMain: cpuSecondsOf(child.pid!, true), sim: cpuSecondsOf(sim.child.pid!), harness: cpuSecondsOf(process.pid) };
   const gcBefore = gcPauses(await scrape());
   // How far the synchro falls behind: its write queue, sampled.
@@ -311,6 +315,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     harness: (cpuSecondsOf(process.pid) - cpuBefore.harness) / churnSeconds,
   };
   clearInterval(queueSampler);
+  clearTimeout(snapshot);
   const gcAfter = gcPauses(await scrape());
   if (!CHURN_PACED) await sim.request({ cmd: 'churn', rate: 0 });
   // What the synchro had taken in by the end of the churn: a synchro that falls behind catches up afterwards.

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { ConfigError } from '../lib/errors.js';
+import { dns1123SubdomainProblems } from '../kube/label-selector.js';
 import { defaultSynchroOptions, type SynchroOptions } from '../roles/synchro/options.js';
 import { runSynchro } from '../roles/synchro/run.js';
 import { setHeapGrowingPercent } from '../lib/v8-heap.js';
@@ -114,7 +115,16 @@ export function synchroOptionsFrom(v: SynchroFlagValues, o: { requireSource: boo
     throw new ConfigError(`--sharding-name: "${v.shardingName}" must be lowercase letters, digits and '-', starting and ending with a letter or digit`);
   }
   // Each shard elects its own leader (Clusterpedia suffixes the lease name the same way).
-  const leaseName = v.shardingName !== '' && v.leaderElectResourceName === d.leaderElection.name ? `${d.leaderElection.name}-${v.shardingName}` : v.leaderElectResourceName;
+  const suffixed = v.shardingName !== '' && v.leaderElectResourceName === d.leaderElection.name;
+  const leaseName = suffixed ? `${d.leaderElection.name}-${v.shardingName}` : v.leaderElectResourceName;
+  // The lease is a Lease object in host mode (its name a DNS-1123 subdomain, as every object's) and a row in storage
+  // otherwise; a name the host would refuse is refused here, at start, rather than by every election attempt.
+  const leaseProblems = dns1123SubdomainProblems(leaseName);
+  if (leaseProblems.length > 0) {
+    throw new ConfigError(suffixed
+      ? `--sharding-name: the lease name "${leaseName}" it makes (${d.leaderElection.name}-<sharding name>) ${leaseProblems.join('; ')}`
+      : `--leader-elect-resource-name: "${leaseName}" ${leaseProblems.join('; ')}`);
+  }
   const minWatch = Math.max(1, Math.round(v.minWatchTimeout / 1000));
   return {
     ...d,

@@ -80,6 +80,24 @@ describe('synchro flags', () => {
     }
   });
 
+  it('the lease name, given or made from --sharding-name, must be a name the host would take', () => {
+    // clusterpedia-synchro-<name> is at most 253 characters: the longest shard name is 232.
+    const longest = 'a'.repeat(232);
+    expect(synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', longest]), { requireSource: true, env: {} }).leaderElection.name)
+      .toHaveLength(253);
+    expect(() => synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', `${longest}a`]), { requireSource: true, env: {} }))
+      .toThrow(expect.objectContaining({ code: 'ConfigError', message: expect.stringMatching(/^--sharding-name: .*must be no more than 253 characters/) }));
+    // A lease name of its own frees the shard name from that bound.
+    expect(synchroOptionsFrom(parse(['--clusters', 'x', '--sharding-name', `${longest}a`, '--leader-elect-resource-name', 'mine']), { requireSource: true, env: {} }).shardingName)
+      .toHaveLength(233);
+    for (const bad of ['Mine', 'a_b', '-a', 'a'.repeat(254)]) {
+      expect(() => synchroOptionsFrom(parse(['--clusters', 'x', '--leader-elect-resource-name', bad]), { requireSource: true, env: {} }))
+        .toThrow(expect.objectContaining({ code: 'ConfigError', message: expect.stringContaining(`--leader-elect-resource-name: "${bad}"`) }));
+    }
+    expect(synchroOptionsFrom(parse(['--clusters', 'x', '--leader-elect-resource-name', 'leases.example.com']), { requireSource: true, env: {} }).leaderElection.name)
+      .toBe('leases.example.com');
+  });
+
   it('the namespace falls back to CLUSTERPEDIA_NAMESPACE', () => {
     expect(synchroOptionsFrom(parse(['--clusters', 'x']), { requireSource: true, env: { CLUSTERPEDIA_NAMESPACE: 'from-env' } }).namespace).toBe('from-env');
   });
