@@ -2,38 +2,52 @@
 
 const EMPTY = 0;
 const TOMBSTONE = 0xffffffff;
-/** Growth factor of the backing arrays: small, because doubling wastes a third of the memory on average. */
-const GROW = 1.25;
+/** Growth factor of the arena: small, because doubling wastes a third of the memory on average. */
+const GROW = 1.125;
+/** An entry's RV field: a decimal RV below this as a 48-bit integer, else this and the RV in `textRvs`. */
+const TEXT_RV = 2 ** 48 - 1;
+const RV_BYTES = 6;
+/** After the RV: the generation of the last sweep that saw the entry, 1–255; 0 marks a deleted entry. */
+const TAIL_BYTES = RV_BYTES + 1;
+const DELETED = 0;
+const GENERATIONS = 255;
+/** Room before a key's name in the scratch buffer for its two varints (5 bytes each up to 2^35). */
+const HEAD_ROOM = 10;
+const SLASH = 0x2f;
 
 /**
  * A key → resourceVersion map off the JavaScript heap's object graph. A Map<string,string> costs ~110 bytes per
  * object (hash-table slots, a cons string per "ns/name" key, a string per RV) and all of it is traced by every
- * full GC; a million objects are then ~110 MB the collector walks again and again. Here keys are UTF-8 bytes in
- * one arena, decimal RVs are float64s (exact to 2^53; non-numeric RVs go to a small side map), and the index is
- * an open-addressing table of uint32s: ~70 bytes per object, in a handful of typed arrays the GC does not scan.
+ * full GC; a million objects are then ~110 MB the collector walks again and again. Here every entry is one record in
+ * an arena of bytes, `[namespace id][name length][name][RV][generation]`, the ids and length as varints, the
+ * namespace interned ("ns/name" keys of a resource share a handful of namespaces; a key without "/" has id 0 and is
+ * its own name), the RV a 48-bit integer (kube-apiserver's are etcd revisions; others go to a small side map), and
+ * the index an open-addressing table of record offsets: ~47 bytes per simulator-shaped key (BENCHMARKS.md) instead of
+ * ~78 with a hash, offset, length, float64 RV and generation in arrays of their own beside the whole key's bytes.
  *
- * Every entry also carries the generation of the last list that saw it, so a relist finds what vanished without a
- * second map: beginSweep() starts a generation, touch() marks, unseen() lists the rest.
+ * The generation lets a relist find what vanished without a second map: beginSweep() starts one, touch() marks,
+ * unseen() lists the rest.
  */
 export class VersionMap {
+  /** Offset + 1 of each indexed record; EMPTY or TOMBSTONE otherwise. */
   private table = new Uint32Array(16);
-  private hashes = new Uint32Array(8);
-  private keyStart = new Uint32Array(8);
-  /** Key length in bytes; 0 marks a deleted entry (keys are never empty). */
-  private keyLen = new Uint32Array(8);
-  private rvs = new Float64Array(8);
-  private gens = new Uint32Array(8);
-  /** Entry index → RV, for RVs that are not canonical decimal integers (rare: kube-apiserver's are etcd revisions). */
-  private readonly textRvs = new Map<number, string>();
   private arena = Buffer.allocUnsafe(256);
   private arenaUsed = 0;
   private arenaGarbage = 0;
-  /** Entries allocated (live and deleted), live entries, tombstones in the table. */
-  private entries = 0;
+  /** Record offset → RV, for RVs that are not canonical decimal integers below TEXT_RV (rare). */
+  private textRvs = new Map<number, string>();
+  /** Namespace → id (from 1), and back. */
+  private nsIds = new Map<string, number>();
+  private nsNames: string[] = [''];
+  /** The namespace of the last key encoded (0: none). */
+  private lastNs = 0;
   private live = 0;
   private tombstones = 0;
-  private generation = 0;
+  private generation = 1;
+  /** The key being looked up, encoded as a record's head from `keyAt`. */
   private scratch = Buffer.allocUnsafe(512);
+  private keyAt = 0;
+  private keyBytes = 0;
 
   static from(entries: Iterable<[string, string]>): VersionMap {
     const m = new VersionMap();
@@ -46,142 +60,181 @@ export class VersionMap {
   }
 
   get(key: string): string | undefined {
-    const e = this.find(key, this.encode(key));
-    return e < 0 ? undefined : this.rvOf(e);
+    if (!this.encode(key, false)) return undefined;
+    const slot = this.slotOf();
+    return slot < 0 ? undefined : this.rvOf(this.table[slot]! - 1);
   }
 
   has(key: string): boolean {
-    return this.find(key, this.encode(key)) >= 0;
+    return this.encode(key, false) && this.slotOf() >= 0;
   }
 
   /** Inserts or updates; a new entry counts as seen by the current sweep. */
   set(key: string, rv: string): void {
-    const len = this.encode(key);
-    let e = this.find(key, len);
-    if (e < 0) e = this.insert(len);
-    this.setRv(e, rv);
+    this.setRv(this.findOrInsert(key), rv);
   }
 
   /** set() and mark the key seen by the current sweep. */
   touch(key: string, rv: string): void {
-    const len = this.encode(key);
-    let e = this.find(key, len);
-    if (e < 0) e = this.insert(len);
-    this.setRv(e, rv);
-    this.gens[e] = this.generation;
+    const at = this.findOrInsert(key);
+    this.setRv(at, rv);
+    this.arena[this.tailOf(at) + RV_BYTES] = this.generation;
   }
 
   delete(key: string): boolean {
-    const len = this.encode(key);
-    const slot = this.slotOf(len);
+    if (!this.encode(key, false)) return false;
+    const slot = this.slotOf();
     if (slot < 0) return false;
-    const e = this.table[slot]! - 1;
+    const at = this.table[slot]! - 1;
     this.table[slot] = TOMBSTONE;
     this.tombstones++;
-    this.arenaGarbage += this.keyLen[e]!;
-    this.keyLen[e] = 0;
-    this.textRvs.delete(e);
+    const end = this.tailOf(at) + TAIL_BYTES;
+    this.arena[end - 1] = DELETED;
+    this.arenaGarbage += end - at;
+    this.textRvs.delete(at);
     this.live--;
-    if (this.arenaGarbage > 4096 && this.arenaGarbage > this.arenaUsed / 2) this.compact();
+    if (this.arenaGarbage > 4096 && this.arenaGarbage > this.arenaUsed / 4) this.compact();
     return true;
   }
 
   /** Starts a sweep: from now on only touched keys count as seen. */
   beginSweep(): void {
-    this.generation = (this.generation + 1) >>> 0;
+    const next = (this.generation % GENERATIONS) + 1;
+    // The generation byte comes round again every 255 sweeps: an entry last seen by the sweep `next` stood for is
+    // moved to the current one, so it is not taken for seen by the new sweep.
+    for (let at = 0; at < this.arenaUsed; ) {
+      const end = this.tailOf(at) + TAIL_BYTES;
+      if (this.arena[end - 1] === next) this.arena[end - 1] = this.generation;
+      at = end;
+    }
+    this.generation = next;
   }
 
   /** Keys not touched since beginSweep(). */
   unseen(): string[] {
     const out: string[] = [];
-    for (let e = 0; e < this.entries; e++) if (this.keyLen[e] !== 0 && this.gens[e] !== this.generation) out.push(this.keyOf(e));
+    for (let at = 0; at < this.arenaUsed; ) {
+      const end = this.tailOf(at) + TAIL_BYTES;
+      const gen = this.arena[end - 1];
+      if (gen !== DELETED && gen !== this.generation) out.push(this.keyOf(at));
+      at = end;
+    }
     return out;
   }
 
   *keys(): IterableIterator<string> {
-    for (let e = 0; e < this.entries; e++) if (this.keyLen[e] !== 0) yield this.keyOf(e);
+    for (let at = 0; at < this.arenaUsed; ) {
+      const end = this.tailOf(at) + TAIL_BYTES;
+      if (this.arena[end - 1] !== DELETED) yield this.keyOf(at);
+      at = end;
+    }
   }
 
-  /** Writes `key` as UTF-8 into the scratch buffer; returns its byte length. */
-  private encode(key: string): number {
-    if (key.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(key.length * 3);
-    return this.scratch.write(key, 0, 'utf8');
+  /**
+   * Encodes `key` into the scratch buffer as a record's head (`keyAt`, `keyBytes`). A namespace not seen before is
+   * interned only when `intern` (an insert): a lookup of such a key cannot match anything. False when it was not.
+   */
+  private encode(key: string, intern: boolean): boolean {
+    let id = 0;
+    let name = key;
+    const last = this.nsNames[this.lastNs]!;
+    // Keys come in runs of a namespace (a list is in key order): the last one is tried before the map.
+    if (this.lastNs !== 0 && key.charCodeAt(last.length) === SLASH && key.startsWith(last)) {
+      id = this.lastNs;
+      name = key.slice(last.length + 1);
+    } else {
+      const slash = key.indexOf('/');
+      if (slash >= 0) {
+        const ns = key.slice(0, slash);
+        let known = this.nsIds.get(ns);
+        if (known === undefined) {
+          if (!intern) return false;
+          known = this.nsNames.length;
+          this.nsIds.set(ns, known);
+          this.nsNames.push(ns);
+        }
+        id = this.lastNs = known;
+        name = key.slice(slash + 1);
+      }
+    }
+    if (HEAD_ROOM + name.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(HEAD_ROOM + name.length * 3);
+    const len = writeUtf8(this.scratch, HEAD_ROOM, name);
+    const head = varintBytes(id) + varintBytes(len);
+    const at = HEAD_ROOM - head;
+    writeVarint(this.scratch, writeVarint(this.scratch, at, id), len);
+    this.keyAt = at;
+    this.keyBytes = head + len;
+    return true;
   }
 
-  /** Entry index of the key in scratch, or -1. */
-  private find(_key: string, len: number): number {
-    const slot = this.slotOf(len);
-    return slot < 0 ? -1 : this.table[slot]! - 1;
-  }
-
-  private slotOf(len: number): number {
-    const h = fnv1a(this.scratch, len);
-    const mask = this.table.length - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = this.table[i]!;
+  /** Table slot of the encoded key, or -1. */
+  private slotOf(): number {
+    const { scratch, keyAt, keyBytes, arena, table } = this;
+    const mask = table.length - 1;
+    for (let i = fnv1a(scratch, keyAt, keyAt + keyBytes) & mask; ; i = (i + 1) & mask) {
+      const v = table[i]!;
       if (v === EMPTY) return -1;
       if (v === TOMBSTONE) continue;
-      const e = v - 1;
-      if (this.hashes[e] === h && this.keyLen[e] === len && this.scratch.compare(this.arena, this.keyStart[e]!, this.keyStart[e]! + len, 0, len) === 0) return i;
+      const at = v - 1;
+      if (headBytes(arena, at) === keyBytes && sameBytes(scratch, keyAt, arena, at, keyBytes)) return i;
     }
   }
 
-  /** Appends the key in scratch as a new entry and indexes it. */
-  private insert(len: number): number {
-    if (this.entries === this.hashes.length) this.growEntries();
-    if (this.arenaUsed + len > this.arena.length) this.growArena(len);
+  /** Offset of the encoded key's record, appended (seen by the current sweep) when it is not there. */
+  private findOrInsert(key: string): number {
+    this.encode(key, true);
+    const slot = this.slotOf();
+    if (slot >= 0) return this.table[slot]! - 1;
+    const size = this.keyBytes + TAIL_BYTES;
+    if (this.arenaUsed + size > this.arena.length) this.growArena(size);
     if ((this.live + this.tombstones + 1) * 2 > this.table.length) this.rehash();
-    const e = this.entries++;
-    this.scratch.copy(this.arena, this.arenaUsed, 0, len);
-    this.keyStart[e] = this.arenaUsed;
-    this.keyLen[e] = len;
-    this.arenaUsed += len;
-    const h = fnv1a(this.scratch, len);
-    this.hashes[e] = h;
-    this.gens[e] = this.generation;
-    this.place(e, h);
+    const at = this.arenaUsed;
+    this.scratch.copy(this.arena, at, this.keyAt, this.keyAt + this.keyBytes);
+    this.arena[at + size - 1] = this.generation;
+    this.arenaUsed += size;
+    this.place(at);
     this.live++;
-    return e;
+    return at;
   }
 
-  private place(e: number, h: number): void {
+  /** Indexes the record at `at`. */
+  private place(at: number): void {
     const mask = this.table.length - 1;
-    let i = h & mask;
+    let i = fnv1a(this.arena, at, at + headBytes(this.arena, at)) & mask;
     while (this.table[i] !== EMPTY) i = (i + 1) & mask;
-    this.table[i] = e + 1;
+    this.table[i] = at + 1;
   }
 
-  private setRv(e: number, rv: string): void {
+  /** Offset of the record's RV. */
+  private tailOf(at: number): number {
+    return at + headBytes(this.arena, at);
+  }
+
+  private setRv(at: number, rv: string): void {
     const n = numeric(rv);
-    if (n === undefined) {
-      this.rvs[e] = NaN;
-      this.textRvs.set(e, rv);
+    const tail = this.tailOf(at);
+    if (n === undefined || n >= TEXT_RV) {
+      this.arena.writeUIntLE(TEXT_RV, tail, RV_BYTES);
+      this.textRvs.set(at, rv);
     } else {
-      this.rvs[e] = n;
-      this.textRvs.delete(e);
+      this.arena.writeUIntLE(n, tail, RV_BYTES);
+      this.textRvs.delete(at);
     }
   }
 
-  private rvOf(e: number): string {
-    const n = this.rvs[e]!;
-    return Number.isNaN(n) ? this.textRvs.get(e)! : String(n);
+  private rvOf(at: number): string {
+    const n = this.arena.readUIntLE(this.tailOf(at), RV_BYTES);
+    return n === TEXT_RV ? this.textRvs.get(at)! : String(n);
   }
 
-  private keyOf(e: number): string {
-    return this.arena.toString('utf8', this.keyStart[e]!, this.keyStart[e]! + this.keyLen[e]!);
-  }
-
-  private growEntries(): void {
-    const n = Math.max(8, Math.ceil(this.hashes.length * GROW));
-    this.hashes = grown(this.hashes, n);
-    this.keyStart = grown(this.keyStart, n);
-    this.keyLen = grown(this.keyLen, n);
-    this.rvs = grown(this.rvs, n);
-    this.gens = grown(this.gens, n);
+  private keyOf(at: number): string {
+    return keyAt(this.arena, at, this.nsNames);
   }
 
   private growArena(need: number): void {
-    const next = Buffer.allocUnsafe(Math.max(this.arena.length + need, Math.ceil(this.arena.length * GROW)));
+    const size = Math.max(this.arenaUsed + need, Math.ceil(this.arena.length * GROW));
+    if (size >= TOMBSTONE - 1) throw new Error('VersionMap: more than 4 GiB of keys in one resource');
+    const next = Buffer.allocUnsafe(size);
     this.arena.copy(next, 0, 0, this.arenaUsed);
     this.arena = next;
   }
@@ -192,37 +245,44 @@ export class VersionMap {
     while (cap < (this.live + 1) * 2) cap *= 2;
     this.table = new Uint32Array(cap);
     this.tombstones = 0;
-    for (let e = 0; e < this.entries; e++) if (this.keyLen[e] !== 0) this.place(e, this.hashes[e]!);
+    for (let at = 0; at < this.arenaUsed; ) {
+      const end = this.tailOf(at) + TAIL_BYTES;
+      if (this.arena[end - 1] !== DELETED) this.place(at);
+      at = end;
+    }
   }
 
-  /** Drops deleted entries and their key bytes (when more than half the arena is garbage). */
+  /**
+   * Drops deleted records (when a quarter of the arena is garbage: a pod replaced is a record deleted and one added), and the namespaces no live key has: every key
+   * left is written again as a new map would write it.
+   */
   private compact(): void {
-    const arena = Buffer.allocUnsafe(Math.max(256, Math.ceil((this.arenaUsed - this.arenaGarbage) * GROW)));
-    let used = 0;
-    let to = 0;
-    const textRvs = new Map<number, string>();
-    for (let e = 0; e < this.entries; e++) {
-      const len = this.keyLen[e]!;
-      if (len === 0) continue;
-      this.arena.copy(arena, used, this.keyStart[e]!, this.keyStart[e]! + len);
-      this.hashes[to] = this.hashes[e]!;
-      this.keyStart[to] = used;
-      this.keyLen[to] = len;
-      this.rvs[to] = this.rvs[e]!;
-      this.gens[to] = this.gens[e]!;
-      const t = this.textRvs.get(e);
-      if (t !== undefined) textRvs.set(to, t);
-      used += len;
-      to++;
-    }
-    this.textRvs.clear();
-    for (const [k, v] of textRvs) this.textRvs.set(k, v);
-    this.keyLen.fill(0, to, this.entries);
-    this.entries = to;
-    this.arena = arena;
-    this.arenaUsed = used;
+    const old = this.arena;
+    const oldUsed = this.arenaUsed;
+    const oldTextRvs = this.textRvs;
+    const oldNames = this.nsNames;
+    this.arena = Buffer.allocUnsafe(Math.max(256, Math.ceil((oldUsed - this.arenaGarbage) * GROW)));
+    this.arenaUsed = 0;
     this.arenaGarbage = 0;
-    this.rehash();
+    this.textRvs = new Map();
+    this.nsIds = new Map();
+    this.nsNames = [''];
+    this.lastNs = 0;
+    this.live = 0;
+    this.tombstones = 0;
+    this.table = new Uint32Array(16);
+    for (let at = 0; at < oldUsed; ) {
+      const tail = at + headBytes(old, at);
+      const gen = old[tail + RV_BYTES]!;
+      if (gen !== DELETED) {
+        const to = this.findOrInsert(keyAt(old, at, oldNames));
+        const n = old.readUIntLE(tail, RV_BYTES);
+        this.arena.writeUIntLE(n, to + this.keyBytes, RV_BYTES);
+        this.arena[to + this.keyBytes + RV_BYTES] = gen;
+        if (n === TEXT_RV) this.textRvs.set(to, oldTextRvs.get(at)!);
+      }
+      at = tail + TAIL_BYTES;
+    }
   }
 }
 
@@ -248,14 +308,76 @@ function numeric(rv: string): number | undefined {
   return Number(rv);
 }
 
-function fnv1a(buf: Buffer, len: number): number {
+function fnv1a(buf: Buffer, from: number, to: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < len; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
+  for (let i = from; i < to; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   return h >>> 0;
 }
 
-function grown<T extends Uint32Array | Float64Array>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a);
-  return b;
+function varintBytes(n: number): number {
+  let bytes = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    bytes++;
+  }
+  return bytes;
+}
+
+/** `s` as UTF-8 at `at`; returns its length in bytes. ASCII (every kube name) is copied here: a call into Buffer's
+ * native write costs more than the loop for a name of a few dozen characters. */
+function writeUtf8(buf: Buffer, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return buf.write(s, at, 'utf8');
+    buf[at + i] = c;
+  }
+  return s.length;
+}
+
+/** Whether `n` bytes of `a` from `i` and of `b` from `j` are the same (a loop: cheaper than Buffer.compare's call for short keys). */
+function sameBytes(a: Buffer, i: number, b: Buffer, j: number, n: number): boolean {
+  for (let k = 0; k < n; k++) if (a[i + k] !== b[j + k]) return false;
+  return true;
+}
+
+/** Bytes of the head (namespace id, name length, name) of the record at `at`. */
+function headBytes(buf: Buffer, at: number): number {
+  let i = at;
+  while (buf[i]! & 0x80) i++;
+  let b = buf[++i]!;
+  if (b < 0x80) return i + 1 - at + b;
+  let len = 0;
+  for (let shift = 0; ; shift += 7) {
+    b = buf[i++]!;
+    len += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return i - at + len;
+  }
+}
+
+/** The key of the record at `at`. */
+function keyAt(buf: Buffer, at: number, namespaces: readonly string[]): string {
+  const [id, afterId] = readVarint(buf, at);
+  const [len, name] = readVarint(buf, afterId);
+  const n = buf.toString('utf8', name, name + len);
+  return id === 0 ? n : `${namespaces[id]!}/${n}`;
+}
+
+/** The LEB128 number at `at`, and the offset after it. */
+function readVarint(buf: Buffer, at: number): [number, number] {
+  let n = 0;
+  for (let shift = 0; ; shift += 7) {
+    const b = buf[at++]!;
+    n += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return [n, at];
+  }
+}
+
+/** Writes `n` as LEB128 at `at`; returns the offset after it. */
+function writeVarint(buf: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    buf[at++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[at++] = n;
+  return at;
 }
