@@ -33,6 +33,11 @@ async function main() {
     target: 'node20',
     format: 'esm',
     sourcemap: 'linked',
+    // Without it esbuild keeps the dependencies' comments, some of them not Latin-1 (“”, —): V8 then holds the whole
+    // source, which it keeps for lazy compilation, as a two-byte string, 13.8 MB of every process's heap. Whitespace
+    // and comments gone, it is 4.8 MB, one byte a character. Names are kept, so stack traces still read; the linked
+    // source map (node --enable-source-maps) maps them back to the sources.
+    minifyWhitespace: true,
     legalComments: 'none',
     logLevel: 'warning',
     external: ['better-sqlite3'],

@@ -67,11 +67,12 @@ describe('postgres.js on a reserved connection that closed', () => {
   });
 
   it('the bundle carries both fixes, and a changed nextWrite() fails the build instead of shipping unguarded', () => {
-    const bundle = readFileSync(ensureBundle(), 'utf8');
-    expect(bundle).toMatch(/function nextWrite\(fn\) \{\s*if \(!socket\) \{/);
+    // The bundle's whitespace is minified: compared without any.
+    const bundle = readFileSync(ensureBundle(), 'utf8').replace(/\s+/g, '');
+    expect(bundle).toContain('functionnextWrite(fn){if(!socket){');
     // esbuild drops the fixes' marker comments: the code says it.
-    expect(bundle).toContain('(query || sent.length) && error(Errors.connection("CONNECTION_CLOSED"');
-    expect(bundle).not.toContain('!hadError && (query || sent.length)');
+    expect(bundle).toContain('(query||sent.length)&&error(Errors.connection("CONNECTION_CLOSED"');
+    expect(bundle).not.toContain('!hadError&&(query||sent.length)');
     expect(() => patchPostgresConnection('function nextWrite(fn) { return socket && socket.write(chunk, fn) }', 'connection.js')).toThrow(/remove the patch/);
   });
 });
@@ -126,6 +127,6 @@ describe('postgres.js, the statement after one that failed mid-stream', () => {
   });
 
   it('the bundle carries the fix', () => {
-    expect(readFileSync(ensureBundle(), 'utf8')).toMatch(/result = new Result\(\);\s*rows = 0;/);
+    expect(readFileSync(ensureBundle(), 'utf8').replace(/\s+/g, '')).toContain('result=newResult;rows=0;');
   });
 });
