@@ -3,6 +3,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient, MAX_WATCH_EVENT_CHARS } from '../../src/kube/client.js';
@@ -23,6 +25,78 @@ describe('nonBlankLines', () => {
     for (let cut = 1; cut < bytes.length; cut++) {
       expect(await collect(Readable.from([bytes.subarray(0, cut), bytes.subarray(cut)])), `cut at ${cut}`).toEqual(['first 🚀 line', 'second ü line', 'third']);
     }
+  });
+
+  it('waiting for its next chunk, it holds the start of the line it carries, not the chunk that came before', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const heapUsed = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const WATCHES = 40;
+    const MB = 1 << 20;
+    const before = heapUsed();
+    const opened: { release: () => void; pending: Promise<IteratorResult<string>> }[] = [];
+    for (let i = 0; i < WATCHES; i++) {
+      // A member's stream: a 1 MB event and the start of the next, then (later) its end. The source lets go of what it
+      // has handed out, so whatever still holds a chunk afterwards is the reader.
+      const chunks: (string | undefined)[] = [`${'x'.repeat(MB)}\n{"partial":"${'p'.repeat(40)}",`, `"i":${i}}\n`];
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let k = 0;
+      const body: AsyncIterable<string> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async (): Promise<IteratorResult<string>> => {
+            if (k === 1) await gate;
+            if (k === chunks.length) return { value: undefined, done: true };
+            const value = chunks[k]!;
+            chunks[k++] = undefined;
+            return { value, done: false };
+          },
+        }),
+      };
+      const lines = nonBlankLines(body);
+      expect((await lines.next()).value).toHaveLength(MB);
+      // The consumer asks for the next line: the reader carries '{"partial":"ppp…",' and waits for the member.
+      const pending = lines.next();
+      await new Promise((r) => setImmediate(r));
+      opened.push({ release, pending });
+    }
+    // 40 MB if each reader kept its first chunk alive through the slice it carries.
+    expect(heapUsed() - before).toBeLessThan(8 * MB);
+    for (const o of opened) o.release();
+    expect((await Promise.all(opened.map((o) => o.pending))).map((r) => r.value)).toEqual(opened.map((_, i) => `{"partial":"${'p'.repeat(40)}","i":${i}}`));
+  });
+
+  it('a consumer that stops early, or a line too long, ends the body it reads', async () => {
+    const source = (): { body: AsyncIterable<string>; ended: () => boolean } => {
+      let returned = false;
+      let k = 0;
+      return {
+        ended: () => returned,
+        body: {
+          [Symbol.asyncIterator]: () => ({
+            next: async (): Promise<IteratorResult<string>> => ({ value: k++ % 2 === 0 ? 'a line\n' : 'x'.repeat(100), done: false }),
+            return: async (): Promise<IteratorResult<string>> => {
+              returned = true;
+              return { value: undefined, done: true };
+            },
+          }),
+        },
+      };
+    };
+    const early = source();
+    for await (const line of nonBlankLines(early.body)) if (line === 'a line') break;
+    expect(early.ended()).toBe(true);
+    const long = source();
+    const taken: string[] = [];
+    await expect((async () => {
+      for await (const line of nonBlankLines(long.body, 50)) taken.push(line);
+    })()).rejects.toBeInstanceOf(LineTooLongError);
+    expect(taken).toEqual(['a line']);
+    expect(long.ended()).toBe(true);
   });
 
   it('reads no further than the consumer takes (readline read 1,024 lines ahead)', async () => {
