@@ -1,5 +1,6 @@
 // Sends one generated case and reports what came back: a status code, a dropped connection, or a hang.
 import { connect } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import type { Agent } from 'undici';
 import type { HttpCase, RawCase, SlowReadCase } from './generate.js';
 
@@ -51,6 +52,30 @@ function checkBody(c: HttpCase, status: number, headers: Record<string, string |
   }
 }
 
+/**
+ * The body as text, gunzipped when it came gzip-encoded: a case that asked for gzip (or for any encoding) gets it on a
+ * large enough answer. gzip where the case did not accept it, or any other encoding, is a violation.
+ */
+function decoded(c: HttpCase, headers: Record<string, string | string[] | undefined>, body: Buffer, out: Outcome): string | undefined {
+  const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding === 'identity') return body.toString('utf8');
+  const asked = Object.entries(c.headers ?? {}).find(([k]) => k.toLowerCase() === 'accept-encoding')?.[1];
+  const accepts = typeof asked === 'string' && asked.split(',').some((e) => {
+    const [name = '', ...params] = e.trim().toLowerCase().split(';');
+    return (name === 'gzip' || name === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p.trim()));
+  });
+  if (encoding !== 'gzip' || !accepts) {
+    out.violations.push(`${encoding} body the request did not accept (accept-encoding: ${String(asked)})`);
+    return undefined;
+  }
+  try {
+    return gunzipSync(body).toString('utf8');
+  } catch (e: unknown) {
+    out.violations.push(`gzip body that does not decode: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
 export async function sendHttp(agent: Agent, origin: string, c: HttpCase): Promise<Outcome> {
   const out: Outcome = { violations: [], bytes: 0 };
   const ac = new AbortController();
@@ -79,7 +104,7 @@ export async function sendHttp(agent: Agent, origin: string, c: HttpCase): Promi
       }
     }
     if (hung) out.violations.push('body did not finish within the hang deadline');
-    checkBody(c, r.statusCode, r.headers, keep && out.bytes <= KEEP_BYTES ? Buffer.concat(parts).toString('utf8') : undefined, out);
+    checkBody(c, r.statusCode, r.headers, keep && out.bytes <= KEEP_BYTES ? decoded(c, r.headers, Buffer.concat(parts), out) : undefined, out);
   } catch (e: unknown) {
     const err = e as { code?: string; name?: string; message?: string };
     if (hung) out.error = 'hang';
