@@ -78,7 +78,7 @@ export class VersionMap {
   touch(key: string, rv: string): void {
     const at = this.findOrInsert(key);
     this.setRv(at, rv);
-    this.arena[this.tailOf(at) + RV_BYTES] = this.generation;
+    this.arena[at + this.keyBytes + RV_BYTES] = this.generation;
   }
 
   delete(key: string): boolean {
@@ -88,7 +88,7 @@ export class VersionMap {
     const at = this.table[slot]! - 1;
     this.table[slot] = TOMBSTONE;
     this.tombstones++;
-    const end = this.tailOf(at) + TAIL_BYTES;
+    const end = at + this.keyBytes + TAIL_BYTES;
     this.arena[end - 1] = DELETED;
     this.arenaGarbage += end - at;
     this.textRvs.delete(at);
@@ -102,32 +102,21 @@ export class VersionMap {
     const next = (this.generation % GENERATIONS) + 1;
     // The generation byte comes round again every 255 sweeps: an entry last seen by the sweep `next` stood for is
     // moved to the current one, so it is not taken for seen by the new sweep.
-    for (let at = 0; at < this.arenaUsed; ) {
-      const end = this.tailOf(at) + TAIL_BYTES;
-      if (this.arena[end - 1] === next) this.arena[end - 1] = this.generation;
-      at = end;
-    }
+    for (const [, gen] of records(this.arena, this.arenaUsed)) if (this.arena[gen] === next) this.arena[gen] = this.generation;
     this.generation = next;
   }
 
   /** Keys not touched since beginSweep(). */
   unseen(): string[] {
     const out: string[] = [];
-    for (let at = 0; at < this.arenaUsed; ) {
-      const end = this.tailOf(at) + TAIL_BYTES;
-      const gen = this.arena[end - 1];
-      if (gen !== DELETED && gen !== this.generation) out.push(this.keyOf(at));
-      at = end;
+    for (const [at, gen] of records(this.arena, this.arenaUsed)) {
+      if (this.arena[gen] !== DELETED && this.arena[gen] !== this.generation) out.push(this.keyOf(at));
     }
     return out;
   }
 
   *keys(): IterableIterator<string> {
-    for (let at = 0; at < this.arenaUsed; ) {
-      const end = this.tailOf(at) + TAIL_BYTES;
-      if (this.arena[end - 1] !== DELETED) yield this.keyOf(at);
-      at = end;
-    }
+    for (const [at, gen] of records(this.arena, this.arenaUsed)) if (this.arena[gen] !== DELETED) yield this.keyOf(at);
   }
 
   /**
@@ -205,14 +194,10 @@ export class VersionMap {
     this.table[i] = at + 1;
   }
 
-  /** Offset of the record's RV. */
-  private tailOf(at: number): number {
-    return at + headBytes(this.arena, at);
-  }
-
+  /** Sets the RV of the record at `at`, the key just encoded (its head is `keyBytes` long). */
   private setRv(at: number, rv: string): void {
     const n = numeric(rv);
-    const tail = this.tailOf(at);
+    const tail = at + this.keyBytes;
     if (n === undefined || n >= TEXT_RV) {
       this.arena.writeUIntLE(TEXT_RV, tail, RV_BYTES);
       this.textRvs.set(at, rv);
@@ -222,8 +207,9 @@ export class VersionMap {
     }
   }
 
+  /** The RV of the record at `at`, the key just encoded. */
   private rvOf(at: number): string {
-    const n = this.arena.readUIntLE(this.tailOf(at), RV_BYTES);
+    const n = this.arena.readUIntLE(at + this.keyBytes, RV_BYTES);
     return n === TEXT_RV ? this.textRvs.get(at)! : String(n);
   }
 
@@ -245,11 +231,7 @@ export class VersionMap {
     while (cap < (this.live + 1) * 2) cap *= 2;
     this.table = new Uint32Array(cap);
     this.tombstones = 0;
-    for (let at = 0; at < this.arenaUsed; ) {
-      const end = this.tailOf(at) + TAIL_BYTES;
-      if (this.arena[end - 1] !== DELETED) this.place(at);
-      at = end;
-    }
+    for (const [at, gen] of records(this.arena, this.arenaUsed)) if (this.arena[gen] !== DELETED) this.place(at);
   }
 
   /**
@@ -271,17 +253,13 @@ export class VersionMap {
     this.live = 0;
     this.tombstones = 0;
     this.table = new Uint32Array(16);
-    for (let at = 0; at < oldUsed; ) {
-      const tail = at + headBytes(old, at);
-      const gen = old[tail + RV_BYTES]!;
-      if (gen !== DELETED) {
-        const to = this.findOrInsert(keyAt(old, at, oldNames));
-        const n = old.readUIntLE(tail, RV_BYTES);
-        this.arena.writeUIntLE(n, to + this.keyBytes, RV_BYTES);
-        this.arena[to + this.keyBytes + RV_BYTES] = gen;
-        if (n === TEXT_RV) this.textRvs.set(to, oldTextRvs.get(at)!);
-      }
-      at = tail + TAIL_BYTES;
+    for (const [at, gen] of records(old, oldUsed)) {
+      if (old[gen] === DELETED) continue;
+      const to = this.findOrInsert(keyAt(old, at, oldNames));
+      const n = old.readUIntLE(gen - RV_BYTES, RV_BYTES);
+      this.arena.writeUIntLE(n, to + this.keyBytes, RV_BYTES);
+      this.arena[to + this.keyBytes + RV_BYTES] = old[gen]!;
+      if (n === TEXT_RV) this.textRvs.set(to, oldTextRvs.get(at)!);
     }
   }
 }
@@ -338,6 +316,15 @@ function writeUtf8(buf: Buffer, at: number, s: string): number {
 function sameBytes(a: Buffer, i: number, b: Buffer, j: number, n: number): boolean {
   for (let k = 0; k < n; k++) if (a[i + k] !== b[j + k]) return false;
   return true;
+}
+
+/** Every record of `arena` up to `used`, deleted ones included: its offset, and that of its generation byte. */
+function* records(arena: Buffer, used: number): Generator<[number, number]> {
+  for (let at = 0; at < used; ) {
+    const gen = at + headBytes(arena, at) + RV_BYTES;
+    yield [at, gen];
+    at = gen + 1;
+  }
 }
 
 /** Bytes of the head (namespace id, name length, name) of the record at `at`. */
