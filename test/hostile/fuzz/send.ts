@@ -2,6 +2,7 @@
 import { connect } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import type { Agent } from 'undici';
+import { acceptsGzip } from '../../../src/roles/apiserver/compress.js';
 import type { HttpCase, RawCase, SlowReadCase } from './generate.js';
 
 export interface Outcome {
@@ -59,12 +60,8 @@ function checkBody(c: HttpCase, status: number, headers: Record<string, string |
 function decoded(c: HttpCase, headers: Record<string, string | string[] | undefined>, body: Buffer, out: Outcome): string | undefined {
   const encoding = String(headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding === 'identity') return body.toString('utf8');
-  const asked = Object.entries(c.headers ?? {}).find(([k]) => k.toLowerCase() === 'accept-encoding')?.[1];
-  const accepts = typeof asked === 'string' && asked.split(',').some((e) => {
-    const [name = '', ...params] = e.trim().toLowerCase().split(';');
-    return (name === 'gzip' || name === '*') && !params.some((p) => /^q=0(\.0*)?$/.test(p.trim()));
-  });
-  if (encoding !== 'gzip' || !accepts) {
+  const asked = c.headers['accept-encoding'];
+  if (encoding !== 'gzip' || !acceptsGzip(asked)) {
     out.violations.push(`${encoding} body the request did not accept (accept-encoding: ${String(asked)})`);
     return undefined;
   }
