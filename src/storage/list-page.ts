@@ -36,6 +36,12 @@ export interface ListStatements {
   count: SQL | undefined;
   /** The column of `page` (and `chain`) holding each object's bytes, when they are asked as bytes (Snapshot.all). */
   bytesColumn?: number;
+  /**
+   * For a streamed list whose objects are asked as bytes: the column a stream's first chunk may take as bytes
+   * (Snapshot.chunks). Only the first: a list of up to a chunk (an owner search, a small unlimited list) skips the
+   * decode and re-encode, and a long one does not pile up Buffers freed only by a GC.
+   */
+  firstChunkBytesColumn?: number;
   limit: number;
   offset: number | undefined;
   nextToken(lastKeys: KeyValue[]): string;
@@ -241,6 +247,7 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     ids,
     count,
     ...(objectBytes ? { bytesColumn: ROW_COLUMNS - 1 } : {}),
+    ...(q.objectBytes === true && !objectBytes && q.keysOnly !== true ? { firstChunkBytesColumn: ROW_COLUMNS - 1 } : {}),
     limit,
     offset,
     keyCount: keys.length,
@@ -404,7 +411,7 @@ function stream(
       try {
         const statements = st.chain?.map((statement) => statement(0)) ?? [st.page];
         let at = 0;
-        cursor = snap.chunks(statements[at++] ?? st.page, CHUNK);
+        cursor = snap.chunks(statements[at++] ?? st.page, CHUNK, st.firstChunkBytesColumn);
         let served = 0;
         for (;;) {
           if (signal?.aborted || !cursor) return;

@@ -30,8 +30,12 @@ export interface Snapshot {
    * Buffer of its UTF-8 text where the driver can hand it over undecoded (PostgreSQL; SQLite's SQL asks for a blob).
    */
   all(q: SQL, bytesColumn?: number): Promise<unknown[][]>;
-  /** The rows of `q` in chunks of up to `size`, streamed from a cursor; `return()` closes the cursor. */
-  chunks(q: SQL, size: number): AsyncIterator<unknown[][], undefined>;
+  /**
+   * The rows of `q` in chunks of up to `size`, streamed from a cursor; `return()` closes the cursor. Column
+   * `firstBytesColumn`, when given, comes as a Buffer in the first chunk only, where the driver hands over a text
+   * column undecoded without another statement (PostgreSQL); later chunks come as text, which each write frees.
+   */
+  chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined>;
   /** Ends the read transaction and gives the connection back. Idempotent; never throws. */
   release(): Promise<void>;
 }

@@ -215,7 +215,8 @@ export interface ListQuery {
   /**
    * Read each object as its UTF-8 bytes (StoredRow.bytes), for a caller that copies objects out unchanged: no decode
    * into a JS string and no re-encode on the way to a socket. Honoured for pages read at once (a limit up to 1000)
-   * where the driver allows; a backend may ignore it, and `object` is always usable.
+   * where the driver allows, and on PostgreSQL for the first chunk of a streamed list; a backend may ignore it, and
+   * `object` is always usable.
    */
   objectBytes?: boolean;
 }

@@ -27,6 +27,24 @@ const LOCK_READ_TABLES = 'LOCK TABLE meta, resources, resource_labels IN ACCESS 
  */
 export const SNAPSHOT_IDLE_TIMEOUT_MS = 5 * 60_000;
 
+/**
+ * A statement's rows as arrays of values; column `bytesColumn`, when given, as the bytes received. Read raw, every
+ * column is a view of the bytes received, so the objects skip the UTF-8 decode and the garbage of 2 MB of strings per
+ * page (a 500-pod page: ~7 ms of GC); only the small columns are decoded. All of them are text or bigint, which
+ * .values() would have given as the same strings.
+ */
+async function rowsOf(query: postgres.PendingQuery<postgres.Row[]>, bytesColumn: number | undefined): Promise<unknown[][]> {
+  if (bytesColumn === undefined) return (await query.values()) as unknown[][];
+  const rows = (await query.raw()) as unknown as (Buffer | null)[][];
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      const v = row[i];
+      if (i !== bytesColumn && v) (row as unknown[])[i] = v.toString('utf8');
+    }
+  }
+  return rows;
+}
+
 /** Reserved connection of one list; after a lost connection nothing is written to it again (see transaction.ts). */
 export class PgSnapshot implements Snapshot {
   private done = false;
@@ -80,19 +98,7 @@ export class PgSnapshot implements Snapshot {
     const r = postgresQuery.render(q);
     try {
       // Unprepared: list filters vary, and postgres.js would keep every shape prepared on every connection.
-      const query = this.conn.unsafe(r.sql, r.params as Param[], { prepare: false });
-      if (bytesColumn === undefined) return (await query.values()) as unknown[][];
-      // Raw: every column as a view of the bytes received, so the objects skip the UTF-8 decode and the garbage of
-      // 2 MB of strings per page (a 500-pod page: ~7 ms of GC). Only the small columns are decoded; all of them
-      // are text or bigint, which .values() would have given as the same strings.
-      const rows = (await query.raw()) as unknown as (Buffer | null)[][];
-      for (const row of rows) {
-        for (let i = 0; i < row.length; i++) {
-          const v = row[i];
-          if (i !== bytesColumn && v) (row as unknown[])[i] = v.toString('utf8');
-        }
-      }
-      return rows;
+      return await rowsOf(this.conn.unsafe(r.sql, r.params as Param[], { prepare: false }), bytesColumn);
     } catch (e: unknown) {
       this.lost ||= connectionLost(e);
       throw mapPostgresError(e, 'list');
@@ -104,7 +110,7 @@ export class PgSnapshot implements Snapshot {
    * A protocol-level cursor (postgres.js `.cursor()`) is planned for the whole result: for one cluster's 10,000 pods
    * in key order that was a sort of 47 MB spilled to disk before the first row (420 ms), against ~7 ms this way.
    */
-  chunks(q: SQL, size: number): AsyncIterator<unknown[][], undefined> {
+  chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined> {
     const r = postgresQuery.render(q);
     const name = `list_${++this.cursors}`;
     const n = Math.max(1, Math.floor(size));
@@ -125,7 +131,8 @@ export class PgSnapshot implements Snapshot {
             await this.conn.unsafe(`DECLARE ${name} NO SCROLL CURSOR FOR ${r.sql}`, r.params as Param[], { prepare: false });
             state = 'open';
           }
-          const rows = state === 'open' ? await this.fetch(name, n) : [];
+          const rows = state === 'open' ? await this.fetch(name, n, firstBytesColumn) : [];
+          firstBytesColumn = undefined;
           if (rows.length === 0) {
             // A cursor at its end is left to COMMIT, which closes it: a CLOSE would be one more round trip.
             state = 'closed';
@@ -153,8 +160,8 @@ export class PgSnapshot implements Snapshot {
     };
   }
 
-  private async fetch(name: string, n: number): Promise<unknown[][]> {
-    return (await this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }).values()) as unknown[][];
+  private async fetch(name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
+    return rowsOf(this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }), bytesColumn);
   }
 
   private async close(name: string): Promise<void> {

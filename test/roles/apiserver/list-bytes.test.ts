@@ -105,13 +105,16 @@ function bytesContract(dialect: string, open: () => Promise<Target>): void {
         }
         return { text, bytes };
       };
-      // A page read at once comes as bytes; a streamed list as text, whose memory is freed write by write.
-      for (const [limit, asBytes] of [[100, true], [0, false]] as const) {
+      // A page read at once comes as bytes; a streamed list as text, whose memory is freed write by write, but for
+      // its first chunk of 500 rows on PostgreSQL, whose driver hands over a text column undecoded when asked.
+      const firstChunk = dialect === 'postgres' ? 500 : 0;
+      for (const [limit, asBytes] of [[100, 100], [0, firstChunk]] as const) {
         const plain = await read(false, limit);
         const raw = await read(true, limit);
         expect(raw.text).toEqual(plain.text);
         expect(plain.bytes.every((b) => b === undefined)).toBe(true);
-        expect(raw.bytes.every((b) => b !== undefined), `limit ${limit}`).toBe(asBytes);
+        const bytesAt = raw.bytes.flatMap((b, i) => (b ? [i] : []));
+        expect(bytesAt, `limit ${limit}`).toEqual(Array.from({ length: asBytes }, (_, i) => i));
         raw.bytes.forEach((b, i) => b && expect(b.equals(Buffer.from(plain.text[i] ?? ''))).toBe(true));
       }
     });
