@@ -4,6 +4,7 @@ import type postgres from 'postgres';
 import { HEAD_REVISION, headRevisionOf, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
+import { withLiterals } from './literals.js';
 import { postgresQuery } from './query.js';
 import { beginBounded, connectionLost, reserveConnection } from './transaction.js';
 
@@ -95,10 +96,8 @@ export class PgSnapshot implements Snapshot {
   }
 
   async all(q: SQL, bytesColumn?: number): Promise<unknown[][]> {
-    const r = postgresQuery.render(q);
     try {
-      // Unprepared: list filters vary, and postgres.js would keep every shape prepared on every connection.
-      return await rowsOf(this.conn.unsafe(r.sql, r.params as Param[], { prepare: false }), bytesColumn);
+      return await rowsOf(this.statement(q, '').query, bytesColumn);
     } catch (e: unknown) {
       this.lost ||= connectionLost(e);
       throw mapPostgresError(e, 'list');
@@ -111,7 +110,6 @@ export class PgSnapshot implements Snapshot {
    * in key order that was a sort of 47 MB spilled to disk before the first row (420 ms), against ~7 ms this way.
    */
   chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined> {
-    const r = postgresQuery.render(q);
     const name = `list_${++this.cursors}`;
     const n = Math.max(1, Math.floor(size));
     // 'drained': the last FETCH came back short, so the cursor is at its end and only needs closing.
@@ -125,13 +123,25 @@ export class PgSnapshot implements Snapshot {
       next: async (): Promise<IteratorResult<unknown[][], undefined>> => {
         if (state === 'closed') return { done: true, value: undefined };
         try {
+          let rows: unknown[][] = [];
           if (state === 'new') {
-            // Not sent ahead with the first FETCH: postgres.js describes a statement with parameters first, then
-            // executes it, and a FETCH sent meanwhile would run before the cursor exists.
-            await this.conn.unsafe(`DECLARE ${name} NO SCROLL CURSOR FOR ${r.sql}`, r.params as Param[], { prepare: false });
+            const declare = this.statement(q, `DECLARE ${name} NO SCROLL CURSOR FOR `);
+            if (declare.described) {
+              // postgres.js describes a statement with parameters first, then executes it; a FETCH sent meanwhile
+              // would run before the cursor exists.
+              await declare.query;
+              rows = await this.fetch(name, n, firstBytesColumn);
+            } else {
+              // One round trip: started in order (postgres.js sends a query when something first awaits it), the
+              // FETCH runs once the DECLARE did; if that failed, its error is the one to report.
+              const declared = declare.query.execute();
+              const [d, f] = await Promise.allSettled([declared, this.fetch(name, n, firstBytesColumn)]);
+              if (d.status === 'rejected') throw d.reason;
+              if (f.status === 'rejected') throw f.reason;
+              rows = f.value;
+            }
             state = 'open';
-          }
-          const rows = state === 'open' ? await this.fetch(name, n, firstBytesColumn) : [];
+          } else if (state === 'open') rows = await this.fetch(name, n, firstBytesColumn);
           firstBytesColumn = undefined;
           if (rows.length === 0) {
             // A cursor at its end is left to COMMIT, which closes it: a CLOSE would be one more round trip.
@@ -158,6 +168,18 @@ export class PgSnapshot implements Snapshot {
         return { done: true, value: undefined };
       },
     };
+  }
+
+  /**
+   * `q` after `prefix`, unprepared (list filters vary, and postgres.js would keep every shape prepared on every
+   * connection), its parameters written in as literals (literals.ts); `described` when they could not be and
+   * postgres.js asks the server to describe it first, a round trip of its own.
+   */
+  private statement(q: SQL, prefix: string): { query: postgres.PendingQuery<postgres.Row[]>; described: boolean } {
+    const r = postgresQuery.render(q);
+    const text = withLiterals(r.sql, r.params);
+    if (text !== undefined) return { query: this.conn.unsafe(prefix + text, [], { prepare: false }), described: false };
+    return { query: this.conn.unsafe(prefix + r.sql, r.params as Param[], { prepare: false }), described: r.params.length > 0 };
   }
 
   private async fetch(name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
