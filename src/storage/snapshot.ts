@@ -36,6 +36,9 @@ export interface Snapshot {
    * column undecoded without another statement (PostgreSQL); later chunks come as text, which each write frees.
    */
   chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined>;
-  /** Ends the read transaction and gives the connection back. Idempotent; never throws. */
+  /**
+   * Ends the read transaction and gives the connection back (PostgreSQL: sends the COMMIT and gives the connection
+   * back when it is done, without waiting for it). Idempotent; never throws.
+   */
   release(): Promise<void>;
 }

@@ -190,16 +190,25 @@ export class PgSnapshot implements Snapshot {
     await this.conn.unsafe(`CLOSE ${name}`, [], { prepare: false });
   }
 
-  async release(): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    if (this.lost) return; // postgres.js already took the dead connection back (see transaction.ts)
-    try {
-      await this.conn.unsafe('COMMIT');
-    } catch (e: unknown) {
-      // nothing to lose in a read-only transaction
-      if (connectionLost(e)) return;
+  /**
+   * Sends COMMIT and gives the connection back once it is done, without waiting for it: the rows are read, and the
+   * caller serving them need not wait a round trip for a read-only transaction to end. Whatever is sent on the
+   * connection after it runs after it.
+   */
+  release(): Promise<void> {
+    if (this.done || this.lost) {
+      // postgres.js already took a dead connection back (see transaction.ts)
+      this.done = true;
+      return Promise.resolve();
     }
-    this.conn.release();
+    this.done = true;
+    this.conn.unsafe('COMMIT').execute().then(
+      () => this.conn.release(),
+      // nothing to lose in a read-only transaction
+      (e: unknown) => {
+        if (!connectionLost(e)) this.conn.release();
+      },
+    );
+    return Promise.resolve();
   }
 }
