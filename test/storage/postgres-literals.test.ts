@@ -20,11 +20,11 @@ describe('withLiterals', () => {
 
   it('quotes numbers and booleans, so the server types them from where they stand', () => {
     expect(withLiterals('SELECT $1, $2, $3, $4', [5, -1.5, true, null])).toBe(`SELECT E'5', E'-1.5', E'true', NULL`);
-    expect(withLiterals('SELECT $1::text[], $2::text[]', [[], ['a', 2]])).toBe(`SELECT '{}'::text[], ARRAY[E'a', E'2']::text[]`);
+    expect(withLiterals('SELECT $1::text[], $2::text[]', [[], ['a', "b'c"]])).toBe(`SELECT '{}'::text[], ARRAY[E'a', E'b''c']::text[]`);
   });
 
   it('leaves to binding what has no literal form, and a placeholder with no parameter', () => {
-    for (const v of ['a\0b', ['a\0b'], { a: 1 }, [['nested']], [{ a: 1 }], Number.NaN, Number.POSITIVE_INFINITY, undefined]) {
+    for (const v of ['a\0b', ['a\0b'], { a: 1 }, [['nested']], [{ a: 1 }], [1, 2], Number.NaN, Number.POSITIVE_INFINITY, undefined]) {
       expect(withLiterals('SELECT $1', [v]), JSON.stringify(v) ?? String(v)).toBeUndefined();
     }
     expect(withLiterals('SELECT $2', ['a'])).toBeUndefined();

@@ -15,9 +15,9 @@ function quoted(s: string): string | undefined {
 
 /**
  * A value as a literal of unknown type, which the server types from where it stands, as it types a parameter:
- * numbers and booleans are quoted too (a bare 5 would be an integer, and `name = 5` no comparison). An array is an
- * ARRAY of such literals, or '{}' when empty (every array here stands before a cast, `::text[]`). Undefined for what
- * has no literal form here.
+ * numbers and booleans are quoted too (a bare 5 would be an integer, and `name = 5` no comparison). An array of text
+ * is an ARRAY of such literals, or '{}' when empty (every array here stands before a cast, `::text[]`); ARRAY[…] is
+ * text[] wherever it stands, so an array of anything else is left to binding, as is what has no literal form here.
  */
 function literal(v: unknown): string | undefined {
   if (v === null) return 'NULL';
@@ -28,7 +28,7 @@ function literal(v: unknown): string | undefined {
     if (v.length === 0) return `'{}'`;
     const items: string[] = [];
     for (const x of v as unknown[]) {
-      const l = typeof x === 'string' || typeof x === 'number' ? literal(x) : undefined;
+      const l = typeof x === 'string' ? quoted(x) : undefined;
       if (l === undefined) return undefined;
       items.push(l);
     }
