@@ -23,6 +23,7 @@ import { createPool, type Pg } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { fencedError } from '../errors.js';
 import { mapPostgresError } from './errors.js';
+import { withLiterals } from './literals.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
@@ -97,11 +98,16 @@ class PostgresStorage implements Storage {
   /**
    * Runs a statement. Unprepared by default: list filters vary, and postgres.js would keep every shape prepared on
    * every connection. But postgres.js describes an unprepared statement with parameters before it binds it, a round
-   * trip of its own: a statement of one fixed shape (`prepare`) is described once per connection instead.
+   * trip of its own: an unprepared one goes with its parameters written in as literals (literals.ts), and a statement
+   * of one fixed shape (`prepare`) is described once per connection instead.
    */
   private async rows(what: string, q: ReturnType<typeof sql>, prepare = false): Promise<unknown[][]> {
     const r = postgresQuery.render(q);
-    return this.run(what, async () => (await this.pool.unsafe(r.sql, r.params as Param[], { prepare }).values()) as unknown[][]);
+    const text = prepare ? undefined : withLiterals(r.sql, r.params);
+    return this.run(what, async () => {
+      const query = text !== undefined ? this.pool.unsafe(text, [], { prepare: false }) : this.pool.unsafe(r.sql, r.params as Param[], { prepare });
+      return (await query.values()) as unknown[][];
+    });
   }
 
   async migrate(o?: { dryRun?: boolean }): Promise<MigrationPlan> {
