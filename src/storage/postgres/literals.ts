@@ -2,6 +2,9 @@
 // every unprepared statement that has parameters before it binds them — a round trip of its own, during which
 // nothing queued behind it is sent. A list's statements vary with its filters, so they are not prepared; written
 // out, they go in one round trip, and a cursor's DECLARE goes out together with its first FETCH.
+import type { SQL } from 'drizzle-orm';
+import type postgres from 'postgres';
+import { postgresQuery } from './query.js';
 
 /**
  * E'…' with backslashes and quotes escaped: read the same whatever standard_conforming_strings says. The connection's
@@ -71,4 +74,16 @@ export function withLiterals(text: string, params: readonly unknown[]): string |
     i = end - 1;
   }
   return out + text.slice(from);
+}
+
+/**
+ * `q` after `prefix` on `db`, unprepared (list filters vary, and postgres.js would keep every shape prepared on every
+ * connection), its parameters written in as literals; `described` when they could not be, and postgres.js asks the
+ * server to describe it first, a round trip of its own.
+ */
+export function unprepared(db: Pick<postgres.Sql, 'unsafe'>, q: SQL, prefix = ''): { query: postgres.PendingQuery<postgres.Row[]>; described: boolean } {
+  const r = postgresQuery.render(q);
+  const text = withLiterals(r.sql, r.params);
+  if (text !== undefined) return { query: db.unsafe(prefix + text, [], { prepare: false }), described: false };
+  return { query: db.unsafe(prefix + r.sql, r.params as postgres.ParameterOrJSON<never>[], { prepare: false }), described: r.params.length > 0 };
 }

@@ -4,11 +4,9 @@ import type postgres from 'postgres';
 import { HEAD_REVISION, headRevisionOf, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
-import { withLiterals } from './literals.js';
+import { unprepared } from './literals.js';
 import { postgresQuery } from './query.js';
 import { beginBounded, connectionLost, reserveConnection } from './transaction.js';
-
-type Param = postgres.ParameterOrJSON<never>;
 
 /**
  * Taken before the snapshot (a LOCK takes none; the first SELECT does), in the order a TRUNCATE of every table takes
@@ -97,7 +95,7 @@ export class PgSnapshot implements Snapshot {
 
   async all(q: SQL, bytesColumn?: number): Promise<unknown[][]> {
     try {
-      return await rowsOf(this.statement(q, '').query, bytesColumn);
+      return await rowsOf(unprepared(this.conn, q).query, bytesColumn);
     } catch (e: unknown) {
       this.lost ||= connectionLost(e);
       throw mapPostgresError(e, 'list');
@@ -125,7 +123,7 @@ export class PgSnapshot implements Snapshot {
         try {
           let rows: unknown[][] = [];
           if (state === 'new') {
-            const declare = this.statement(q, `DECLARE ${name} NO SCROLL CURSOR FOR `);
+            const declare = unprepared(this.conn, q, `DECLARE ${name} NO SCROLL CURSOR FOR `);
             if (declare.described) {
               // postgres.js describes a statement with parameters first, then executes it; a FETCH sent meanwhile
               // would run before the cursor exists.
@@ -168,18 +166,6 @@ export class PgSnapshot implements Snapshot {
         return { done: true, value: undefined };
       },
     };
-  }
-
-  /**
-   * `q` after `prefix`, unprepared (list filters vary, and postgres.js would keep every shape prepared on every
-   * connection), its parameters written in as literals (literals.ts); `described` when they could not be and
-   * postgres.js asks the server to describe it first, a round trip of its own.
-   */
-  private statement(q: SQL, prefix: string): { query: postgres.PendingQuery<postgres.Row[]>; described: boolean } {
-    const r = postgresQuery.render(q);
-    const text = withLiterals(r.sql, r.params);
-    if (text !== undefined) return { query: this.conn.unsafe(prefix + text, [], { prepare: false }), described: false };
-    return { query: this.conn.unsafe(prefix + r.sql, r.params as Param[], { prepare: false }), described: r.params.length > 0 };
   }
 
   private async fetch(name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {

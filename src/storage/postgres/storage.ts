@@ -23,7 +23,7 @@ import { createPool, type Pg } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { fencedError } from '../errors.js';
 import { mapPostgresError } from './errors.js';
-import { withLiterals } from './literals.js';
+import { unprepared } from './literals.js';
 import { appliedMigrations, migratePostgres } from './migrate.js';
 import { postgresQuery } from './query.js';
 import { HEAD_REVISION, headRevisionOf } from '../snapshot.js';
@@ -102,11 +102,10 @@ class PostgresStorage implements Storage {
    * of one fixed shape (`prepare`) is described once per connection instead.
    */
   private async rows(what: string, q: ReturnType<typeof sql>, prepare = false): Promise<unknown[][]> {
-    const r = postgresQuery.render(q);
-    const text = prepare ? undefined : withLiterals(r.sql, r.params);
     return this.run(what, async () => {
-      const query = text !== undefined ? this.pool.unsafe(text, [], { prepare: false }) : this.pool.unsafe(r.sql, r.params as Param[], { prepare });
-      return (await query.values()) as unknown[][];
+      if (!prepare) return (await unprepared(this.pool, q).query.values()) as unknown[][];
+      const r = postgresQuery.render(q);
+      return (await this.pool.unsafe(r.sql, r.params as Param[], { prepare: true }).values()) as unknown[][];
     });
   }
 
