@@ -1,4 +1,5 @@
 // Plans one write batch, dialect-free: collapse per key, apply the RV guards, assign revisions, render objects.
+import type { TypeRows } from './analyze-policy.js';
 import { rowKeyString, type RowKey } from './key.js';
 import { extractColumns, isPrepared, renderTemplate, revisionText, type ObjectColumns, type StoredTemplate, type TemplateParts } from './object-columns.js';
 import { deleteWins, upsertWins } from './resource-version.js';
@@ -53,6 +54,13 @@ export interface TypeDelta {
   namespaced: boolean;
   count: number;
   bytes: number;
+}
+
+/** The row counts a plan changes, per cluster and type (for AnalyzePolicy): only types that gained or lost rows. */
+export function rowChanges(types: readonly TypeDelta[]): TypeRows[] {
+  const out: TypeRows[] = [];
+  for (const t of types) if (t.count !== 0) out.push({ cluster: t.cluster, group: t.group, version: t.version, resource: t.resource, count: t.count });
+  return out;
 }
 
 export interface WritePlan<T extends TemplateParts = StoredTemplate> {

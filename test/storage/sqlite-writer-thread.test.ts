@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../src/lib/log.js';
 import { renderTemplate, revisionText, stampRevision } from '../../src/storage/object-columns.js';
 import { openStorage } from '../../src/storage/open.js';
@@ -167,6 +167,32 @@ describe('stored texts cross to the thread as bytes', () => {
     expect(rows[0]!.emoji).toBe('🚀 ok');
     for (const r of rows) expect(r.size).toBe(Buffer.byteLength(r.object));
     expect((JSON.parse(rows[1]!.object) as { metadata: { resourceVersion: string }; spec: { s: string } })).toMatchObject({ metadata: { resourceVersion: String(threadedOrigin + 3n) }, spec: { s: '集群🚀 again' } });
+  });
+});
+
+describe('sqlite planner statistics', () => {
+  it.each(['thread', 'inline'] as const)('a cluster added to a larger store refreshes them once it has 1,000 rows (%s writes)', async (mode) => {
+    const file = join(tempDir(), 'stats.db');
+    const s = await migrated(file, mode);
+    const rowsInStatistics = (): number => {
+      const db = openConnection(file, 1000, 'reader');
+      try {
+        const r = db.prepare(`SELECT stat FROM sqlite_stat1 WHERE tbl = 'resources' AND idx = 'resources_owner'`).get() as { stat: string } | undefined;
+        return Number(r?.stat.split(' ')[0] ?? 0);
+      } finally {
+        db.close();
+      }
+    };
+    const inCluster = (cluster: string, from: number, n: number): UpsertObject[] =>
+      Array.from({ length: n }, (_, i) => pod({ cluster, namespace: 'ns', name: `p${from + i}` }));
+    // Due at 1,000, 2,000 and 4,000 rows (one that comes too soon after the last runs a little later); the next for
+    // the store at 8,000.
+    for (let b = 0; b < 4; b++) await s.write({ upserts: ['a', 'b', 'c', 'd'].flatMap((c) => inCluster(c, b * 250, 250)), deletes: [] });
+    await vi.waitFor(() => expect(rowsInStatistics()).toBe(4000), { timeout: 5000, interval: 20 });
+    await s.write({ upserts: inCluster('new', 0, 999), deletes: [] });
+    expect(rowsInStatistics()).toBe(4000);
+    await s.write({ upserts: inCluster('new', 999, 1), deletes: [] });
+    await vi.waitFor(() => expect(rowsInStatistics()).toBe(5000), { timeout: 5000, interval: 20 });
   });
 });
 

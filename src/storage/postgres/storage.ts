@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type postgres from 'postgres';
 import type { Logger } from '../../lib/log.js';
-import { AnalyzePolicy } from '../analyze-policy.js';
+import { StatisticsRefresher, statisticsFailed, type TypeRows } from '../analyze-policy.js';
 import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, REVISION_MARK, revisionKnown, selectorHistoryQuery, toChange, toSelectorHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
 import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
@@ -18,7 +18,7 @@ import type {
   ChangedResult, ChangesResult, ClusterStatusRecord, JoinedPage, KeyFilter, SelectorHistoryResult, ListPage, ListQuery, MigrationPlan, ResourceType, Storage, StorageOptions,
   StoredResourceType, StoredRow, WatchFilter, WriteBatch, WriteFence, WriteResult,
 } from '../types.js';
-import { collapseBatch } from '../write-plan.js';
+import { collapseBatch, rowChanges } from '../write-plan.js';
 import { createPool, type Pg } from './connection.js';
 import { migrations } from './embedded-migrations.js';
 import { fencedError } from '../errors.js';
@@ -47,8 +47,10 @@ export const openPostgresStorage: OpenBackend = async (target, opts) => {
     // Connects now (an unreachable server fails here, as Unavailable) and refuses a schema newer than this binary.
     migrationPlan(await appliedMigrations(pool), migrations);
     const migrated = await pool.unsafe(`SELECT to_regclass('resource_types') IS NOT NULL AS present`);
-    const rows = (migrated[0] as { present?: boolean } | undefined)?.present ? await pool.unsafe(`SELECT coalesce(sum(count), 0) AS n FROM resource_types`) : [];
-    return new PostgresStorage(pool, target.connection, Number((rows[0] as { n?: string } | undefined)?.n ?? 0), opts);
+    const stored = (migrated[0] as { present?: boolean } | undefined)?.present
+      ? await pool.unsafe<TypeRows[]>(`SELECT cluster, "group", version, resource, count::float8 AS count FROM resource_types`)
+      : [];
+    return new PostgresStorage(pool, target.connection, stored, opts);
   } catch (e: unknown) {
     await pool.end({ timeout: 1 });
     throw mapPostgresError(e, 'open postgres');
@@ -69,7 +71,7 @@ function fenceCte(key: number, holder: number): string {
 class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly notifier = new RevisionNotifier();
-  private readonly analyze: AnalyzePolicy;
+  private readonly statistics: StatisticsRefresher;
   private readonly log: Logger;
   private listening: Promise<postgres.ListenMeta | undefined> | undefined;
   private closed = false;
@@ -78,11 +80,11 @@ class PostgresStorage implements Storage {
   constructor(
     private readonly pool: Pg,
     private readonly conn: PostgresConnection,
-    storedRows: number,
+    stored: Iterable<TypeRows>,
     private readonly opts: { logger: Logger } & StorageOptions,
   ) {
     this.log = opts.logger.child({ component: 'storage', dialect: 'postgres' });
-    this.analyze = new AnalyzePolicy(storedRows);
+    this.statistics = new StatisticsRefresher(stored, () => this.refreshStatistics(), (e) => statisticsFailed(this.log, e));
   }
 
   /** Runs `fn`, mapping driver errors at this edge. */
@@ -123,7 +125,7 @@ class PostgresStorage implements Storage {
     const deleted = plan.deletes.length;
     if (written + deleted > 0) {
       this.notifier.notify(plan.revision);
-      if (this.analyze.record(written + deleted)) await this.refreshStatistics();
+      await this.statistics.afterWrite(written + deleted, rowChanges(plan.types));
     }
     return { written, skipped: plan.skipped, deleted, revision: String(plan.revision) };
   }
@@ -442,6 +444,7 @@ class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.statistics.close();
     this.notifier.clear();
     // In-flight queries get 2 s; a connection postgres.js lost mid-query would otherwise hold close() for the whole timeout.
     await this.pool.end({ timeout: 2 });

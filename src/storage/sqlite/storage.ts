@@ -5,7 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { groupInvolvedEvents, involvedEventsQuery } from '../events-sql.js';
 import type { Logger } from '../../lib/log.js';
 import type { OpenBackend } from '../open.js';
-import { AnalyzePolicy } from '../analyze-policy.js';
+import { StatisticsRefresher, statisticsFailed, type TypeRows } from '../analyze-policy.js';
 import { StorageError } from '../errors.js';
 import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, selectorHistoryQuery, toChange, toSelectorHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
@@ -32,12 +32,12 @@ import { InlineWriter, type Writer, type WriterAnswers, type WriterOp } from './
 import { migrationPlan } from '../schema-version.js';
 import { migrations } from './embedded-migrations.js';
 
-/** Rows stored now (0 before the first migration), from the counts the writer maintains. */
-function storedRows(db: Db): number {
+/** Rows per cluster and type as stored, from the counts the writer keeps (none before the schema exists). */
+function storedTypeRows(db: Db): TypeRows[] {
   try {
-    return Number((db.prepare('SELECT coalesce(sum(count), 0) AS n FROM resource_types').get() as { n: number }).n);
+    return db.prepare('SELECT cluster, "group", version, resource, count FROM resource_types').all() as TypeRows[];
   } catch {
-    return 0;
+    return [];
   }
 }
 
@@ -113,7 +113,7 @@ export const openSqliteStorage: OpenBackend = async (target, opts) => {
 class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly notifier = new RevisionNotifier();
-  private readonly analyze: AnalyzePolicy;
+  private readonly statistics: StatisticsRefresher;
   private readonly log: Logger;
   private closed = false;
   private fence: WriteFence | undefined;
@@ -127,7 +127,7 @@ class SqliteStorage implements Storage {
     private readonly opts: { logger: Logger } & StorageOptions,
   ) {
     this.log = opts.logger.child({ component: 'storage', dialect: 'sqlite' });
-    this.analyze = new AnalyzePolicy(storedRows(db));
+    this.statistics = new StatisticsRefresher(storedTypeRows(db), () => this.commit('analyze', { op: 'analyze' }), (e) => statisticsFailed(this.log, e));
   }
 
   /**
@@ -166,18 +166,9 @@ class SqliteStorage implements Storage {
     const r = await this.commit('write', { op: 'write', batch: collapseBatch(batch), now: Date.now(), ...this.fenced() });
     if (r.written + r.deleted > 0) {
       this.notifier.notify(r.revision);
-      if (this.analyze.record(r.written + r.deleted)) await this.refreshStatistics();
+      await this.statistics.afterWrite(r.written + r.deleted, r.rows);
     }
     return { written: r.written, skipped: r.skipped, deleted: r.deleted, revision: String(r.revision) };
-  }
-
-  /** ANALYZE with a row budget (write.ts). The batch is committed already: a failure here is only logged. */
-  private async refreshStatistics(): Promise<void> {
-    try {
-      await this.commit('analyze', { op: 'analyze' });
-    } catch (e: unknown) {
-      this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'refreshing planner statistics failed');
-    }
   }
 
   async cleanCluster(cluster: string): Promise<number> {
@@ -362,6 +353,7 @@ class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.statistics.close();
     this.notifier.clear();
     this.readers.close();
     await this.writer.close();

@@ -3,7 +3,8 @@
 // for a batch's stored texts, which cross in one buffer that is moved, not copied (packWrite).
 import type { ResourceType, WriteFence } from '../types.js';
 import type { TemplateParts } from '../object-columns.js';
-import type { CollapsedBatch } from '../write-plan.js';
+import type { TypeRows } from '../analyze-policy.js';
+import { rowChanges, type CollapsedBatch } from '../write-plan.js';
 import { setWalAutocheckpoint, type Db } from './connection.js';
 import { sqliteErrorCode } from './errors.js';
 import {
@@ -24,7 +25,7 @@ export type WriterOp =
 
 /** What each op answers. */
 export interface WriterAnswers {
-  write: { written: number; deleted: number; skipped: number; revision: number };
+  write: { written: number; deleted: number; skipped: number; revision: number; rows: TypeRows[] };
   clean: { count: number; revision: number };
   putClusterStatus: boolean;
   deleteClusterStatus: void;
@@ -105,7 +106,7 @@ export function runWriterOp(db: Db, r: WriterOp): WriterAnswers[WriterOp['op']] 
   switch (r.op) {
     case 'write': {
       const plan = db.transaction(() => (assertFence(db, r.fence), applyBatch(db, r.batch, r.now))).immediate();
-      return { written: plan.upserts.length, deleted: plan.deletes.length, skipped: plan.skipped, revision: plan.revision };
+      return { written: plan.upserts.length, deleted: plan.deletes.length, skipped: plan.skipped, revision: plan.revision, rows: rowChanges(plan.types) };
     }
     case 'clean':
       return db.transaction(() => (assertFence(db, r.fence), cleanRows(db, r.cluster, r.type, r.now))).immediate();
