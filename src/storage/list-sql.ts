@@ -94,15 +94,28 @@ export function typeCondition(t: TypeFilter, c: Pick<ColumnRefs, 'group' | 'vers
   if (t.kind === 'all') return sql`TRUE`;
   if (t.kind === 'one') return sql`${c.group} = ${t.group} AND ${c.version} = ${t.version} AND ${c.resource} = ${t.resource}`;
   if (t.entries.length === 0) return sql`FALSE`;
-  return sql.join(
+  return anyOf(
     t.entries.map((e) => {
       const parts = [sql`${c.group} = ${e.group}`];
       if (e.version !== undefined) parts.push(sql`${c.version} = ${e.version}`);
       if (e.resource !== undefined) parts.push(sql`${c.resource} = ${e.resource}`);
       return sql`(${sql.join(parts, sql` AND `)})`;
     }),
-    sql` OR `,
   );
+}
+
+/** Alternatives up to which `anyOf` writes one flat chain: the lists people ask for, as they always were. */
+const FLAT_OR = 32;
+
+/**
+ * `a OR b OR …`. A long chain nests one level per OR in the parse tree, and SQLite refuses a tree deeper than 1,000
+ * (`any?groups=` with a thousand groups was a 400), so past FLAT_OR alternatives it is written as a balanced tree:
+ * the same condition, nested log₂(n) deep.
+ */
+function anyOf(alternatives: SQL[]): SQL {
+  if (alternatives.length <= FLAT_OR) return sql.join(alternatives, sql` OR `);
+  const half = alternatives.length >> 1;
+  return sql`(${anyOf(alternatives.slice(0, half))}) OR (${anyOf(alternatives.slice(half))})`;
 }
 
 export function setCondition(d: QueryDialect, col: SQL, f: SetFilter): SQL {

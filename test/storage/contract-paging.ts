@@ -174,6 +174,23 @@ export function pagingContract(open: OpenHarness): void {
       expect((await drain(page)).length).toBe(10);
       expect(page.remainingItemCount).toBe(all.filter((r) => r.resource === 'deployments' || r.resource === 'pods').length - 10);
     });
+
+    it('a list over more than a thousand types or groups reads as one over few (SQLite refuses an OR chain 1,000 deep)', async () => {
+      const typeSets: [ListQuery['types'], (r: StoredRow) => boolean][] = [
+        [{ kind: 'many', entries: [...Array.from({ length: 1500 }, (_, i) => ({ group: `g${i}.example` })), { group: 'apps' }] }, (r) => r.group === 'apps'],
+        [
+          { kind: 'many', entries: [...Array.from({ length: 1200 }, (_, i) => ({ group: 'example.io', resource: `r${i}` })), { group: '', resource: 'pods' }, { group: 'example.io', resource: 'widgets' }] },
+          (r) => r.resource === 'pods' || r.resource === 'widgets',
+        ],
+      ];
+      for (const [types, keep] of typeSets) {
+        const expected = all.filter(keep).sort(byteOrder).map(key);
+        expect(expected.length).toBeGreaterThan(50);
+        expect((await drain(await s.list({ types }))).map(key)).toEqual(expected);
+        const { rows } = await walk(s, { types, clusters: { op: 'in', values: ['c1', 'c2'] } }, 25);
+        expect(rows.map(key)).toEqual(all.filter((r) => keep(r) && r.cluster !== 'c0').sort(byteOrder).map(key));
+      }
+    });
   });
 
   describe('keyset walks over 1,000 rows', () => {
