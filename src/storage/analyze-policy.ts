@@ -86,13 +86,23 @@ export class StatisticsRefresher {
   private nextAllowed = -Infinity;
   private closed = false;
 
+  private readonly now: () => number;
+
+  /**
+   * `changedSinceRefresh`: rows the database counts as changed since its statistics were last taken (PostgreSQL's
+   * n_mod_since_analyze), when it keeps that count. When they are a hundredth of the store or more (1k at least),
+   * the first write refreshes: this process cannot tell which clusters they were.
+   */
   constructor(
-    stored: Iterable<TypeRows>,
+    stored: readonly TypeRows[],
     private readonly refresh: () => Promise<void>,
     private readonly onError: (err: unknown) => void,
-    private readonly now: () => number = performance.now.bind(performance),
+    o: { changedSinceRefresh?: number; now?: () => number } = {},
   ) {
     this.policy = new AnalyzePolicy(stored);
+    this.now = o.now ?? performance.now.bind(performance);
+    const rows = stored.reduce((n, t) => n + t.count, 0);
+    this.due = (o.changedSinceRefresh ?? 0) >= Math.max(1000, rows / 100);
   }
 
   /** After an effective write: refreshes now when due and allowed (resolving when done), or schedules it. */

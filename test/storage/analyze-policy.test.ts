@@ -76,7 +76,7 @@ describe('StatisticsRefresher', () => {
       ran.push(Date.now());
       vi.advanceTimersByTime(ms);
       if (fail) throw new Error('server went away');
-    }, (e) => errors.push(e), () => Date.now());
+    }, (e) => errors.push(e), { now: () => Date.now() });
     return { r, ran, errors };
   }
 
@@ -104,7 +104,7 @@ describe('StatisticsRefresher', () => {
       ran.push(Date.now());
       vi.advanceTimersByTime(10);
       if (ran.length === 1) await r?.afterWrite(1000, [pods('b', 1000)]);
-    }, () => {}, () => Date.now());
+    }, () => {}, { now: () => Date.now() });
     await r.afterWrite(1000, [pods('a', 1000)]);
     expect(ran).toEqual([0]);
     await vi.advanceTimersByTimeAsync(190);
@@ -116,6 +116,21 @@ describe('StatisticsRefresher', () => {
     await expect(r.afterWrite(1000, [pods('a', 1000)])).resolves.toBeUndefined();
     expect(ran).toEqual([0]);
     expect(errors).toEqual([new Error('server went away')]);
+  });
+
+  it('rows changed since the database last took statistics make the first write refresh: a hundredth of the store, 1k at least', async () => {
+    /** Refreshes run by the first write of a refresher opened over `stored` with `changed` rows changed since. */
+    const atFirstWrite = async (stored: TypeRows[], changed: number): Promise<number> => {
+      let n = 0;
+      const r = new StatisticsRefresher(stored, async () => void n++, () => {}, { changedSinceRefresh: changed });
+      await r.afterWrite(1, []);
+      return n;
+    };
+    const million = Array.from({ length: 100 }, (_, c) => pods(`c${c}`, 10_000));
+    expect(await atFirstWrite(million, 10_000)).toBe(1);
+    expect(await atFirstWrite(million, 9_999)).toBe(0);
+    expect(await atFirstWrite([pods('a', 500)], 1000)).toBe(1);
+    expect(await atFirstWrite([pods('a', 500)], 999)).toBe(0);
   });
 
   it('no refresh starts after close, a scheduled one included', async () => {

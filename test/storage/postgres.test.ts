@@ -477,5 +477,19 @@ describe('postgres only', () => {
     expect(await clustersInStatistics()).toEqual(['a', 'b', 'c', 'd']);
     await h.storage.write({ upserts: pods('new', 999, 1), deletes: [] });
     await vi.waitFor(async () => expect(await clustersInStatistics()).toEqual(['a', 'b', 'c', 'd', 'new']), { timeout: 5000, interval: 20 });
+
+    // Rows another process wrote without refreshing (two clusters of 999, under every rule of its own) are refreshed
+    // by the first write of the next one to open, which cannot tell what they were.
+    const other = await h.openAnother();
+    await other.write({ upserts: [...pods('x', 0, 999), ...pods('y', 0, 999)], deletes: [] });
+    await other.close();
+    await vi.waitFor(async () => {
+      const [r] = await admin<{ n: number }[]>`SELECT n_mod_since_analyze::float8 AS n FROM pg_stat_user_tables WHERE relname = 'resources'`;
+      expect(r?.n).toBeGreaterThanOrEqual(1998);
+    }, { timeout: 5000, interval: 50 });
+    expect(await clustersInStatistics()).toEqual(['a', 'b', 'c', 'd', 'new']);
+    const next = await h.openAnother();
+    await next.write({ upserts: pods('a', 5000, 1), deletes: [] });
+    await vi.waitFor(async () => expect(await clustersInStatistics()).toEqual(['a', 'b', 'c', 'd', 'new', 'x', 'y']), { timeout: 5000, interval: 20 });
   }));
 });

@@ -47,10 +47,14 @@ export const openPostgresStorage: OpenBackend = async (target, opts) => {
     // Connects now (an unreachable server fails here, as Unavailable) and refuses a schema newer than this binary.
     migrationPlan(await appliedMigrations(pool), migrations);
     const migrated = await pool.unsafe(`SELECT to_regclass('resource_types') IS NOT NULL AS present`);
-    const stored = (migrated[0] as { present?: boolean } | undefined)?.present
-      ? await pool.unsafe<TypeRows[]>(`SELECT cluster, "group", version, resource, count::float8 AS count FROM resource_types`)
-      : [];
-    return new PostgresStorage(pool, target.connection, stored, opts);
+    const present = (migrated[0] as { present?: boolean } | undefined)?.present === true;
+    const stored = present ? await pool.unsafe<TypeRows[]>(`SELECT cluster, "group", version, resource, count::float8 AS count FROM resource_types`) : [];
+    // Rows changed since the last ANALYZE, whoever wrote them: a refresh this process had due when it stopped, or
+    // writes by a version that refreshed less often, are not lost with the process.
+    const changed = present
+      ? Number((await pool.unsafe<{ n: number }[]>(`SELECT n_mod_since_analyze::float8 AS n FROM pg_stat_user_tables WHERE relid = to_regclass('resources')`).catch(() => []))[0]?.n ?? 0)
+      : 0;
+    return new PostgresStorage(pool, target.connection, stored, changed, opts);
   } catch (e: unknown) {
     await pool.end({ timeout: 1 });
     throw mapPostgresError(e, 'open postgres');
@@ -80,11 +84,12 @@ class PostgresStorage implements Storage {
   constructor(
     private readonly pool: Pg,
     private readonly conn: PostgresConnection,
-    stored: Iterable<TypeRows>,
+    stored: readonly TypeRows[],
+    changedSinceAnalyze: number,
     private readonly opts: { logger: Logger } & StorageOptions,
   ) {
     this.log = opts.logger.child({ component: 'storage', dialect: 'postgres' });
-    this.statistics = new StatisticsRefresher(stored, () => this.refreshStatistics(), (e) => statisticsFailed(this.log, e));
+    this.statistics = new StatisticsRefresher(stored, () => this.refreshStatistics(), (e) => statisticsFailed(this.log, e), { changedSinceRefresh: changedSinceAnalyze });
   }
 
   /** Runs `fn`, mapping driver errors at this edge. */
