@@ -19,7 +19,7 @@ export interface TypeRows {
  *   (1k at least). Only rows added or removed count here, not updates. A cluster added to a store of a million rows
  *   is otherwise a million writes away from the next refresh, and PostgreSQL estimates one row for a value its
  *   statistics never saw: its plans for that cluster then scan where they should seek (BENCHMARKS.md, "Planner
- *   statistics after a cluster is added": an owner search of a new 10,000-pod cluster took 18 ms instead of 2.3).
+ *   statistics after a cluster is added": an owner search of a new 10,000-pod cluster took 18–20 ms instead of 2).
  */
 export class AnalyzePolicy {
   private sinceLast = 0;
