@@ -6,7 +6,7 @@ import { chooseDrivingLabel } from './label-strategy.js';
 import { checkKeyValues, keyColumns, keysetAfter, keyValues, orderBy, orderFingerprint, sortKeys, type SortKey } from './list-plan.js';
 import { and, filterConditions, resourceColumns, setCondition, typeCondition, type ColumnRefs } from './list-sql.js';
 import type { QueryDialect } from './query-dialect.js';
-import { HEAD_REVISION, headRevisionOf, type Snapshot } from './snapshot.js';
+import { HEAD_REVISION, headRevisionOf, type FirstRead, type Snapshot } from './snapshot.js';
 import { ROW_COLUMNS, rowColumns, toStoredRow } from './stored-row.js';
 import type { JoinedPage, ListPage, ListQuery, ResourceType, StoredRow } from './types.js';
 
@@ -253,6 +253,17 @@ export function listStatements(d: QueryDialect, q: ListQuery, drivingLabel?: num
     keyCount: keys.length,
     nextToken: (last) => (offset !== undefined ? String(offset + limit) : encodeContinueToken(keyValues(keys, last), fp)),
   };
+}
+
+/**
+ * What readPage reads first on its snapshot after the revision, known before the snapshot opens: the count, then the
+ * page, read at once or through a cursor; a chain's statements are built as it goes, so only its count.
+ */
+export function firstRead(st: ListStatements): FirstRead | undefined {
+  const all: FirstRead['all'] = st.count ? [{ q: st.count }] : [];
+  if (st.chain) return all.length > 0 ? { all } : undefined;
+  if (readAtOnce(st.limit)) return { all: [...all, { q: st.page, ...(st.bytesColumn !== undefined ? { bytesColumn: st.bytesColumn } : {}) }] };
+  return { all, cursor: { q: st.page, size: CHUNK, ...(st.firstChunkBytesColumn !== undefined ? { bytesColumn: st.firstChunkBytesColumn } : {}) } };
 }
 
 /**

@@ -19,6 +19,16 @@ export function headRevisionOf(value: unknown): string {
   return String(value);
 }
 
+/**
+ * What a list reads first on its snapshot, in order — statements read whole (Snapshot.all: a count, a page), then the
+ * first chunk of a cursor (Snapshot.chunks) — so that a backend whose snapshot costs a round trip to begin can send
+ * them along (PostgreSQL). The list then asks for them with the same `q` objects, as it would have.
+ */
+export interface FirstRead {
+  all: { q: SQL; bytesColumn?: number }[];
+  cursor?: { q: SQL; size: number; bytesColumn?: number };
+}
+
 export interface Snapshot {
   /**
    * HEAD_REVISION as read when the snapshot opened, where the backend sends it with the BEGIN in one round trip

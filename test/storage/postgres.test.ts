@@ -1,5 +1,6 @@
 // The storage contract on PostgreSQL, plus what only PostgreSQL does (LISTEN/NOTIFY between processes).
 import { execFile } from 'node:child_process';
+import { createConnection, createServer, type AddressInfo, type Server } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,9 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it, vi } from 'vitest';
 import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
+import { silentLogger } from '../../src/lib/log.js';
 import { isStorageError } from '../../src/storage/errors.js';
+import { openStorage } from '../../src/storage/open.js';
 import { listStatements } from '../../src/storage/list-page.js';
 import { createPool } from '../../src/storage/postgres/connection.js';
 import { postgresQuery } from '../../src/storage/postgres/query.js';
@@ -20,7 +23,7 @@ import { collapseBatch } from '../../src/storage/write-plan.js';
 import type { ListQuery, Storage } from '../../src/storage/types.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { storageContractTests } from './contract.js';
-import { obj, pod } from './fixtures.js';
+import { drain, obj, pod } from './fixtures.js';
 import { postgresHarness } from './harness-postgres.js';
 
 storageContractTests('postgres', postgresHarness);
@@ -73,6 +76,55 @@ async function withOwnPool(url: string, body: (pool: postgres.Sql, serverPort: n
     await body(pool, target.connection.port);
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * A TCP proxy to PostgreSQL that holds every answer 100 ms before passing it on and counts the client's flights: what
+ * it sends before an answer reaches it. Statements sent without waiting go in one flight however slowly the server
+ * answers; each one that waits for an answer starts another.
+ */
+async function withSlowProxy(url: string, body: (proxied: string, flights: () => string[][], settled: () => Promise<void>) => Promise<void>): Promise<void> {
+  const target = new URL(url);
+  // Per connection: its flights, each the statements it carried, and whether an answer came since its last one.
+  const connections: { flights: string[][]; answered: boolean }[] = [];
+  const server: Server = createServer((client) => {
+    const c = { flights: [] as string[][], answered: true };
+    connections.push(c);
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    client.on('data', (chunk: Buffer) => {
+      if (c.answered) c.flights.push([]);
+      c.answered = false;
+      // Each statement's first word, as the protocol carries its text (Query or Parse messages, after a length that
+      // may read as a letter: no word boundary before).
+      c.flights[c.flights.length - 1]?.push(...(chunk.toString('latin1').match(/(BEGIN|LOCK|SELECT|DECLARE|FETCH|COMMIT|ROLLBACK)\b/g) ?? []));
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      setTimeout(() => {
+        c.answered = true;
+        client.write(chunk);
+      }, 100);
+    });
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String((server.address() as AddressInfo).port);
+  try {
+    // The flights of every connection since the last call, but for a list's COMMIT, which nothing waits for.
+    // Every connection's last flight answered: nothing sent is still waiting (a list's COMMIT, say).
+    const settled = (): Promise<void> => vi.waitFor(() => expect(connections.every((c) => c.answered)).toBe(true), { timeout: 5000, interval: 20 });
+    await body(proxied.toString(), () => connections.flatMap((c) => c.flights.splice(0))
+      .map((f) => f.filter((w) => w !== 'COMMIT')).filter((f) => f.length > 0), settled);
+  } finally {
+    server.close();
   }
 }
 
@@ -369,7 +421,7 @@ describe('postgres only', () => {
       await h.storage.migrate();
       await withOwnPool(h.url, async (pool) => {
         // As a list whose apiserver vanished mid-stream: its transaction holds the tables' locks and waits.
-        const snap = await PgSnapshot.open(pool, 500);
+        const snap = await PgSnapshot.open(pool, { idleTimeoutMs: 500 });
         const locks = async (): Promise<number> => (await admin<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
           WHERE c.relname = 'resources' AND l.mode = 'AccessShareLock' AND l.pid <> pg_backend_pid()`)[0]!.n;
         expect(await locks()).toBe(1);
@@ -456,6 +508,50 @@ describe('postgres only', () => {
       await h.cleanup();
     }
   });
+
+  it('a list waits on one round trip for its rows: its first read goes out with the BEGIN', () => withMigrated(async (h) => {
+    await h.storage.write({ upserts: Array.from({ length: 30 }, (_, i) => pod({ cluster: `c${i % 3}`, namespace: 'ns', name: `p${i}` })), deletes: [] });
+    await withSlowProxy(h.url, async (proxied, flights, settled) => {
+      const s = await openStorage({ url: proxied }, { logger: silentLogger() });
+      try {
+        const cases: [string, ListQuery][] = [
+          ['a page read at once', { types: PODS, limit: 10 }],
+          ['an unlimited list, through a cursor', { types: PODS }],
+          ['a page with its objects as bytes', { types: PODS, limit: 10, objectBytes: true }],
+          ['a page with the count of what follows', { types: PODS, limit: 10, withRemainingCount: true }],
+          ['an unlimited list with a count, through a cursor', { types: PODS, limit: 0, withRemainingCount: true }],
+        ];
+        /** The flights of `q` up to its first row, once a list of it made the connection and left nothing waiting. */
+        const flightsOf = async (q: ListQuery): Promise<string[][]> => {
+          await drain(await s.list(q));
+          await settled();
+          flights();
+          const it = (await s.list(q)).rows[Symbol.asyncIterator]();
+          expect((await it.next()).done).toBe(false);
+          const out = flights();
+          await it.return?.();
+          return out;
+        };
+        for (const [name, q] of cases) {
+          const before = await flightsOf(q);
+          // One flight up to the first row: BEGIN, the lock, the head revision, the count, the page (or DECLARE and FETCH).
+          expect(before, name).toHaveLength(1);
+          expect(before[0]?.[0], name).toBe('BEGIN');
+        }
+        // A list over several clusters reads them one statement at a time, each built as the last ends: those wait.
+        expect((await flightsOf({ types: PODS, clusters: { op: 'in', values: ['c0', 'c1'] }, limit: 10 })).length).toBeGreaterThan(1);
+        // A page the server refuses, sent ahead: the list fails as it did, and the connection serves the next one.
+        for (const limit of [10, undefined]) {
+          const refused: unknown = await s.list({ types: PODS, ...(limit ? { limit } : {}), where: { pieces: ['no_such_function(name) = 1'], params: [] } })
+            .then((p) => drain(p)).then(() => undefined, (e: unknown) => e);
+          expect(isStorageError(refused) && refused.code).toBe('Internal'); // the apiserver answers it 400 (where-sql.ts)
+          expect(await drain(await s.list({ types: PODS, limit: 10 }))).toHaveLength(10);
+        }
+      } finally {
+        await s.close();
+      }
+    });
+  }));
 
   it('a cluster added to a larger store is in the planner statistics once it has 1,000 rows', () => withMigrated(async (h, admin) => {
     // Statistics that never saw a cluster estimate one row for it, and the plans of its lists then scan the cluster

@@ -1,7 +1,7 @@
 // A read snapshot on a reserved PostgreSQL connection: REPEATABLE READ READ ONLY, so revision, count and rows agree.
 import type { SQL } from 'drizzle-orm';
 import type postgres from 'postgres';
-import { HEAD_REVISION, headRevisionOf, type Snapshot } from '../snapshot.js';
+import { HEAD_REVISION, headRevisionOf, type FirstRead, type Snapshot } from '../snapshot.js';
 import type { Pg } from './connection.js';
 import { mapPostgresError } from './errors.js';
 import { unprepared } from './literals.js';
@@ -32,9 +32,15 @@ export const SNAPSHOT_IDLE_TIMEOUT_MS = 5 * 60_000;
  * page (a 500-pod page: ~7 ms of GC); only the small columns are decoded. All of them are text or bigint, which
  * .values() would have given as the same strings.
  */
-async function rowsOf(query: postgres.PendingQuery<postgres.Row[]>, bytesColumn: number | undefined): Promise<unknown[][]> {
-  if (bytesColumn === undefined) return (await query.values()) as unknown[][];
-  const rows = (await query.raw()) as unknown as (Buffer | null)[][];
+function rowsOf(query: postgres.PendingQuery<postgres.Row[]>, bytesColumn: number | undefined): Promise<unknown[][]> {
+  // Sent now, so statements go out in the order they were asked for (postgres.js sends one when something first
+  // awaits it otherwise).
+  if (bytesColumn === undefined) return query.values().execute() as unknown as Promise<unknown[][]>;
+  return textBesides(query.raw().execute() as unknown as Promise<(Buffer | null)[][]>, bytesColumn);
+}
+
+async function textBesides(raw: Promise<(Buffer | null)[][]>, bytesColumn: number): Promise<unknown[][]> {
+  const rows = await raw;
   for (const row of rows) {
     for (let i = 0; i < row.length; i++) {
       const v = row[i];
@@ -51,30 +57,40 @@ export class PgSnapshot implements Snapshot {
   /** Cursors declared so far: each gets its own name (a chained list declares one per cluster). */
   private cursors = 0;
 
-  private constructor(private readonly conn: postgres.ReservedSql, readonly revision: string) {}
+  private constructor(
+    private readonly conn: postgres.ReservedSql,
+    readonly revision: string,
+    /** The list's first reads, sent with the BEGIN (open's `first`), until they are taken. */
+    private readonly sent: SentFirst | undefined,
+  ) {
+    if (sent?.cursor) this.cursors = 1;
+  }
 
   /**
    * BEGIN and the head revision go out together and come back in one round trip (postgres.js pipelines what is sent
-   * on a connection before the answers arrive): each round trip here costs a write and a wake-up on both sides.
+   * on a connection before the answers arrive): each round trip here costs a write and a wake-up on both sides. So
+   * does `first`, the list's first read, when it is known: the page, or a cursor's DECLARE and first FETCH. A list
+   * then waits on one round trip, where it waited on two (across a network, a round-trip time per list).
    */
-  static async open(pool: Pg, idleTimeoutMs = SNAPSHOT_IDLE_TIMEOUT_MS): Promise<PgSnapshot> {
+  static async open(pool: Pg, o: { idleTimeoutMs?: number; first?: FirstRead } = {}): Promise<PgSnapshot> {
     const head = postgresQuery.render(HEAD_REVISION);
     for (let attempt = 1; ; attempt++) {
       let conn: postgres.ReservedSql | undefined;
       let begun = false;
       try {
         conn = await reserveConnection(pool);
-        const begin = conn.unsafe(beginBounded('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', idleTimeoutMs));
-        // Without parameters, so neither is described first (see chunks()): all three go out at once.
-        const lock = conn.unsafe(LOCK_READ_TABLES, [], { prepare: false });
-        const rows = conn.unsafe(head.sql, [], { prepare: false }).values();
+        // Each sent as it is made, in this order. Without parameters, so none is described first (see chunks()).
+        const begin = conn.unsafe(beginBounded('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', o.idleTimeoutMs ?? SNAPSHOT_IDLE_TIMEOUT_MS)).execute();
+        const lock = conn.unsafe(LOCK_READ_TABLES, [], { prepare: false }).execute();
+        const rows = conn.unsafe(head.sql, [], { prepare: false }).values().execute();
+        const first = o.first ? sendFirst(conn, o.first) : undefined;
         // All settle whatever happens: a later one's failure must not go unhandled when an earlier one's is thrown.
         const [b, l, r] = await Promise.allSettled([begin, lock, rows]);
         if (b.status === 'rejected') throw b.reason;
         begun = true;
         if (l.status === 'rejected') throw l.reason;
         if (r.status === 'rejected') throw r.reason;
-        return new PgSnapshot(conn, headRevisionOf((r.value as unknown[][])[0]?.[0]));
+        return new PgSnapshot(conn, headRevisionOf((r.value as unknown[][])[0]?.[0]), first);
       } catch (e: unknown) {
         let lost = connectionLost(e);
         // A transaction the failed read left aborted must not go back to the pool with the connection.
@@ -93,9 +109,24 @@ export class PgSnapshot implements Snapshot {
     }
   }
 
+  /** The answer to `q`, if it went out with the snapshot's start (open's `first`) as asked now: taken once. */
+  private takeSent(q: SQL, bytesColumn: number | undefined): Promise<unknown[][]> | undefined {
+    const i = this.sent?.all.findIndex((a) => a.q === q && a.bytesColumn === bytesColumn) ?? -1;
+    if (i < 0) return undefined;
+    return this.sent?.all.splice(i, 1)[0]?.rows;
+  }
+
+  /** The cursor over `q` declared with the snapshot's start, if it was, as asked now: taken once. */
+  private takeSentCursor(q: SQL, size: number, bytesColumn: number | undefined): SentCursor | undefined {
+    const c = this.sent?.cursor;
+    if (!c || c.q !== q || c.size !== size || c.bytesColumn !== bytesColumn) return undefined;
+    if (this.sent) this.sent.cursor = undefined;
+    return c;
+  }
+
   async all(q: SQL, bytesColumn?: number): Promise<unknown[][]> {
     try {
-      return await rowsOf(unprepared(this.conn, q).query, bytesColumn);
+      return await (this.takeSent(q, bytesColumn) ?? rowsOf(unprepared(this.conn, q).query, bytesColumn));
     } catch (e: unknown) {
       this.lost ||= connectionLost(e);
       throw mapPostgresError(e, 'list');
@@ -108,8 +139,9 @@ export class PgSnapshot implements Snapshot {
    * in key order that was a sort of 47 MB spilled to disk before the first row (420 ms), against ~7 ms this way.
    */
   chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined> {
-    const name = `list_${++this.cursors}`;
     const n = Math.max(1, Math.floor(size));
+    const sent = this.takeSentCursor(q, n, firstBytesColumn);
+    const name = sent ? sent.name : `list_${++this.cursors}`;
     // 'drained': the last FETCH came back short, so the cursor is at its end and only needs closing.
     let state: 'new' | 'open' | 'drained' | 'closed' = 'new';
     const fail = (e: unknown): never => {
@@ -123,20 +155,19 @@ export class PgSnapshot implements Snapshot {
         try {
           let rows: unknown[][] = [];
           if (state === 'new') {
-            const declare = unprepared(this.conn, q, `DECLARE ${name} NO SCROLL CURSOR FOR `);
-            if (declare.described) {
-              // postgres.js describes a statement with parameters first, then executes it; a FETCH sent meanwhile
-              // would run before the cursor exists.
-              await declare.query;
-              rows = await this.fetch(name, n, firstBytesColumn);
-            } else {
-              // One round trip: started in order (postgres.js sends a query when something first awaits it), the
-              // FETCH runs once the DECLARE did; if that failed, its error is the one to report.
-              const declared = declare.query.execute();
-              const [d, f] = await Promise.allSettled([declared, this.fetch(name, n, firstBytesColumn)]);
+            const started = sent ?? startCursor(this.conn, q, name, n, firstBytesColumn);
+            if (started) {
+              // One round trip (with the BEGIN, when it was sent with it): the FETCH runs once the DECLARE did; if
+              // that failed, its error is the one to report.
+              const [d, f] = await Promise.allSettled([started.declared, started.fetched]);
               if (d.status === 'rejected') throw d.reason;
               if (f.status === 'rejected') throw f.reason;
               rows = f.value;
+            } else {
+              // postgres.js describes a statement with parameters first, then executes it; a FETCH sent meanwhile
+              // would run before the cursor exists.
+              await unprepared(this.conn, q, `DECLARE ${name} NO SCROLL CURSOR FOR `).query;
+              rows = await this.fetch(name, n, firstBytesColumn);
             }
             state = 'open';
           } else if (state === 'open') rows = await this.fetch(name, n, firstBytesColumn);
@@ -168,8 +199,8 @@ export class PgSnapshot implements Snapshot {
     };
   }
 
-  private async fetch(name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
-    return rowsOf(this.conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }), bytesColumn);
+  private fetch(name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
+    return fetchRows(this.conn, name, n, bytesColumn);
   }
 
   private async close(name: string): Promise<void> {
@@ -197,4 +228,65 @@ export class PgSnapshot implements Snapshot {
     );
     return Promise.resolve();
   }
+}
+
+/** A cursor's next `n` rows (see rowsOf for `bytesColumn`). */
+function fetchRows(conn: postgres.ReservedSql, name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
+  return rowsOf(conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }), bytesColumn);
+}
+
+/** A cursor's DECLARE and first FETCH, sent one behind the other. */
+interface StartedCursor {
+  declared: Promise<unknown>;
+  fetched: Promise<unknown[][]>;
+}
+
+/**
+ * Sends a cursor's DECLARE and its first FETCH now; undefined, sending nothing, when the statement's parameters
+ * cannot be written in (postgres.js would describe it first, and the FETCH would run before the cursor exists).
+ */
+function startCursor(conn: postgres.ReservedSql, q: SQL, name: string, n: number, bytesColumn: number | undefined): StartedCursor | undefined {
+  const declare = unprepared(conn, q, `DECLARE ${name} NO SCROLL CURSOR FOR `);
+  if (declare.described) return undefined;
+  const declared: Promise<unknown> = declare.query.execute();
+  return { declared, fetched: fetchRows(conn, name, n, bytesColumn) };
+}
+
+/** A cursor declared with the BEGIN (open's `first`), as it was asked for. */
+interface SentCursor extends StartedCursor {
+  q: SQL;
+  size: number;
+  bytesColumn: number | undefined;
+  name: string;
+}
+
+/** First reads sent with the BEGIN, their answers pending. */
+interface SentFirst {
+  all: { q: SQL; bytesColumn: number | undefined; rows: Promise<unknown[][]> }[];
+  cursor: SentCursor | undefined;
+}
+
+/**
+ * Sends `first` on `conn` now, in order, as far as it can: nothing from a statement whose parameters cannot be
+ * written in on (see startCursor). The answers are read when the list asks for them, or never (a list that fails or
+ * is abandoned first): a failure is theirs to report, so none goes unhandled meanwhile.
+ */
+function sendFirst(conn: postgres.ReservedSql, first: FirstRead): SentFirst {
+  const quiet = <T>(p: Promise<T>): Promise<T> => {
+    p.catch(() => undefined);
+    return p;
+  };
+  const sent: SentFirst = { all: [], cursor: undefined };
+  for (const a of first.all) {
+    const st = unprepared(conn, a.q);
+    if (st.described) return sent;
+    sent.all.push({ q: a.q, bytesColumn: a.bytesColumn, rows: quiet(rowsOf(st.query, a.bytesColumn)) });
+  }
+  const c = first.cursor;
+  if (!c) return sent;
+  const name = 'list_1';
+  const size = Math.max(1, Math.floor(c.size));
+  const started = startCursor(conn, c.q, name, size, c.bytesColumn);
+  if (started) sent.cursor = { q: c.q, size, bytesColumn: c.bytesColumn, name, declared: quiet(started.declared), fetched: quiet(started.fetched) };
+  return sent;
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../../lib/log.js';
 import { StatisticsRefresher, statisticsFailed, type TypeRows } from '../analyze-policy.js';
 import { changedQuery, changesQuery, DEFAULT_CHANGE_LOG_MAX_AGE_MS, DEFAULT_CHANGE_LOG_REVISIONS, REVISION_MARK, revisionKnown, selectorHistoryQuery, toChange, toSelectorHistoryEntry } from '../changes-sql.js';
 import { namespacedName } from '../key.js';
-import { joinRows, planList, readAtOnce, readPage } from '../list-page.js';
+import { firstRead, joinRows, planList, readAtOnce, readPage } from '../list-page.js';
 import { resourceColumns } from '../list-sql.js';
 import { RevisionNotifier } from '../notifier.js';
 import type { OpenBackend } from '../open.js';
@@ -287,7 +287,8 @@ class PostgresStorage implements Storage {
 
   async list(query: ListQuery, signal?: AbortSignal): Promise<ListPage> {
     const st = await planList(postgresQuery, query, (q) => this.rows('list', q));
-    const snap = await this.run('list', () => PgSnapshot.open(this.pool));
+    const first = firstRead(st);
+    const snap = await this.run('list', () => PgSnapshot.open(this.pool, first ? { first } : {}));
     return readPage(snap, st, signal);
   }
 
