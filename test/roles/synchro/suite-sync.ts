@@ -58,7 +58,9 @@ export function syncSuite(backend: Backend): void {
       await h.startSynchro();
       await h.converged();
       for (const c of h.clusters) {
-        await waitFor(async () => (await h!.condition(c.name, 'Ready'))?.status === 'True', 10_000, () => `${c.name} not Ready`);
+        // The rows can be stored before the list's end is: the status that says so follows within a status interval.
+        await waitFor(async () => (await h!.condition(c.name, 'Ready'))?.status === 'True' && (await h!.syncCondition(c.name))?.status === 'Syncing',
+          10_000, () => `${c.name} not Ready and Syncing`);
         const rec = (await h.status(c.name))!;
         expect(rec.status.version).toBe('v1.32.0-sim');
         expect(rec.status.apiserver).toBe(c.url);
