@@ -39,6 +39,11 @@ export class AnalyzePolicy {
     }
   }
 
+  /** The rows the store held at the last refresh (at first, when it opened). */
+  get rowsAtLastRefresh(): number {
+    return this.atLast;
+  }
+
   /** Records `writes` effective writes, `rows` how they changed the row counts; true when statistics should be refreshed now. */
   record(writes: number, rows: Iterable<TypeRows> = []): boolean {
     this.sinceLast += writes;
@@ -101,8 +106,7 @@ export class StatisticsRefresher {
   ) {
     this.policy = new AnalyzePolicy(stored);
     this.now = o.now ?? performance.now.bind(performance);
-    const rows = stored.reduce((n, t) => n + t.count, 0);
-    this.due = (o.changedSinceRefresh ?? 0) >= Math.max(1000, rows / 100);
+    this.due = (o.changedSinceRefresh ?? 0) >= Math.max(1000, this.policy.rowsAtLastRefresh / 100);
   }
 
   /** After an effective write: refreshes now when due and allowed (resolving when done), or schedules it. */
@@ -124,6 +128,10 @@ export class StatisticsRefresher {
 
   private async run(): Promise<void> {
     if (this.closed || this.running) return;
+    await this.refreshNow();
+  }
+
+  private async refreshNow(): Promise<void> {
     this.due = false;
     const started = this.now();
     let finished = (): void => {};
@@ -142,12 +150,17 @@ export class StatisticsRefresher {
     if (this.due) this.schedule();
   }
 
-  /** No refresh starts from now on; resolves once one that runs has finished. */
-  async close(): Promise<void> {
+  /**
+   * No refresh starts from now on; resolves once one that runs has finished. `refreshDue`: one due but waiting for
+   * its turn runs first, for a store that keeps no count of the rows changed since its statistics were taken
+   * (SQLite, whose bounded ANALYZE takes milliseconds): the next process would otherwise take them as fresh.
+   */
+  async close(o: { refreshDue?: boolean } = {}): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    if (o.refreshDue && this.due) await this.refreshNow();
   }
 }
 

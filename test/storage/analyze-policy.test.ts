@@ -142,4 +142,19 @@ describe('StatisticsRefresher', () => {
     await r.afterWrite(100_000, [pods('a', 100_000)]);
     expect(ran).toEqual([0]);
   });
+
+  it('close with refreshDue runs a refresh that waits for its turn, and only one that is due', async () => {
+    const { r, ran } = refresher(100);
+    await r.afterWrite(1000, [pods('a', 1000)]);
+    vi.setSystemTime(200);
+    await r.afterWrite(1000, [pods('a', 1000)]); // due, waiting until 2,000 ms
+    await r.close({ refreshDue: true });
+    expect(ran).toEqual([0, 200]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ran).toEqual([0, 200]);
+    const idle = refresher(100);
+    await idle.r.afterWrite(1000, [pods('a', 1000)]);
+    await idle.r.close({ refreshDue: true });
+    expect(idle.ran).toEqual([0]);
+  });
 });

@@ -127,7 +127,7 @@ class SqliteStorage implements Storage {
     private readonly opts: { logger: Logger } & StorageOptions,
   ) {
     this.log = opts.logger.child({ component: 'storage', dialect: 'sqlite' });
-    this.statistics = new StatisticsRefresher(storedTypeRows(db), () => this.commit('analyze', { op: 'analyze' }), (e) => statisticsFailed(this.log, e));
+    this.statistics = new StatisticsRefresher(storedTypeRows(db), () => this.send('analyze', { op: 'analyze' }), (e) => statisticsFailed(this.log, e));
   }
 
   /**
@@ -136,6 +136,11 @@ class SqliteStorage implements Storage {
    */
   private async commit<K extends WriterOp['op']>(what: string, op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {
     if (this.closed) throw closedError(what);
+    return this.send(what, op);
+  }
+
+  /** commit() without the closed check: for the statistics refresh close() runs before the writer stops. */
+  private async send<K extends WriterOp['op']>(what: string, op: Extract<WriterOp, { op: K }>): Promise<WriterAnswers[K]> {
     let r: WriterAnswers[K];
     try {
       r = await this.writer.call(op);
@@ -353,7 +358,7 @@ class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.statistics.close();
+    await this.statistics.close({ refreshDue: true });
     this.notifier.clear();
     this.readers.close();
     await this.writer.close();
