@@ -139,9 +139,9 @@ export class PgSnapshot implements Snapshot {
    * in key order that was a sort of 47 MB spilled to disk before the first row (420 ms), against ~7 ms this way.
    */
   chunks(q: SQL, size: number, firstBytesColumn?: number): AsyncIterator<unknown[][], undefined> {
-    const n = Math.max(1, Math.floor(size));
+    const n = fetchSize(size);
     const sent = this.takeSentCursor(q, n, firstBytesColumn);
-    const name = sent ? sent.name : `list_${++this.cursors}`;
+    const name = sent ? sent.name : cursorName(++this.cursors);
     // 'drained': the last FETCH came back short, so the cursor is at its end and only needs closing.
     let state: 'new' | 'open' | 'drained' | 'closed' = 'new';
     const fail = (e: unknown): never => {
@@ -230,6 +230,16 @@ export class PgSnapshot implements Snapshot {
   }
 }
 
+/** The rows a FETCH asks for: a whole number, one at least. */
+function fetchSize(size: number): number {
+  return Math.max(1, Math.floor(size));
+}
+
+/** The name of a snapshot's `n`th cursor (they close with its transaction). */
+function cursorName(n: number): string {
+  return `list_${n}`;
+}
+
 /** A cursor's next `n` rows (see rowsOf for `bytesColumn`). */
 function fetchRows(conn: postgres.ReservedSql, name: string, n: number, bytesColumn: number | undefined): Promise<unknown[][]> {
   return rowsOf(conn.unsafe(`FETCH ${n} FROM ${name}`, [], { prepare: false }), bytesColumn);
@@ -284,8 +294,9 @@ function sendFirst(conn: postgres.ReservedSql, first: FirstRead): SentFirst {
   }
   const c = first.cursor;
   if (!c) return sent;
-  const name = 'list_1';
-  const size = Math.max(1, Math.floor(c.size));
+  // The snapshot's first cursor (see its constructor).
+  const name = cursorName(1);
+  const size = fetchSize(c.size);
   const started = startCursor(conn, c.q, name, size, c.bytesColumn);
   if (started) sent.cursor = { q: c.q, size, bytesColumn: c.bytesColumn, name, declared: quiet(started.declared), fetched: quiet(started.fetched) };
   return sent;
