@@ -29,6 +29,12 @@ export interface SimClusterOptions {
   tls?: boolean | SimCertificates;
   /** With TLS: also serve HTTP/2 (ALPN `h2`) as kube-apiserver does; HTTP/1.1 stays. Default false (HTTP/1.1 only). */
   http2?: boolean;
+  /**
+   * Answer /api and /apis in kube's aggregated discovery (apidiscovery.k8s.io v2 and v2beta1, with an ETag) to
+   * clients that ask for it first, as kube-apiserver 1.27+ does. Default false: legacy JSON whatever the Accept header,
+   * which every client must be able to fall back to.
+   */
+  aggregatedDiscovery?: boolean;
   /** Bearer token required on every request. undefined: a random one with TLS, none without; null: none. */
   token?: string | null;
   /** Also accept client certificates signed by the CA (TLS only); `clientCert` gives one. */
@@ -60,6 +66,11 @@ export interface SimFaults {
   slow(ms: number): void;
   /** Requests for `path` (a collection path, no query) with a field selector are answered 400 (until clear()). */
   refuseFieldSelectors(path: string): void;
+  /**
+   * The aggregated API server of `groupVersion` (`group/version`) is down until clear(): its discovery answers 503 and
+   * aggregated discovery lists it Stale, with no resources, as kube-aggregator does.
+   */
+  unavailable(groupVersion: string): void;
   /** Close the listener and every socket: connections are refused until up(). */
   down(): Promise<void>;
   /** Listen again on the same port. */
@@ -68,7 +79,7 @@ export interface SimFaults {
   downFor(ms: number): void;
   /** Forget the event history: resuming a watch or a continue token from before now gets 410 Expired. Returns the compacted revision. */
   compact(): number;
-  /** Remove request faults (pending failures, delay, refused field selectors). */
+  /** Remove request faults (pending failures, delay, refused field selectors, unavailable group versions). */
   clear(): void;
 }
 
@@ -108,6 +119,7 @@ export class SimCluster {
       failNext: (count, code = 500, retryAfterSeconds, path) => requestFaults.failNext(count, { code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(path !== undefined ? { path } : {}) }),
       slow: (ms) => { requestFaults.delayMs = ms; },
       refuseFieldSelectors: (path) => requestFaults.refuseFieldSelectors(path),
+      unavailable: (gv) => requestFaults.unavailable(gv),
       down: () => this.server.close(),
       up: async () => {
         if (!this.stopped && !this.server.listening) await this.server.listen('127.0.0.1', this.port);
@@ -146,6 +158,7 @@ export class SimCluster {
       ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, watchBufferEvents: opts.watchBufferEvents ?? 100, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
       faults, log, logger,
       token: () => token,
+      aggregatedDiscovery: opts.aggregatedDiscovery === true,
       ...(certs ? { tls: { cert: certs.serverCert, key: certs.serverKey, ...(opts.clientCertAuth ? { clientCa: certs.caCert } : {}), http2: opts.http2 === true } } : {}),
       admin: adminHandler({
         dropWatches: (abort) => watches.dropAll(abort),

@@ -1,4 +1,6 @@
-// Legacy discovery documents (/api, /apis, /api/v1, /apis/<g>[/<v>]) computed from the currently served resources.
+// Discovery documents computed from the currently served resources: the legacy ones (/api, /apis, /api/v1,
+// /apis/<g>[/<v>]) and, when the cluster is set to serve it, kube's aggregated discovery of /api and /apis.
+import { createHash } from 'node:crypto';
 import { GROUP_ORDER } from './catalog.js';
 import { compareKubeVersions } from './crds.js';
 import { grKey, type ResourceDef } from './types.js';
@@ -59,9 +61,21 @@ const SUBRESOURCES: Record<string, Array<{ name: string; kind: string; verbs: st
   'deployments.apps': [SCALE], 'replicasets.apps': [SCALE], 'statefulsets.apps': [SCALE],
 };
 
+type Subresource = { name: string; kind: string; verbs: string[]; group?: string; version?: string };
+
+/** A resource's subresources as discovery lists them, by name. */
+function subresourcesOf(d: ResourceDef): Subresource[] {
+  const subs = [...(SUBRESOURCES[grKey(d.group, d.resource)] ?? []), ...(d.statusSubresource ? [{ name: 'status', kind: d.kind, verbs: ['get', 'patch', 'update'] }] : [])];
+  return subs.sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+function servedIn(defs: ResourceDef[], group: string, version: string): ResourceDef[] {
+  return defs.filter((d) => d.group === group && d.versions.includes(version)).sort((a, b) => (a.resource < b.resource ? -1 : 1));
+}
+
 /** The APIResourceList of one group/version, or undefined when nothing is served there. */
 export function apiResourceList(defs: ResourceDef[], group: string, version: string): Record<string, unknown> | undefined {
-  const served = defs.filter((d) => d.group === group && d.versions.includes(version)).sort((a, b) => (a.resource < b.resource ? -1 : 1));
+  const served = servedIn(defs, group, version);
   if (served.length === 0) return undefined;
   const resources: Array<Record<string, unknown>> = [];
   for (const d of served) {
@@ -74,8 +88,73 @@ export function apiResourceList(defs: ResourceDef[], group: string, version: str
       ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
       ...(d.categories.length ? { categories: d.categories } : {}),
     });
-    const subs = [...(SUBRESOURCES[grKey(d.group, d.resource)] ?? []), ...(d.statusSubresource ? [{ name: 'status', kind: d.kind, verbs: ['get', 'patch', 'update'] }] : [])];
-    for (const sub of subs.sort((a, b) => (a.name < b.name ? -1 : 1))) resources.push({ ...sub, name: `${d.resource}/${sub.name}`, singularName: '', namespaced: d.namespaced });
+    for (const sub of subresourcesOf(d)) resources.push({ ...sub, name: `${d.resource}/${sub.name}`, singularName: '', namespaced: d.namespaced });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? version : `${group}/${version}`, resources };
+}
+
+/** Versions of kube's aggregated discovery (apidiscovery.k8s.io) this simulator answers in. */
+export type AggregatedVersion = 'v2' | 'v2beta1';
+
+/** The media type of an aggregated discovery answer. */
+export function aggregatedContentType(v: AggregatedVersion): string {
+  return `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
+}
+
+/**
+ * The aggregated discovery version an Accept header gets, as kube-apiserver negotiates it: the first media type it can
+ * serve, in the order the client wrote them (q=0 excluded). Plain JSON first (or no Accept) gets the legacy document.
+ */
+export function negotiateAggregated(accept: string | undefined): AggregatedVersion | undefined {
+  for (const part of (accept ?? '').split(',')) {
+    const [type = '', ...rawParams] = part.split(';').map((x) => x.trim());
+    const params = new Map(rawParams.map((p) => {
+      const i = p.indexOf('=');
+      return [p.slice(0, i).trim().toLowerCase(), p.slice(i + 1).trim()] as const;
+    }));
+    if (params.get('q') !== undefined && Number(params.get('q')) <= 0) continue;
+    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
+    if (!params.has('as')) return undefined;
+    const v = params.get('v');
+    if (params.get('as') === 'APIGroupDiscoveryList' && params.get('g') === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1')) return v;
+  }
+  return undefined;
+}
+
+/**
+ * kube's aggregated discovery: an APIGroupDiscoveryList of the core group (`core`, for /api) or the named groups (for
+ * /apis), each with its versions in priority order and their resources and subresources. A group version in `stale`
+ * (its aggregated API server is down) is listed as kube-aggregator lists it then: freshness Stale, no resources.
+ */
+export function aggregatedDiscovery(defs: ResourceDef[], core: boolean, version: AggregatedVersion, stale: (gv: string) => boolean): Record<string, unknown> {
+  const groups = core ? [{ name: '', versions: ['v1'] }] : groupsOf(defs);
+  const items = groups.map((g) => ({
+    metadata: { ...(g.name === '' ? {} : { name: g.name }), creationTimestamp: null },
+    versions: g.versions.map((v) => {
+      if (stale(`${g.name}/${v}`)) return { version: v, freshness: 'Stale' };
+      const resources = servedIn(defs, g.name, v).map((d) => {
+        const subs = subresourcesOf(d).map((sub) => ({
+          subresource: sub.name, responseKind: { group: sub.group ?? '', version: sub.version ?? '', kind: sub.kind }, verbs: sub.verbs,
+        }));
+        return {
+          resource: d.resource,
+          // kube leaves group and version empty when they are the containing group version's.
+          responseKind: { group: '', version: '', kind: d.kind },
+          scope: d.namespaced ? 'Namespaced' : 'Cluster',
+          singularResource: d.singular,
+          verbs: d.verbs,
+          ...(d.shortNames.length ? { shortNames: d.shortNames } : {}),
+          ...(d.categories.length ? { categories: d.categories } : {}),
+          ...(subs.length ? { subresources: subs } : {}),
+        };
+      });
+      return { version: v, resources, freshness: 'Current' };
+    }),
+  }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+}
+
+/** The ETag kube-apiserver puts on aggregated discovery: a hash of the document, quoted. */
+export function discoveryETag(text: string): string {
+  return `"${createHash('sha512').update(text).digest('hex').slice(0, 64).toUpperCase()}"`;
 }

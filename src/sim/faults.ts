@@ -15,6 +15,21 @@ export class RequestFaults {
   delayMs = 0;
   /** Paths whose server takes no field selector at all (refuseFieldSelectors). */
   private selectorless = new Set<string>();
+  /** Group versions (`group/version`) whose aggregated API server is down (unavailable). */
+  private down = new Set<string>();
+
+  /**
+   * The aggregated API server of `groupVersion` (`group/version`) is down from now on, as when an APIService's backend
+   * (metrics-server, a webhook-backed API) is gone: its discovery answers 503, aggregated discovery lists it Stale.
+   */
+  unavailable(groupVersion: string): void {
+    this.down.add(groupVersion);
+  }
+
+  /** Whether `groupVersion` (`group/version`, core `/v1`) is served by an aggregated API server that is down. */
+  isUnavailable(groupVersion: string): boolean {
+    return this.down.has(groupVersion);
+  }
 
   /**
    * Requests for `path` (no query) that carry a field selector are answered 400 from now on, as by an aggregated API
@@ -47,6 +62,7 @@ export class RequestFaults {
   clear(): void {
     this.failures = [];
     this.selectorless.clear();
+    this.down.clear();
     this.delayMs = 0;
   }
 }

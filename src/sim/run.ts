@@ -12,6 +12,8 @@ export interface SimulateOptions {
   /** First port; cluster i listens on port+i; 0 picks free ports. */
   port: number;
   tls: boolean;
+  /** Serve kube's aggregated discovery to clients that ask (SimClusterOptions.aggregatedDiscovery). */
+  aggregatedDiscovery?: boolean;
   /** Watch events per second per cluster; 0 disables churn. */
   churn: number;
   seed: number;
@@ -23,7 +25,7 @@ export interface SimulateOptions {
 export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, logger: Logger, print: (line: string) => void): Promise<void> {
   if (opts.port > 0 && opts.port + opts.clusters - 1 > 65535) throw new ConfigError(`--port ${opts.port} leaves no room for ${opts.clusters} consecutive ports`);
   // A PediaCluster needs a token or a client certificate (§4.2): TLS clusters get a random token each, plain ones a fixed one.
-  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, seed: opts.seed, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
+  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, seed: opts.seed, aggregatedDiscovery: opts.aggregatedDiscovery === true, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
     logger.error({ err: e }, 'starting the simulated clusters failed');
     throw e;
   });

@@ -5,7 +5,7 @@ import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../lib/log.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions } from './discovery.js';
+import { aggregatedContentType, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryETag, negotiateAggregated, type AggregatedVersion } from './discovery.js';
 import { serveOpenApiV2, serveOpenApiV3 } from './openapi.js';
 import type { RequestFaults } from './faults.js';
 import { handleResource, sendJson, type HandlerContext } from './handlers.js';
@@ -41,6 +41,8 @@ export interface ServerDeps {
   admin: AdminHandler;
   logger: Logger;
   tls?: ServerTls;
+  /** Serve aggregated discovery to clients that ask for it (SimClusterOptions.aggregatedDiscovery). */
+  aggregatedDiscovery?: boolean;
 }
 
 /** kube-apiserver's /version; minor "32" makes the kubectl dispatcher pick kubectl 1.32 (toolchain §3). */
@@ -214,6 +216,23 @@ export class SimServer {
     }
   }
 
+  /**
+   * An aggregated discovery document as kube-apiserver sends it: its ETag, and 304 Not Modified without a body when
+   * the client's If-None-Match names it (the document did not change since that client read it).
+   */
+  private sendAggregated(req: IncomingMessage, res: ServerResponse, doc: Record<string, unknown>, v: AggregatedVersion): void {
+    const text = JSON.stringify(doc);
+    const etag = discoveryETag(text);
+    const headers = { 'content-type': aggregatedContentType(v), 'cache-control': 'no-cache, private', etag, vary: 'Accept' };
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
   private async route(route: ReturnType<typeof parseRoute>, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const defs = this.deps.ctx.store.allDefs();
     const get = (): void => {
@@ -222,9 +241,18 @@ export class SimServer {
     switch (route.kind) {
       case 'version': get(); sendJson(res, 200, VERSION_INFO); return;
       case 'health': get(); res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }); res.end('ok'); return;
-      // Aggregated discovery Accept headers are ignored on purpose: legacy JSON is always valid, and clients fall back to it.
-      case 'api': get(); sendJson(res, 200, apiVersions(`${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`)); return;
-      case 'apis': get(); sendJson(res, 200, apiGroupList(defs)); return;
+      case 'api':
+      case 'apis': {
+        get();
+        // Unless the cluster is set to serve aggregated discovery, its Accept headers are ignored: legacy JSON is
+        // always valid, and clients fall back to it.
+        const aggregated = this.deps.aggregatedDiscovery ? negotiateAggregated(req.headers.accept) : undefined;
+        if (aggregated) return this.sendAggregated(req, res, aggregatedDiscovery(defs, route.kind === 'api', aggregated, (gv) => this.deps.faults.isUnavailable(gv)), aggregated);
+        res.setHeader('vary', 'Accept');
+        if (route.kind === 'api') sendJson(res, 200, apiVersions(`${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? 0}`));
+        else sendJson(res, 200, apiGroupList(defs));
+        return;
+      }
       case 'group': {
         get();
         const doc = apiGroup(defs, route.group);
@@ -234,6 +262,7 @@ export class SimServer {
       }
       case 'groupVersion': {
         get();
+        if (this.deps.faults.isUnavailable(`${route.group}/${route.version}`)) throw errors.injected(503);
         const doc = apiResourceList(defs, route.group, route.version);
         if (!doc) throw errors.noRoute();
         sendJson(res, 200, doc);

@@ -1,4 +1,4 @@
-// Discovery: legacy JSON for every path (aggregated Accept ignored), correct names for built-ins, CRDs added/removed at runtime.
+// Discovery: legacy JSON for every path (aggregated Accept ignored unless the cluster serves it), correct names for built-ins, CRDs added/removed at runtime, aggregated discovery.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
 import { call, openWatch } from './helpers.js';
@@ -111,5 +111,96 @@ describe('OpenAPI v3 and metrics', () => {
     const gone = await call(c, '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nobody');
     expect(gone.body).toMatchObject({ code: 404, message: 'podmetrics.metrics.k8s.io "default/nobody" not found' });
     expect((await call(c, '/apis/metrics.k8s.io/v1beta1/pods?watch=true')).status).toBe(405);
+  });
+});
+
+describe('aggregated discovery (aggregatedDiscovery: true)', () => {
+  type AggResource = {
+    resource: string; responseKind: { group: string; version: string; kind: string }; scope: string; singularResource: string; verbs: string[];
+    shortNames?: string[]; categories?: string[]; subresources?: Array<{ subresource: string; responseKind: { group: string; version: string; kind: string }; verbs: string[] }>;
+  };
+  type AggList = { kind: string; apiVersion: string; items: Array<{ metadata: { name?: string }; versions: Array<{ version: string; freshness: string; resources?: AggResource[] }> }> };
+  type Legacy = { name: string; singularName: string; namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[]; categories?: string[]; group?: string; version?: string };
+  let a: SimCluster;
+  beforeEach(async () => {
+    a = await startSimulatedCluster({ pods: 5, aggregatedDiscovery: true });
+  });
+  afterEach(async () => {
+    await a.stop();
+  });
+
+  /** The legacy resource list of one group version, in the shape an aggregated entry describes it. */
+  async function legacyAsAggregated(group: string, version: string): Promise<AggResource[]> {
+    const list = (await call<{ resources: Legacy[] }>(a, group === '' ? `/api/${version}` : `/apis/${group}/${version}`)).body.resources;
+    return list.filter((r) => !r.name.includes('/')).map((r) => {
+      const subs = list.filter((s) => s.name.startsWith(`${r.name}/`)).map((s) => ({
+        subresource: s.name.slice(r.name.length + 1), responseKind: { group: s.group ?? '', version: s.version ?? '', kind: s.kind }, verbs: s.verbs,
+      }));
+      return {
+        resource: r.name, responseKind: { group: '', version: '', kind: r.kind }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
+        singularResource: r.singularName, verbs: r.verbs,
+        ...(r.shortNames ? { shortNames: r.shortNames } : {}), ...(r.categories ? { categories: r.categories } : {}), ...(subs.length ? { subresources: subs } : {}),
+      };
+    });
+  }
+
+  it('answers /api and /apis with every group version and resource the legacy documents list, in their order', async () => {
+    const apis = await call<AggList>(a, '/apis', { headers: { accept: AGGREGATED } });
+    expect(apis.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    expect(apis.headers.get('vary')).toBe('Accept');
+    expect(apis.body).toMatchObject({ kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2' });
+    const legacy = (await call<{ groups: Array<{ name: string; versions: Array<{ version: string }> }> }>(a, '/apis')).body.groups;
+    expect(apis.body.items.map((g) => [g.metadata.name, g.versions.map((v) => v.version)])).toEqual(legacy.map((g) => [g.name, g.versions.map((v) => v.version)]));
+    for (const g of apis.body.items) {
+      for (const v of g.versions) {
+        expect(v.freshness).toBe('Current');
+        expect(v.resources, `${g.metadata.name}/${v.version}`).toEqual(await legacyAsAggregated(g.metadata.name ?? '', v.version));
+      }
+    }
+    const deployments = apis.body.items.find((g) => g.metadata.name === 'apps')?.versions[0]?.resources?.find((r) => r.resource === 'deployments');
+    expect(deployments?.subresources?.map((s) => s.subresource)).toEqual(['scale', 'status']);
+    expect(deployments?.subresources?.[0]?.responseKind).toEqual({ group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    const core = await call<AggList>(a, '/api', { headers: { accept: AGGREGATED } });
+    expect(core.body.items).toHaveLength(1);
+    expect(core.body.items[0]?.metadata.name).toBeUndefined();
+    expect(core.body.items[0]?.versions.map((v) => v.version)).toEqual(['v1']);
+    expect(core.body.items[0]?.versions[0]?.resources).toEqual(await legacyAsAggregated('', 'v1'));
+  });
+
+  it('negotiates as kube does: v2beta1 for kubectl 1.26–1.29, legacy JSON when it comes first', async () => {
+    const beta = await call<AggList>(a, '/apis', { headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json' } });
+    expect(beta.headers.get('content-type')).toBe('application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList');
+    expect(beta.body.apiVersion).toBe('apidiscovery.k8s.io/v2beta1');
+    const plainFirst = await call(a, '/apis', { headers: { accept: 'application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+    expect(plainFirst.body.kind).toBe('APIGroupList');
+    expect(plainFirst.headers.get('etag')).toBeNull();
+    expect((await call(a, '/api')).body.kind).toBe('APIVersions');
+  });
+
+  it('tags the document: If-None-Match with its ETag gets 304 until a CRD changes it', async () => {
+    const first = await call<AggList>(a, '/apis', { headers: { accept: AGGREGATED } });
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[0-9A-F]+"$/);
+    const again = await call(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.body).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    a.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v1' }] });
+    const changed = await call<AggList>(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': etag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(changed.body.items.find((g) => g.metadata.name === 'widgets.example.com')?.versions[0]?.resources?.[0]).toMatchObject({ resource: 'widgets', scope: 'Namespaced', responseKind: { kind: 'Widget' } });
+    // The core group's document has its own tag.
+    expect((await call(a, '/api', { headers: { accept: AGGREGATED, 'if-none-match': etag } })).status).toBe(200);
+  });
+
+  it('lists the group version of an aggregated API that is down as Stale, without resources; its own discovery answers 503', async () => {
+    a.faults.unavailable('metrics.k8s.io/v1beta1');
+    const metrics = (): Promise<AggList['items'][number] | undefined> => call<AggList>(a, '/apis', { headers: { accept: AGGREGATED } }).then((r) => r.body.items.find((g) => g.metadata.name === 'metrics.k8s.io'));
+    expect((await metrics())?.versions).toEqual([{ version: 'v1beta1', freshness: 'Stale' }]);
+    expect((await call(a, '/apis/metrics.k8s.io/v1beta1')).status).toBe(503);
+    expect((await call(a, '/apis/apps/v1')).status).toBe(200);
+    a.faults.clear();
+    expect((await metrics())?.versions[0]).toMatchObject({ version: 'v1beta1', freshness: 'Current', resources: [{ resource: 'nodes' }, { resource: 'pods' }] });
   });
 });
