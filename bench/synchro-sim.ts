@@ -17,6 +17,8 @@ type Msg =
 const clusters = Number(process.env.BENCH_CLUSTERS ?? 100);
 const pods = Number(process.env.BENCH_PODS ?? 10_000);
 const file = process.env.BENCH_CLUSTERS_FILE ?? '/tmp/clusters.yaml';
+/** Members serve aggregated discovery, as kube-apiserver 1.27+ does (default 0: the legacy documents only). */
+const aggregatedDiscovery = process.env.BENCH_AGGREGATED_DISCOVERY === '1';
 export const SYNCED = ['pods', 'replicasets.apps', 'deployments.apps'];
 
 const reply = (m: unknown): void => {
@@ -25,7 +27,7 @@ const reply = (m: unknown): void => {
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const fleet = await startSimulatedFleet({ clusters, podsPerCluster: pods, token: 'bench', seed: 1, bookmarkIntervalMs: 60_000 });
+  const fleet = await startSimulatedFleet({ clusters, podsPerCluster: pods, token: 'bench', seed: 1, bookmarkIntervalMs: 60_000, aggregatedDiscovery });
   // The synchro here syncs no events, leases or nodes: churn's events would count towards the rate without reaching it,
   // and the heartbeats' writes (by the clock) would be released with the churn.
   for (const c of fleet.clusters) {

@@ -4,7 +4,8 @@
 // BENCH_CHURN_SECONDS (30), BENCH_RAW_ROWS (300000), BENCH_CHURN_PACED (1: changes made ahead and released to the
 // watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps), BENCH_SYNCHRO_NODE_ARGS,
 // BENCH_SNAPSHOT_SECONDS (a heap snapshot of the synchro that many seconds into the churn; needs
-// BENCH_SYNCHRO_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=…").
+// BENCH_SYNCHRO_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=…"), BENCH_AGGREGATED_DISCOVERY (1: the
+// members serve aggregated discovery, as kube-apiserver 1.27+ does; 0, the default: legacy documents only).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -356,7 +356,25 @@ export class KubeClient {
 
   /** Like json(), also telling the body's size in characters (what the synchro's memory bound counts). */
   async jsonSized<T>(path: string, o: RequestOptions = {}): Promise<{ value: T; bytes: number }> {
-    const res = await this.raw(path, o);
+    return this.parse<T>(await this.raw(path, o), path, o);
+  }
+
+  /**
+   * A conditional JSON read: with `etag`, asked If-None-Match, and undefined when the server answers 304 Not Modified;
+   * else the value and the answer's ETag (kube-apiserver tags its aggregated discovery so).
+   */
+  async jsonUnlessMatch<T>(path: string, etag: string | undefined, o: RequestOptions = {}): Promise<{ value: T; etag: string | undefined } | undefined> {
+    const res = await this.raw(path, etag === undefined ? o : { ...o, headers: { ...o.headers, 'if-none-match': etag } });
+    if (res.statusCode === 304) {
+      await res.body.dump();
+      return undefined;
+    }
+    const tag = res.headers.etag;
+    return { value: (await this.parse<T>(res, path, o)).value, etag: typeof tag === 'string' ? tag : undefined };
+  }
+
+  /** An answer's JSON body; non-2xx answers throw KubeApiError carrying the Status. */
+  private async parse<T>(res: Dispatcher.ResponseData, path: string, o: RequestOptions): Promise<{ value: T; bytes: number }> {
     const method = o.method ?? 'GET';
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     const text = await readText(res.body, ok ? o.maxBytes ?? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES, method, path, !ok);

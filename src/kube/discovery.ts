@@ -1,4 +1,5 @@
 // Member cluster discovery: API groups, their resources, and CustomResourceDefinitions, as plain data.
+import { createHash } from 'node:crypto';
 import type { KubeClient } from './client.js';
 import { KubeApiError } from './client-errors.js';
 import { pagesOf } from './listwatch.js';
@@ -66,76 +67,187 @@ const CRD_PAGE_SIZE = 100;
  */
 const HTTP1_DISCOVERY_READS = 4;
 
-/** What the poll sees: the groups, and each CRD's name and resourceVersion (undefined: CRDs not readable). */
-export interface GroupsPoll {
+/**
+ * /api and /apis are asked for kube's aggregated discovery first (kube-apiserver 1.27+: every group's versions and
+ * resources in these two answers, instead of one more read per group version), legacy JSON else.
+ */
+const GROUPS_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+
+interface APIGroupDiscoveryList {
+  kind?: string;
+  items?: { metadata?: { name?: string }; versions?: { version: string; freshness?: string; resources?: AggregatedResource[] }[] }[];
+}
+interface AggregatedResource {
+  resource: string; responseKind?: { kind?: string }; scope?: string; singularResource?: string; verbs?: string[]; shortNames?: string[];
+}
+
+/** What /api and /apis said: the groups, and the resources of the group versions aggregated discovery described. */
+export interface GroupsRead {
   groups: DiscoveredGroup[];
-  crds: string[] | undefined;
+  /** Resources by group version (`group/version`, core `/v1`), for those an aggregated answer described. */
+  described: Map<string, DiscoveredResource[]>;
+  /** Group versions aggregated discovery listed Stale (their aggregated API server is down): resources unknown. */
+  stale: string[];
 }
 
 /**
- * The cheap poll: the groups (/api, /apis) and the CRDs' metadata only. A CRD changed, appeared or went changes its
- * result; full discovery (`discover`) is only needed then. The whole CRDs were read here before: with hundreds of
- * CRDs (Crossplane providers) that was tens of megabytes per member every poll.
+ * A member's /api and /apis answers as the last poll got them: their ETag (aggregated discovery's) and a digest of
+ * what they said, so that the next poll asks If-None-Match and a 304 stands for the same answer. Kept by the caller,
+ * one per member.
  */
-export async function discoverGroups(client: KubeClient, signal?: AbortSignal): Promise<GroupsPoll> {
-  const [groups, crds] = await Promise.all([
-    readGroups(client, signal),
-    readCrds(client, METADATA_ONLY, signal, (crd) => `${crd.metadata?.name ?? ''}@${crd.metadata?.resourceVersion ?? ''}`),
-  ]);
-  return { groups, crds };
+export type DiscoveryTags = Map<string, { etag: string; digest: string }>;
+
+/** What the poll sees. */
+export interface GroupsPoll {
+  /** Changes when the groups (with aggregated discovery, their resources too) or a CRD changed, appeared or went. */
+  fingerprint: string;
+  /** What /api and /apis said; undefined when the member answered 304 (unchanged) to either. */
+  read: GroupsRead | undefined;
 }
 
-async function readGroups(client: KubeClient, signal?: AbortSignal): Promise<DiscoveredGroup[]> {
-  const [core, apis] = await Promise.all([
-    client.json<APIVersions>('/api', { signal }),
-    client.json<APIGroupList>('/apis', { signal }),
+/**
+ * The cheap poll: the groups (/api, /apis; a 304 when their ETag still matches) and the CRDs' metadata only. A CRD
+ * changed, appeared or went changes its fingerprint; full discovery (`discover`) is only needed then. The whole CRDs
+ * were read here before: with hundreds of CRDs (Crossplane providers) that was tens of megabytes per member every poll.
+ */
+export async function discoverGroups(client: KubeClient, signal?: AbortSignal, tags?: DiscoveryTags): Promise<GroupsPoll> {
+  const [groups, crds] = await Promise.all([
+    readGroups(client, signal, tags),
+    readCrds(client, METADATA_ONLY, signal, (crd) => `${crd.metadata?.name ?? ''}@${crd.metadata?.resourceVersion ?? ''}`),
   ]);
+  return { fingerprint: digestOf([groups.digest, crds]), read: groups.read };
+}
+
+function digestOf(value: unknown): string {
+  return createHash('sha1').update(JSON.stringify(value)).digest('base64');
+}
+
+async function readGroups(client: KubeClient, signal?: AbortSignal, tags?: DiscoveryTags): Promise<{ read: GroupsRead | undefined; digest: string }> {
+  const [core, named] = await Promise.all([readGroupsAt(client, '/api', signal, tags), readGroupsAt(client, '/apis', signal, tags)]);
+  const digest = `${core.digest} ${named.digest}`;
+  if (!core.read || !named.read) return { read: undefined, digest };
+  return {
+    read: {
+      groups: [...core.read.groups, ...named.read.groups],
+      described: new Map([...core.read.described, ...named.read.described]),
+      stale: [...core.read.stale, ...named.read.stale],
+    },
+    digest,
+  };
+}
+
+/** One of /api and /apis, aggregated or legacy, and the digest of what it said (the last one's, on a 304). */
+async function readGroupsAt(client: KubeClient, path: '/api' | '/apis', signal?: AbortSignal, tags?: DiscoveryTags): Promise<{ read: GroupsRead | undefined; digest: string }> {
+  const memo = tags?.get(path);
+  const answer = await client.jsonUnlessMatch<APIVersions & APIGroupList & APIGroupDiscoveryList>(path, memo?.etag, { accept: GROUPS_ACCEPT, signal });
+  if (answer === undefined) {
+    if (memo) return { read: undefined, digest: memo.digest };
+    throw new KubeApiError(`GET ${path}: 304 Not Modified to a request that named no ETag`, 304, 'InvalidResponse', false);
+  }
+  const { value, etag } = answer;
+  const read = value.kind === 'APIGroupDiscoveryList' ? fromAggregated(value) : path === '/api' ? fromVersions(value) : fromGroupList(value);
+  const digest = digestOf([read.groups, [...read.described], read.stale]);
+  if (etag !== undefined) tags?.set(path, { etag, digest });
+  else tags?.delete(path);
+  return { read, digest };
+}
+
+function fromVersions(core: APIVersions): GroupsRead {
+  const versions = core.versions ?? [];
+  return { groups: versions.length > 0 ? [{ name: '', versions, preferredVersion: versions[0]! }] : [], described: new Map(), stale: [] };
+}
+
+function fromGroupList(apis: APIGroupList): GroupsRead {
   const groups: DiscoveredGroup[] = [];
-  const coreVersions = core.versions ?? [];
-  if (coreVersions.length > 0) groups.push({ name: '', versions: coreVersions, preferredVersion: coreVersions[0]! });
   for (const g of apis.groups ?? []) {
     const versions = (g.versions ?? []).map((v) => v.version);
     if (versions.length === 0) continue;
     groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0]! });
   }
-  return groups;
+  return { groups, described: new Map(), stale: [] };
+}
+
+/** An APIGroupDiscoveryList: versions in the member's priority order (preferred first), as kube sorts them. */
+function fromAggregated(list: APIGroupDiscoveryList): GroupsRead {
+  const out: GroupsRead = { groups: [], described: new Map(), stale: [] };
+  for (const item of list.items ?? []) {
+    const group = item.metadata?.name ?? '';
+    const versions = (item.versions ?? []).filter((v) => typeof v.version === 'string' && v.version !== '');
+    if (versions.length === 0) continue;
+    out.groups.push({ name: group, versions: versions.map((v) => v.version), preferredVersion: versions[0]!.version });
+    for (const v of versions) {
+      const gv = `${group}/${v.version}`;
+      if (v.freshness === 'Stale') {
+        out.stale.push(gv);
+        continue;
+      }
+      const resources: DiscoveredResource[] = [];
+      for (const r of v.resources ?? []) {
+        const kind = r.responseKind?.kind;
+        // client-go leaves out a resource without a kind too: nothing could be stored of it.
+        if (!kind || !r.resource) continue;
+        resources.push({
+          group, version: v.version, resource: r.resource, singular: r.singularResource || kind.toLowerCase(),
+          kind, namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
+        });
+      }
+      out.described.set(gv, resources);
+    }
+  }
+  return out;
 }
 
 /**
- * Full discovery: groups, CRDs, and every group version's resources. A group version that fails (an aggregated
- * API that is down answers 503) is left out and named in `failed` rather than failing the whole discovery. `groups`:
- * those a poll just read (discoverGroups), so they are not asked for again and match the poll's fingerprint.
+ * Full discovery: groups, CRDs, and every group version's resources. Those aggregated discovery described are taken
+ * from it; the others are read one by one (`/api/v1`, `/apis/<group>/<version>`). A group version that fails (an
+ * aggregated API that is down answers 503, or is listed Stale) is left out and named in `failed` rather than failing
+ * the whole discovery. `read`: what a poll just read (discoverGroups), so it is not asked for again.
  */
 export async function discover(
-  client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number; groups?: DiscoveredGroup[] } = {},
+  client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number; read?: GroupsRead } = {},
 ): Promise<Discovery> {
-  const [groups, crds] = await Promise.all([o.groups ?? readGroups(client, signal), readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes)]);
-  const gvs = groups.flatMap((g) => g.versions.map((v) => ({ group: g.name, version: v })));
-  const lists: { gv: { group: string; version: string }; list: APIResourceList; failed: boolean }[] = [];
+  const [read, crds] = await Promise.all([
+    // Asked with no ETag, the member cannot answer 304: read is there.
+    o.read ?? readGroups(client, signal).then((r) => r.read!),
+    readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes),
+  ]);
+  const gvs = read.groups.flatMap((g) => g.versions.map((v) => `${g.name}/${v}`));
+  const stale = new Set(read.stale);
+  const unread = gvs.filter((gv) => !read.described.has(gv) && !stale.has(gv));
+  const lists = new Map<string, DiscoveredResource[] | 'failed'>();
   // Over HTTP/2 every read shares the one connection; over HTTP/1.1 each read in flight holds a connection of its own.
-  const inFlight = client.protocol === 'h2' ? gvs.length : HTTP1_DISCOVERY_READS;
-  await forEachLimited([...gvs.entries()], inFlight, async ([i, gv]) => {
-    const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+  const inFlight = client.protocol === 'h2' ? unread.length : HTTP1_DISCOVERY_READS;
+  await forEachLimited(unread, inFlight, async (gv) => {
+    const [group = '', version = ''] = gv.split('/');
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
     try {
-      lists[i] = { gv, list: await client.json<APIResourceList>(path, { signal }), failed: false };
+      lists.set(gv, fromResourceList(group, version, await client.json<APIResourceList>(path, { signal })));
     } catch (e: unknown) {
-      if (e instanceof KubeApiError && e.status !== 0 && !signal?.aborted) lists[i] = { gv, list: {} as APIResourceList, failed: true };
+      if (e instanceof KubeApiError && e.status !== 0 && !signal?.aborted) lists.set(gv, 'failed');
       else throw e;
     }
   });
   const resources: DiscoveredResource[] = [];
-  const failed = lists.filter((l) => l.failed).map((l) => `${l.gv.group}/${l.gv.version}`);
-  for (const { gv, list } of lists) {
-    for (const r of list.resources ?? []) {
-      if (r.name.includes('/')) continue;
-      resources.push({
-        group: gv.group, version: gv.version, resource: r.name,
-        singular: r.singularName || r.kind.toLowerCase(),
-        kind: r.kind, namespaced: r.namespaced ?? false, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
-      });
-    }
+  const failed: string[] = [];
+  for (const gv of gvs) {
+    const list = read.described.get(gv) ?? lists.get(gv);
+    if (list === undefined || list === 'failed') failed.push(gv);
+    else resources.push(...list);
   }
-  return { groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
+  return { groups: read.groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
+}
+
+function fromResourceList(group: string, version: string, list: APIResourceList): DiscoveredResource[] {
+  const out: DiscoveredResource[] = [];
+  for (const r of list.resources ?? []) {
+    if (r.name.includes('/')) continue;
+    out.push({
+      group, version, resource: r.name,
+      singular: r.singularName || r.kind.toLowerCase(),
+      kind: r.kind, namespaced: r.namespaced ?? false, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
+    });
+  }
+  return out;
 }
 
 /**

@@ -3,7 +3,9 @@ import { stringify } from 'yaml';
 import { startSimulatedCluster, type SimCluster, type SimClusterOptions } from './cluster.js';
 import { generateCertificates } from './tls.js';
 
-export interface SimFleetOptions extends Omit<SimClusterOptions, 'name' | 'port' | 'pods' | 'http2'> {
+export interface SimFleetOptions extends Omit<SimClusterOptions, 'name' | 'port' | 'pods' | 'http2' | 'aggregatedDiscovery'> {
+  /** Per cluster (by index) or for all: serve aggregated discovery (SimClusterOptions.aggregatedDiscovery). */
+  aggregatedDiscovery?: boolean | ((index: number) => boolean);
   /** With TLS, which clusters also serve HTTP/2: all (true), none (false, the default), or by index. */
   http2?: boolean | ((index: number) => boolean);
   /** Number of clusters. Default 2. */
@@ -26,7 +28,7 @@ export interface SimFleet {
 export async function startSimulatedFleet(opts: SimFleetOptions = {}): Promise<SimFleet> {
   const n = opts.clusters ?? 2;
   const tls = opts.tls === true ? await generateCertificates() : opts.tls;
-  const { http2, ...rest } = opts;
+  const { http2, aggregatedDiscovery, ...rest } = opts;
   const clusters: SimCluster[] = [];
   try {
     for (let i = 0; i < n; i++) {
@@ -34,6 +36,7 @@ export async function startSimulatedFleet(opts: SimFleetOptions = {}): Promise<S
         ...rest,
         ...(tls ? { tls } : {}),
         http2: typeof http2 === 'function' ? http2(i) : http2 === true,
+        aggregatedDiscovery: typeof aggregatedDiscovery === 'function' ? aggregatedDiscovery(i) : aggregatedDiscovery === true,
         name: `${opts.namePrefix ?? 'sim-'}${i + 1}`,
         pods: opts.podsPerCluster ?? 50,
         port: opts.basePort ? opts.basePort + i : 0,

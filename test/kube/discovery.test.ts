@@ -1,8 +1,9 @@
 // Full discovery of a member: every group version's resources, read a few at a time over HTTP/1.1 (a connection
-// each) and all at once over HTTP/2 (one connection).
+// each) and all at once over HTTP/2 (one connection), or taken from aggregated discovery where the member serves it;
+// the poll's 304s and what changes its fingerprint.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
-import { discover } from '../../src/kube/discovery.js';
+import { discover, discoverGroups, type DiscoveryTags } from '../../src/kube/discovery.js';
 import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
 
@@ -65,5 +66,62 @@ describe('discover', () => {
     const h1 = await discovered({ tls: false, http2: false });
     // The same member's discovery either way, in the same order.
     expect(h2.resources).toEqual(h1.resources);
+  });
+});
+
+describe('aggregated discovery', () => {
+  async function member(aggregatedDiscovery: boolean): Promise<{ sim: SimCluster; client: KubeClient }> {
+    const sim = await startSimulatedCluster({ pods: 5, seed: 3, aggregatedDiscovery });
+    const client = await KubeClient.create(kubeConfigFromString(kubeconfigFor(sim)));
+    running.push({ sim, client });
+    return { sim, client };
+  }
+
+  it('finds what the legacy documents give, from /api and /apis alone', async () => {
+    const legacy = await member(false);
+    const aggregated = await member(true);
+    const expected = await discover(legacy.client);
+    const d = await discover(aggregated.client);
+    expect(d).toEqual(expected);
+    expect(d.resources.length).toBeGreaterThan(20);
+    expect(aggregated.sim.requestLog.entries((r) => isGroupVersion(r.path))).toEqual([]);
+    expect(legacy.sim.requestLog.entries((r) => isGroupVersion(r.path)).length).toBeGreaterThan(8);
+  });
+
+  it('polls with If-None-Match: an unchanged member answers 304, and a change of its resources alone is seen', async () => {
+    const { sim, client } = await member(true);
+    const tags: DiscoveryTags = new Map();
+    const first = await discoverGroups(client, undefined, tags);
+    expect([...tags.keys()].sort()).toEqual(['/api', '/apis']);
+    expect(first.read?.described.get('apps/v1')?.map((r) => r.resource)).toEqual(expect.arrayContaining(['deployments', 'replicasets']));
+    sim.requestLog.clear();
+    const second = await discoverGroups(client, undefined, tags);
+    expect(sim.requestLog.entries((r) => r.path === '/api' || r.path === '/apis').map((r) => r.status)).toEqual([304, 304]);
+    expect(second.read).toBeUndefined();
+    expect(second.fingerprint).toBe(first.fingerprint);
+    // Its aggregated API server going down changes no group, no CRD: only the resources aggregated discovery lists.
+    sim.faults.unavailable('metrics.k8s.io/v1beta1');
+    const down = await discoverGroups(client, undefined, tags);
+    expect(down.fingerprint).not.toBe(first.fingerprint);
+    const d = await discover(client, undefined, { read: down.read! });
+    expect(d.failed).toEqual(['metrics.k8s.io/v1beta1']);
+    expect(d.resources.filter((r) => r.group === 'metrics.k8s.io')).toEqual([]);
+    expect(d.groups.find((g) => g.name === 'metrics.k8s.io')?.versions).toEqual(['v1beta1']);
+    sim.faults.clear();
+    expect((await discoverGroups(client, undefined, tags)).fingerprint).toBe(first.fingerprint);
+  });
+
+  it('a legacy member keeps no tag, and its poll reads the groups every time', async () => {
+    const { sim, client } = await member(false);
+    const tags: DiscoveryTags = new Map();
+    const first = await discoverGroups(client, undefined, tags);
+    const second = await discoverGroups(client, undefined, tags);
+    expect(tags.size).toBe(0);
+    expect(second.read?.groups).toEqual(first.read?.groups);
+    expect(second.fingerprint).toBe(first.fingerprint);
+    expect(sim.requestLog.entries((r) => r.path === '/apis').map((r) => r.status)).toEqual([200, 200]);
+    // A CRD added changes the groups and the CRDs.
+    sim.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v1' }] });
+    expect((await discoverGroups(client, undefined, tags)).fingerprint).not.toBe(first.fingerprint);
   });
 });

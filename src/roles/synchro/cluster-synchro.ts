@@ -4,7 +4,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { awaitNoting, systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
-import { discover, discoverGroups, type Discovery } from '../../kube/discovery.js';
+import { discover, discoverGroups, type Discovery, type DiscoveryTags } from '../../kube/discovery.js';
 import { excludingSelector, type ClusterGroupResources, type ClusterGroupResourcesStatus, type ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
 import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
@@ -74,6 +74,8 @@ export class ClusterSynchro {
   private renegotiate = true;
   private lastDiscovery = 0;
   private discoveryFingerprint = '';
+  /** The member's discovery ETags: an unchanged aggregated discovery is a 304 at each poll, not its whole document. */
+  private readonly discoveryTags: DiscoveryTags = new Map();
   private orphansCleaned = false;
   /** What the last negotiation wanted, and the group versions it could not read: for a clean-up retried later. */
   private negotiated: { wanted: Map<string, SyncedResource>; unread: Set<string> } | undefined;
@@ -245,11 +247,11 @@ export class ClusterSynchro {
     if (due || this.renegotiate) {
       try {
         // Cheap poll first: groups and CRD metadata. Full discovery only when they changed or the spec did.
-        const poll = await discoverGroups(client, signal);
-        const fp = JSON.stringify(poll);
+        const poll = await discoverGroups(client, signal, this.discoveryTags);
+        const fp = poll.fingerprint;
         this.lastDiscovery = this.clock.now();
         if (fp !== this.discoveryFingerprint || this.renegotiate) {
-          const d = await discover(client, signal, { maxPageBytes: this.d.options.maxListPageBytes, groups: poll.groups });
+          const d = await discover(client, signal, { maxPageBytes: this.d.options.maxListPageBytes, ...(poll.read ? { read: poll.read } : {}) });
           // A group version that could not be read is asked again at the next poll, even if nothing else changed.
           this.discoveryFingerprint = d.failed ? '' : fp;
           this.renegotiate = false;

@@ -108,11 +108,17 @@ export class Harness {
     this.clustersFile = join(dir, 'clusters.yaml');
   }
 
-  static async start(backend: Backend, o: { clusters?: number; pods?: number; url?: string; watchBufferEvents?: number } = {}): Promise<Harness> {
+  static async start(backend: Backend, o: { clusters?: number; pods?: number; url?: string; watchBufferEvents?: number; aggregatedDiscovery?: boolean } = {}): Promise<Harness> {
     // TLS with a bearer token: PediaClusters need credentials (reference §4.2), and the CA path gets exercised. The
     // first cluster also speaks HTTP/2, as kube-apiserver does, so its watches share a connection; the others are
-    // HTTP/1.1 only (a member behind such a proxy): every suite runs over both transports.
-    const fleet = await startSimulatedFleet({ clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true, http2: (i) => i === 0, ...(o.watchBufferEvents ? { watchBufferEvents: o.watchBufferEvents } : {}) });
+    // HTTP/1.1 only (a member behind such a proxy): every suite runs over both transports. The second one serves
+    // aggregated discovery, as kube-apiserver 1.27+ does; the first only the legacy documents (`aggregatedDiscovery`:
+    // all of them).
+    const fleet = await startSimulatedFleet({
+      clusters: o.clusters ?? 2, podsPerCluster: o.pods ?? 40, tls: true, http2: (i) => i === 0,
+      aggregatedDiscovery: (i) => o.aggregatedDiscovery ?? i === 1,
+      ...(o.watchBufferEvents ? { watchBufferEvents: o.watchBufferEvents } : {}),
+    });
     // SYNC has no events, leases or nodes: churn's events would take most of its rate without reaching the synchro, and
     // the heartbeats' writes (by the clock) would only move revisions under the tests.
     for (const c of fleet.clusters) {

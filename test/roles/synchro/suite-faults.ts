@@ -320,6 +320,51 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-restart'), 10_000, () => 'crontabs not synced after the restart');
     });
 
+    it('a group version aggregated discovery lists Stale keeps its resource and rows, while running and at a restart', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 2, aggregatedDiscovery: true });
+      const [c] = h.clusters;
+      const crontabs = { group: 'stable.example.com', version: 'v1', resource: 'crontabs' };
+      const discovered = (since: number): number => c!.requestLog.entries((r) => r.path === '/apis' && r.status === 200 && r.startedAt >= since).length;
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }, { group: 'stable.example.com', resources: ['crontabs'] }])]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).size > 0, 10_000, () => 'crontabs not synced');
+      // Aggregated discovery told everything: no group version was read on its own.
+      expect(h.lists(c!, '/apis/stable.example.com/v1')).toBe(0);
+      const before = (await h.stored(c!.name, crontabs)).size;
+      const held = async (what: string, since: number): Promise<void> => {
+        // The member's aggregated discovery changed (an ETag no longer matched) and was read with the group version Stale.
+        await waitFor(() => discovered(since) > 0, 10_000, () => `no discovery ${what}`);
+        // Several discovery polls (300 ms) with the group version Stale: the rows stay.
+        const until = Date.now() + 1_500;
+        while (Date.now() < until) {
+          expect((await h!.stored(c!.name, crontabs)).size, what).toBe(before);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      c!.faults.unavailable('stable.example.com/v1');
+      await held('while running', Date.now());
+      c!.faults.clear();
+      c!.store.create('crontabs.stable.example.com', { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'after-stale', namespace: 'default' }, spec: {} });
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-stale'), 10_000, () => 'crontabs no longer watched');
+
+      // A restart whose first discovery finds the group version Stale does not clean its rows as orphans.
+      await h.stopSynchro();
+      const stored = (await h.stored(c!.name, crontabs)).size;
+      c!.faults.unavailable('stable.example.com/v1');
+      const since = Date.now();
+      await h.startSynchro();
+      await waitFor(() => discovered(since) > 0, 10_000, () => 'no discovery after the restart');
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        expect((await h.stored(c!.name, crontabs)).size, 'after a restart').toBe(stored);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(stored).toBeGreaterThan(0);
+      c!.faults.clear();
+      c!.store.create('crontabs.stable.example.com', { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'after-restart', namespace: 'default' }, spec: {} });
+      await waitFor(async () => (await h!.stored(c!.name, crontabs)).has('default/after-restart'), 10_000, () => 'crontabs not synced after the restart');
+    });
+
     it('rows of a resource no longer synced, whose deletion storage refused, are removed at a later discovery poll', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 2 });
       const [c] = h.clusters;
