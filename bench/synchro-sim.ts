@@ -19,6 +19,8 @@ const pods = Number(process.env.BENCH_PODS ?? 10_000);
 const file = process.env.BENCH_CLUSTERS_FILE ?? '/tmp/clusters.yaml';
 /** Members serve aggregated discovery, as kube-apiserver 1.27+ does (default 0: the legacy documents only). */
 const aggregatedDiscovery = process.env.BENCH_AGGREGATED_DISCOVERY === '1';
+/** Members serve HTTPS and HTTP/2 beside HTTP/1.1, as kube-apiserver does (default 0: plain HTTP/1.1). */
+const tls = process.env.BENCH_TLS === '1';
 export const SYNCED = ['pods', 'replicasets.apps', 'deployments.apps'];
 
 const reply = (m: unknown): void => {
@@ -27,7 +29,7 @@ const reply = (m: unknown): void => {
 
 async function main(): Promise<void> {
   const t0 = performance.now();
-  const fleet = await startSimulatedFleet({ clusters, podsPerCluster: pods, token: 'bench', seed: 1, bookmarkIntervalMs: 60_000, aggregatedDiscovery });
+  const fleet = await startSimulatedFleet({ clusters, podsPerCluster: pods, token: 'bench', seed: 1, bookmarkIntervalMs: 60_000, aggregatedDiscovery, ...(tls ? { tls: true, http2: true } : {}) });
   // The synchro here syncs no events, leases or nodes: churn's events would count towards the rate without reaching it,
   // and the heartbeats' writes (by the clock) would be released with the churn.
   for (const c of fleet.clusters) {

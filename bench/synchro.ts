@@ -5,7 +5,8 @@
 // watchers at the rate; 0: made live by the simulator's churn timer, which its CPU caps), BENCH_SYNCHRO_NODE_ARGS,
 // BENCH_SNAPSHOT_SECONDS (a heap snapshot of the synchro that many seconds into the churn; needs
 // BENCH_SYNCHRO_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=…"), BENCH_AGGREGATED_DISCOVERY (1: the
-// members serve aggregated discovery, as kube-apiserver 1.27+ does; 0, the default: legacy documents only).
+// members serve aggregated discovery, as kube-apiserver 1.27+ does; 0, the default: legacy documents only), BENCH_TLS
+// (1: the members serve HTTPS with HTTP/2 beside HTTP/1.1, as kube-apiserver does; 0, the default: plain HTTP/1.1).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
