@@ -88,6 +88,8 @@ export interface GroupsRead {
   described: Map<string, DiscoveredResource[]>;
   /** Group versions aggregated discovery listed Stale (their aggregated API server is down): resources unknown. */
   stale: string[];
+  /** Both answers were aggregated discovery: every group version's resources are described (or stale). */
+  aggregated: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export interface GroupsRead {
  * what they said, so that the next poll asks If-None-Match and a 304 stands for the same answer. Kept by the caller,
  * one per member.
  */
-export type DiscoveryTags = Map<string, { etag: string; digest: string }>;
+export type DiscoveryTags = Map<string, { etag: string; digest: string; aggregated: boolean }>;
 
 /** What the poll sees. */
 export interface GroupsPoll {
@@ -106,15 +108,16 @@ export interface GroupsPoll {
 }
 
 /**
- * The cheap poll: the groups (/api, /apis; a 304 when their ETag still matches) and the CRDs' metadata only. A CRD
- * changed, appeared or went changes its fingerprint; full discovery (`discover`) is only needed then. The whole CRDs
- * were read here before: with hundreds of CRDs (Crossplane providers) that was tens of megabytes per member every poll.
+ * The cheap poll: the groups (/api, /apis; a 304 when their ETag still matches), and from a member that answers them in
+ * legacy JSON the CRDs' metadata only. A CRD changed, appeared or went changes its fingerprint; full discovery
+ * (`discover`) is only needed then. The whole CRDs were read here before: with hundreds of CRDs (Crossplane providers)
+ * that was tens of megabytes per member every poll. Aggregated discovery already lists every served version and
+ * resource of every Established CRD, all that negotiation takes from them; their metadata would only add changes that
+ * do not matter here (a controller rewriting a conversion webhook's CA bundle, say) and a read of every CRD each poll.
  */
 export async function discoverGroups(client: KubeClient, signal?: AbortSignal, tags?: DiscoveryTags): Promise<GroupsPoll> {
-  const [groups, crds] = await Promise.all([
-    readGroups(client, signal, tags),
-    readCrds(client, METADATA_ONLY, signal, (crd) => `${crd.metadata?.name ?? ''}@${crd.metadata?.resourceVersion ?? ''}`),
-  ]);
+  const groups = await readGroups(client, signal, tags);
+  const crds = groups.aggregated ? 'aggregated' : await readCrds(client, METADATA_ONLY, signal, (crd) => `${crd.metadata?.name ?? ''}@${crd.metadata?.resourceVersion ?? ''}`);
   return { fingerprint: digestOf([groups.digest, crds]), read: groups.read };
 }
 
@@ -122,39 +125,50 @@ function digestOf(value: unknown): string {
   return createHash('sha1').update(JSON.stringify(value)).digest('base64');
 }
 
-async function readGroups(client: KubeClient, signal?: AbortSignal, tags?: DiscoveryTags): Promise<{ read: GroupsRead | undefined; digest: string }> {
+/** What /api and /apis said (undefined if either was a 304), its digest, and whether both were aggregated discovery. */
+interface GroupsAnswer {
+  read: GroupsRead | undefined;
+  digest: string;
+  aggregated: boolean;
+}
+
+async function readGroups(client: KubeClient, signal?: AbortSignal, tags?: DiscoveryTags): Promise<GroupsAnswer> {
   const [core, named] = await Promise.all([readGroupsAt(client, '/api', signal, tags), readGroupsAt(client, '/apis', signal, tags)]);
   const digest = `${core.digest} ${named.digest}`;
-  if (!core.read || !named.read) return { read: undefined, digest };
+  const aggregated = core.aggregated && named.aggregated;
+  if (!core.read || !named.read) return { read: undefined, digest, aggregated };
   return {
+    aggregated,
     read: {
       groups: [...core.read.groups, ...named.read.groups],
       described: new Map([...core.read.described, ...named.read.described]),
       stale: [...core.read.stale, ...named.read.stale],
+      aggregated,
     },
     digest,
   };
 }
 
 /** One of /api and /apis, aggregated or legacy, and the digest of what it said (the last one's, on a 304). */
-async function readGroupsAt(client: KubeClient, path: '/api' | '/apis', signal?: AbortSignal, tags?: DiscoveryTags): Promise<{ read: GroupsRead | undefined; digest: string }> {
+async function readGroupsAt(client: KubeClient, path: '/api' | '/apis', signal?: AbortSignal, tags?: DiscoveryTags): Promise<GroupsAnswer> {
   const memo = tags?.get(path);
   const answer = await client.jsonUnlessMatch<APIVersions & APIGroupList & APIGroupDiscoveryList>(path, memo?.etag, { accept: GROUPS_ACCEPT, signal });
   if (answer === undefined) {
-    if (memo) return { read: undefined, digest: memo.digest };
+    if (memo) return { read: undefined, digest: memo.digest, aggregated: memo.aggregated };
     throw new KubeApiError(`GET ${path}: 304 Not Modified to a request that named no ETag`, 304, 'InvalidResponse', false);
   }
   const { value, etag } = answer;
-  const read = value.kind === 'APIGroupDiscoveryList' ? fromAggregated(value) : path === '/api' ? fromVersions(value) : fromGroupList(value);
+  const aggregated = value.kind === 'APIGroupDiscoveryList';
+  const read = aggregated ? fromAggregated(value) : path === '/api' ? fromVersions(value) : fromGroupList(value);
   const digest = digestOf([read.groups, [...read.described], read.stale]);
-  if (etag !== undefined) tags?.set(path, { etag, digest });
+  if (etag !== undefined) tags?.set(path, { etag, digest, aggregated });
   else tags?.delete(path);
-  return { read, digest };
+  return { read, digest, aggregated };
 }
 
 function fromVersions(core: APIVersions): GroupsRead {
   const versions = core.versions ?? [];
-  return { groups: versions.length > 0 ? [{ name: '', versions, preferredVersion: versions[0]! }] : [], described: new Map(), stale: [] };
+  return { groups: versions.length > 0 ? [{ name: '', versions, preferredVersion: versions[0]! }] : [], described: new Map(), stale: [], aggregated: false };
 }
 
 function fromGroupList(apis: APIGroupList): GroupsRead {
@@ -164,12 +178,12 @@ function fromGroupList(apis: APIGroupList): GroupsRead {
     if (versions.length === 0) continue;
     groups.push({ name: g.name, versions, preferredVersion: g.preferredVersion?.version ?? versions[0]! });
   }
-  return { groups, described: new Map(), stale: [] };
+  return { groups, described: new Map(), stale: [], aggregated: false };
 }
 
 /** An APIGroupDiscoveryList: versions in the member's priority order (preferred first), as kube sorts them. */
 function fromAggregated(list: APIGroupDiscoveryList): GroupsRead {
-  const out: GroupsRead = { groups: [], described: new Map(), stale: [] };
+  const out: GroupsRead = { groups: [], described: new Map(), stale: [], aggregated: true };
   for (const item of list.items ?? []) {
     const group = item.metadata?.name ?? '';
     const versions = (item.versions ?? []).filter((v) => typeof v.version === 'string' && v.version !== '');
@@ -206,11 +220,13 @@ function fromAggregated(list: APIGroupDiscoveryList): GroupsRead {
 export async function discover(
   client: KubeClient, signal?: AbortSignal, o: { maxPageBytes?: number; read?: GroupsRead } = {},
 ): Promise<Discovery> {
-  const [read, crds] = await Promise.all([
-    // Asked with no ETag, the member cannot answer 304: read is there.
-    o.read ?? readGroups(client, signal).then((r) => r.read!),
-    readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes),
-  ]);
+  // Asked with no ETag, the member cannot answer 304: read is there.
+  const read = o.read ?? (await readGroups(client, signal)).read!;
+  // Aggregated discovery describes every Established CRD's served resources: the CRDs' names say which resources
+  // are theirs, and their whole objects (tens of MB on a member with hundreds of large CRDs) are not read at all.
+  const crds = read.aggregated
+    ? await readCrds(client, METADATA_ONLY, signal, (crd) => crd.metadata?.name).then((names) => names && crdsDescribed(names, read))
+    : await readCrds(client, 'application/json', signal, crdInfo, o.maxPageBytes);
   const gvs = read.groups.flatMap((g) => g.versions.map((v) => `${g.name}/${v}`));
   const stale = new Set(read.stale);
   const unread = gvs.filter((gv) => !read.described.has(gv) && !stale.has(gv));
@@ -235,6 +251,28 @@ export async function discover(
     else resources.push(...list);
   }
   return { groups: read.groups, resources, crds, ...(failed.length > 0 ? { failed } : {}) };
+}
+
+/**
+ * The CRDs named `names` (`<plural>.<group>`) as aggregated discovery describes them: the versions that serve each,
+ * in Kubernetes version priority order. A CRD it does not describe (not Established, no version served) is left out,
+ * as crdInfo leaves out one not Established.
+ */
+function crdsDescribed(names: string[], read: GroupsRead): CrdInfo[] {
+  const byResource = new Map<string, DiscoveredResource[]>();
+  for (const list of read.described.values()) {
+    for (const r of list) {
+      const key = `${r.resource}.${r.group}`;
+      byResource.set(key, [...(byResource.get(key) ?? []), r]);
+    }
+  }
+  const out: CrdInfo[] = [];
+  for (const name of names) {
+    const served = byResource.get(name);
+    if (!served) continue;
+    out.push({ group: served[0]!.group, plural: served[0]!.resource, kind: served[0]!.kind, servedVersions: served.map((r) => r.version).sort(compareVersionPriority) });
+  }
+  return out;
 }
 
 function fromResourceList(group: string, version: string, list: APIResourceList): DiscoveredResource[] {

@@ -84,8 +84,13 @@ describe('aggregated discovery', () => {
     const d = await discover(aggregated.client);
     expect(d).toEqual(expected);
     expect(d.resources.length).toBeGreaterThan(20);
+    expect(d.crds?.length).toBeGreaterThan(1);
     expect(aggregated.sim.requestLog.entries((r) => isGroupVersion(r.path))).toEqual([]);
     expect(legacy.sim.requestLog.entries((r) => isGroupVersion(r.path)).length).toBeGreaterThan(8);
+    // The CRDs' names are all it needs of them; the legacy member's CRDs are read whole.
+    const crdReads = (sim: SimCluster): string[] => sim.requestLog.entries((r) => r.path.endsWith('/customresourcedefinitions')).map((r) => r.accept);
+    expect(crdReads(aggregated.sim)).toEqual([expect.stringMatching(/^application\/json;as=PartialObjectMetadataList/)]);
+    expect(crdReads(legacy.sim)).toEqual(['application/json']);
   });
 
   it('polls with If-None-Match: an unchanged member answers 304, and a change of its resources alone is seen', async () => {
@@ -96,7 +101,8 @@ describe('aggregated discovery', () => {
     expect(first.read?.described.get('apps/v1')?.map((r) => r.resource)).toEqual(expect.arrayContaining(['deployments', 'replicasets']));
     sim.requestLog.clear();
     const second = await discoverGroups(client, undefined, tags);
-    expect(sim.requestLog.entries((r) => r.path === '/api' || r.path === '/apis').map((r) => r.status)).toEqual([304, 304]);
+    // Nothing else is read: aggregated discovery describes the CRDs' resources.
+    expect(sim.requestLog.entries().map((r) => `${r.path} ${r.status}`).sort()).toEqual(['/api 304', '/apis 304']);
     expect(second.read).toBeUndefined();
     expect(second.fingerprint).toBe(first.fingerprint);
     // Its aggregated API server going down changes no group, no CRD: only the resources aggregated discovery lists.
@@ -109,6 +115,12 @@ describe('aggregated discovery', () => {
     expect(d.groups.find((g) => g.name === 'metrics.k8s.io')?.versions).toEqual(['v1beta1']);
     sim.faults.clear();
     expect((await discoverGroups(client, undefined, tags)).fingerprint).toBe(first.fingerprint);
+    // A CRD added is seen in the groups' answer alone.
+    sim.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v1' }, { name: 'v1beta1' }] });
+    const added = await discoverGroups(client, undefined, tags);
+    expect(added.fingerprint).not.toBe(first.fingerprint);
+    expect((await discover(client, undefined, { read: added.read! })).crds).toContainEqual({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', servedVersions: ['v1', 'v1beta1'] });
+    expect(sim.requestLog.entries((r) => r.path.endsWith('/customresourcedefinitions') && !r.accept.includes('PartialObjectMetadataList'))).toEqual([]);
   });
 
   it('a legacy member keeps no tag, and its poll reads the groups every time', async () => {

@@ -250,6 +250,32 @@ export function faultsSuite(backend: Backend): void {
       await waitFor(async () => (await h!.stored(c!.name, widgets)).size === 0, 10_000, () => 'widget rows not removed');
     });
 
+    it('with aggregated discovery the polls are 304s and read no CRD; CRDs appearing and disappearing are picked up', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 5, aggregatedDiscovery: true });
+      const [c] = h.clusters;
+      h.writeClusters([pediaClusterFor(c!, [{ group: '', resources: ['pods'] }], { syncAllCustomResources: true })]);
+      await h.startSynchro();
+      await waitFor(async () => (await h!.stored(c!.name, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' })).size > 0, 10_000);
+      const after = (since: number, what: (r: { path: string; watch: boolean; accept: string }) => boolean): { path: string; status: number; accept: string }[] =>
+        c!.requestLog.entries((r) => r.startedAt >= since && what(r));
+      const crdLists = (since: number): { accept: string }[] => after(since, (r) => r.path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions' && !r.watch);
+      const quiet = Date.now();
+      await waitFor(() => after(quiet, (r) => r.path === '/apis').length >= 3, 10_000, () => 'no discovery polls');
+      expect(new Set(after(quiet, (r) => r.path === '/apis' || r.path === '/api').map((r) => r.status))).toEqual(new Set([304]));
+      expect(crdLists(quiet)).toEqual([]);
+      const added = Date.now();
+      c!.addCRD({ group: 'example.org', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v2' }, { name: 'v1' }] });
+      c!.store.create('widgets.example.org', { apiVersion: 'example.org/v2', kind: 'Widget', metadata: { name: 'w1', namespace: 'default' }, spec: { size: 1 } });
+      const widgets = { group: 'example.org', version: 'v2', resource: 'widgets' };
+      await waitFor(async () => (await h!.stored(c!.name, widgets)).has('default/w1'), 10_000, () => 'widget not synced');
+      // The full discovery the new group caused read the CRDs' names only, and no group version on its own.
+      expect(crdLists(added).length).toBeGreaterThan(0);
+      expect(crdLists(added).every((r) => r.accept.startsWith('application/json;as=PartialObjectMetadataList'))).toBe(true);
+      expect(after(quiet, (r) => /^\/apis\/[^/]+\/[^/]+$/.test(r.path) || r.path === '/api/v1')).toEqual([]);
+      c!.removeCRD('widgets.example.org');
+      await waitFor(async () => (await h!.stored(c!.name, widgets)).size === 0, 10_000, () => 'widget rows not removed');
+    });
+
     it('a member with more watched resources than a connection pool would hold stays healthy and watches them all', async () => {
       // One watch holds one HTTP/1.1 connection for its whole life; with a fixed pool of 16, the 17th resource got no
       // watch and the health probe queued behind the watches until it timed out and paused the cluster.
