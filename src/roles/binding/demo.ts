@@ -30,7 +30,10 @@ export async function startDemo(o: DemoOptions, logger: Logger): Promise<Demo> {
   let fleet: SimFleet;
   try {
     // Over TLS, as real members are: kubectl sends no token over plain HTTP, and members.kubeconfig lets you use them.
-    fleet = await startSimulatedFleet({ clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token', tls: true });
+    // HTTP/2 and aggregated discovery too, as kube-apiserver 1.32 serves them.
+    fleet = await startSimulatedFleet({
+      clusters: o.clusters, podsPerCluster: o.podsPerCluster, seed: o.seed, namePrefix: 'demo-', token: 'demo-token', tls: true, http2: true, aggregatedDiscovery: true,
+    });
   } catch (e) {
     release();
     throw e;
