@@ -100,9 +100,12 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     event({ phase: 'start', options: { ...o, bindingFlags: o.bindingFlags.join(' ') } });
     const storage: RunStorage = await openRunStorage(o.backend, outDir, o.asyncCommit);
     cleanups.push(() => storage.close());
-    // TLS, and every other member also speaks HTTP/2 (as kube-apiserver does): faults hit both transports.
+    // TLS, and every other member also speaks HTTP/2 (as kube-apiserver does): faults hit both transports. Members 0
+    // and 1 of every four serve aggregated discovery (kube 1.27+), the others the legacy documents: each transport
+    // meets both.
     fleet = await startSimulatedFleet({
       clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000, tls: true, http2: (i) => i % 2 === 0,
+      aggregatedDiscovery: (i) => i % 4 < 2,
     });
     const f = fleet;
     cleanups.push(() => f.stop());
