@@ -154,7 +154,7 @@ export function aggregatedDiscovery(defs: ResourceDef[], core: boolean, version:
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
 
-/** The ETag kube-apiserver puts on aggregated discovery: a hash of the document, quoted. */
+/** The ETag kube-apiserver puts on aggregated discovery: the document's SHA-512 in upper-case hex, quoted. */
 export function discoveryETag(text: string): string {
-  return `"${createHash('sha512').update(text).digest('hex').slice(0, 64).toUpperCase()}"`;
+  return `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"`;
 }

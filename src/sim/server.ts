@@ -223,8 +223,9 @@ export class SimServer {
   private sendAggregated(req: IncomingMessage, res: ServerResponse, doc: Record<string, unknown>, v: AggregatedVersion): void {
     const text = JSON.stringify(doc);
     const etag = discoveryETag(text);
-    const headers = { 'content-type': aggregatedContentType(v), 'cache-control': 'no-cache, private', etag, vary: 'Accept' };
-    if (req.headers['if-none-match'] === etag) {
+    const headers = { 'content-type': aggregatedContentType(v), 'cache-control': 'public', etag, vary: 'Accept' };
+    // Any of the tags the client names (several If-None-Match headers, or one listing several).
+    if (String(req.headers['if-none-match'] ?? '').split(',').some((t) => t.trim() === etag)) {
       res.writeHead(304, headers);
       res.end();
       return;

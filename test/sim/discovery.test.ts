@@ -180,11 +180,14 @@ describe('aggregated discovery (aggregatedDiscovery: true)', () => {
   it('tags the document: If-None-Match with its ETag gets 304 until a CRD changes it', async () => {
     const first = await call<AggList>(a, '/apis', { headers: { accept: AGGREGATED } });
     const etag = first.headers.get('etag') ?? '';
-    expect(etag).toMatch(/^"[0-9A-F]+"$/);
+    expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
     const again = await call(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.body).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
+    expect(first.headers.get('cache-control')).toBe('public');
+    expect((await call(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': `"OTHER", ${etag}` } })).status).toBe(304);
+    expect((await call(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': '"OTHER"' } })).status).toBe(200);
     a.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v1' }] });
     const changed = await call<AggList>(a, '/apis', { headers: { accept: AGGREGATED, 'if-none-match': etag } });
     expect(changed.status).toBe(200);
