@@ -64,6 +64,11 @@ export interface SimFaults {
   failNext(count: number, code?: number, retryAfterSeconds?: number, path?: string): void;
   /** Delay every response by `ms`. */
   slow(ms: number): void;
+  /**
+   * From now on (until clear()) a request other than a watch ends its HTTP/2 connection with the chance given (0–1),
+   * gracefully: GOAWAY, and the connection's open streams go on (kube-apiserver's --goaway-chance).
+   */
+  goAway(chance: number): void;
   /** Requests for `path` (a collection path, no query) with a field selector are answered 400 (until clear()). */
   refuseFieldSelectors(path: string): void;
   /**
@@ -118,6 +123,7 @@ export class SimCluster {
       dropWatches: (opts) => watches.dropAll(opts?.abort === true),
       failNext: (count, code = 500, retryAfterSeconds, path) => requestFaults.failNext(count, { code, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...(path !== undefined ? { path } : {}) }),
       slow: (ms) => { requestFaults.delayMs = ms; },
+      goAway: (chance) => { requestFaults.goawayChance = chance; },
       refuseFieldSelectors: (path) => requestFaults.refuseFieldSelectors(path),
       unavailable: (gv) => requestFaults.unavailable(gv),
       down: () => this.server.close(),

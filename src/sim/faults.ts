@@ -13,6 +13,12 @@ export class RequestFaults {
   private failures: FailSpec[] = [];
   /** Delay before every response, ms. */
   delayMs = 0;
+  /**
+   * The chance (0–1) that a request other than a watch ends its HTTP/2 connection after it, gracefully (GOAWAY; the
+   * connection's other streams, watches included, go on to their end), as kube-apiserver's --goaway-chance does to
+   * spread clients over the servers behind a load balancer. HTTP/1.1 connections are left alone, as kube does.
+   */
+  goawayChance = 0;
   /** Paths whose server takes no field selector at all (refuseFieldSelectors). */
   private selectorless = new Set<string>();
   /** Group versions (`group/version`) whose aggregated API server is down (unavailable). */
@@ -64,5 +70,6 @@ export class RequestFaults {
     this.selectorless.clear();
     this.down.clear();
     this.delayMs = 0;
+    this.goawayChance = 0;
   }
 }

@@ -1,7 +1,7 @@
 // The HTTP(S) listener of one simulated cluster: authentication, injected faults, request log, routing, Status errors.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from '../lib/log.js';
@@ -199,6 +199,7 @@ export class SimServer {
         if (faults.refusesFieldSelector(url.pathname, selector)) throw errors.badRequest(`field selector "${selector}" is not supported: this server lists and watches every object of ${url.pathname}`);
       }
       if (!this.authenticated(req)) throw errors.unauthorized();
+      if (route.kind !== 'admin' && !record.watch && this.deps.faults.goawayChance > 0 && Math.random() < this.deps.faults.goawayChance) goAwayAfter(req, res);
       await this.route(route, req, res, url);
       if (res.headersSent) record.status = res.statusCode;
     } catch (e: unknown) {
@@ -282,6 +283,16 @@ export class SimServer {
       case 'unknown': throw errors.noRoute();
     }
   }
+}
+
+/**
+ * Once `res` is sent, its HTTP/2 connection is closed gracefully: GOAWAY naming the last stream it took, no new
+ * stream after it, the open ones (watches) left to end on their own, as Go's server does for kube's --goaway-chance.
+ * An HTTP/1.1 request is left alone.
+ */
+function goAwayAfter(req: IncomingMessage, res: ServerResponse): void {
+  const session = (req as unknown as Partial<Http2ServerRequest>).stream?.session;
+  if (session) res.once('finish', () => session.close());
 }
 
 /** Reads and decodes a body, JSON or (a built-in kind) kube's protobuf; an empty body is undefined. */

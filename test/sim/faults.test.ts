@@ -1,4 +1,5 @@
 // Faults through the module API and the /_sim/ admin endpoints; the bounded request log.
+import { connect as connectHttp2, type ClientHttp2Session } from 'node:http2';
 import { fetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
@@ -45,6 +46,46 @@ describe('faults', () => {
     expect((await call(c, '/api/v1/configmaps?fieldSelector=metadata.namespace%21%3Dkube-system')).status).toBe(200);
     c.faults.clear();
     expect((await call(c, '/api/v1/pods?fieldSelector=metadata.namespace%21%3Dkube-system')).status).toBe(200);
+  });
+
+  it('ends an HTTP/2 connection gracefully after a request (kube\'s --goaway-chance): GOAWAY NO_ERROR, its watch goes on', async () => {
+    c = await startSimulatedCluster({ pods: 5, tls: true, http2: true });
+    const sim = c;
+    const session: ClientHttp2Session = connectHttp2(sim.url, { ca: sim.caData });
+    try {
+      const auth = { authorization: `Bearer ${sim.token}` };
+      const get = (path: string): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
+        const stream = session.request({ ':path': path, ...auth });
+        let status = 0;
+        let body = '';
+        stream.on('response', (h) => { status = Number(h[':status']); });
+        stream.on('data', (d: Buffer) => { body += d.toString(); });
+        stream.on('end', () => resolve({ status, body }));
+        stream.on('error', reject);
+      });
+      let goneAway = false;
+      const goaway = new Promise<number>((resolve) => session.once('goaway', (code: number) => {
+        goneAway = true;
+        resolve(code);
+      }));
+      sim.faults.goAway(1);
+      // A watch is long-running: it never ends its connection (kube spares them too).
+      const watch = session.request({ ':path': `/api/v1/configmaps?watch=true&resourceVersion=${sim.revision}`, ...auth });
+      let events = '';
+      watch.on('data', (d: Buffer) => { events += d.toString(); });
+      await new Promise((resolve) => watch.once('response', resolve));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(goneAway).toBe(false);
+      expect((await get('/api/v1/namespaces')).status).toBe(200);
+      expect(await goaway).toBe(0);
+      // The watch opened before it still carries changes; no new stream is taken on the connection.
+      sim.store.create('configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-goaway', namespace: 'default' } });
+      for (let i = 0; i < 100 && !events.includes('after-goaway'); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(events).toContain('"name":"after-goaway"');
+      expect(() => session.request({ ':path': '/version', ...auth })).toThrow();
+    } finally {
+      session.destroy();
+    }
   });
 
   it('slows responses', async () => {
