@@ -18,6 +18,14 @@ export class KubeApiError extends Error {
   }
   readonly retryAfterSeconds: number | undefined;
 
+  /**
+   * The request's HTTP/2 connection was closed gracefully by the server (GOAWAY, NO_ERROR) while it ran: not a
+   * failure of the request or the member, and safe to send again when idempotent.
+   */
+  get goAway(): boolean {
+    return this.reason === 'GoAway';
+  }
+
   /** True for 410 Gone/Expired: the resourceVersion or continue token is too old; relist. */
   get expired(): boolean {
     return this.status === 410 || this.reason === 'Expired' || this.reason === 'Gone';
@@ -57,5 +65,9 @@ export function networkError(e: unknown, method: string, path: string): KubeApiE
     ? ' (this process has as many files and connections open as its open-files limit allows, and each synced resource'
       + ' type holds a connection to a member that speaks only HTTP/1.1: raise the limit, ulimit -n, or sync fewer types)'
     : code === 'ENFILE' ? ' (the system has as many files open as its limit allows: fs.file-max)' : '';
-  return new KubeApiError(`${method} ${path}: ${code ? `${code} ` : ''}${msg}${hint}`, 0, tls ? 'TLSError' : 'NetworkError', true, { cause: e });
+  // A graceful GOAWAY (NO_ERROR): the server closes the connection to new streams, as kube-apiserver's --goaway-chance
+  // does to spread clients over the servers behind a load balancer. undici 7 then fails every request on it, even
+  // those the server goes on serving (undici 8 does not, but needs Node 22): nothing went wrong, ask again.
+  const goAway = code === 'UND_ERR_SOCKET' && /"GOAWAY" frame received with code 0\b/.test(msg);
+  return new KubeApiError(`${method} ${path}: ${code ? `${code} ` : ''}${msg}${hint}`, 0, tls ? 'TLSError' : goAway ? 'GoAway' : 'NetworkError', true, { cause: e });
 }

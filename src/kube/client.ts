@@ -264,7 +264,7 @@ export class KubeClient {
   async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
     const auth = await this.authHeaders(o.signal);
     const agent = this.agent;
-    const res = await this.send(path, o, auth);
+    const res = await this.againAfterGoAway(o, () => this.send(path, o, auth));
     if (res.statusCode !== 401 || this.auth.kind === 'static') return res;
     const fresh = await this.authHeaders(o.signal, true);
     if (sameHeaders(fresh, auth) && this.agent === agent) return res;
@@ -356,7 +356,23 @@ export class KubeClient {
 
   /** Like json(), also telling the body's size in characters (what the synchro's memory bound counts). */
   async jsonSized<T>(path: string, o: RequestOptions = {}): Promise<{ value: T; bytes: number }> {
-    return this.parse<T>(await this.raw(path, o), path, o);
+    return this.againAfterGoAway(o, async () => this.parse<T>(await this.raw(path, o), path, o));
+  }
+
+  /**
+   * `attempt`, and once more if a GET or HEAD failed because the server closed its HTTP/2 connection gracefully
+   * (KubeApiError.goAway): the next one goes out on another connection. kube-apiserver's --goaway-chance does that
+   * after some requests, and undici 7 then fails every request in flight on the connection, list pages and health
+   * probes included (src/kube/client-errors.ts).
+   */
+  private async againAfterGoAway<T>(o: RequestOptions, attempt: () => Promise<T>): Promise<T> {
+    try {
+      return await attempt();
+    } catch (e: unknown) {
+      const idempotent = o.method === undefined || o.method === 'GET' || o.method === 'HEAD';
+      if (!(e instanceof KubeApiError) || !e.goAway || !idempotent || o.signal?.aborted) throw e;
+      return attempt();
+    }
   }
 
   /**
@@ -364,13 +380,15 @@ export class KubeClient {
    * else the value and the answer's ETag (kube-apiserver tags its aggregated discovery so).
    */
   async jsonUnlessMatch<T>(path: string, etag: string | undefined, o: RequestOptions = {}): Promise<{ value: T; etag: string | undefined } | undefined> {
-    const res = await this.raw(path, etag === undefined ? o : { ...o, headers: { ...o.headers, 'if-none-match': etag } });
-    if (res.statusCode === 304) {
-      await res.body.dump();
-      return undefined;
-    }
-    const tag = res.headers.etag;
-    return { value: (await this.parse<T>(res, path, o)).value, etag: typeof tag === 'string' ? tag : undefined };
+    return this.againAfterGoAway(o, async () => {
+      const res = await this.raw(path, etag === undefined ? o : { ...o, headers: { ...o.headers, 'if-none-match': etag } });
+      if (res.statusCode === 304) {
+        await res.body.dump();
+        return undefined;
+      }
+      const tag = res.headers.etag;
+      return { value: (await this.parse<T>(res, path, o)).value, etag: typeof tag === 'string' ? tag : undefined };
+    });
   }
 
   /** An answer's JSON body; non-2xx answers throw KubeApiError carrying the Status. */

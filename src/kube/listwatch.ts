@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { Backoff, type BackoffOptions } from '../lib/backoff.js';
 import { systemClock, type Clock } from '../lib/lifecycle.js';
-import { KubeApiError, MAX_RESPONSE_BYTES, type KubeClient } from './client.js';
+import { KubeApiError, MAX_RESPONSE_BYTES, type KubeClient, type SizedWatchEvent } from './client.js';
 import type { KubeList, KubeObject } from './types.js';
 import { compareMemberRv } from '../storage/resource-version.js';
 
@@ -266,29 +266,45 @@ async function watchOnce(
   const events = o.client.watch(o.path, { resourceVersion: fromRv, allowWatchBookmarks: true, timeoutSeconds, fieldSelector: o.fieldSelector }, signal,
     // The server sends bookmarks about every minute; a silent stream longer than the timeout plus slack is dead.
     (timeoutSeconds + 90) * 1000, announce);
-  for await (const ev of events) {
-    const rv = ev.object?.metadata?.resourceVersion;
-    switch (ev.type) {
-      case 'ADDED':
-      case 'MODIFIED':
-      case 'DELETED':
-        await o.handler.event(ev.type, ev.object, ev.bytes);
-        if (rv) advanced(rv);
-        break;
-      case 'BOOKMARK':
-        if (rv) {
-          await o.handler.bookmark(rv);
-          advanced(rv);
-        }
-        break;
-      case 'ERROR': {
-        const st = ev.object as { code?: number; reason?: string; message?: string };
-        if (st.code === 410 || st.reason === 'Expired' || st.reason === 'Gone') return 'expired';
-        throw new KubeApiError(`watch ${o.path}: ${st.code ?? ''} ${st.reason ?? ''}: ${st.message ?? ''}`, st.code ?? 500, st.reason ?? 'WatchError', true);
-      }
-      default:
-        break;
+  try {
+    for await (const ev of events) {
+      if (await take(o, ev, advanced) === 'expired') return 'expired';
     }
+  } catch (e: unknown) {
+    // The member closed the watch's HTTP/2 connection gracefully (GOAWAY), which it would have served to its end:
+    // an end like a timeout's, watched again from the last resourceVersion, not a failure (src/kube/client-errors.ts).
+    if (e instanceof KubeApiError && e.goAway && !signal.aborted) {
+      o.logger.debug({ resourceVersion: fromRv }, 'watch connection closed by the member (GOAWAY); watching again');
+      return 'ended';
+    }
+    throw e;
   }
   return 'ended';
+}
+
+/** One watch event into the handler; 'expired' for a 410 ERROR event. */
+async function take(o: ListWatchOptions, ev: SizedWatchEvent, advanced: (rv: string) => void): Promise<'expired' | undefined> {
+  const rv = ev.object?.metadata?.resourceVersion;
+  switch (ev.type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      await o.handler.event(ev.type, ev.object, ev.bytes);
+      if (rv) advanced(rv);
+      break;
+    case 'BOOKMARK':
+      if (rv) {
+        await o.handler.bookmark(rv);
+        advanced(rv);
+      }
+      break;
+    case 'ERROR': {
+      const st = ev.object as { code?: number; reason?: string; message?: string };
+      if (st.code === 410 || st.reason === 'Expired' || st.reason === 'Gone') return 'expired';
+      throw new KubeApiError(`watch ${o.path}: ${st.code ?? ''} ${st.reason ?? ''}: ${st.message ?? ''}`, st.code ?? 500, st.reason ?? 'WatchError', true);
+    }
+    default:
+      break;
+  }
+  return undefined;
 }

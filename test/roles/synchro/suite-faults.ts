@@ -95,6 +95,38 @@ export function faultsSuite(backend: Backend): void {
       expect(unhealthy('never-reachable')).toHaveLength(1);
     });
 
+    it('a member that closes its HTTP/2 connections gracefully (kube\'s --goaway-chance) is followed without a relist, an error or a health blip', async () => {
+      h = await Harness.start(backend, { clusters: 1, pods: 20 });
+      const [c] = h.clusters;
+      h.writeClusters([pediaClusterFor(c!, SYNC)]);
+      const log = recordingLogger<{ level: number; msg: string }>();
+      await h.startSynchro({}, { logger: log.logger });
+      await h.converged();
+      const since = Date.now();
+      const watches = (): number => c!.requestLog.entries((r) => r.watch && r.path === '/api/v1/pods' && r.startedAt >= since).length;
+      // About every third request but a watch ends its connection after its answer: health probes (every 150 ms
+      // here), discovery polls, status reads. Each took down every watch and request in flight on the connection.
+      c!.faults.goAway(0.3);
+      const health = new Set<string>();
+      const until = Date.now() + 3_000;
+      while (Date.now() < until) {
+        c!.churn.step(5);
+        health.add((await h.condition(c!.name, 'ClusterHealthy'))?.status ?? 'none');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      c!.faults.goAway(0);
+      await h.converged();
+      // The connections did go away under the watches: they were opened again, from where they were.
+      expect(watches()).toBeGreaterThan(1);
+      // Not a list, nor the one-object read that checks the member before a watch resumes after a failure.
+      expect(c!.requestLog.entries((r) => r.path === '/api/v1/pods' && !r.watch && r.startedAt >= since)).toEqual([]);
+      expect([...health]).toEqual(['True']);
+      for (const [group, resource] of [['', 'pods'], ['apps', 'deployments'], ['apps', 'replicasets']] as const) {
+        expect((await h.syncCondition(c!.name, group, resource))?.lastError, `${group}/${resource}`).toBeUndefined();
+      }
+      expect(log.lines.filter((l) => l.level >= 40).map((l) => l.msg)).toEqual([]);
+    });
+
     it('storage too slow to keep up: the member closes the watches the synchro stopped reading, and nothing is lost', async () => {
       h = await Harness.start(backend, { clusters: 1, pods: 40, watchBufferEvents: 10 });
       const parts = await h.startSynchro({ queue: { ...defaultSynchroOptions().queue, flushDelayMs: 2, maxEntries: 40, batchSize: 20 } });
