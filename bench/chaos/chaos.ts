@@ -17,7 +17,7 @@ import { openRunStorage, type RunStorage } from './backend.js';
 import { Clusterpedia } from './clusterpedia.js';
 import { Injector, type InjectedFault } from './inject.js';
 import type { ChaosOptions } from './options.js';
-import { countByKind, planFaults, type FaultKind } from './schedule.js';
+import { countByKind, planFaults, speaksHttp2, type FaultKind } from './schedule.js';
 import { addDiff, diffKeys, diffTotal, emptyDiff, memberRevisions, memberState, syncedTypes, watchedView, type Diff, type FleetState, type SyncedType, type WatchedView } from './state.js';
 import { RevisionTracker } from './revision-tracker.js';
 import { readHttp, readStorage } from './stored.js';
@@ -104,7 +104,7 @@ export async function runChaos(o: ChaosOptions, deps: ChaosDeps): Promise<ChaosR
     // and 1 of every four serve aggregated discovery (kube 1.27+), the others the legacy documents: each transport
     // meets both.
     fleet = await startSimulatedFleet({
-      clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000, tls: true, http2: (i) => i % 2 === 0,
+      clusters: o.clusters, podsPerCluster: o.pods, seed: o.seed, token: 'chaos-token', bookmarkIntervalMs: 5_000, tls: true, http2: speaksHttp2,
       aggregatedDiscovery: (i) => i % 4 < 2,
     });
     const f = fleet;

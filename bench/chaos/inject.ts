@@ -83,6 +83,13 @@ export class Injector {
         record({});
         return;
       }
+      case 'goaway': {
+        const c = member(f.cluster);
+        c.faults.goAway(f.chance);
+        this.later(`goaway-${f.cluster}`, f.forMs, async () => c.faults.goAway(0));
+        record({});
+        return;
+      }
       case 'watcher-pause': {
         const w = this.d.watchers[f.watcher]!;
         w.pause(f.forMs);

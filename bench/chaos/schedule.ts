@@ -35,11 +35,19 @@ export type Fault =
    * The storage goes back in time: backed up now and, `afterMs` later, restored in place while clusterpedia runs (a
    * restore from a backup, a failover to a replica that had not received the commits since).
    */
-  | { kind: 'rewind'; afterMs: number };
+  | { kind: 'rewind'; afterMs: number }
+  /**
+   * A member that speaks HTTP/2 ends a connection gracefully (GOAWAY) after a request other than a watch, with
+   * `chance`, for `forMs`: kube-apiserver's --goaway-chance, far above the 0.001 it is usually set to.
+   */
+  | { kind: 'goaway'; cluster: number; chance: number; forMs: number };
 
 export type FaultKind = Fault['kind'];
 
-export const FAULT_KINDS: readonly FaultKind[] = ['drop-watches', 'http-5xx', 'member-down', 'compact', 'slow', 'watcher-pause', 'kill', 'kill-mid-write', 'postgres-stop', 'rewind'];
+export const FAULT_KINDS: readonly FaultKind[] = ['drop-watches', 'http-5xx', 'member-down', 'compact', 'slow', 'watcher-pause', 'kill', 'kill-mid-write', 'postgres-stop', 'rewind', 'goaway'];
+
+/** Which members speak HTTP/2 beside HTTP/1.1 (as kube-apiserver does): every other one, so faults meet both. */
+export const speaksHttp2 = (member: number): boolean => member % 2 === 0;
 
 export interface PlannedFault {
   /** Milliseconds after the start of the chaos phase. */
@@ -48,8 +56,8 @@ export interface PlannedFault {
 }
 
 const WEIGHTS: Record<Backend, Partial<Record<FaultKind, number>>> = {
-  sqlite: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 8, 'kill-mid-write': 12, rewind: 3 },
-  postgres: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 6, 'kill-mid-write': 8, 'postgres-stop': 10, rewind: 3 },
+  sqlite: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 8, 'kill-mid-write': 12, rewind: 3, goaway: 6 },
+  postgres: { 'drop-watches': 18, 'http-5xx': 18, 'member-down': 14, compact: 14, slow: 12, 'watcher-pause': 6, kill: 6, 'kill-mid-write': 8, 'postgres-stop': 10, rewind: 3, goaway: 6 },
 };
 
 /** clusterpedia-wide faults need the previous one over: a kill's restart, or PostgreSQL back, plus this margin (ms). */
@@ -148,6 +156,8 @@ function draw(rng: Rng, kind: FaultKind, clusters: number, watchers: number, roo
     case 'rewind':
       // The copy itself takes a few seconds on a loaded machine: the restore comes at least that late.
       return { kind, afterMs: upTo(5_000, 12_000) };
+    case 'goaway':
+      return { kind, cluster: rng.pick(all.filter(speaksHttp2)), chance: rng.pick([0.05, 0.2, 0.5]), forMs: upTo(3_000, 20_000) };
   }
 }
 
