@@ -28,10 +28,23 @@ const SLASH = 0x2f;
  * The generation lets a relist find what vanished without a second map: beginSweep() starts one, touch() marks,
  * unseen() lists the rest.
  */
+/**
+ * The key being looked up, encoded as a record's head: one buffer for every map, whose operations never yield while
+ * they use it. A fleet keeps a map per synced type of each member, thousands of them.
+ */
+let scratch: Buffer = Buffer.allocUnsafeSlow(512);
+
+/**
+ * A buffer outside Node's pool. allocUnsafe hands out slices of shared 8 KiB slabs below 4 KiB, and one live slice
+ * keeps its whole slab: a synchro syncing 1,000 members' types held 12 MB of slabs for ~3 MB of small maps' arenas,
+ * interleaved there with the network's short-lived buffers (heap snapshot, 2026-12-07).
+ */
+const unpooled = (size: number): Buffer => Buffer.allocUnsafeSlow(size);
+
 export class VersionMap {
   /** Offset + 1 of each indexed record; EMPTY or TOMBSTONE otherwise. */
   private table = new Uint32Array(16);
-  private arena = Buffer.allocUnsafe(256);
+  private arena = unpooled(256);
   private arenaUsed = 0;
   private arenaGarbage = 0;
   /** Record offset → RV, for RVs that are not canonical decimal integers below TEXT_RV (rare). */
@@ -44,8 +57,7 @@ export class VersionMap {
   private live = 0;
   private tombstones = 0;
   private generation = 1;
-  /** The key being looked up, encoded as a record's head from `keyAt`. */
-  private scratch = Buffer.allocUnsafe(512);
+  /** Where the key being looked up starts in `scratch`, and its length. */
   private keyAt = 0;
   private keyBytes = 0;
 
@@ -146,11 +158,11 @@ export class VersionMap {
         name = key.slice(slash + 1);
       }
     }
-    if (HEAD_ROOM + name.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafe(HEAD_ROOM + name.length * 3);
-    const len = writeUtf8(this.scratch, HEAD_ROOM, name);
+    if (HEAD_ROOM + name.length * 3 > scratch.length) scratch = unpooled(HEAD_ROOM + name.length * 3);
+    const len = writeUtf8(scratch, HEAD_ROOM, name);
     const head = varintBytes(id) + varintBytes(len);
     const at = HEAD_ROOM - head;
-    writeVarint(this.scratch, writeVarint(this.scratch, at, id), len);
+    writeVarint(scratch, writeVarint(scratch, at, id), len);
     this.keyAt = at;
     this.keyBytes = head + len;
     return true;
@@ -158,7 +170,7 @@ export class VersionMap {
 
   /** Table slot of the encoded key, or -1. */
   private slotOf(): number {
-    const { scratch, keyAt, keyBytes, arena, table } = this;
+    const { keyAt, keyBytes, arena, table } = this;
     const mask = table.length - 1;
     for (let i = fnv1a(scratch, keyAt, keyAt + keyBytes) & mask; ; i = (i + 1) & mask) {
       const v = table[i]!;
@@ -178,7 +190,7 @@ export class VersionMap {
     if (this.arenaUsed + size > this.arena.length) this.growArena(size);
     if ((this.live + this.tombstones + 1) * 2 > this.table.length) this.rehash();
     const at = this.arenaUsed;
-    this.scratch.copy(this.arena, at, this.keyAt, this.keyAt + this.keyBytes);
+    scratch.copy(this.arena, at, this.keyAt, this.keyAt + this.keyBytes);
     this.arena[at + size - 1] = this.generation;
     this.arenaUsed += size;
     this.place(at);
@@ -220,7 +232,7 @@ export class VersionMap {
   private growArena(need: number): void {
     const size = Math.max(this.arenaUsed + need, Math.ceil(this.arena.length * GROW));
     if (size >= TOMBSTONE - 1) throw new Error('VersionMap: more than 4 GiB of keys in one resource');
-    const next = Buffer.allocUnsafe(size);
+    const next = unpooled(size);
     this.arena.copy(next, 0, 0, this.arenaUsed);
     this.arena = next;
   }
@@ -243,7 +255,7 @@ export class VersionMap {
     const oldUsed = this.arenaUsed;
     const oldTextRvs = this.textRvs;
     const oldNames = this.nsNames;
-    this.arena = Buffer.allocUnsafe(Math.max(256, Math.ceil((oldUsed - this.arenaGarbage) * GROW)));
+    this.arena = unpooled(Math.max(256, Math.ceil((oldUsed - this.arenaGarbage) * GROW)));
     this.arenaUsed = 0;
     this.arenaGarbage = 0;
     this.textRvs = new Map();

@@ -114,6 +114,32 @@ describe('VersionMap', () => {
       expect(m.unseen().sort()).toEqual([...ref.keys()].filter((k) => !seen.has(k)).sort());
     }));
   });
+
+  it('maps used in turn (they share the buffer keys are encoded in) keep apart, long keys growing it included', () => {
+    const op = fc.record({
+      map: fc.integer({ min: 0, max: 3 }),
+      del: fc.boolean(),
+      key: fc.oneof(fc.constantFrom('a', 'ns/c', 'ns/d', 'é/ü'), fc.string({ minLength: 1, maxLength: 8 }), fc.constant(`ns/${'long-'.repeat(200)}`)),
+      rv: fc.integer({ min: 0, max: 1e9 }).map(String),
+    });
+    fc.assert(fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+      const maps = [new VersionMap(), new VersionMap(), new VersionMap(), new VersionMap()];
+      const refs = maps.map(() => new Map<string, string>());
+      for (const o of ops) {
+        if (o.del) expect(maps[o.map]!.delete(o.key)).toBe(refs[o.map]!.delete(o.key));
+        else {
+          maps[o.map]!.set(o.key, o.rv);
+          refs[o.map]!.set(o.key, o.rv);
+        }
+        // A lookup in another map between: what it encodes must not leak into this one's next operation.
+        maps[(o.map + 1) % 4]!.get(o.key);
+      }
+      maps.forEach((m, i) => {
+        expect([...m.keys()].sort()).toEqual([...refs[i]!.keys()].sort());
+        for (const [k, v] of refs[i]!) expect(m.get(k)).toBe(v);
+      });
+    }));
+  });
 });
 
 describe('isNewer (reference §5.4)', () => {
