@@ -1,4 +1,5 @@
 // The request router: turns a parsed target into a response. Every error ends as a JSON Status (respond.ts).
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 import type { Subresources } from '../../kube/subresources.js';
@@ -22,7 +23,7 @@ import { pediaClusterFilter, pediaClusterGet, pediaClusterList, pediaClusterTabl
 import { servePediaClusterWatch } from './pediaclusters-watch.js';
 import { inMeta, watchTables } from './render.js';
 import { parseRequestTarget, type DiscoveryRequest, type ResourceRequest } from './request-info.js';
-import { sendBody, sendObject } from './respond.js';
+import { sendBody, sendObject, sendText } from './respond.js';
 import { allowCompression } from './compress.js';
 import { serveCollection } from './collections.js';
 import { knownCluster, serveResource } from './resources.js';
@@ -190,7 +191,18 @@ async function discovery(req: IncomingMessage, res: ServerResponse, t: Discovery
     const core = t.level === 'api';
     const subresources = new Map<TypeInfo, Subresources>();
     for (const x of types) if ((x.group === '') === core) subresources.set(x, await d.catalog.subresources(x.group, x.version, x.resource));
-    return sendObject(res, 200, aggregatedDiscovery(types, core, aggregated, (x) => subresources.get(x)), 'json', `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`);
+    const text = JSON.stringify(aggregatedDiscovery(types, core, aggregated, (x) => subresources.get(x)));
+    // Tagged as kube tags it (the document's SHA-512): a client that kept it and asks If-None-Match (as the synchro
+    // polls its members; kubectl 1.32 does not ask) gets a 304 without the fleet's whole document again. Private: what
+    // a user is shown may depend on what they may see.
+    const etag = `"${createHash('sha512').update(text).digest('hex').toUpperCase()}"`;
+    res.setHeader('etag', etag);
+    if (String(req.headers['if-none-match'] ?? '').split(',').some((t) => t.trim() === etag)) {
+      res.writeHead(304, { 'cache-control': 'no-cache, private' });
+      res.end();
+      return;
+    }
+    return sendText(res, 200, text, 'json', `application/json;g=apidiscovery.k8s.io;v=${aggregated};as=APIGroupDiscoveryList`);
   }
   switch (t.level) {
     case 'apis':

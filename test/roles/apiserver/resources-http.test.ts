@@ -82,6 +82,18 @@ describe('discovery', () => {
       expect(coreGroups.map((g) => [g.metadata.name, g.versions.map((x) => x.version)])).toEqual([['', ['v1']]]);
       expect(coreGroups[0]?.versions[0]?.resources.find((r) => r.resource === 'namespaces')?.scope).toBe('Cluster');
     }
+    // Tagged as kube tags it; the tag asked again If-None-Match is a 304 without a body.
+    const first = await fetch(`${api.base}${P}/apis`, { headers: { accept: ask('v2') } });
+    await first.text();
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[0-9A-F]{128}"$/);
+    const again = await fetch(`${api.base}${P}/apis`, { headers: { accept: ask('v2'), 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    // Another document (the core group's, another version's) has another tag.
+    expect((await fetch(`${api.base}${P}/api`, { headers: { accept: ask('v2'), 'if-none-match': etag } })).status).toBe(200);
+    expect((await fetch(`${api.base}${P}/apis`, { headers: { accept: ask('v2beta1'), 'if-none-match': etag } })).status).toBe(200);
     // Plain JSON first, or nothing said: the legacy documents.
     expect((await get(`${P}/apis`, 'application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList')).body.kind).toBe('APIGroupList');
     expect((await get(`${P}/api`)).body.kind).toBe('APIVersions');
