@@ -32,10 +32,15 @@ const mb = (n: number): number => Math.round(n / 1_048_576);
 /** Outstanding marks read per poll of storage (every 5 ms), oldest first. */
 const POLLED_MARKS = 16;
 /**
- * How often the synchro's /metrics is read. A fleet's exposition is large (every cluster × resource); rendering it
- * took ~4 ms of the synchro's event loop, so scraping it every 20–50 ms took a tenth of the loop being measured.
+ * How often the synchro's /metrics is read, at least. A fleet's exposition is large (every cluster × resource);
+ * rendering it took ~4 ms of the synchro's event loop at 100 members, so scraping it every 20–50 ms took a tenth of
+ * the loop being measured. At 1,000 members it is ~0.9 MB and a scrape took ~35 ms, with prom-client's process
+ * metrics listing thousands of sockets and descriptors: every 250 ms that was a third of the synchro's main-thread
+ * CPU during the sync (a CPU profile, 2026-12-07). So the pause after a scrape is also at least SCRAPE_COST times
+ * what the scrape took: the harness costs the synchro at most ~5 % (Prometheus scrapes every 15–60 s).
  */
 const SCRAPE_MS = 250;
+const SCRAPE_COST = 20;
 
 /** The simulator child and a request/reply helper over IPC. */
 class Sim {
@@ -185,13 +190,19 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   const port = await freePort();
   const child = startSynchro(db.url, clustersFile, port);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let lastScrapeMs = 0;
   const scrape = async (): Promise<string> => {
+    const started = performance.now();
     try {
       return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     } catch {
       return '';
+    } finally {
+      lastScrapeMs = performance.now() - started;
     }
   };
+  /** The pause before the next scrape. */
+  const scrapePause = (): number => Math.max(SCRAPE_MS, SCRAPE_COST * lastScrapeMs);
   let peakSync = 0;
   let peakChurn = 0;
   let peakAnon = 0;
@@ -228,7 +239,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     if (written > 0 && performance.now() - lastProgress > 20_000 && metric(text, 'clusterpedia_synchro_queue_entries') === 0) break;
     if (child.exitCode !== null) throw new Error(`synchro exited with ${child.exitCode}`);
     if (performance.now() - t0 > 3_600_000) throw new Error('initial sync stalled');
-    await new Promise((r) => setTimeout(r, SCRAPE_MS));
+    await new Promise((r) => setTimeout(r, scrapePause()));
   }
   const syncSeconds = (lastProgress - t0) / 1000;
   const stored = (await storage.counts()).reduce((n, x) => n + x.count, 0);
@@ -253,14 +264,17 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
   // Where the memory is when it peaks: V8 heap (used, reserved) and external memory (Buffers), from prom-client's
   // default metrics, sampled with the queue.
   const heapPeak = { used: 0, total: 0, external: 0 };
-  const queueSampler = setInterval(() => {
+  let queueSampler: NodeJS.Timeout | undefined;
+  const sampleQueue = (): void => {
     void scrape().then((t) => {
       queuePeak = Math.max(queuePeak, metric(t, 'clusterpedia_synchro_queue_entries'));
       heapPeak.used = Math.max(heapPeak.used, metric(t, 'nodejs_heap_size_used_bytes'));
       heapPeak.total = Math.max(heapPeak.total, metric(t, 'nodejs_heap_size_total_bytes'));
       heapPeak.external = Math.max(heapPeak.external, metric(t, 'nodejs_external_memory_bytes'));
+      if (queueSampler !== undefined) queueSampler = setTimeout(sampleQueue, scrapePause());
     });
-  }, SCRAPE_MS);
+  };
+  queueSampler = setTimeout(sampleQueue, scrapePause());
   // How late the simulator is: from asking for a mark to the simulator applying it (its event loop's lag).
   const simLag: number[] = [];
   const delays: number[] = [];
@@ -316,7 +330,8 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
     sim: (cpuSecondsOf(sim.child.pid!) - cpuBefore.sim) / churnSeconds,
     harness: (cpuSecondsOf(process.pid) - cpuBefore.harness) / churnSeconds,
   };
-  clearInterval(queueSampler);
+  clearTimeout(queueSampler);
+  queueSampler = undefined;
   clearTimeout(snapshot);
   const gcAfter = gcPauses(await scrape());
   if (!CHURN_PACED) await sim.request({ cmd: 'churn', rate: 0 });
@@ -330,7 +345,7 @@ async function syncRun(backend: string, db: Db, sim: Sim, clustersFile: string, 
       text = await scrape();
       if (metric(text, 'clusterpedia_synchro_queue_entries') === 0) break;
     }
-    await new Promise((r) => setTimeout(r, outstanding.size === 0 ? SCRAPE_MS : 20));
+    await new Promise((r) => setTimeout(r, outstanding.size === 0 ? scrapePause() : 20));
   }
   if (outstanding.size > 0) text = await scrape();
   clearInterval(poller);
