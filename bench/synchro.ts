@@ -441,11 +441,10 @@ async function main(): Promise<void> {
     for (const backend of BACKENDS) {
       const expected = Number((await sim.request({ cmd: 'stats' })).objects);
       const syncDb = await freshDb(backend, pg, n++);
-      const sync = await syncRun(backend, syncDb, sim, clustersFile, expected);
-      await syncDb.drop();
+      // Dropped however the run ends: a failed one left its SQLite file (hundreds of MB at this scale) behind.
+      const sync = await syncRun(backend, syncDb, sim, clustersFile, expected).finally(() => syncDb.drop());
       const rawDb = await freshDb(backend, pg, n++);
-      const raw = await rawInsert(rawDb, sample, Math.min(expected, RAW_ROWS));
-      await rawDb.drop();
+      const raw = await rawInsert(rawDb, sample, Math.min(expected, RAW_ROWS)).finally(() => rawDb.drop());
       const r = { ...sync, rawRowsPerSecond: raw.rowsPerSecond, ratioToRaw: +(Number(sync.objectsPerSecond) / raw.rowsPerSecond).toFixed(2) };
       process.stderr.write(`${JSON.stringify(r)}\n`);
       results.push(r);
