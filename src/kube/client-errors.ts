@@ -19,8 +19,9 @@ export class KubeApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   /**
-   * The request's HTTP/2 connection was closed gracefully by the server (GOAWAY, NO_ERROR) while it ran: not a
-   * failure of the request or the member, and safe to send again when idempotent.
+   * The request's HTTP/2 connection was closed gracefully by the server (GOAWAY, NO_ERROR) while it ran, or the
+   * server refused its stream as the GOAWAY crossed it (REFUSED_STREAM): not a failure of the request or the member,
+   * and safe to send again when idempotent.
    */
   get goAway(): boolean {
     return this.reason === 'GoAway';
@@ -67,7 +68,11 @@ export function networkError(e: unknown, method: string, path: string): KubeApiE
     : code === 'ENFILE' ? ' (the system has as many files open as its limit allows: fs.file-max)' : '';
   // A graceful GOAWAY (NO_ERROR): the server closes the connection to new streams, as kube-apiserver's --goaway-chance
   // does to spread clients over the servers behind a load balancer. undici 7 then fails every request on it, even
-  // those the server goes on serving (undici 8 does not, but needs Node 22): nothing went wrong, ask again.
-  const goAway = code === 'UND_ERR_SOCKET' && /"GOAWAY" frame received with code 0\b/.test(msg);
+  // those the server goes on serving (undici 8 does not, but needs Node 22): nothing went wrong, ask again. So for a
+  // request sent on the connection as the GOAWAY crossed it: the server refuses the stream (REFUSED_STREAM: not
+  // processed, safe to send again, RFC 9113 §8.7), or Node will not open it.
+  const goAway = (code === 'UND_ERR_SOCKET' && /"GOAWAY" frame received with code 0\b/.test(msg))
+    || (code === 'ERR_HTTP2_STREAM_ERROR' && /\bNGHTTP2_REFUSED_STREAM\b/.test(msg))
+    || code === 'ERR_HTTP2_GOAWAY_SESSION';
   return new KubeApiError(`${method} ${path}: ${code ? `${code} ` : ''}${msg}${hint}`, 0, tls ? 'TLSError' : goAway ? 'GoAway' : 'NetworkError', true, { cause: e });
 }

@@ -28,6 +28,18 @@ describe('networkError', () => {
     expect(tls.reason).toBe('TLSError');
   });
 
+  it('tells a stream the server let go of in a graceful GOAWAY (safe to send again) from other HTTP/2 failures', () => {
+    const goAway = (code: string, message: string): string => networkError(connectError(code, message), 'GET', '/api/v1/pods').reason;
+    // undici 7 failing what was on the connection; the server refusing a stream sent as the GOAWAY crossed it; Node
+    // refusing to open one after it.
+    expect(goAway('UND_ERR_SOCKET', 'HTTP/2: "GOAWAY" frame received with code 0')).toBe('GoAway');
+    expect(goAway('ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_REFUSED_STREAM')).toBe('GoAway');
+    expect(goAway('ERR_HTTP2_GOAWAY_SESSION', 'New streams cannot be created after receiving a GOAWAY')).toBe('GoAway');
+    // A GOAWAY with an error code, or a stream reset for another reason, is a failure.
+    expect(goAway('UND_ERR_SOCKET', 'HTTP/2: "GOAWAY" frame received with code 2')).toBe('NetworkError');
+    expect(goAway('ERR_HTTP2_STREAM_ERROR', 'Stream closed with error code NGHTTP2_INTERNAL_ERROR')).toBe('NetworkError');
+  });
+
   it('names a deadline that passed by its name, not by the DOMException code number', () => {
     const timeout = networkError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'GET', '/readyz');
     expect(timeout.message).toBe('GET /readyz: TimeoutError The operation was aborted due to timeout');
