@@ -116,6 +116,49 @@ it('a leader whose renewal is never answered (a connection that died without a w
   await expectLostThenTakenOver(ra, rb, b, intervals);
 });
 
+/** Writes the Lease as a candidate with another clock would: held by `who`, renewed now. */
+async function takeLease(who: string): Promise<void> {
+  const c = await client();
+  const path = '/apis/coordination.k8s.io/v1/namespaces/clusterpedia-system/leases/clusterpedia-synchro';
+  const lease = await c.json<{ spec: Record<string, unknown> }>(path);
+  lease.spec = { ...lease.spec, holderIdentity: who, renewTime: new Date().toISOString().replace('Z', '000Z') };
+  await c.json(path, { method: 'PUT', body: lease });
+}
+
+it('a leader whose renewal finds the lease held by another steps down at once, not at its renew deadline', async () => {
+  const intervals: Interval[] = [];
+  const slow = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 200 };
+  const ra = candidate('a', intervals, new AbortController().signal, slow);
+  await new Promise((r) => setTimeout(r, 300));
+  expect(intervals.map((i) => i.who)).toEqual(['a']);
+  await takeLease('b');
+  const taken = Date.now();
+  const lost = await ra;
+  expect((lost as { code?: string }).code).toBe('LeadershipLost');
+  expect(String(lost)).toMatch(/another holder has it/);
+  // The next renewal (every 200 ms) found it; the renew deadline was 4 s away.
+  expect(intervals[0]!.end! - taken).toBeLessThan(2000);
+});
+
+it('one renewal refused by a conflicting write to the lease is asked again at once, and the leader stays', async () => {
+  const intervals: Interval[] = [];
+  const a = new AbortController();
+  const lock = new KubeLeaseLock(await client(), 'clusterpedia-system', 'clusterpedia-synchro');
+  let refuse = 0;
+  const flaky: typeof lock = Object.assign(Object.create(lock) as typeof lock, {
+    tryAcquireOrRenew: async (identity: string, ttlMs: number) => (refuse > 0 && refuse-- > 0 ? false : lock.tryAcquireOrRenew(identity, ttlMs)),
+  });
+  const ra = candidate('a', intervals, a.signal, { lock: flaky, leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 200 });
+  await new Promise((r) => setTimeout(r, 300));
+  refuse = 1;
+  await new Promise((r) => setTimeout(r, 800));
+  expect(refuse).toBe(0);
+  expect(intervals).toHaveLength(1);
+  expect(intervals[0]!.end).toBeUndefined();
+  a.abort();
+  expect(await ra).toBe('stopped');
+});
+
 it('refuses a renew deadline that is not shorter than the lease', async () => {
   const r = await candidate('x', [], new AbortController().signal, { renewDeadlineMs: 1500 });
   expect(String(r)).toMatch(/renew deadline/);
