@@ -262,9 +262,15 @@ export class KubeClient {
    * expiry, another client certificate).
    */
   async raw(path: string, o: RequestOptions & { bodyTimeoutMs?: number } = {}): Promise<Dispatcher.ResponseData> {
+    return this.sent(path, o, true);
+  }
+
+  /** raw(); `resend`: whether a GOAWAY before the answer sends it again here (not when the caller does, with the body). */
+  private async sent(path: string, o: RequestOptions & { bodyTimeoutMs?: number }, resend: boolean): Promise<Dispatcher.ResponseData> {
     const auth = await this.authHeaders(o.signal);
     const agent = this.agent;
-    const res = await this.againAfterGoAway(o, () => this.send(path, o, auth));
+    const send = (): Promise<Dispatcher.ResponseData> => this.send(path, o, auth);
+    const res = await (resend ? this.againAfterGoAway(o, send) : send());
     if (res.statusCode !== 401 || this.auth.kind === 'static') return res;
     const fresh = await this.authHeaders(o.signal, true);
     if (sameHeaders(fresh, auth) && this.agent === agent) return res;
@@ -356,7 +362,7 @@ export class KubeClient {
 
   /** Like json(), also telling the body's size in characters (what the synchro's memory bound counts). */
   async jsonSized<T>(path: string, o: RequestOptions = {}): Promise<{ value: T; bytes: number }> {
-    return this.againAfterGoAway(o, async () => this.parse<T>(await this.raw(path, o), path, o));
+    return this.againAfterGoAway(o, async () => this.parse<T>(await this.sent(path, o, false), path, o));
   }
 
   /**
@@ -381,7 +387,7 @@ export class KubeClient {
    */
   async jsonUnlessMatch<T>(path: string, etag: string | undefined, o: RequestOptions = {}): Promise<{ value: T; etag: string | undefined } | undefined> {
     return this.againAfterGoAway(o, async () => {
-      const res = await this.raw(path, etag === undefined ? o : { ...o, headers: { ...o.headers, 'if-none-match': etag } });
+      const res = await this.sent(path, etag === undefined ? o : { ...o, headers: { ...o.headers, 'if-none-match': etag } }, false);
       if (res.statusCode === 304) {
         await res.body.dump();
         return undefined;

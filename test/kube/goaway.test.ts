@@ -1,10 +1,14 @@
 // A member that closes its HTTP/2 connection gracefully (GOAWAY, NO_ERROR), as kube-apiserver's --goaway-chance does
 // after some requests: undici 7 fails every request still on that connection. A GET is sent again on another one; a
 // watch ends with reason GoAway, which the list/watch loop takes as a normal end (src/kube/listwatch.ts).
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError, KubeClient } from '../../src/kube/client.js';
 import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
+import { makeCa, makeServingCert } from '../support/certs.js';
 
 let sim: SimCluster | undefined;
 let client: KubeClient | undefined;
@@ -66,5 +70,35 @@ describe('a graceful GOAWAY from the member', () => {
     expect((e as KubeApiError).goAway).toBe(true);
     expect((e as KubeApiError).reason).toBe('GoAway');
     ac.abort();
+  });
+
+  it('a GET is sent twice at most, however many GOAWAYs it meets, and then fails with reason GoAway', async () => {
+    // A server whose every connection goes away gracefully as soon as a request arrives, without answering it.
+    const ca = await makeCa('goaway-ca');
+    const serving = await makeServingCert(ca);
+    let streams = 0;
+    const server = http2.createSecureServer({ cert: serving.cert, key: serving.key });
+    server.on('stream', (stream) => {
+      streams++;
+      stream.session?.close();
+      stream.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'g', server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, caData: Buffer.from(ca.cert).toString('base64') }],
+      users: [{ name: 'u', token: 't' }], contexts: [{ name: 'g', cluster: 'g', user: 'u' }], currentContext: 'g',
+    });
+    client = await KubeClient.create(kc);
+    try {
+      const e = await client.json('/api/v1/pods').then(() => undefined, (err: unknown) => err);
+      expect(e).toBeInstanceOf(KubeApiError);
+      expect((e as KubeApiError).reason).toBe('GoAway');
+      expect(streams).toBe(2);
+    } finally {
+      await client.close();
+      client = undefined;
+      await new Promise((r) => server.close(r));
+    }
   });
 });
