@@ -63,10 +63,12 @@ function recordOf(req: IncomingMessage, url: URL): RequestRecord {
 }
 
 /**
- * Idle keep-alive connections close after 5 s (the server says so in `Keep-Alive: timeout=5`). No request timeout:
- * Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load; kube-apiserver never does.
+ * Idle keep-alive connections close after 90 s, kube-apiserver's IdleTimeout (Node's default of 5 s had a client that
+ * probes every few seconds open a new TLS connection for each probe); Node says so in `Keep-Alive: timeout=90`. No
+ * request timeout: Node's 5-minute requestTimeout check resets long-lived keep-alive connections under load;
+ * kube-apiserver never does.
  */
-const HTTP1_SETTINGS = { keepAliveTimeout: 5000, requestTimeout: 0 };
+const HTTP1_SETTINGS = { keepAliveTimeout: 90_000, requestTimeout: 0 };
 
 export class SimServer {
   private readonly server: Server | Http2SecureServer;
