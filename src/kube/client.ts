@@ -1,6 +1,7 @@
 // A Kubernetes API client: @kubernetes/client-node's KubeConfig for credentials (token, certs, exec, OIDC),
 // undici for the transport (pooled keep-alive, streamed bodies). Raw JSON in and out: objects are stored as sent.
 import type https from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { LineTooLongError, nonBlankLines } from './lines.js';
 import { Agent, ProxyAgent, request, Socks5ProxyAgent, type Dispatcher } from 'undici';
@@ -137,6 +138,26 @@ interface TlsMaterial {
   rejectUnauthorized?: boolean;
 }
 
+/** What each TLS connection to the member is made with: one SecureContext for all, and the per-socket settings. */
+export interface ConnectTls {
+  secureContext?: SecureContext;
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
+/**
+ * The member's CA and client certificate as one SecureContext that every connection to it shares. Given as PEM, each
+ * tls.connect builds a context of its own (the CA parsed again, ~30 KB held per connection): for a member served over
+ * HTTP/1.1, one per watch and one per reconnect. Without any, Node's default context (its root CAs) as before.
+ */
+function sharedContext(t: TlsMaterial & { servername?: string }): ConnectTls {
+  const out: ConnectTls = {};
+  if (t.rejectUnauthorized !== undefined) out.rejectUnauthorized = t.rejectUnauthorized;
+  if (t.servername !== undefined) out.servername = t.servername;
+  if (t.ca !== undefined || t.cert !== undefined || t.key !== undefined) out.secureContext = createSecureContext({ ca: t.ca, cert: t.cert, key: t.key });
+  return out;
+}
+
 export class KubeClient {
   /** A credential plugin's headers (see PLUGIN_CREDENTIAL_TTL_MS) and when they were read. */
   private credential: { headers: Record<string, string>; at: number } | undefined;
@@ -184,9 +205,10 @@ export class KubeClient {
     const view = exec || plain ? clientNodeView(kc, { withoutExec: Boolean(exec), plain }) : kc;
     // One read gives the TLS material and the first headers (an auth-provider's plugin runs once here, not twice).
     const applied = await readCredentials(view, credentialTimeoutMs);
-    const tls = { ...tlsMaterial(applied), ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) };
+    const material = { ...tlsMaterial(applied), ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}) };
+    const tls = sharedContext(material);
     const headers = headersOf(applied);
-    const connect = (cert?: ExecCredential): Dispatcher => dispatcherFor(proxy, cert?.cert ? { ...tls, cert: cert.cert, key: cert.key } : tls, opts.connections);
+    const connect = (cert?: ExecCredential): Dispatcher => dispatcherFor(proxy, cert?.cert ? sharedContext({ ...material, cert: cert.cert, key: cert.key }) : tls, opts.connections);
     let auth: ClientAuth = user?.exec ?? user?.authProvider ? { kind: 'provider' } : { kind: 'static' };
     let agent: Dispatcher;
     let execCert = false;
@@ -454,7 +476,7 @@ export class KubeClient {
 
 /** undici's SOCKS5 agent reads requestTls (the TLS of the tunnelled connection), which its typings leave out. */
 interface Socks5Options extends Socks5ProxyAgent.Options {
-  requestTls?: TlsMaterial & { servername?: string };
+  requestTls?: ConnectTls;
 }
 
 /**
@@ -463,7 +485,7 @@ interface Socks5Options extends Socks5ProxyAgent.Options {
  * proxies by CONNECT (credentials in the URL as Basic auth), socks5. The URL is never quoted in an error: it may carry
  * a password.
  */
-function dispatcherFor(proxy: URL | undefined, tls: TlsMaterial & { servername?: string }, connections: number | undefined): Dispatcher {
+function dispatcherFor(proxy: URL | undefined, tls: ConnectTls, connections: number | undefined): Dispatcher {
   const pool = { connections: connections ?? null, keepAliveTimeout: 30_000 };
   if (!proxy) return new Agent({ ...pool, connect: tls });
   if (proxy.protocol === 'socks5:') {

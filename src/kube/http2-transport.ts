@@ -31,7 +31,7 @@ export interface Liveness {
 const LIVENESS: Liveness = { pingIntervalMs: 10_000, deadAfterMs: 30_000 };
 
 /** TLS material for connections to the member, as the client's pool uses it. */
-export type TransportTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+export type TransportTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'secureContext' | 'rejectUnauthorized' | 'servername'>;
 
 /** The protocol a TLS server picks between h2 and http/1.1; undefined when the handshake failed. */
 export function negotiatedProtocol(url: URL, tls: TransportTls, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | undefined> {
