@@ -1,4 +1,5 @@
 // Clusters from a YAML file or directory (--clusters): re-read on change (fs.watch, debounced) and periodically.
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -30,6 +31,11 @@ export class FileClusterSource implements Runnable {
   private readonly clock: Clock;
   /** Last good parse per file: a file caught half-written keeps its previous clusters. */
   private readonly perFile = new Map<string, ClusterFileContents>();
+  /**
+   * Digest of the text each parse in perFile came from: an unchanged file is not parsed again at each periodic re-read
+   * (35–80 ms of the event loop for a file of 100 clusters with their CAs, every 30 s).
+   */
+  private readonly parsedDigest = new Map<string, string>();
   /** What the manager was last given, by cluster name (JSON of spec + resolved reference). */
   private readonly applied = new Map<string, string>();
   private readonly firstSeen = new Map<string, string>();
@@ -98,12 +104,19 @@ export class FileClusterSource implements Runnable {
       if (same) break;
       if (attempt === STABLE_READ_ATTEMPTS - 1) this.o.logger.warn({ path }, 'clusters files still changing; taking the last read');
     }
-    for (const f of [...this.perFile.keys()]) if (!files.includes(f)) this.perFile.delete(f);
+    for (const f of [...this.perFile.keys()]) {
+      if (files.includes(f)) continue;
+      this.perFile.delete(f);
+      this.parsedDigest.delete(f);
+    }
     for (const f of files) {
       const text = texts.get(f);
       try {
         if (text === undefined) throw new Error('cannot be read');
+        const digest = createHash('sha256').update(text).digest('base64');
+        if (this.parsedDigest.get(f) === digest && this.perFile.has(f)) continue;
         this.perFile.set(f, parseClusterDocuments(text, f, this.o.logger));
+        this.parsedDigest.set(f, digest);
       } catch (e: unknown) {
         this.o.logger.error({ file: f, err: messageOf(e) }, 'clusters file cannot be parsed; keeping its previous contents');
       }

@@ -1,5 +1,5 @@
 // --sharding-name with the file source: each synchro takes its shard's clusters, hands one over without its rows
-// being deleted, and removes only its own.
+// being deleted, and removes only its own. And the periodic re-read parses only what changed.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,5 +111,33 @@ describe('file cluster source: a file caught while it is written in place', () =
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('file cluster source: periodic re-reads', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('an unchanged file is not parsed again at each re-read; a changed one is', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cp-reread-'));
+    const file = join(dir, 'clusters.yaml');
+    // A document parsing warns about, once per parse.
+    const unknown = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stray\n';
+    writeFileSync(file, [cluster('a'), unknown].join('---\n'));
+    const warnings: string[] = [];
+    const logger = silentLogger();
+    logger.warn = ((obj: unknown, msg?: string) => { warnings.push(msg ?? String(obj)); }) as typeof logger.warn;
+    const manager = new Recorder();
+    const source = new FileClusterSource({ path: file, manager, logger, rereadMs: 60_000, debounceMs: 10 });
+    for (let i = 0; i < 4; i++) await source.reread(file);
+    expect(manager.take()).toEqual(['apply a']);
+    expect(warnings.filter((w) => w === 'document of an unknown kind ignored')).toHaveLength(1);
+    writeFileSync(file, [cluster('a'), cluster('b'), unknown].join('---\n'));
+    await source.reread(file);
+    expect(manager.take()).toEqual(['apply b']);
+    expect(warnings.filter((w) => w === 'document of an unknown kind ignored')).toHaveLength(2);
   });
 });
