@@ -43,7 +43,7 @@ export interface SimClusterOptions {
   port?: number;
   /** Change events retained for watch resume and consistent paging (etcd's compaction window). Default 10000. */
   windowSize?: number;
-  /** BOOKMARK interval for watches that allow them, ms. Default 10000 (kube: about a minute). */
+  /** BOOKMARK interval for watches that allow them, ms. Default 60000, as kube-apiserver's watch cache (once a minute). */
   bookmarkIntervalMs?: number;
   /**
    * Live changes a watch holds while its client is not reading (the socket backed up) before it is closed, as kube's
@@ -161,7 +161,7 @@ export class SimCluster {
     });
     let cluster: SimCluster | undefined;
     const server = new SimServer({
-      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000, watchBufferEvents: opts.watchBufferEvents ?? 100, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
+      ctx: { store: raw, watches, reviews, bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000, watchBufferEvents: opts.watchBufferEvents ?? 100, answerPodDeletion: (pod) => churn.answerDeletion(pod), answerOwnedDeletion: (gr, o) => churn.answerOwnedDeletion(gr, o), answerCreate: (gr, created) => churn.answerCreate(gr, created), answerUpdate: (gr, before, after) => churn.answerUpdate(gr, before, after) },
       faults, log, logger,
       token: () => token,
       aggregatedDiscovery: opts.aggregatedDiscovery === true,
