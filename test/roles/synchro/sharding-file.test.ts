@@ -40,13 +40,13 @@ ${shardingName === undefined ? '' : `  shardingName: ${shardingName}\n`}  syncRe
     resources: [pods]
 `;
 
-describe('file cluster source: sharding', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
 
+describe('file cluster source: sharding', () => {
   it('each shard applies its own clusters; a cluster moving away is released, not removed; removal is the owner\'s', async () => {
     dir = mkdtempSync(join(tmpdir(), 'cp-shard-'));
     const file = join(dir, 'clusters.yaml');
@@ -115,12 +115,6 @@ describe('file cluster source: a file caught while it is written in place', () =
 });
 
 describe('file cluster source: periodic re-reads', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-
   it('an unchanged file is not parsed again at each re-read; a changed one is', async () => {
     dir = mkdtempSync(join(tmpdir(), 'cp-reread-'));
     const file = join(dir, 'clusters.yaml');
