@@ -15,7 +15,7 @@ export function newSimulateCommand(): Command {
     .addOption(option('--clusters <n>', 'number of simulated clusters').argParser(parsePositiveInt).default(2))
     .addOption(option('--pods-per-cluster <n>', 'pods in each cluster (plus their owners, services, config, events...)').argParser(parseNonNegativeInt).default(50))
     .addOption(option('--port <port>', 'port of the first cluster, the next ones follow; 0 picks free ports').argParser(parsePort).default(0))
-    .addOption(option('--tls', 'serve HTTPS with a CA generated at start (its PEM goes into caData)'))
+    .addOption(option('--tls', 'serve HTTPS, HTTP/2 beside HTTP/1.1 as kube-apiserver does, with a CA generated at start (its PEM goes into caData)'))
     .addOption(option('--aggregated-discovery', 'answer /api and /apis in aggregated discovery (apidiscovery.k8s.io/v2) to clients that ask, as kube-apiserver 1.27+ does; legacy JSON otherwise'))
     .addOption(option('--churn <rate>', 'changes (watch events) per second per cluster; 0 = none').argParser(parseNonNegativeInt).default(0))
     .addOption(option('--seed <n>', 'seed of every generated object and change').argParser(parseNonNegativeInt).default(1))

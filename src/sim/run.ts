@@ -11,6 +11,7 @@ export interface SimulateOptions {
   podsPerCluster: number;
   /** First port; cluster i listens on port+i; 0 picks free ports. */
   port: number;
+  /** HTTPS, offering HTTP/2 beside HTTP/1.1 as kube-apiserver does. */
   tls: boolean;
   /** Serve kube's aggregated discovery to clients that ask (SimClusterOptions.aggregatedDiscovery). */
   aggregatedDiscovery?: boolean;
@@ -25,7 +26,7 @@ export interface SimulateOptions {
 export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, logger: Logger, print: (line: string) => void): Promise<void> {
   if (opts.port > 0 && opts.port + opts.clusters - 1 > 65535) throw new ConfigError(`--port ${opts.port} leaves no room for ${opts.clusters} consecutive ports`);
   // A PediaCluster needs a token or a client certificate (§4.2): TLS clusters get a random token each, plain ones a fixed one.
-  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, seed: opts.seed, aggregatedDiscovery: opts.aggregatedDiscovery === true, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
+  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, ...(opts.tls ? { http2: true } : {}), seed: opts.seed, aggregatedDiscovery: opts.aggregatedDiscovery === true, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
     logger.error({ err: e }, 'starting the simulated clusters failed');
     throw e;
   });
@@ -33,7 +34,7 @@ export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, 
     await writeWhole(opts.out, pediaClustersYaml(fleet.clusters));
     for (const c of fleet.clusters) {
       if (opts.churn > 0) c.churn.start(opts.churn);
-      print(`${c.name} ${c.url} pods=${opts.podsPerCluster}${opts.tls ? ' tls' : ''}`);
+      print(`${c.name} ${c.url} pods=${opts.podsPerCluster}${opts.tls ? ' tls h2' : ''}`);
     }
     logger.info({ clusters: opts.clusters, out: opts.out }, 'simulated clusters running');
     await aborted(signal);

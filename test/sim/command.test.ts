@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { Agent, fetch } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -94,6 +95,15 @@ describe('clusterpedia simulate', () => {
     const token = Buffer.from(docs[0]?.spec.tokenData ?? '', 'base64').toString();
     const res = await fetch(`${docs[0]?.spec.apiserver}/api/v1/namespaces`, { headers: { authorization: `Bearer ${token}` }, dispatcher: new Agent({ connect: { ca } }) });
     expect(res.status).toBe(200);
+    // HTTP/2 offered beside HTTP/1.1, as kube-apiserver does.
+    const alpn = await new Promise<string | false | null>((resolve, reject) => {
+      const s = tlsConnect({ host: '127.0.0.1', port, ca, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
+        resolve(s.alpnProtocol);
+        s.destroy();
+      });
+      s.on('error', reject);
+    });
+    expect(alpn).toBe('h2');
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
   });
