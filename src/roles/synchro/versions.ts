@@ -16,6 +16,19 @@ const HEAD_ROOM = 10;
 const SLASH = 0x2f;
 
 /**
+ * A buffer outside Node's pool. allocUnsafe hands out slices of shared 8 KiB slabs below 4 KiB, and one live slice
+ * keeps its whole slab: a synchro syncing 1,000 members' types held 12 MB of slabs for ~3 MB of small maps' arenas,
+ * interleaved there with the network's short-lived buffers (heap snapshot, 2026-12-07).
+ */
+const unpooled = (size: number): Buffer => Buffer.allocUnsafeSlow(size);
+
+/**
+ * The key being looked up, encoded as a record's head: one buffer for every map, whose operations never yield while
+ * they use it. A fleet keeps a map per synced type of each member, thousands of them.
+ */
+let scratch: Buffer = unpooled(512);
+
+/**
  * A key → resourceVersion map off the JavaScript heap's object graph. A Map<string,string> costs ~110 bytes per
  * object (hash-table slots, a cons string per "ns/name" key, a string per RV) and all of it is traced by every
  * full GC; a million objects are then ~110 MB the collector walks again and again. Here every entry is one record in
@@ -28,19 +41,6 @@ const SLASH = 0x2f;
  * The generation lets a relist find what vanished without a second map: beginSweep() starts one, touch() marks,
  * unseen() lists the rest.
  */
-/**
- * The key being looked up, encoded as a record's head: one buffer for every map, whose operations never yield while
- * they use it. A fleet keeps a map per synced type of each member, thousands of them.
- */
-let scratch: Buffer = Buffer.allocUnsafeSlow(512);
-
-/**
- * A buffer outside Node's pool. allocUnsafe hands out slices of shared 8 KiB slabs below 4 KiB, and one live slice
- * keeps its whole slab: a synchro syncing 1,000 members' types held 12 MB of slabs for ~3 MB of small maps' arenas,
- * interleaved there with the network's short-lived buffers (heap snapshot, 2026-12-07).
- */
-const unpooled = (size: number): Buffer => Buffer.allocUnsafeSlow(size);
-
 export class VersionMap {
   /** Offset + 1 of each indexed record; EMPTY or TOMBSTONE otherwise. */
   private table = new Uint32Array(16);
