@@ -26,7 +26,7 @@ export interface SimulateOptions {
 export async function runSimulation(opts: SimulateOptions, signal: AbortSignal, logger: Logger, print: (line: string) => void): Promise<void> {
   if (opts.port > 0 && opts.port + opts.clusters - 1 > 65535) throw new ConfigError(`--port ${opts.port} leaves no room for ${opts.clusters} consecutive ports`);
   // A PediaCluster needs a token or a client certificate (§4.2): TLS clusters get a random token each, plain ones a fixed one.
-  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, ...(opts.tls ? { http2: true } : {}), seed: opts.seed, aggregatedDiscovery: opts.aggregatedDiscovery === true, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
+  const fleet = await startSimulatedFleet({ clusters: opts.clusters, podsPerCluster: opts.podsPerCluster, basePort: opts.port, tls: opts.tls, http2: opts.tls, seed: opts.seed, aggregatedDiscovery: opts.aggregatedDiscovery === true, logger, ...(opts.tls ? {} : { token: 'simulated-token' }) }).catch((e: unknown) => {
     logger.error({ err: e }, 'starting the simulated clusters failed');
     throw e;
   });
