@@ -27,6 +27,15 @@ function validateKey(key: string): void {
   if (!ok) throw new SelectorError(`unable to parse requirement: key: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`);
 }
 
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** strconv.ParseInt(s, 10, 64): the integer, or undefined where Go fails (not an integer, out of int64's range). */
+function int64(s: string | undefined): bigint | undefined {
+  if (s === undefined || !/^[+-]?\d+$/.test(s)) return undefined;
+  const n = BigInt(s);
+  return n > INT64_MAX || n < -INT64_MAX - 1n ? undefined : n;
+}
+
 function validateValue(key: string, value: string, i: number): void {
   if (value.length > 63 || !VALUE.test(value)) {
     throw new SelectorError(`unable to parse requirement: values[${i}][${key}]: Invalid value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`);
@@ -79,7 +88,11 @@ export function parseLabelSelector(input: string): LabelSelector {
     } else if (next.kind === 'op' && (next.text === '>' || next.text === '<')) {
       p++;
       const v = expectId('value');
-      if (!/^-?\d+$/.test(v)) throw new SelectorError(`unable to parse requirement: values[0]: Invalid value: "${v}": for 'Gt', 'Lt' operators, the value must be an integer`);
+      // strconv.ParseInt(v, 10, 64), then the label value rules as for every operator: "-2" is an integer but no label value.
+      if (int64(v) === undefined) {
+        throw new SelectorError(`unable to parse requirement: values[0]: Invalid value: "${v}": for 'Gt', 'Lt' operators, the value must be an integer`);
+      }
+      validateValue(key, v, 0);
       reqs.push({ key, op: next.text === '>' ? 'gt' : 'lt', values: [v] });
     } else if (next.kind === 'id' && (next.text === 'in' || next.text === 'notin')) {
       p++;
@@ -87,7 +100,8 @@ export function parseLabelSelector(input: string): LabelSelector {
       const values: string[] = [];
       for (;;) {
         const t = toks[p];
-        if (t?.text === ')' ) { p++; break; }
+        // "()" is the set of the empty value, as kube's parser reads it ("z notin ()" in its own examples).
+        if (t?.text === ')') { p++; if (values.length === 0) values.push(''); break; }
         if (t?.text === ',') { values.push(''); p++; continue; }
         const v = expectId('value');
         validateValue(key, v, values.length);
@@ -96,7 +110,6 @@ export function parseLabelSelector(input: string): LabelSelector {
         if (sep?.text === ')') break;
         if (sep?.text !== ',') throw new SelectorError(`found '${sep?.text ?? ''}', expected: ',' or ')'`);
       }
-      if (values.length === 0) throw new SelectorError(`unable to parse requirement: values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`);
       reqs.push({ key, op: next.text === 'in' ? 'in' : 'notin', values });
     } else {
       throw new SelectorError(`found '${next.text}', expected: '=', '!=', '==', 'in', notin'`);
@@ -121,8 +134,8 @@ export function matchLabels(sel: LabelSelector, labels: Record<string, string> |
       case '!=': if (has && v === r.values[0]) return false; break;
       case 'in': if (!has || !r.values.includes(v as string)) return false; break;
       case 'notin': if (has && r.values.includes(v as string)) return false; break;
-      case 'gt': if (!has || !/^-?\d+$/.test(v as string) || Number(v) <= Number(r.values[0])) return false; break;
-      case 'lt': if (!has || !/^-?\d+$/.test(v as string) || Number(v) >= Number(r.values[0])) return false; break;
+      case 'gt': { const n = int64(v); if (n === undefined || n <= BigInt(r.values[0] as string)) return false; break; }
+      case 'lt': { const n = int64(v); if (n === undefined || n >= BigInt(r.values[0] as string)) return false; break; }
     }
   }
   return true;

@@ -22,9 +22,16 @@ describe('label selectors', () => {
   });
 
   it('rejects what kube rejects', () => {
-    for (const bad of ['a in (', 'a=b,', '=b', 'a=-b', 'a in ()', 'a>x', 'Bad_Prefix/a=b', 'a b']) {
+    // Gt/Lt: an int64 (strconv.ParseInt) that is also a label value, so not "-2".
+    for (const bad of ['a in (', 'a=b,', '=b', 'a=-b', 'a>x', 'a<-2', 'a>9223372036854775808', 'Bad_Prefix/a=b', 'a b']) {
       expect(() => parseLabelSelector(bad), bad).toThrow(SelectorError);
     }
+  });
+
+  it('reads "()" as the set of the empty value, as kube does', () => {
+    expect(parseLabelSelector('a in (),b notin ()')).toEqual([{ key: 'a', op: 'in', values: [''] }, { key: 'b', op: 'notin', values: [''] }]);
+    expect(matchLabels(parseLabelSelector('a in ()'), { a: '' })).toBe(true);
+    expect(matchLabels(parseLabelSelector('a in ()'), { a: 'x' })).toBe(false);
   });
 
   it('matches like kube: != and notin match absent keys; in/=/exists need the key', () => {
@@ -37,6 +44,18 @@ describe('label selectors', () => {
     expect(m('!missing,app')).toBe(true);
     expect(matchLabels(parseLabelSelector('app'), undefined)).toBe(false);
     expect(matchLabels(parseLabelSelector(''), undefined)).toBe(true);
+  });
+
+  it('Gt/Lt compare label values as int64 (strconv.ParseInt): leading zeros read, past int64 never matches', () => {
+    const m = (s: string, v: string): boolean => matchLabels(parseLabelSelector(s), { n: v });
+    expect(m('n>9223372036854775806', '9223372036854775807')).toBe(true);
+    // 2^53 + 1: a double would call the two equal.
+    expect(m('n>9007199254740992', '9007199254740993')).toBe(true);
+    expect(m('n>1', '0009')).toBe(true);
+    expect(m('n>1', '9223372036854775808')).toBe(false);
+    expect(m('n<1', '9223372036854775808')).toBe(false);
+    expect(m('n>1', '1e3')).toBe(false);
+    expect(m('n>0', '')).toBe(false);
   });
 
   it('an equality selector built from a label set matches it, and != of any of its pairs does not', () => {
