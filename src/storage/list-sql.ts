@@ -2,6 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { readsOnlyFieldLabelPaths } from '../kube/field-labels.js';
 import { compareInt } from '../kube/match.js';
+import { parseInt64 } from '../kube/selector-syntax.js';
 import type { FieldPathSegment, FieldRequirement, LabelRequirement } from '../kube/requirement.js';
 import type { JsonStep, QueryDialect } from './query-dialect.js';
 import type { ListQuery, OwnerFilter, SetFilter, SqlParam, TypeFilter, WhereSql } from './types.js';
@@ -187,7 +188,7 @@ export function fieldCondition(d: QueryDialect, r: FieldRequirement, doc: SQL): 
     case 'gt':
     case 'lt': {
       const op = r.operator;
-      // integerOf passes only -?[0-9]+: never an object's text.
+      // integerOf passes only [+-]?[0-9]+: never an object's text.
       return orAbsent(positiveField(d, doc, r.path, (v) => integerCompare(d, v, op, r.values[0]), false, true), absent !== undefined && compareInt(absent, op, r.values[0]));
     }
   }
@@ -207,10 +208,10 @@ function fallbackFieldCondition(d: QueryDialect, r: FieldRequirement, orPath: Fi
 }
 
 function integerCompare(d: QueryDialect, text: SQL, op: 'gt' | 'lt', bound: string | undefined): SQL {
-  const n = Number(bound);
-  // The parser only lets integers through; anything else cannot match rather than erroring in SQL.
-  if (bound === undefined || !/^-?[0-9]{1,18}$/.test(bound.trim()) || !Number.isSafeInteger(n)) return sql`FALSE`;
-  return sql`COALESCE(${d.integerOf(text)} ${sql.raw(op === 'gt' ? '>' : '<')} ${n}, FALSE)`;
+  const n = bound === undefined ? undefined : parseInt64(bound);
+  // The parser only lets int64 integers through; anything else cannot match rather than erroring in SQL.
+  if (n === undefined) return sql`FALSE`;
+  return sql`COALESCE(${d.integerOf(text)} ${sql.raw(op === 'gt' ? '>' : '<')} ${d.int64(n)}, FALSE)`;
 }
 
 /**

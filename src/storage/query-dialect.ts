@@ -23,8 +23,13 @@ export interface QueryDialect {
   jsonPresent(doc: SQL, path: JsonStep[]): SQL;
   /** TRUE when the value at `path` is an array with an element `e` for which `pred(e)` is TRUE; FALSE otherwise. */
   someElement(doc: SQL, path: JsonStep[], pred: (element: SQL) => SQL): SQL;
-  /** The integer a text is, or NULL unless it matches -?[0-9]{1,18} (both dialects agree on that range exactly). */
+  /**
+   * The integer a text is where Go's strconv.ParseInt(text, 10, 64) reads one (an optional sign, digits, leading zeros
+   * allowed, within int64), else NULL: kube's Gt/Lt. Compared with `int64`'s value.
+   */
   integerOf(text: SQL): SQL;
+  /** An int64 as a value `integerOf`'s result compares with. */
+  int64(n: bigint): SQL;
   /** `expr` compared and ordered byte-wise (SQLite BINARY; PostgreSQL COLLATE "C"). */
   bytewise(expr: SQL): SQL;
   /** `expr` = any of `values` (non-empty). */

@@ -9,8 +9,9 @@ import { postgresHarness } from './harness-postgres.js';
 import { sqliteHarness } from './harness-sqlite.js';
 
 const LABEL_KEYS = ['a', 'b.io/x', 'c'];
-const LABEL_VALUES = ['1', '2', '10', '-3', 'x', '', '007'];
-const SCALARS: unknown[] = ['1', 'x', '', 3, 0, -2, 1.5, 1e3, true, false, null, { k: 'x' }, [1]];
+// Gt/Lt read values as Go's strconv.ParseInt(v, 10, 64): int64's edges, 19 digits, leading zeros, a sign.
+const LABEL_VALUES = ['1', '2', '10', '-3', 'x', '', '007', '9223372036854775807', '9223372036854775808', '00000000000000000000012'];
+const SCALARS: unknown[] = ['1', 'x', '', 3, 0, -2, 1.5, 1e3, true, false, null, { k: 'x' }, [1], '+7', '-9223372036854775808', '-9223372036854775809', '1000000000000000000'];
 
 /** 60 pods drawn from a fixed seed: labels from small domains, spec fields of every JSON type, lists of objects. */
 function dataset(seed: number): UpsertObject[] {
@@ -55,8 +56,9 @@ function positive(v: unknown, op: SelectorOperator, values: string[]): boolean {
       return v !== undefined && v !== null;
     case 'gt':
     case 'lt': {
-      if (t === undefined || !/^-?[0-9]{1,18}$/.test(t)) return false;
+      if (t === undefined || !/^[+-]?[0-9]+$/.test(t)) return false;
       const a = BigInt(t);
+      if (a > 2n ** 63n - 1n || a < -(2n ** 63n)) return false;
       const b = BigInt(values[0] as string);
       return op === 'gt' ? a > b : a < b;
     }
@@ -95,7 +97,7 @@ const VALUES = [...LABEL_VALUES, '3', '1.5', 'true', 'false', '1000'];
 const valuesFor = (o: SelectorOperator): fc.Arbitrary<string[]> =>
   o === 'exists' || o === '!' ? fc.constant<string[]>([])
     : o === 'in' || o === 'notin' ? fc.array(fc.constantFrom(...VALUES), { minLength: 1, maxLength: 3 })
-      : o === 'gt' || o === 'lt' ? fc.constantFrom('0', '2', '-5', '9').map((v) => [v])
+      : o === 'gt' || o === 'lt' ? fc.constantFrom('0', '2', '-5', '9', '9223372036854775806', '-9223372036854775808', '999999999999999999', '9007199254740993').map((v) => [v])
         : fc.constantFrom(...VALUES).map((v) => [v]);
 const label: fc.Arbitrary<LabelRequirement> = fc.tuple(fc.constantFrom(...LABEL_KEYS), op).chain(([key, operator]) => valuesFor(operator).map((values) => ({ key, operator, values })));
 const fieldPath: fc.Arbitrary<FieldPathSegment[]> = fc.constantFrom<FieldPathSegment[]>(

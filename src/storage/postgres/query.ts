@@ -53,8 +53,12 @@ export const postgresQuery: QueryDialect = {
     return sql`EXISTS (SELECT 1 FROM json_array_elements(${guarded(doc, steps, sql`CASE WHEN json_typeof(${doc} #> ${p}) = 'array' THEN ${doc} #> ${p} END`)}) AS e(value) WHERE ${pred(el)})`;
   },
   integerOf(text) {
-    // CASE guarantees the cast only runs on text that is an integer (AND would not).
-    return sql`(CASE WHEN ${text} ~ '^-?[0-9]{1,18}$' THEN (${text})::bigint END)`;
+    // CASE guarantees the casts only run on text that is an integer of at most 19 significant digits (AND would not);
+    // numeric then holds what bigint would refuse, to be told apart from int64's range.
+    return sql`(CASE WHEN ${text} ~ '^[+-]?0*[0-9]{1,19}$' THEN (CASE WHEN (${text})::numeric BETWEEN -9223372036854775808 AND 9223372036854775807 THEN (${text})::numeric END) END)`;
+  },
+  int64(n) {
+    return sql`${n.toString()}::numeric`;
   },
   bytewise(expr) {
     return sql`(${expr}) COLLATE "C"`;

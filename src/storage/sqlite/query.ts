@@ -34,7 +34,14 @@ export const sqliteQuery: QueryDialect = {
     return sql`(json_type(${doc}, ${p}) = 'array' AND EXISTS (SELECT 1 FROM json_each(${doc}, ${p}) e WHERE e.type IN ('object', 'array') AND ${pred(el)}))`;
   },
   integerOf(text) {
-    return sql`(CASE WHEN (${text} GLOB '[0-9]*' AND length(${text}) <= 18 AND ${text} NOT GLOB '*[^0-9]*') OR (${text} GLOB '-[0-9]*' AND length(${text}) <= 19 AND substr(${text}, 2) NOT GLOB '*[^0-9]*') THEN CAST(${text} AS INTEGER) END)`;
+    // One sign at most, then digits only; without the sign and leading zeros at most 19 digits and within int64.
+    // CAST alone would read a prefix ("12a" is 12) and clamp what overflows.
+    const digits = sql`ltrim(${text}, '+-')`;
+    const significant = sql`ltrim(${text}, '+-0')`;
+    return sql`(CASE WHEN ${text} NOT GLOB '[+-][+-]*' AND ${digits} <> '' AND ${digits} NOT GLOB '*[^0-9]*' AND (length(${significant}) < 19 OR (length(${significant}) = 19 AND (${significant} <= '9223372036854775807' OR (${text} GLOB '-*' AND ${significant} = '9223372036854775808')))) THEN CAST(${text} AS INTEGER) END)`;
+  },
+  int64(n) {
+    return sql`CAST(${n.toString()} AS INTEGER)`;
   },
   bytewise(expr) {
     return expr; // BINARY, SQLite's default collation, is memcmp over UTF-8
