@@ -11,6 +11,7 @@ import { defaultSyncResources, type SimCluster, type SimObject } from '../../src
 import { builtinResources } from '../../src/sim/catalog.js';
 import type { ResourceDef } from '../../src/sim/types.js';
 import { call } from '../sim/helpers.js';
+import { Kubectl, kubectlPath } from '../support/kubectl.js';
 import { startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
@@ -178,6 +179,29 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
     expect(accepted).toBeGreaterThan(checked * 0.9);
     expect(nonEmpty).toBeGreaterThan(checked / 5);
   }, 120_000);
+
+  it('kubectl api-resources through a cluster\'s path prints the member\'s own rows for every synced type', async () => {
+    const c = f.fleet.clusters[0]!;
+    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
+    try {
+      const rows = async (k: Kubectl): Promise<Map<string, string>> => {
+        const out = await k.ok(['api-resources', '--no-headers']);
+        // NAME SHORTNAMES APIVERSION NAMESPACED KIND, keyed by name and group version.
+        return new Map(out.trim().split('\n').map((l) => l.trim().split(/\s+/)).map((w) => [`${w[0]} ${w.at(-3)}`, w.join(' ')]));
+      };
+      const [want, got] = [await rows(member), await rows(ours)];
+      const synced = syncedTypes().map((t) => `${t.def.resource} ${t.def.group ? `${t.def.group}/` : ''}${t.def.versions[0]}`);
+      expect(synced.length).toBeGreaterThan(15);
+      for (const id of synced) {
+        expect(want.get(id), id).toBeDefined();
+        expect(got.get(id), id).toBe(want.get(id));
+      }
+    } finally {
+      member.dispose();
+      ours.dispose();
+    }
+  });
 
   it('across the fleet: the union of the members\' answers, each item once', async () => {
     let nonEmpty = 0;
