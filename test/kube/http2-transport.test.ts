@@ -144,9 +144,15 @@ describe('member watches', () => {
  * A TCP relay to a member that can fall silent: its connections then stay open and carry nothing either way, as across
  * a network partition, or as a session that no longer reads its socket (Node 20, after a member restart).
  */
-async function relay(port: number): Promise<{ port: number; silence(): void; close(): Promise<void> }> {
+/** `holdFirst`: the first connection is accepted and never answered (a handshake that cannot complete). */
+async function relay(port: number, o: { holdFirst?: boolean } = {}): Promise<{ port: number; silence(): void; close(): Promise<void> }> {
   const pairs: Array<[Socket, Socket]> = [];
+  const held: Socket[] = [];
   const server: Server = createServer((a) => {
+    if (o.holdFirst && held.length === 0 && pairs.length === 0) {
+      held.push(a.on('error', () => {}));
+      return;
+    }
     const b = connect(port, '127.0.0.1');
     a.pipe(b).pipe(a);
     a.on('error', () => b.destroy());
@@ -165,6 +171,7 @@ async function relay(port: number): Promise<{ port: number; silence(): void; clo
       }
     },
     close: async () => {
+      for (const a of held.splice(0)) a.destroy();
       for (const [a, b] of pairs.splice(0)) {
         a.destroy();
         b.destroy();
@@ -219,12 +226,12 @@ describe('Http2Transport', () => {
     }
   }, 30_000);
 
-  /** A watch of pods through the transport's pick, as KubeClient.send dispatches it; its status, or the error. */
-  async function watchThrough(t: Http2Transport, sim: SimCluster): Promise<number | string> {
+  /** A watch of pods at `url` through the transport's pick, as KubeClient.send dispatches it; its status, or the error. */
+  async function watchThrough(t: Http2Transport, sim: SimCluster, url = sim.url): Promise<number | string> {
     await t.ready();
     const dispatcher = t.pick();
     try {
-      const r = await request(`${sim.url}/api/v1/pods?watch=true&allowWatchBookmarks=true`, { dispatcher, headers: { authorization: `Bearer ${sim.token}` } });
+      const r = await request(`${url}/api/v1/pods?watch=true&allowWatchBookmarks=true`, { dispatcher, headers: { authorization: `Bearer ${sim.token}` } });
       r.body.destroy();
       return r.statusCode;
     } catch (e: unknown) {
@@ -239,18 +246,22 @@ describe('Http2Transport', () => {
     for (const http2 of [true, false]) {
       const sim = await startSimulatedCluster({ pods: 1, seed: 5, tls: certs, http2 });
       sims.push(sim);
-      // A probe given no time at all: it always fails.
-      const t = new Http2Transport(new URL(sim.url), tls, () => h1Pool, 0);
+      // The probe's connection is the relay's first: held unanswered, so the probe always times out. (A probe given
+      // 0 ms instead still finished its handshake first now and then, under load.)
+      const r = await relay(sim.port, { holdFirst: true });
+      const url = `https://127.0.0.1:${r.port}`;
+      const t = new Http2Transport(new URL(url), tls, () => h1Pool, 50);
       if (http2) {
-        expect(await watchThrough(t, sim)).toBe(200);
+        expect(await watchThrough(t, sim, url)).toBe(200);
         expect(sim.openHttp2Connections).toBe(1);
       } else {
-        expect(await watchThrough(t, sim)).toMatch(/did not negotiate HTTP\/2/);
+        expect(await watchThrough(t, sim, url)).toMatch(/did not negotiate HTTP\/2/);
         expect(t.current).toBe('http/1.1');
-        expect(await watchThrough(t, sim)).toBe(200);
+        expect(await watchThrough(t, sim, url)).toBe(200);
         expect(sim.openHttp2Connections).toBe(0);
       }
       await t.close();
+      await r.close();
     }
     await h1Pool.close();
   }, 30_000);
