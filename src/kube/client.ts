@@ -9,6 +9,7 @@ import { KubeConfig, type Cluster } from '@kubernetes/client-node';
 import type { WatchEvent } from './types.js';
 import { KubeApiError, networkError } from './client-errors.js';
 import { envProxyFor } from './env-proxy.js';
+import { parseExact } from './exact-json.js';
 import { ExecCredentialSource, type ExecConfig, type ExecCredential } from './exec-credential.js';
 import { execClusterConfigOf, impersonationOf } from './kubeconfig.js';
 import { Http2Transport } from './http2-transport.js';
@@ -426,7 +427,7 @@ export class KubeClient {
     const text = await readText(res.body, ok ? o.maxBytes ?? MAX_RESPONSE_BYTES : MAX_ERROR_BODY_BYTES, method, path, !ok);
     if (!ok) throw KubeApiError.fromResponse(res.statusCode, text, method, path, res.headers);
     try {
-      return { value: JSON.parse(text) as T, bytes: text.length };
+      return { value: parseExact(text) as T, bytes: text.length };
     } catch (e: unknown) {
       throw new KubeApiError(`invalid JSON from ${path}`, res.statusCode, 'InvalidResponse', false, { cause: e });
     }
@@ -449,7 +450,7 @@ export class KubeClient {
     onOpen?.();
     const parse = (line: string): SizedWatchEvent => {
       try {
-        const ev = JSON.parse(line) as WatchEvent;
+        const ev = parseExact(line) as WatchEvent;
         return { type: ev.type, object: ev.object, bytes: line.length };
       } catch (e: unknown) {
         throw new KubeApiError(`invalid watch event from ${path}`, 200, 'InvalidResponse', true, { cause: e });

@@ -6,6 +6,7 @@
 // `replicas: 0` is not `replicas` unset), Time is an RFC 3339 string, IntOrString a number or a string, bytes base64.
 import protobuf from 'protobufjs/light.js';
 import { INLINE, KEEP_ZERO, MESSAGES } from './proto-schema.js';
+import { parseExact } from './exact-json.js';
 
 export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from('k8s\0', 'latin1');
@@ -172,7 +173,7 @@ function rfc3339(m: Fields, fractionDigits: number): string | undefined {
 function rawJson(raw: unknown): unknown {
   if (!(raw instanceof Uint8Array) || raw.length === 0) return undefined;
   try {
-    return JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
+    return parseExact(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'));
   } catch {
     throw new ProtobufError('an embedded object (RawExtension) is not JSON', 'unsupported');
   }

@@ -1,4 +1,5 @@
 // Columns extracted from an object before it is stored, and the JSON text actually stored (revision stamped in).
+import { restoreIntegers } from '../kube/exact-json.js';
 import { FIELD_LABEL_PATHS } from '../kube/field-labels.js';
 import { groupVersionString, MEMBER_RV_ANNOTATION } from '../kube/types.js';
 import { StorageError } from './errors.js';
@@ -74,7 +75,7 @@ export function selectableFields(object: unknown): string {
     for (const n of names.slice(0, -1)) at = (at[n] ??= {}) as Record<string, unknown>;
     at[names.at(-1)!] = v;
   }
-  return out ? JSON.stringify(out) : '{}';
+  return out ? restoreIntegers(JSON.stringify(out)) : '{}';
 }
 
 /** A core/v1 Event (events.k8s.io Events name theirs `regarding` and are left as they are). */
@@ -131,7 +132,8 @@ export function renderTemplate(u: UpsertObject, memberRv: string): StoredTemplat
     const stored: StoredJsonObject = { ...o, metadata };
     if (typeof o.apiVersion !== 'string' || o.apiVersion === '') stored.apiVersion = groupVersionString(u.group, u.version);
     if (typeof o.kind !== 'string' || o.kind === '') stored.kind = u.kind;
-    const json = JSON.stringify(stored);
+    // Integers a double cannot hold came in as marked strings (kube/exact-json.ts): written back as they were.
+    const json = restoreIntegers(JSON.stringify(stored));
     const quoted = JSON.stringify(placeholder);
     const at = json.indexOf(quoted);
     if (at < 0) throw new Error('renderTemplate: the placeholder revision is missing from the rendered object');

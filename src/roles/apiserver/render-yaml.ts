@@ -1,4 +1,5 @@
 // YAML lists rendered item by item from the JSON renderer's pieces, so a YAML list streams like a JSON one.
+import { parseWithBigInts } from '../../kube/exact-json.js';
 import { toYaml } from '../../kube/yaml.js';
 import type { ListMeta } from '../../kube/types.js';
 import type { StoredRow } from '../../storage/types.js';
@@ -28,7 +29,7 @@ export function yamlListRenderer(json: ListRenderer): ListRenderer {
     },
     separator: '',
     item(row: StoredRow) {
-      const obj: unknown = JSON.parse(json.item(row).toString());
+      const obj = parseWithBigInts(json.item(row).toString());
       return `${items++ === 0 ? `${arrayKey}:\n` : ''}${sequenceEntry(toYaml(obj))}`;
     },
     tail(meta: ListMeta) {

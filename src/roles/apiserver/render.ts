@@ -1,5 +1,6 @@
 // Renders stored rows as the negotiated form: kube JSON lists, meta.k8s.io Tables, PartialObjectMetadata — for lists
 // (streamed piece by piece) and for watch events. Stored JSON is passed through untouched wherever possible.
+import { parseExact, restoreIntegers } from '../../kube/exact-json.js';
 import type { IncludeObject, TablePrinter } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { ListPage, StoredRow } from '../../storage/types.js';
@@ -132,9 +133,9 @@ export function renderOne(c: RenderContext, row: StoredRow): unknown {
 /** A deleted object is reported at the revision of its deletion (informers advance their resourceVersion by it). */
 function objectAt(row: StoredRow, type: EventType, revision: string): string {
   if (type !== 'DELETED' || row.revision === revision) return row.object;
-  const o = JSON.parse(row.object) as KubeObject;
+  const o = parseExact(row.object) as KubeObject;
   o.metadata = { ...(o.metadata ?? {}), resourceVersion: revision };
-  return JSON.stringify(o);
+  return restoreIntegers(JSON.stringify(o));
 }
 
 /**

@@ -1,6 +1,7 @@
 // get/list/watch of one resource type through the resources API (reference §1.3, API.md §4).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isBuiltinGroup } from '../../kube/builtin-resources.js';
+import { parseWithBigInts } from '../../kube/exact-json.js';
 import { scalePrinter, tableFor, withClusterColumn, type TablePrinter } from '../../kube/printers/index.js';
 import { badRequest, methodNotSupported, notFound } from '../../kube/status.js';
 import { scaleOf, type ScaleSource } from '../../kube/subresources.js';
@@ -174,7 +175,8 @@ async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest,
   const row = scale ? { ...stored, object: JSON.stringify(scaleOf(JSON.parse(stored.object) as KubeObject, scale)) } : stored;
   // A JSON object as stored goes out as it is: parsing and serialising it again cost ~50 µs of a ~0.5 ms get.
   if (neg.transform === 'none' && neg.wire === 'json') return sendText(res, 200, row.object, neg.wire, neg.contentType);
-  return sendObject(res, 200, renderOne(rc, row), neg.wire, neg.contentType);
+  // As YAML, integers past 2^53 are printed from BigInts, as stored.
+  return sendObject(res, 200, neg.transform === 'none' ? parseWithBigInts(row.object) : renderOne(rc, row), neg.wire, neg.contentType);
 }
 
 /**
