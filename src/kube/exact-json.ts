@@ -2,9 +2,16 @@
 // a custom resource may hold one that a double cannot (an ID, a nanosecond timestamp); JSON.parse would round it and
 // the stored copy would differ from the member's. Such a literal is parsed as a marked string and written back as the
 // literal it was. Node 20 has neither JSON.parse's source text nor JSON.rawJSON, which would do this natively.
+import { randomBytes } from 'node:crypto';
 
-/** What a kept integer is parsed as: "\u0001int:" and its literal, a string no real object holds; here as JSON writes it. */
-const MARKED_JSON = /"\\u0001int:(-?[0-9]+)"/g;
+/**
+ * What a kept integer is parsed as: this process's mark and the literal. The mark holds a random nonce, so no string a
+ * member sends can pass for one (and have `restoreIntegers` rewrite the text around it).
+ */
+const MARK = `\u0001int:${randomBytes(9).toString('base64url')}:`;
+/** The mark as JSON.stringify writes it (its nonce is letters, digits, "-" and "_"), and a marked string so written. */
+const MARK_JSON = JSON.stringify(MARK).slice(1, -1);
+const MARKED_JSON = new RegExp(`"${MARK_JSON.replace('\\', '\\\\')}(-?[0-9]+)"`, 'g');
 
 /** JSON.parse, except that integers a double cannot hold exactly become marked strings (`restoreIntegers` undoes it). */
 export function parseExact(text: string): unknown {
@@ -15,12 +22,12 @@ export function parseExact(text: string): unknown {
 export function parseWithBigInts(text: string): unknown {
   const marked = mayHoldLongInteger(text) ? markIntegers(text) : text;
   if (marked === text) return JSON.parse(text);
-  return JSON.parse(marked, (_key, v: unknown) => (typeof v === 'string' && v.startsWith('\u0001int:') ? BigInt(v.slice(5)) : v));
+  return JSON.parse(marked, (_key, v: unknown) => (typeof v === 'string' && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v));
 }
 
 /** JSON text written by JSON.stringify with the marked strings of `parseExact` back as the integers they were. */
 export function restoreIntegers(json: string): string {
-  return json.includes('\\u0001int:') ? json.replace(MARKED_JSON, '$1') : json;
+  return json.includes(MARK_JSON) ? json.replace(MARKED_JSON, '$1') : json;
 }
 
 /**
@@ -92,7 +99,7 @@ function markIntegers(text: string): string {
     const literal = text.slice(start, end);
     // Exactly a double (2^53 itself, 2^60) when the double is written back as the same literal.
     if (String(Number(literal)) === literal) continue;
-    out += `${text.slice(from, start)}"\\u0001int:${literal}"`;
+    out += `${text.slice(from, start)}"${MARK_JSON}${literal}"`;
     from = end;
   }
   return from === 0 ? text : out + text.slice(from);
