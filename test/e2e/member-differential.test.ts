@@ -266,6 +266,44 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
     }
   }, 120_000);
 
+  it('kubectl rollout history, kubectl events and get all through a cluster\'s path print what they print against the member', async () => {
+    const c = f.fleet.clusters[0]!;
+    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
+    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
+    try {
+      const first = (gr: string): SimObject | undefined => c.store.list(gr)[0];
+      // A pod that has events.
+      const about = c.store.list('events').map((e) => e.involvedObject as { kind?: string; name?: string; namespace?: string }).find((o) => o.kind === 'Pod')!;
+      const ns = about.namespace!;
+      const commands: string[][] = [
+        ['events', '-n', ns], ['events', '-A'], ['events', '-n', ns, '--for', `pod/${about.name}`], ['events', '-A', '--types', 'Normal'],
+        ['get', 'all', '-n', ns, '-o', 'wide'],
+      ];
+      for (const [gr, kind] of [['deployments.apps', 'deployment'], ['statefulsets.apps', 'statefulset'], ['daemonsets.apps', 'daemonset']] as const) {
+        const o = first(gr);
+        if (o) commands.push(['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!], ['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!, '--revision', '1']);
+      }
+      expect(commands.length).toBeGreaterThan(8);
+      for (const args of commands) {
+        let want = '';
+        let got = '';
+        // Relative times: asked again when a second turned over between the two.
+        // get's tables start with the CLUSTER column, which a member has not.
+        const withoutCluster = (t: string): string => (args[0] === 'get' ? t.replace(new RegExp(`^(?:CLUSTER|${c.name}) +`, 'gm'), '') : t);
+        for (let i = 0; i < 5; i++) {
+          want = await member.ok(args);
+          got = withoutCluster(withoutShadowAnnotations(await ours.ok(args)));
+          if (got === want) break;
+        }
+        expect(want.trim(), args.join(' ')).not.toBe('');
+        expect(got, args.join(' ')).toBe(want);
+      }
+    } finally {
+      member.dispose();
+      ours.dispose();
+    }
+  }, 120_000);
+
   it('across the fleet: the union of the members\' answers, each item once', async () => {
     let nonEmpty = 0;
     for (const [ti, t] of syncedTypes().entries()) {
