@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
 import type { BundleProcess } from '../support/bundle.js';
 import { freePort } from '../support/postgres-server.js';
-import { defaultSyncResources, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { defaultSyncResources, type SimObject } from '../../src/sim/index.js';
 import { significantStatus, type PediaCluster } from '../../src/kube/pediacluster.js';
 import { call } from '../sim/helpers.js';
-import { memberPodKeys, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
+import { memberPodKeys, onMemberAndThrough, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 let f: Fleet;
 let proc: BundleProcess;
@@ -17,21 +17,6 @@ let base: string;
 let storage: string;
 let port: number;
 const P = '/apis/clusterpedia.io/v1beta1/resources';
-
-/**
- * Runs `fn` with kubectl for member `c` itself (its token) and for the member's path through clusterpedia (`binary`
- * there), and lets go of both after.
- */
-async function onMemberAndThrough(c: SimCluster, fn: (member: Kubectl, ours: Kubectl) => Promise<void>, binary = kubectlPath()): Promise<void> {
-  const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-  const ours = new Kubectl(`${base}${P}/clusters/${c.name}`, binary);
-  try {
-    await fn(member, ours);
-  } finally {
-    member.dispose();
-    ours.dispose();
-  }
-}
 
 beforeAll(async () => {
   // events.k8s.io too: the members serve their Events there as well, as kube-apiserver does.
@@ -160,7 +145,7 @@ describe('kubectl through the bundle', () => {
     const ns = d.metadata!.namespace!;
     const name = d.metadata!.name!;
     const app = (d.spec as { selector: { matchLabels: { app: string } } }).selector.matchLabels.app;
-    await onMemberAndThrough(c, async (member, ours) => {
+    await onMemberAndThrough(base, c, async (member, ours) => {
       for (const args of [['scale', 'deployment', name, '-n', ns, `--replicas=${replicas(d) + 2}`], ['rollout', 'restart', `deployment/${name}`, '-n', ns]]) {
         const r = await member.run(args);
         expect(r.code, r.stderr).toBe(0);
@@ -182,7 +167,7 @@ describe('kubectl through the bundle', () => {
     const c = f.fleet.clusters[1]!;
     const file = join(f.dir, 'sts.yaml');
     writeFileSync(file, 'apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: e2e-db, namespace: default}\nspec:\n  replicas: 3\n  serviceName: e2e-db\n  selector: {matchLabels: {app: e2e-db}}\n  template:\n    metadata: {labels: {app: e2e-db}}\n    spec:\n      containers: [{name: db, image: "postgres:16"}]\n');
-    await onMemberAndThrough(c, async (member, ours) => {
+    await onMemberAndThrough(base, c, async (member, ours) => {
       const revisions = async (): Promise<string[]> =>
         (await ours.ok(['get', 'pods', '-n', 'default', '-l', 'app=e2e-db', '-o', 'jsonpath={range .items[*]}{.metadata.labels.controller-revision-hash}{"\\n"}{end}'])).trim().split('\n').filter(Boolean);
       for (const args of [['apply', '-f', file], ['rollout', 'status', 'statefulset/e2e-db', '-n', 'default', '--timeout=60s'], ['rollout', 'restart', 'statefulset/e2e-db', '-n', 'default']]) {
@@ -217,7 +202,7 @@ describe('kubectl through the bundle', () => {
     c.churn.batch.failureShare = 0;
     const file = join(f.dir, 'job.yaml');
     writeFileSync(file, 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: e2e-backfill, namespace: default}\nspec:\n  completions: 2\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: work, image: "busybox:1.36"}]\n');
-    await onMemberAndThrough(c, async (member, ours) => {
+    await onMemberAndThrough(base, c, async (member, ours) => {
       const applied = await member.run(['apply', '-f', file]);
       expect(applied.code, applied.stderr).toBe(0);
       // kubectl wait lists and watches the one Job by name (a field selector) through clusterpedia's cluster path.
@@ -241,7 +226,7 @@ describe('kubectl through the bundle', () => {
     // A claim and its volume deleted while a pod runs on them: both stay, printed Terminating (the protection finalizers).
     const claim = c.store.list('persistentvolumeclaims')[0]!;
     const volume = String((claim.spec as { volumeName?: string }).volumeName);
-    await onMemberAndThrough(c, async (member, ours) => {
+    await onMemberAndThrough(base, c, async (member, ours) => {
       await member.ok(['delete', 'pvc', claim.metadata!.name!, '-n', claim.metadata!.namespace!, '--wait=false']);
       await member.ok(['delete', 'pv', volume, '--wait=false']);
       await vi.waitFor(async () => expect(await ours.ok(['get', 'pv', volume, '--no-headers'])).toMatch(/\sTerminating\s/), { timeout: 15_000, interval: 200 });

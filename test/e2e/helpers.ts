@@ -2,8 +2,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pediaClustersYaml, startSimulatedFleet, type SimFleet, type SyncGroup } from '../../src/sim/index.js';
+import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SyncGroup } from '../../src/sim/index.js';
 import { BundleProcess } from '../support/bundle.js';
+import { Kubectl, kubectlPath } from '../support/kubectl.js';
 
 export interface Fleet {
   fleet: SimFleet;
@@ -73,4 +74,19 @@ export async function startBinding(f: Fleet, storage: string, extra: string[] = 
     '--health-interval', '1s', '--watch-poll-interval', '100ms', '--log-level', 'info', ...extra], { cwd: f.dir });
   const bound = await proc.insecurePort(60_000);
   return { proc, base: `http://127.0.0.1:${bound}` };
+}
+
+/**
+ * Runs `fn` with kubectl for member `c` itself (its token; `memberBinary`) and for the member's path through the
+ * clusterpedia at `base` (`binary`), and lets go of both after.
+ */
+export async function onMemberAndThrough(base: string, c: SimCluster, fn: (member: Kubectl, ours: Kubectl) => Promise<void>, binary = kubectlPath(), memberBinary = kubectlPath()): Promise<void> {
+  const member = new Kubectl(c.url, memberBinary, [`--token=${c.token ?? ''}`]);
+  const ours = new Kubectl(`${base}/apis/clusterpedia.io/v1beta1/resources/clusters/${c.name}`, binary);
+  try {
+    await fn(member, ours);
+  } finally {
+    member.dispose();
+    ours.dispose();
+  }
 }

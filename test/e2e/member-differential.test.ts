@@ -11,8 +11,8 @@ import { defaultSyncResources, type SimCluster, type SimObject } from '../../src
 import { builtinResources } from '../../src/sim/catalog.js';
 import type { ResourceDef } from '../../src/sim/types.js';
 import { call } from '../sim/helpers.js';
-import { Kubectl, kubectlPath } from '../support/kubectl.js';
-import { startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
+import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
+import { onMemberAndThrough, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 const QUERIES_PER_TYPE = 14;
@@ -161,6 +161,23 @@ function withoutShadowAnnotations(text: string): string {
   return out.filter((l) => !(ours(l) && /^\s+shadow/.test(l))).join('\n');
 }
 
+/**
+ * `args` print the same (not nothing) against the member and through clusterpedia, once `comparable` has left out what
+ * differs by design (`ours`: only on clusterpedia's side); the shadow annotations always. Asked again a few times while
+ * they differ: relative times turn over between the two.
+ */
+async function expectSamePrint(member: Kubectl, through: Kubectl, args: string[], comparable: (t: string) => string = (t) => t, ours = false): Promise<void> {
+  let want = '';
+  let got = '';
+  for (let i = 0; i < 5; i++) {
+    want = ours ? await member.ok(args) : comparable(await member.ok(args));
+    got = comparable(withoutShadowAnnotations(await through.ok(args)));
+    if (got === want) break;
+  }
+  expect(want.trim(), args.join(' ')).not.toBe('');
+  expect(got, args.join(' ')).toBe(want);
+}
+
 const backends: [string, (f: Fleet) => Promise<{ url: string; drop?: () => Promise<void> }>][] = [
   ['sqlite', async (f) => ({ url: `sqlite:${join(f.dir, 'cp.db')}` })],
   ['postgres', async () => freshPostgresDatabase('cp_diff')],
@@ -211,10 +228,7 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
   }, 120_000);
 
   it('kubectl api-resources through a cluster\'s path prints the member\'s own rows for every synced type', async () => {
-    const c = f.fleet.clusters[0]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
-    try {
+    await onMemberAndThrough(base, f.fleet.clusters[0]!, async (member, ours) => {
       const rows = async (k: Kubectl): Promise<Map<string, string>> => {
         const out = await k.ok(['api-resources', '--no-headers']);
         // NAME SHORTNAMES APIVERSION NAMESPACED KIND, keyed by name and group version.
@@ -227,82 +241,49 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
         expect(want.get(id), id).toBeDefined();
         expect(got.get(id), id).toBe(want.get(id));
       }
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
+    });
   });
 
-  it('kubectl describe through a cluster\'s path prints what it prints against the member', async () => {
-    // describe reads more than the object: events by involvedObject field selectors, a Deployment's ReplicaSets and a
-    // ReplicaSet's Pods by label selector, a Node's non-terminated Pods by spec.nodeName and status.phase. Types whose
-    // describer reads what clusterpedia does not sync (Endpoints, ResourceQuotas, ...) are left out.
-    const c = f.fleet.clusters[1]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
-    try {
-      let described = 0;
-      for (const gr of ['pods', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch', 'nodes', 'configmaps', 'secrets', 'serviceaccounts', 'persistentvolumeclaims', 'persistentvolumes']) {
-        for (const o of c.store.list(gr).slice(0, 3)) {
-          const args = ['describe', gr, o.metadata?.name ?? '', ...(o.metadata?.namespace ? ['-n', o.metadata.namespace] : [])];
-          // Ages are relative to now: asked again when a second turned over between the two.
-          let want = '';
-          let got = '';
-          // A Node's Lease (kube-node-lease) is not among the synced types: its section is left out on both sides.
-          const comparable = (t: string): string => (gr === 'nodes' ? t.replace(/^Lease:.*\n(?: {2}.*\n)*/m, '') : t);
-          for (let i = 0; i < 5; i++) {
-            want = comparable(await member.ok(args));
-            got = comparable(withoutShadowAnnotations(await ours.ok(args)));
-            if (got === want) break;
+  for (const [label, binary] of [['dispatcher', kubectlPath()], ['kubectl 1.27', oldestKubectl()]] as const) {
+    it(`kubectl describe through a cluster's path prints what it prints against the member (${label})`, async () => {
+      // describe reads more than the object: events by involvedObject field selectors, a Deployment's ReplicaSets and
+      // a ReplicaSet's Pods by label selector, a Node's non-terminated Pods by spec.nodeName and status.phase. Types
+      // whose describer reads what clusterpedia does not sync (Endpoints, ResourceQuotas, ...) are left out.
+      const c = f.fleet.clusters[1]!;
+      await onMemberAndThrough(base, c, async (member, ours) => {
+        let described = 0;
+        for (const gr of ['pods', 'deployments.apps', 'replicasets.apps', 'statefulsets.apps', 'daemonsets.apps', 'jobs.batch', 'cronjobs.batch', 'nodes', 'configmaps', 'secrets', 'serviceaccounts', 'persistentvolumeclaims', 'persistentvolumes']) {
+          for (const o of c.store.list(gr).slice(0, 3)) {
+            // A Node's Lease (kube-node-lease) is not among the synced types: its section is left out on both sides.
+            await expectSamePrint(member, ours, ['describe', gr, o.metadata?.name ?? '', ...(o.metadata?.namespace ? ['-n', o.metadata.namespace] : [])],
+              (t) => (gr === 'nodes' ? t.replace(/^Lease:.*\n(?: {2}.*\n)*/m, '') : t));
+            described++;
           }
-          expect(got, args.join(' ')).toBe(want);
-          described++;
         }
-      }
-      expect(described).toBeGreaterThan(20);
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
-  }, 120_000);
+        expect(described).toBeGreaterThan(20);
+      }, binary, binary);
+    }, 120_000);
 
-  it('kubectl rollout history, kubectl events and get all through a cluster\'s path print what they print against the member', async () => {
-    const c = f.fleet.clusters[0]!;
-    const member = new Kubectl(c.url, kubectlPath(), [`--token=${c.token ?? ''}`]);
-    const ours = new Kubectl(`${base}${P}/clusters/${c.name}`);
-    try {
-      const first = (gr: string): SimObject | undefined => c.store.list(gr)[0];
-      // A pod that has events.
-      const about = c.store.list('events').map((e) => e.involvedObject as { kind?: string; name?: string; namespace?: string }).find((o) => o.kind === 'Pod')!;
-      const ns = about.namespace!;
-      const commands: string[][] = [
-        ['events', '-n', ns], ['events', '-A'], ['events', '-n', ns, '--for', `pod/${about.name}`], ['events', '-A', '--types', 'Normal'],
-        ['get', 'all', '-n', ns, '-o', 'wide'],
-      ];
-      for (const [gr, kind] of [['deployments.apps', 'deployment'], ['statefulsets.apps', 'statefulset'], ['daemonsets.apps', 'daemonset']] as const) {
-        const o = first(gr);
-        if (o) commands.push(['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!], ['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!, '--revision', '1']);
-      }
-      expect(commands.length).toBeGreaterThan(8);
-      for (const args of commands) {
-        let want = '';
-        let got = '';
-        // Relative times: asked again when a second turned over between the two.
-        // get's tables start with the CLUSTER column, which a member has not.
-        const withoutCluster = (t: string): string => (args[0] === 'get' ? t.replace(new RegExp(`^(?:CLUSTER|${c.name}) +`, 'gm'), '') : t);
-        for (let i = 0; i < 5; i++) {
-          want = await member.ok(args);
-          got = withoutCluster(withoutShadowAnnotations(await ours.ok(args)));
-          if (got === want) break;
+    it(`kubectl rollout history, kubectl events and get all through a cluster's path print what they print against the member (${label})`, async () => {
+      const c = f.fleet.clusters[0]!;
+      await onMemberAndThrough(base, c, async (member, ours) => {
+        // A pod that has events.
+        const about = c.store.list('events').map((e) => e.involvedObject as { kind?: string; name?: string; namespace?: string }).find((o) => o.kind === 'Pod')!;
+        const ns = about.namespace!;
+        const commands: string[][] = [
+          ['events', '-n', ns], ['events', '-A'], ['events', '-n', ns, '--for', `pod/${about.name}`], ['events', '-A', '--types', 'Normal'],
+        ];
+        for (const [gr, kind] of [['deployments.apps', 'deployment'], ['statefulsets.apps', 'statefulset'], ['daemonsets.apps', 'daemonset']] as const) {
+          const o = c.store.list(gr)[0];
+          if (o) commands.push(['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!], ['rollout', 'history', `${kind}/${o.metadata!.name}`, '-n', o.metadata!.namespace!, '--revision', '1']);
         }
-        expect(want.trim(), args.join(' ')).not.toBe('');
-        expect(got, args.join(' ')).toBe(want);
-      }
-    } finally {
-      member.dispose();
-      ours.dispose();
-    }
-  }, 120_000);
+        expect(commands.length).toBeGreaterThan(8);
+        for (const args of commands) await expectSamePrint(member, ours, args);
+        // get's tables start with the CLUSTER column, which a member has not.
+        await expectSamePrint(member, ours, ['get', 'all', '-n', ns, '-o', 'wide'], (t) => t.replace(new RegExp(`^(?:CLUSTER|${c.name}) +`, 'gm'), ''), true);
+      }, binary, binary);
+    }, 120_000);
+  }
 
   it('across the fleet: the union of the members\' answers, each item once', async () => {
     let nonEmpty = 0;
