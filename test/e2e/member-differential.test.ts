@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import type { BundleProcess } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
-import { defaultSyncResources, type SimCluster, type SimObject } from '../../src/sim/index.js';
+import { defaultSyncResources, memberCrds, type SimCluster, type SimObject, type SyncGroup } from '../../src/sim/index.js';
 import { builtinResources } from '../../src/sim/catalog.js';
 import type { ResourceDef } from '../../src/sim/types.js';
 import { call } from '../sim/helpers.js';
@@ -27,11 +27,25 @@ interface Item {
   metadata: { name: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
 }
 
-/** The synced types the simulator serves as built-ins, as `[def, store key, list path]`. */
-function syncedTypes(): { def: ResourceDef; gr: string; path: string }[] {
+/** What the comparisons need of a type: the simulator's ResourceDef for a built-in, the same fields for a CRD. */
+type TypeDef = Pick<ResourceDef, 'group' | 'versions' | 'resource' | 'namespaced' | 'selectableFields'>;
+
+/**
+ * The members' custom resources synced beside the defaults, and their CRDs: clusterpedia learns a custom resource's
+ * short names and printer columns from its stored CRD (README, "Custom resources are printed …").
+ */
+const CUSTOM: SyncGroup[] = [
+  { group: 'stable.example.com', resources: ['*'] }, { group: 'cert-manager.io', resources: ['*'] }, { group: 'apiextensions.k8s.io', resources: ['customresourcedefinitions'] },
+];
+
+/** The synced types, built-ins and the members' CRDs, as `[def, store key, list path]`. */
+function syncedTypes(): { def: TypeDef; gr: string; path: string }[] {
   const wanted = defaultSyncResources();
   const synced = (d: ResourceDef): boolean => wanted.some((g) => g.group === d.group && (g.resources.includes('*') || g.resources.includes(d.resource)));
-  return builtinResources().filter(synced).map((def) => ({
+  // A CRD's field selectors: metadata.name and metadata.namespace only (none of these declares selectableFields).
+  const crds: TypeDef[] = memberCrds().filter((c) => CUSTOM.some((g) => g.group === c.group))
+    .map((c) => ({ group: c.group, versions: c.versions.map((v) => v.name), resource: c.plural, namespaced: c.scope === 'Namespaced', selectableFields: {} }));
+  return [...builtinResources().filter(synced), ...crds].map((def) => ({
     def,
     gr: def.group ? `${def.resource}.${def.group}` : def.resource,
     path: def.group ? `/apis/${def.group}/${def.versions[0]}/${def.resource}` : `/api/${def.versions[0]}/${def.resource}`,
@@ -66,7 +80,7 @@ function labelSelectors(objects: SimObject[], seed: number): string[] {
 }
 
 /** Field requirements on the fields kube lets a client select for the type, with values the objects have. */
-function fieldSelectors(def: ResourceDef, objects: SimObject[], seed: number): string[] {
+function fieldSelectors(def: TypeDef, objects: SimObject[], seed: number): string[] {
   const getters: Record<string, (o: SimObject) => string> = {
     'metadata.name': (o) => o.metadata?.name ?? '',
     ...(def.namespaced ? { 'metadata.namespace': (o: SimObject) => o.metadata?.namespace ?? '' } : {}),
@@ -190,7 +204,7 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
   let drop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    f = await startFleet({ clusters: 2, pods: 30, seed: 29 });
+    f = await startFleet({ clusters: 2, pods: 30, seed: 29, sync: [...defaultSyncResources(), ...CUSTOM] });
     const storage = await open(f);
     drop = storage.drop;
     ({ proc, base } = await startBinding(f, storage.url));
@@ -279,8 +293,17 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
         }
         expect(commands.length).toBeGreaterThan(8);
         for (const args of commands) await expectSamePrint(member, ours, args);
-        // get's tables start with the CLUSTER column, which a member has not.
-        await expectSamePrint(member, ours, ['get', 'all', '-n', ns, '-o', 'wide'], (t) => t.replace(new RegExp(`^(?:CLUSTER|${c.name}) +`, 'gm'), ''), true);
+        // get's tables have a CLUSTER column (after NAMESPACE, if any), which a member's have not. The members' custom
+        // resources print their CRDs' columns, priority ones with -o wide.
+        const withoutCluster = (t: string): string => t.replace(new RegExp(`^((?:\\S+ +)?)(?:CLUSTER|${c.name}) +`, 'gm'), '$1');
+        for (const args of [['get', 'all', '-n', ns, '-o', 'wide'], ['get', 'crontabs', '-A', '-o', 'wide'], ['get', 'certificates.cert-manager.io', '-A', '-o', 'wide'], ['get', 'clusterissuers']]) {
+          await expectSamePrint(member, ours, args, withoutCluster, true);
+        }
+        // A custom resource's describer prints all its metadata: its resourceVersion through clusterpedia is the
+        // storage revision (the member's is in an annotation).
+        const cert = c.store.list('certificates.cert-manager.io')[0]!;
+        await expectSamePrint(member, ours, ['describe', 'certificates.cert-manager.io', cert.metadata!.name!, '-n', cert.metadata!.namespace!],
+          (t) => t.replace(/^( +Resource Version: +)\d+$/m, '$1N'));
       }, binary, binary);
     }, 120_000);
   }
