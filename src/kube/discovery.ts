@@ -263,7 +263,9 @@ function crdsDescribed(names: string[], read: GroupsRead): CrdInfo[] {
   for (const list of read.described.values()) {
     for (const r of list) {
       const key = `${r.resource}.${r.group}`;
-      byResource.set(key, [...(byResource.get(key) ?? []), r]);
+      const served = byResource.get(key);
+      if (served) served.push(r);
+      else byResource.set(key, [r]);
     }
   }
   const out: CrdInfo[] = [];
