@@ -2,7 +2,7 @@
 // kube-apiserver evaluates label and field selectors with code of its own (src/sim), so every random selector here is
 // checked against an independent implementation, through the whole chain: the synchro's copy, storage's SQL and the
 // apiserver's parsing. Both storage dialects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { join } from 'node:path';
 import type { BundleProcess } from '../support/bundle.js';
@@ -177,13 +177,14 @@ function withoutShadowAnnotations(text: string): string {
 
 /**
  * `args` print the same (not nothing) against the member and through clusterpedia, once `comparable` has left out what
- * differs by design (`ours`: only on clusterpedia's side); the shadow annotations always. Asked again a few times while
- * they differ: relative times turn over between the two.
+ * differs by design (`ours`: only on clusterpedia's side); the shadow annotations always. Asked again for ~2 s while
+ * they differ: relative times turn over between the two, and a custom resource's CRD may still be on its way.
  */
 async function expectSamePrint(member: Kubectl, through: Kubectl, args: string[], comparable: (t: string) => string = (t) => t, ours = false): Promise<void> {
   let want = '';
   let got = '';
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 8; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 250));
     want = ours ? await member.ok(args) : comparable(await member.ok(args));
     got = comparable(withoutShadowAnnotations(await through.ok(args)));
     if (got === want) break;
@@ -248,13 +249,16 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
         // NAME SHORTNAMES APIVERSION NAMESPACED KIND, keyed by name and group version.
         return new Map(out.trim().split('\n').map((l) => l.trim().split(/\s+/)).map((w) => [`${w[0]} ${w.at(-3)}`, w.join(' ')]));
       };
-      const [want, got] = [await rows(member), await rows(ours)];
       const synced = syncedTypes().map((t) => `${t.def.resource} ${t.def.group ? `${t.def.group}/` : ''}${t.def.versions[0]}`);
       expect(synced.length).toBeGreaterThan(15);
-      for (const id of synced) {
-        expect(want.get(id), id).toBeDefined();
-        expect(got.get(id), id).toBe(want.get(id));
-      }
+      // A custom resource's short names come with its CRD, which may still be on its way.
+      await vi.waitFor(async () => {
+        const [want, got] = [await rows(member), await rows(ours)];
+        for (const id of synced) {
+          expect(want.get(id), id).toBeDefined();
+          expect(got.get(id), id).toBe(want.get(id));
+        }
+      }, { timeout: 10_000, interval: 250 });
     });
   });
 
