@@ -312,6 +312,32 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
     }, 120_000);
   }
 
+  it('every object of every synced type is the member\'s, but for what the defaults prune and clusterpedia adds', async () => {
+    // Pruned by default: managedFields and kubectl's last-applied annotation. Added: the shadow annotations, the
+    // storage revision as metadata.resourceVersion (the member's is in an annotation, checked by the lists above), and
+    // apiVersion and kind, which kube leaves out of a list's items and a stored object keeps.
+    const comparable = (o: SimObject): unknown => {
+      const { managedFields: _m, resourceVersion: _rv, annotations, ...meta } = o.metadata ?? {};
+      const { apiVersion: _a, kind: _k, ...rest } = o;
+      const kept = Object.entries(annotations ?? {}).filter(([k]) => !k.startsWith('shadow.clusterpedia.io/') && k !== 'kubectl.kubernetes.io/last-applied-configuration');
+      return { ...rest, metadata: { ...meta, ...(kept.length ? { annotations: Object.fromEntries(kept) } : {}) } };
+    };
+    let objects = 0;
+    for (const c of f.fleet.clusters) {
+      for (const t of syncedTypes()) {
+        await vi.waitFor(async () => {
+          const member = await call<{ items: SimObject[] }>(c, t.path);
+          const r = await fetch(`${base}${P}/clusters/${c.name}${t.path}`, { headers: { accept: 'application/json' } });
+          const ours = (await r.json()) as { items: SimObject[] };
+          expect(r.status).toBe(200);
+          expect(ours.items.map(comparable), `${c.name} ${t.path}`).toEqual(member.body.items.map(comparable));
+          objects += member.body.items.length;
+        }, { timeout: 3_000, interval: 200 });
+      }
+    }
+    expect(objects).toBeGreaterThan(200);
+  }, 120_000);
+
   it('across the fleet: the union of the members\' answers, each item once', async () => {
     let nonEmpty = 0;
     for (const [ti, t] of syncedTypes().entries()) {
