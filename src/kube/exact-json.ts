@@ -15,14 +15,19 @@ const MARKED_JSON = new RegExp(`"${MARK_JSON.replace('\\', '\\\\')}(-?[0-9]+)"`,
 
 /** JSON.parse, except that integers a double cannot hold exactly become marked strings (`restoreIntegers` undoes it). */
 export function parseExact(text: string): unknown {
-  return JSON.parse(mayHoldLongInteger(text) ? markIntegers(text) : text);
+  return JSON.parse(marked(text));
 }
 
 /** JSON.parse with integers a double cannot hold as BigInts, for writers that print those (the yaml package does). */
 export function parseWithBigInts(text: string): unknown {
-  const marked = mayHoldLongInteger(text) ? markIntegers(text) : text;
-  if (marked === text) return JSON.parse(text);
-  return JSON.parse(marked, (_key, v: unknown) => (typeof v === 'string' && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v));
+  const m = marked(text);
+  if (m === text) return JSON.parse(text);
+  return JSON.parse(m, (_key, v: unknown) => (typeof v === 'string' && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v));
+}
+
+/** The text with its integers past what a double holds marked, or the text itself when it has none. */
+function marked(text: string): string {
+  return mayHoldLongInteger(text) ? markIntegers(text) : text;
 }
 
 /** JSON text written by JSON.stringify with the marked strings of `parseExact` back as the integers they were. */
