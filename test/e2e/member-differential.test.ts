@@ -177,15 +177,15 @@ function withoutShadowAnnotations(text: string): string {
 
 /**
  * `args` print the same (not nothing) against the member and through clusterpedia, once `comparable` has left out what
- * differs by design (`ours`: only on clusterpedia's side); the shadow annotations always. Asked again for ~2 s while
+ * differs by design (`onlyThrough`: on clusterpedia's side only); the shadow annotations always. Asked again for ~2 s while
  * they differ: relative times turn over between the two, and a custom resource's CRD may still be on its way.
  */
-async function expectSamePrint(member: Kubectl, through: Kubectl, args: string[], comparable: (t: string) => string = (t) => t, ours = false): Promise<void> {
+async function expectSamePrint(member: Kubectl, through: Kubectl, args: string[], comparable: (t: string) => string = (t) => t, onlyThrough = false): Promise<void> {
   let want = '';
   let got = '';
   for (let i = 0; i < 8; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 250));
-    want = ours ? await member.ok(args) : comparable(await member.ok(args));
+    want = onlyThrough ? await member.ok(args) : comparable(await member.ok(args));
     got = comparable(withoutShadowAnnotations(await through.ok(args)));
     if (got === want) break;
   }
@@ -344,22 +344,15 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
       const all = f.fleet.clusters.flatMap((c) => c.store.list(t.gr));
       for (const selector of labelSelectors(all, 50_000 + ti).slice(0, 4)) {
         const path = `${t.path}?labelSelector=${encodeURIComponent(selector)}`;
-        const deadline = Date.now() + 3_000;
-        for (;;) {
+        await vi.waitFor(async () => {
           const members = await Promise.all(f.fleet.clusters.map(async (c) => ({ c, l: await fromMember(c, path) })));
           const want = members.flatMap(({ c, l }) => l.keys.map((k) => `${c.name} ${k}`)).sort();
           const r = await fetch(`${base}${P}${path}`, { headers: { accept: 'application/json' } });
           const body = (await r.json()) as { items?: Item[] };
           const got = r.status === 200 ? (body.items ?? []).map((i) => `${i.metadata.annotations?.['shadow.clusterpedia.io/cluster-name'] ?? '?'} ${keysOf([i], (x) => x.metadata.annotations?.['shadow.clusterpedia.io/resource-version'])[0]}`).sort() : [];
-          const same = r.status === (members[0]?.l.status ?? 0) && String(got) === String(want);
-          if (!same && Date.now() < deadline) {
-            await new Promise((res) => setTimeout(res, 200));
-            continue;
-          }
           expect({ status: r.status, got }, path).toEqual({ status: members[0]?.l.status, got: want });
           if (want.length > 0) nonEmpty++;
-          break;
-        }
+        }, { timeout: 3_000, interval: 200 });
       }
     }
     expect(nonEmpty).toBeGreaterThan(10);
