@@ -258,7 +258,7 @@ export class WriteQueue implements Runnable {
     const never = new AbortController().signal;
     while (this.pending.size > 0 && this.clock.now() < deadline) {
       if (!(await this.flushOnce(never, false))) {
-        this.o.logger.warn({ pending: this.pending.size }, 'write queue not drained on shutdown; members are re-read after restart');
+        this.o.logger.warn({ pending: this.pending.size, err: this.lastFailure }, 'write queue not drained on shutdown; members are re-read after restart');
         break;
       }
     }

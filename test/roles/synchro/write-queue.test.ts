@@ -1,12 +1,13 @@
 // The write queue: coalescing, batching by size and delay, back-pressure, retry without loss, split on fatal errors.
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/lib/log.js';
+import { silentLogger, type Logger } from '../../../src/lib/log.js';
 import { StorageError, UnansweredError } from '../../../src/storage/errors.js';
 import { isPrepared, prepareUpsert } from '../../../src/storage/object-columns.js';
 import type { PreparedUpsert, StorageWriter, WriteBatch, WriteResult } from '../../../src/storage/types.js';
 import type { Action } from '../../../src/roles/synchro/coalesce.js';
 import { WriteQueue, type WriteOwner } from '../../../src/roles/synchro/write-queue.js';
 import { FakeClock, settle } from './fake-clock.js';
+import { recordingLogger } from '../../support/log.js';
 
 /** An in-memory writer that records each transaction and can be told to fail. */
 class RecordingWriter implements Pick<StorageWriter, 'write'> {
@@ -61,11 +62,11 @@ describe('WriteQueue', () => {
     await running;
   });
 
-  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number }> = {}, writer: RecordingWriter = new RecordingWriter()) {
+  function setup(o: Partial<{ batchSize: number; maxEntries: number; maxBytes: number; flushDelayMs: number; logger: Logger }> = {}, writer: RecordingWriter = new RecordingWriter()) {
     const clock = new FakeClock();
     const queue = new WriteQueue({
       writer: writer as unknown as StorageWriter, batchSize: o.batchSize ?? 1000, flushDelayMs: o.flushDelayMs ?? 5,
-      maxEntries: o.maxEntries ?? 10_000, maxBytes: o.maxBytes ?? 1 << 30, logger: silentLogger(), clock, retry: { initialMs: 100, maxMs: 1000 },
+      maxEntries: o.maxEntries ?? 10_000, maxBytes: o.maxBytes ?? 1 << 30, logger: o.logger ?? silentLogger(), clock, retry: { initialMs: 100, maxMs: 1000 },
       writeTimeoutMs: 5000,
       advanceRevision: writer instanceof LossyStore ? (to) => writer.advanceRevision(to) : undefined,
     });
@@ -246,6 +247,26 @@ describe('WriteQueue', () => {
     expect(queue.storageAvailable).toBe(true);
     expect(seen).toEqual([false, true]);
     expect(writer.names.sort()).toEqual(['p0@1', 'p1@1', 'p2@1', 'p3@1', 'p4@1']);
+  });
+
+  it('a write refused (a storage lease another writer took) is logged as refused, unreachable storage as unavailable; a drain that gives up says why', async () => {
+    const log = recordingLogger<{ msg: string; level: number; err?: string; pending?: number }>();
+    const { clock, writer, put } = setup({ logger: log.logger });
+    const refused = new StorageError('Conflict', 'write: refused: this writer no longer holds storage lease l (another writer took over)', true);
+    writer.failures = [refused, new StorageError('Unavailable', 'connection refused', true), ...new Array<StorageError>(20).fill(refused)];
+    await put('a', '1');
+    await settle();
+    const retries = () => log.lines.filter((l) => l.msg.includes('retrying')).map((l) => [l.msg, l.err]);
+    for (let i = 0; i < 20 && retries().length < 2; i++) await clock.advance(50);
+    expect(retries()).toEqual([
+      ['write refused; retrying', refused.message],
+      ['storage unavailable; retrying write', 'connection refused'],
+    ]);
+    // Stopping while refused: the drain's one try is refused too, and its warning carries the reason.
+    stop.abort();
+    await running;
+    expect(writer.batches).toHaveLength(0);
+    expect(log.lines.at(-1)).toMatchObject({ msg: 'write queue not drained on shutdown; members are re-read after restart', pending: 1, err: refused.message });
   });
 
   it('a write that never settles times out and is retried (a driver stuck on a dead connection)', async () => {
