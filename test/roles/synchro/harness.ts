@@ -171,17 +171,24 @@ export class Harness {
    * `intruder`, as another writer would take it once this one's renewals had been lost past its expiry. Install
    * before startSynchro.
    */
-  leaseThief(name: string): { holder: () => string; steal: () => Promise<void> } {
+  /**
+   * Another writer over the same storage, for the lease `name`. steal(): it takes the lease over, and from then on the
+   * synchro's own attempts on it go unanswered, as when its storage stops answering: the leader writes on, unaware,
+   * until reveal() lets them through (they find the lease taken) or its renew deadline passes.
+   */
+  leaseThief(name: string): { holder: () => string; steal: () => Promise<void>; reveal: () => void } {
     const storage = this.storage;
     const acquire = storage.tryAcquireLease.bind(storage);
     let holder = '';
-    let paused = false;
+    /** While the synchro's attempts wait: what lets each through. */
+    let waiting: (() => void)[] | undefined;
     /** The synchro's attempts under way. */
     const inFlight = new Set<Promise<boolean>>();
     storage.tryAcquireLease = (n, who, ttlMs) => {
       if (n !== name || who === 'intruder') return acquire(n, who, ttlMs);
       holder = who;
-      if (paused) return Promise.resolve(false);
+      const queue = waiting;
+      if (queue) return new Promise<void>((r) => queue.push(r)).then(() => acquire(n, who, ttlMs));
       const attempt = acquire(n, who, ttlMs);
       inFlight.add(attempt);
       void attempt.finally(() => inFlight.delete(attempt)).catch(() => undefined);
@@ -190,16 +197,17 @@ export class Harness {
     return {
       holder: () => holder,
       steal: async () => {
-        // The synchro's own attempts fail meanwhile, and one already under way ends first: it must not take the lease
-        // back between release and acquire (a renewal sent just before the pause once did, in CI).
-        paused = true;
-        try {
-          await Promise.allSettled([...inFlight]);
-          await storage.releaseLease(name, holder);
-          expect(await acquire(name, 'intruder', 60_000)).toBe(true);
-        } finally {
-          paused = false;
-        }
+        // An attempt already under way ends first: it must not take the lease back between release and acquire (a
+        // renewal sent just before the steal once did, in CI).
+        waiting = [];
+        await Promise.allSettled([...inFlight]);
+        await storage.releaseLease(name, holder);
+        expect(await acquire(name, 'intruder', 60_000)).toBe(true);
+      },
+      reveal: () => {
+        const queue = waiting ?? [];
+        waiting = undefined;
+        for (const go of queue) go();
       },
     };
   }

@@ -619,7 +619,8 @@ export function faultsSuite(backend: Backend): void {
       member!.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-takeover', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
       await waitFor(() => h!.parts!.queue.storageError.includes(`no longer holds storage lease ${name}`), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"`);
       // The storage lease found held by another ends the leadership, though the host Lease is still its own.
-      expect(await ended).toMatchObject({ code: 'LeadershipLost' });
+      thief.reveal();
+      expect(await ended).toMatchObject({ code: 'LeadershipLost', message: expect.stringContaining('another holder has it') });
       expect((await h.stored(member!.name, { group: '', version: 'v1', resource: 'pods' })).has(`${ns}/after-takeover`)).toBe(false);
     });
 

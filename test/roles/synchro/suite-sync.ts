@@ -37,15 +37,17 @@ export function syncSuite(backend: Backend): void {
       const name = 'fenced-synchro';
       const thief = h.leaseThief(name);
       const log = recordingLogger<{ level: number; msg: string; err?: string }>();
-      await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 100 } }, { logger: log.logger });
+      await h.startSynchro({ leaderElection: { enabled: true, name, leaseDurationMs: 10_000, renewDeadlineMs: 8000, retryPeriodMs: 100 } }, { logger: log.logger });
       await h.converged();
       const ended = h.ended();
-      // Another writer takes the lease over; the leader does not know yet, and syncs on until its renew deadline.
+      // Another writer takes the lease over; the leader does not know yet, and syncs on.
       await thief.steal();
       const c = h.clusters[0]!;
       const ns = c.store.list('pods')[0]!.metadata.namespace!;
       c.store.create('pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'after-takeover', namespace: ns }, spec: { containers: [{ name: 'x', image: 'busybox' }] } });
-      await waitFor(() => h!.parts!.queue.storageError.includes('no longer holds storage lease fenced-synchro'), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"`);
+      await waitFor(() => h!.parts!.queue.storageError.includes('no longer holds storage lease fenced-synchro'), 5000, () => `writes not refused: "${h!.parts!.queue.storageError}"; log: ${log.lines.map((l) => l.msg).join('; ')}`);
+      // Its next renewal finds the lease taken: it steps down.
+      thief.reveal();
       expect(await ended).toMatchObject({ code: 'LeadershipLost' });
       expect((await h.stored(c.name, { group: '', version: 'v1', resource: 'pods' })).has(`${ns}/after-takeover`)).toBe(false);
       // Said as what it is: refused, not storage down.
