@@ -1,5 +1,5 @@
 // A child process for test/storage/postgres-type-fetch.test.ts: a postgres.js client whose connections cannot read
-// the catalog's array types (statement_timeout of 1 ms from the first statement), with or without the bundle's guard.
+// the catalog's array types (its role may not read pg_type), with or without the bundle's guard.
 // Prints "warning <code>" for each process warning and "survived" if it gets to the end; the parent reads the exit code.
 import postgres from 'postgres';
 import { guardPostgresTypeFetch } from '../../src/storage/postgres/type-fetch-guard.js';
@@ -10,8 +10,8 @@ process.on('warning', (w) => console.log(`warning ${(w as Error & { code?: strin
 if (mode === 'unrelated') void Promise.reject(new Error('an unrelated rejection nobody handles'));
 const u = new URL(url);
 const sql = postgres({
-  host: u.hostname, port: Number(u.port), user: decodeURIComponent(u.username), database: u.pathname.slice(1) || 'postgres',
-  max: 1, connection: { statement_timeout: 1 }, onnotice: () => {},
+  host: u.hostname, port: Number(u.port), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password),
+  database: u.pathname.slice(1) || 'postgres', max: 1, onnotice: () => {},
 });
 for (let i = 0; i < 3; i++) {
   try {
