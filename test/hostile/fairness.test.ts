@@ -52,7 +52,8 @@ it(`${CLIENTS} clients in closed loops are served evenly`, async () => {
   expect(Object.keys(statuses), context).toEqual(['200']);
   expect(total, context).toBeGreaterThan(CLIENTS * 4);
   expect(min * 2, context).toBeGreaterThanOrEqual(max);
-  // Here 2.5–3.6 rounds (the first requests all arrive at once); 18 rounds before.
-  expect(slowest, context).toBeLessThan(8 * round);
+  // Here 2.5–4.5 rounds (the first requests all arrive at once), 8 on a loaded CI machine; 18–20 rounds before. The
+  // even share above is what fails first without turns; this bound is a backstop, loose enough for a machine's stall.
+  expect(slowest, context).toBeLessThan(12 * round);
   expect(target.problems()).toEqual([]);
 }, 60_000);
