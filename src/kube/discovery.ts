@@ -24,6 +24,7 @@ export interface DiscoveredResource {
   namespaced: boolean;
   verbs: string[];
   shortNames: string[];
+  categories: string[];
 }
 
 /** What matters of an Established CRD: its names and served versions in Kubernetes version priority order. */
@@ -46,7 +47,7 @@ export interface Discovery {
 interface APIVersions { versions?: string[] }
 interface APIGroupList { groups?: { name: string; versions?: { groupVersion: string; version: string }[]; preferredVersion?: { version: string } }[] }
 interface APIResourceList {
-  resources?: { name: string; singularName?: string; namespaced?: boolean; kind: string; verbs?: string[]; shortNames?: string[] }[];
+  resources?: { name: string; singularName?: string; namespaced?: boolean; kind: string; verbs?: string[]; shortNames?: unknown; categories?: unknown }[];
 }
 interface CrdObject {
   metadata?: { name?: string; resourceVersion?: string };
@@ -78,7 +79,7 @@ interface APIGroupDiscoveryList {
   items?: { metadata?: { name?: string }; versions?: { version: string; freshness?: string; resources?: AggregatedResource[] }[] }[];
 }
 interface AggregatedResource {
-  resource: string; responseKind?: { kind?: string }; scope?: string; singularResource?: string; verbs?: string[]; shortNames?: string[];
+  resource: string; responseKind?: { kind?: string }; scope?: string; singularResource?: string; verbs?: string[]; shortNames?: unknown; categories?: unknown;
 }
 
 /** What /api and /apis said: the groups, and the resources of the group versions aggregated discovery described. */
@@ -202,7 +203,7 @@ function fromAggregated(list: APIGroupDiscoveryList): GroupsRead {
         if (!kind || !r.resource) continue;
         resources.push({
           group, version: v.version, resource: r.resource, singular: r.singularResource || kind.toLowerCase(),
-          kind, namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
+          kind, namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [], shortNames: nameList(r.shortNames), categories: nameList(r.categories),
         });
       }
       out.described.set(gv, resources);
@@ -277,6 +278,11 @@ function crdsDescribed(names: string[], read: GroupsRead): CrdInfo[] {
   return out;
 }
 
+/** A resource's short names or categories as a member sent them: the strings of a list, nothing of anything else. */
+function nameList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && n !== '') : [];
+}
+
 function fromResourceList(group: string, version: string, list: APIResourceList): DiscoveredResource[] {
   const out: DiscoveredResource[] = [];
   for (const r of list.resources ?? []) {
@@ -284,7 +290,7 @@ function fromResourceList(group: string, version: string, list: APIResourceList)
     out.push({
       group, version, resource: r.name,
       singular: r.singularName || r.kind.toLowerCase(),
-      kind: r.kind, namespaced: r.namespaced ?? false, verbs: r.verbs ?? [], shortNames: r.shortNames ?? [],
+      kind: r.kind, namespaced: r.namespaced ?? false, verbs: r.verbs ?? [], shortNames: nameList(r.shortNames), categories: nameList(r.categories),
     });
   }
   return out;

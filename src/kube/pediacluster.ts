@@ -107,6 +107,20 @@ export interface ClusterResourceStatus {
   kind: string;
   namespaced: boolean;
   syncConditions: ClusterResourceSyncCondition[];
+  /**
+   * A resource kube does not build in (a custom resource, an aggregated API's): the names the member's discovery gives
+   * it, which clusterpedia's discovery serves without its CRD synced (clusterpedia-ts addition).
+   */
+  singularName?: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+/** What a member's discovery calls a resource besides its plural and kind. */
+export interface ResourceNames {
+  singularName: string;
+  shortNames: string[];
+  categories: string[];
 }
 
 export interface ClusterGroupResourcesStatus {

@@ -84,6 +84,9 @@ describe('aggregated discovery', () => {
     const d = await discover(aggregated.client);
     expect(d).toEqual(expected);
     expect(d.resources.length).toBeGreaterThan(20);
+    // A custom resource's names as its CRD gives them, which clusterpedia's discovery serves without the CRD synced.
+    expect(d.resources.find((r) => r.resource === 'certificates')).toMatchObject({ singular: 'certificate', shortNames: ['cert', 'certs'], categories: ['cert-manager'] });
+    expect(d.resources.find((r) => r.resource === 'pods')).toMatchObject({ shortNames: ['po'], categories: ['all'] });
     expect(d.crds?.length).toBeGreaterThan(1);
     expect(aggregated.sim.requestLog.entries((r) => isGroupVersion(r.path))).toEqual([]);
     expect(legacy.sim.requestLog.entries((r) => isGroupVersion(r.path)).length).toBeGreaterThan(8);

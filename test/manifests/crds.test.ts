@@ -90,7 +90,7 @@ describe('CRDs', () => {
     }
   });
 
-  it('status keeps unknown fields of conditions and sync conditions and declares our count, lastEventTime and lastError', () => {
+  it('status keeps unknown fields of conditions and sync conditions and declares our count, lastEventTime, lastError and the names of a resource kube does not build in', () => {
     const pc = schemaOf('pediaclusters');
     expect(at(pc, 'status.conditions[]')['x-kubernetes-preserve-unknown-fields']).toBe(true);
     const sync = at(pc, 'status.syncResources[].resources[].syncConditions[]');
@@ -99,6 +99,10 @@ describe('CRDs', () => {
     expect(sync.properties?.lastEventTime).toMatchObject({ type: 'string', format: 'date-time' });
     expect(sync.properties?.lastError).toMatchObject({ type: 'string' });
     expect(sync.properties?.lastErrorTime).toMatchObject({ type: 'string', format: 'date-time' });
+    // A custom resource's names from the member's discovery, which discovery serves without its CRD synced.
+    const resource = at(pc, 'status.syncResources[].resources[]');
+    expect(resource.properties?.singularName).toMatchObject({ type: 'string' });
+    for (const f of ['shortNames', 'categories']) expect(resource.properties?.[f], f).toMatchObject({ type: 'array', items: { type: 'string' } });
     for (const f of ['apiserver', 'version', 'shardingName']) expect(at(pc, `status.${f}`).type, f).toBe('string');
   });
 

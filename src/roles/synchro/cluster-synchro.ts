@@ -5,7 +5,7 @@ import { messageOf } from '../../lib/errors.js';
 import { awaitNoting, systemClock, withChildSignal, type Clock } from '../../lib/lifecycle.js';
 import { KubeClient } from '../../kube/client.js';
 import { discover, discoverGroups, type Discovery, type DiscoveryTags } from '../../kube/discovery.js';
-import { excludingSelector, type ClusterGroupResources, type ClusterGroupResourcesStatus, type ClusterResourceSyncCondition } from '../../kube/pediacluster.js';
+import { excludingSelector, type ClusterGroupResources, type ClusterGroupResourcesStatus, type ClusterResourceSyncCondition, type ResourceNames } from '../../kube/pediacluster.js';
 import type { ResourceType, StorageReader, StorageWriter } from '../../storage/types.js';
 import type { HealthState, SynchroPhase } from './conditions.js';
 import { MESSAGES } from './conditions.js';
@@ -120,16 +120,21 @@ export class ClusterSynchro {
     if (this.frozen) return this.frozen;
     const storageDown = !this.d.queue.storageAvailable;
     const groups: ClusterGroupResourcesStatus[] = [];
-    const add = (t: ResourceType, shown: { kind: string; namespaced: boolean }, cond: ClusterResourceSyncCondition): void => {
+    const add = (t: ResourceType, shown: { kind: string; namespaced: boolean }, cond: ClusterResourceSyncCondition, names?: ResourceNames): void => {
       let g = groups.find((x) => x.group === t.group);
       if (!g) groups.push((g = { group: t.group, resources: [] }));
       let r = g.resources.find((x) => x.name === t.resource);
       if (!r) g.resources.push((r = { name: t.resource, kind: shown.kind, namespaced: shown.namespaced, syncConditions: [] }));
+      if (names && r.singularName === undefined) {
+        r.singularName = names.singularName;
+        if (names.shortNames.length > 0) r.shortNames = names.shortNames;
+        if (names.categories.length > 0) r.categories = names.categories;
+      }
       if (r.syncConditions.some((c) => c.version === cond.version)) return;
       r.syncConditions.push(cond);
       r.syncConditions.sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
     };
-    for (const { synchro } of this.resources.values()) {
+    for (const [id, { synchro }] of this.resources) {
       const t = synchro.type;
       const st = synchro.status;
       // A resource past its pending start is stopped while storage refuses writes, whatever its own state says.
@@ -148,7 +153,7 @@ export class ClusterSynchro {
         ...(synchro.storedRedacted ? { redacted: true } : {}),
         ...(st.lastError ? { lastError: st.lastError, lastErrorTime: st.lastErrorTime } : {}),
       };
-      add(t, synchro, cond);
+      add(t, synchro, cond, this.negotiated?.wanted.get(id)?.names);
     }
     // A dropped resource stays in the status, stopped, until its rows are gone: a user sees why they are still
     // served, and why they stay when storage refuses to delete them.

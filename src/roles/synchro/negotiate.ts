@@ -2,6 +2,7 @@
 import type { Discovery, DiscoveredResource } from '../../kube/discovery.js';
 import type { ClusterGroupResources } from '../../kube/pediacluster.js';
 import type { SyncedResource } from './resource-synchro.js';
+import { builtinResource } from '../../kube/builtin-resources.js';
 
 /**
  * Versions Kubernetes' scheme knows per built-in group (reference §5.2 "known to the scheme"). Built-in resources
@@ -126,7 +127,11 @@ export function negotiate(requests: readonly ClusterGroupResources[], syncAllCus
       const id = `${r.group}/${r.version}/${r.resource}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      out.push({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced });
+      out.push({
+        group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: r.namespaced,
+        // clusterpedia's discovery names kube's own resources from its tables; others as the member does.
+        ...(builtinResource(r.group, r.resource) ? {} : { names: { singularName: r.singular, shortNames: r.shortNames, categories: r.categories } }),
+      });
     }
   }
   const events = involvedEvents(requests, out, byGroup);

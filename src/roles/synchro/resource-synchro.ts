@@ -4,7 +4,7 @@ import { Backoff } from '../../lib/backoff.js';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock } from '../../lib/lifecycle.js';
 import type { KubeApiError, KubeClient } from '../../kube/client.js';
-import { namespacesExcludedBy } from '../../kube/pediacluster.js';
+import { namespacesExcludedBy, type ResourceNames } from '../../kube/pediacluster.js';
 import { runListWatch, type ListGate, type ListReason, type ListWatchHandler } from '../../kube/listwatch.js';
 import { groupVersionString, kubeTime, type KubeObject } from '../../kube/types.js';
 import { UnansweredError } from '../../storage/errors.js';
@@ -20,6 +20,8 @@ import type { WriteOwner, WriteQueue } from './write-queue.js';
 export interface SyncedResource extends ResourceType {
   kind: string;
   namespaced: boolean;
+  /** Of a resource kube does not build in: the names the member's discovery gives it (for the status). */
+  names?: ResourceNames;
   /**
    * core/v1 events synced for eventsInvolvedResources only: the kinds of involved object kept (sorted). Such a
    * resource lists at every start instead of resuming, so a kind added while the synchro was down is not missed.

@@ -37,7 +37,7 @@ describe('negotiateVersions: custom resources', () => {
 
 const lw = ['get', 'list', 'watch'];
 function res(group: string, version: string, resource: string, kind: string, extra: Partial<DiscoveredResource> = {}): DiscoveredResource {
-  return { group, version, resource, singular: kind.toLowerCase(), kind, namespaced: true, verbs: lw, shortNames: [], ...extra };
+  return { group, version, resource, singular: kind.toLowerCase(), kind, namespaced: true, verbs: lw, shortNames: [], categories: [], ...extra };
 }
 
 const discovery: Discovery = {
@@ -49,13 +49,13 @@ const discovery: Discovery = {
     { name: 'metrics.k8s.io', versions: ['v1beta1'], preferredVersion: 'v1beta1' },
   ],
   resources: [
-    res('', 'v1', 'pods', 'Pod'),
+    res('', 'v1', 'pods', 'Pod', { shortNames: ['po'], categories: ['all'] }),
     res('', 'v1', 'namespaces', 'Namespace', { namespaced: false }),
     res('', 'v1', 'bindings', 'Binding', { verbs: ['create'] }),
     res('apps', 'v1', 'deployments', 'Deployment'),
     res('apps', 'v1', 'replicasets', 'ReplicaSet'),
     res('batch', 'v1', 'jobs', 'Job'),
-    res('stable.example.com', 'v1', 'crontabs', 'CronTab'),
+    res('stable.example.com', 'v1', 'crontabs', 'CronTab', { shortNames: ['ct'], categories: ['all'] }),
     res('stable.example.com', 'v1beta1', 'crontabs', 'CronTab'),
     res('metrics.k8s.io', 'v1beta1', 'pods', 'PodMetrics', { verbs: ['get', 'list'] }),
   ],
@@ -129,6 +129,12 @@ describe('negotiate', () => {
   it('carries kind and scope', () => {
     const [ns] = negotiate([{ group: '', resources: ['namespaces'] }], false, discovery).resources;
     expect(ns).toEqual({ group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false });
+  });
+
+  it('carries the names the member gives a resource kube does not build in, for the status; a built-in\'s none', () => {
+    const [pods, crontabs] = negotiate([{ group: '', resources: ['pods'] }, { group: 'stable.example.com', resources: ['crontabs'] }], false, discovery).resources;
+    expect(pods).not.toHaveProperty('names');
+    expect(crontabs).toMatchObject({ version: 'v1', names: { singularName: 'crontab', shortNames: ['ct'], categories: ['all'] } });
   });
 });
 

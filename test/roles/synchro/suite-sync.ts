@@ -71,6 +71,11 @@ export function syncSuite(backend: Backend): void {
         const pods = groups.find((g) => g.group === '')!.resources.find((r) => r.name === 'pods')!;
         expect(pods.syncConditions[0]).toMatchObject({ status: 'Syncing', count: c.store.count('pods'), initialListPhase: false });
         expect(groups.map((g) => g.group)).toEqual(['', 'apps', 'stable.example.com', 'cert-manager.io']);
+        // A custom resource carries the names the member's discovery gives it (its CRD is not synced here); a
+        // built-in, whose names clusterpedia knows, none.
+        expect(groups.find((g) => g.group === 'cert-manager.io')!.resources.find((r) => r.name === 'certificates'))
+          .toMatchObject({ singularName: 'certificate', shortNames: ['cert', 'certs'], categories: ['cert-manager'] });
+        expect(pods).not.toHaveProperty('shortNames');
       }
       // The first member speaks HTTP/2 (harness.ts): its lists and watches share one connection; the other's watches
       // hold one each.
