@@ -251,7 +251,7 @@ describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)
       };
       const synced = syncedTypes().map((t) => `${t.def.resource} ${t.def.group ? `${t.def.group}/` : ''}${t.def.versions[0]}`);
       expect(synced.length).toBeGreaterThan(15);
-      // A custom resource's short names come with its CRD, which may still be on its way.
+      // A custom resource's short names come with the cluster's status or its CRD, either of which may still be on its way.
       await vi.waitFor(async () => {
         const [want, got] = [await rows(member), await rows(ours)];
         for (const id of synced) {

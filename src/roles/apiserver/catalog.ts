@@ -304,16 +304,25 @@ export class Catalog {
       }
       return c;
     };
+    // A custom resource's names: its stored CRD's, else those a member's discovery gave it (the first cluster's status
+    // that has them), so that short names and categories work without its CRD synced.
+    const memberNames = new Map<string, MemberNames>();
+    const typesOf = new Map<string, SyncedType[]>();
+    for (const [name, rec] of statuses) {
+      const types = syncedTypes(rec.status);
+      typesOf.set(name, types);
+      for (const t of types) if (t.names && !memberNames.has(`${t.group}/${t.resource}`)) memberNames.set(`${t.group}/${t.resource}`, t.names);
+    }
     // The same type in every cluster is described once (a fleet holds clusters × types of them).
     const described = new Map<string, TypeInfo>();
     const add = (cluster: string, t: { group: string; version: string; resource: string; kind: string; namespaced: boolean }): void => {
       const k = typeKey(t.group, t.version, t.resource);
       const dk = `${k}/${t.kind}/${t.namespaced ? 1 : 0}`;
       let info = described.get(dk);
-      if (!info) described.set(dk, (info = describe(t, crd.names.get(`${t.group}/${t.resource}`))));
+      const gr = `${t.group}/${t.resource}`;
+      if (!info) described.set(dk, (info = describe(t, crd.names.get(gr) ?? memberNames.get(gr))));
       ensure(cluster).types.set(k, info);
       if (!all.has(k)) all.set(k, info);
-      const gr = `${t.group}/${t.resource}`;
       let byCluster = versions.get(gr);
       if (!byCluster) versions.set(gr, (byCluster = new Map()));
       const held = byCluster.get(cluster);
@@ -332,7 +341,7 @@ export class Catalog {
       // and discovery): rows can come before the status names their types.
       const named = rec.status.syncResources;
       if ((!Array.isArray(named) || named.length === 0) && healthy?.status !== 'False') settling = true;
-      for (const t of syncedTypes(rec.status)) {
+      for (const t of typesOf.get(name) ?? []) {
         add(name, t);
         const gr = `${t.group}/${t.resource}`;
         if (t.excluded.length > 0) {
@@ -534,6 +543,21 @@ interface SyncedType {
   firstList: boolean;
   /** The namespaces its field selector leaves out (spec.excludeNamespaces). */
   excluded: readonly string[];
+  /** The names the member's discovery gives a resource kube does not build in. */
+  names?: MemberNames;
+}
+
+type MemberNames = { singular?: string; shortNames?: string[]; categories?: string[] };
+
+/** A status field that should hold a list of names: its strings, or undefined. */
+function nameList(v: unknown): string[] | undefined {
+  return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && n !== '') : undefined;
+}
+
+/** The names a synchro recorded for a resource in its status, if any. */
+function memberNamesOf(r: { singularName?: unknown; shortNames?: unknown; categories?: unknown }): MemberNames | undefined {
+  if (typeof r.singularName !== 'string' || r.singularName === '') return undefined;
+  return { singular: r.singularName, shortNames: nameList(r.shortNames), categories: nameList(r.categories) };
 }
 
 /** Types the synchro reported in PediaCluster.status.syncResources (so empty synced types are discoverable). */
@@ -544,8 +568,9 @@ function syncedTypes(status: Record<string, unknown>): SyncedType[] {
   for (const g of groups as { group?: unknown; resources?: unknown }[]) {
     const group = typeof g?.group === 'string' ? g.group : '';
     if (!Array.isArray(g?.resources)) continue;
-    for (const r of g.resources as { name?: unknown; kind?: unknown; namespaced?: unknown; syncConditions?: unknown }[]) {
+    for (const r of g.resources as { name?: unknown; kind?: unknown; namespaced?: unknown; syncConditions?: unknown; singularName?: unknown; shortNames?: unknown; categories?: unknown }[]) {
       if (typeof r?.name !== 'string' || !Array.isArray(r.syncConditions)) continue;
+      const names = memberNamesOf(r);
       for (const c of r.syncConditions as { version?: unknown; storageVersion?: unknown; status?: unknown; initialListPhase?: unknown; fieldSelector?: unknown }[]) {
         const version = typeof c?.storageVersion === 'string' && c.storageVersion ? c.storageVersion : c?.version;
         if (typeof version !== 'string' || !version) continue;
@@ -553,6 +578,7 @@ function syncedTypes(status: Record<string, unknown>): SyncedType[] {
           group, version, resource: r.name, kind: typeof r.kind === 'string' ? r.kind : '', namespaced: r.namespaced === true,
           firstList: c.initialListPhase === true && c.status === 'Pending',
           excluded: typeof c.fieldSelector === 'string' ? namespacesExcludedBy(c.fieldSelector) : [],
+          ...(names ? { names } : {}),
         });
       }
     }

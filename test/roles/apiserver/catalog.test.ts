@@ -238,3 +238,41 @@ it('a cluster known to be unreachable is not waited for: discovery keeps its TTL
     await storage.deleteClusterStatus('down');
   }
 });
+
+it('a custom resource whose CRD is not synced has the names a member\'s discovery gives it (its status); a stored CRD\'s win; kube\'s own resources keep kube\'s', async () => {
+  const own = await openStorage({ url: 'sqlite::memory:' }, { logger: silentLogger() });
+  try {
+    await own.migrate();
+    const named = (group: string, name: string, kind: string, names: Record<string, unknown>): Parameters<Storage['putClusterStatus']>[1] => ({
+      spec: {},
+      status: {
+        conditions: [{ type: 'ClusterHealthy', status: 'True', reason: 'Healthy', message: '' }],
+        syncResources: [{ group, resources: [{ name, kind, namespaced: true, ...names, syncConditions: [{ version: 'v1', status: 'Syncing', initialListPhase: false }] }] }],
+      },
+      updatedAt: new Date().toISOString(),
+    });
+    // What is not a list of names is not taken for one.
+    await own.putClusterStatus('m1', named('cert-manager.io', 'certificates', 'Certificate', { singularName: 'certificate', shortNames: ['cert', 7, 'certs', ''], categories: 'cert-manager' }));
+    await own.putClusterStatus('m2', named('', 'pods', 'Pod', { singularName: 'pod', shortNames: ['p'], categories: [] }));
+    const catalog = new Catalog(own, 60_000);
+    expect(await catalog.type('m1', 'cert-manager.io', 'v1', 'certificates')).toMatchObject({ singularName: 'certificate', shortNames: ['cert', 'certs'], categories: [] });
+    // Every cluster's path and the fleet's: a member that does not say finds the names another one gave.
+    expect(await catalog.type(undefined, 'cert-manager.io', 'v1', 'certificates')).toMatchObject({ shortNames: ['cert', 'certs'] });
+    expect(await catalog.type('m2', '', 'v1', 'pods')).toMatchObject({ shortNames: ['po'], categories: ['all'] });
+    await own.write({
+      upserts: [{
+        cluster: 'm1', group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition',
+        object: {
+          apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+          metadata: { name: 'certificates.cert-manager.io', uid: 'u-cert', resourceVersion: '1', creationTimestamp: '2026-11-01T00:00:00Z' },
+          spec: { group: 'cert-manager.io', scope: 'Namespaced', names: { plural: 'certificates', singular: 'certificate', kind: 'Certificate', shortNames: ['crt'], categories: ['tls'] }, versions: [{ name: 'v1', served: true, storage: true }] },
+        },
+      }],
+      deletes: [],
+    });
+    catalog.invalidate();
+    expect(await catalog.type('m1', 'cert-manager.io', 'v1', 'certificates')).toMatchObject({ shortNames: ['crt'], categories: ['tls'] });
+  } finally {
+    await own.close();
+  }
+});
