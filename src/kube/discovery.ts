@@ -279,7 +279,7 @@ function crdsDescribed(names: string[], read: GroupsRead): CrdInfo[] {
 }
 
 /** A resource's short names or categories as a member sent them: the strings of a list, nothing of anything else. */
-function nameList(v: unknown): string[] {
+export function nameList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && n !== '') : [];
 }
 

@@ -9,6 +9,7 @@ import { deadline } from '../../lib/lifecycle.js';
 import { UnansweredError } from '../../storage/errors.js';
 import { compareVersionPriority } from '../../kube/version-priority.js';
 import { builtinSubresources, crdSubresources, type Subresources } from '../../kube/subresources.js';
+import { nameList } from '../../kube/discovery.js';
 
 export interface TypeInfo {
   group: string;
@@ -548,11 +549,6 @@ interface SyncedType {
 }
 
 type MemberNames = { singular?: string; shortNames?: string[]; categories?: string[] };
-
-/** A status field that should hold a list of names: its strings, or undefined. */
-function nameList(v: unknown): string[] | undefined {
-  return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && n !== '') : undefined;
-}
 
 /** The names a synchro recorded for a resource in its status, if any. */
 function memberNamesOf(r: { singularName?: unknown; shortNames?: unknown; categories?: unknown }): MemberNames | undefined {
