@@ -278,9 +278,17 @@ function crdsDescribed(names: string[], read: GroupsRead): CrdInfo[] {
   return out;
 }
 
-/** A resource's short names or categories as a member sent them: the strings of a list, nothing of anything else. */
+/** Most short names or categories taken of one resource: kubectl's discovery, and the cluster's status, carry them. */
+const NAMES_AT_MOST = 32;
+const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * A resource's short names or categories as a member sent them: the DNS labels of a list (what kube accepts in a CRD),
+ * at most NAMES_AT_MOST; nothing of anything else. An aggregated API server's discovery is not validated by kube.
+ */
 export function nameList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && n !== '') : [];
+  if (!Array.isArray(v)) return [];
+  return v.filter((n): n is string => typeof n === 'string' && NAME.test(n)).slice(0, NAMES_AT_MOST);
 }
 
 function fromResourceList(group: string, version: string, list: APIResourceList): DiscoveredResource[] {

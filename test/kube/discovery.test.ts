@@ -3,7 +3,7 @@
 // the poll's 304s and what changes its fingerprint.
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
-import { discover, discoverGroups, type DiscoveryTags } from '../../src/kube/discovery.js';
+import { discover, discoverGroups, nameList, type DiscoveryTags } from '../../src/kube/discovery.js';
 import { kubeConfigFromString } from '../../src/kube/kubeconfig.js';
 import { kubeconfigFor, startSimulatedCluster, type SimCluster } from '../../src/sim/index.js';
 
@@ -138,5 +138,15 @@ describe('aggregated discovery', () => {
     // A CRD added changes the groups and the CRDs.
     sim.addCRD({ group: 'widgets.example.com', plural: 'widgets', kind: 'Widget', scope: 'Namespaced', versions: [{ name: 'v1' }] });
     expect((await discoverGroups(client, undefined, tags)).fingerprint).not.toBe(first.fingerprint);
+  });
+});
+
+describe('nameList', () => {
+  it('takes the DNS labels of a list, at most 32, and nothing of anything else', () => {
+    expect(nameList(['cert', 'certs', 'cert-manager', '9p'])).toEqual(['cert', 'certs', 'cert-manager', '9p']);
+    expect(nameList(['ok', 7, null, '', 'Upper', 'a b', '-x', 'x-', 'a'.repeat(64), { n: 1 }, 'a'.repeat(63)])).toEqual(['ok', 'a'.repeat(63)]);
+    expect(nameList('cert')).toEqual([]);
+    expect(nameList(undefined)).toEqual([]);
+    expect(nameList(Array.from({ length: 100 }, (_, i) => `n${i}`))).toHaveLength(32);
   });
 });
