@@ -30,6 +30,11 @@ function marked(text: string): string {
   return mayHoldLongInteger(text) ? markIntegers(text) : text;
 }
 
+/** The literal of an integer `parseExact` kept as a marked string, or undefined for any other value. */
+export function exactLiteral(v: unknown): string | undefined {
+  return typeof v === 'string' && v.startsWith(MARK) ? v.slice(MARK.length) : undefined;
+}
+
 /** JSON text written by JSON.stringify with the marked strings of `parseExact` back as the integers they were. */
 export function restoreIntegers(json: string): string {
   return json.includes(MARK_JSON) ? json.replace(MARKED_JSON, '$1') : json;

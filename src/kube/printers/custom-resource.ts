@@ -7,6 +7,7 @@ import { DOC } from './descriptions.js';
 import { humanDuration } from './duration.js';
 import { parseTime } from './fields.js';
 import { goJson, goScalar } from './go-format.js';
+import { exactLiteral, restoreIntegers } from '../exact-json.js';
 import { findResults, parseJsonPath, type JsonPath } from './jsonpath.js';
 import type { PrinterColumn, ResourcePrinter, TableColumnDefinition } from './types.js';
 
@@ -37,9 +38,17 @@ function rfc3339(ms: number | undefined): string {
  * A `string` column prints the value as jsonpath does: objects and arrays as JSON, null as `<no value>`.
  */
 function cellFor(type: string, value: unknown, now: Date): unknown {
+  const literal = exactLiteral(value);
+  if (literal !== undefined) {
+    // An int64 past what a double holds: whole as an integer cell (the marked string becomes the literal when the row is
+    // written, restoreIntegers), as its digits in a string one; a float64 rounds it, as kube's would.
+    if (type === 'string') return literal;
+    if (type === 'integer') return value;
+    return type === 'number' ? Number(literal) : null;
+  }
   if (type === 'string') {
     if (value === null || value === undefined) return '<no value>';
-    if (typeof value === 'object') return goJson(value);
+    if (typeof value === 'object') return restoreIntegers(goJson(value));
     if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return goScalar(value);
     return null;
   }
@@ -90,6 +99,7 @@ export function customResourcePrinter(columns: readonly PrinterColumn[]): Resour
   }
   return {
     columns: [NAME_COLUMN, ...parsed.map((p) => p.definition)],
+    exactIntegers: true,
     cells(o: KubeObject, now: Date) {
       const cells: unknown[] = [nameOf(o)];
       for (const { definition, path } of parsed) {

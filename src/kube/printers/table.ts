@@ -33,6 +33,7 @@ export function rowObject(obj: KubeObject, includeObject: IncludeObject = 'Metad
 export function withClusterColumn(printer: ResourcePrinter): TablePrinter {
   return {
     columns: [CLUSTER_COLUMN, ...printer.columns],
+    ...(printer.exactIntegers ? { exactIntegers: true } : {}),
     row(obj, now, includeObject = 'Metadata') {
       const cluster = obj.metadata?.annotations?.[CLUSTER_ANNOTATION] ?? '';
       const row: TableRow = { cells: [cluster, ...printer.cells(obj, now)], object: rowObject(obj, includeObject) };

@@ -54,6 +54,11 @@ export interface PrinterColumn {
 /** What a resource printer supplies: kube's own columns (Name first) and the cells for one object. */
 export interface ResourcePrinter {
   readonly columns: readonly TableColumnDefinition[];
+  /**
+   * Its cells are right for an object read with parseExact (exact-json.ts), whose integers past 2^53 are marked
+   * strings: a custom resource's columns, where kube prints such an int64 whole.
+   */
+  readonly exactIntegers?: boolean;
   cells(obj: KubeObject, now: Date): unknown[];
   /** Row conditions kube attaches (finished pods only). */
   conditions?(obj: KubeObject): TableRowCondition[] | undefined;
@@ -63,6 +68,8 @@ export interface ResourcePrinter {
 export interface TablePrinter {
   /** Column definitions, Cluster first, every priority (the server always prints wide). */
   readonly columns: readonly TableColumnDefinition[];
+  /** As ResourcePrinter.exactIntegers; the row then holds marked strings for restoreIntegers to write back. */
+  readonly exactIntegers?: boolean;
   /** One row; `object` follows includeObject (default Metadata, kube's default). */
   row(obj: KubeObject, now: Date, includeObject?: IncludeObject): TableRow;
 }

@@ -1,7 +1,7 @@
 // Renders stored rows as the negotiated form: kube JSON lists, meta.k8s.io Tables, PartialObjectMetadata — for lists
 // (streamed piece by piece) and for watch events. Stored JSON is passed through untouched wherever possible.
 import { parseExact, restoreIntegers } from '../../kube/exact-json.js';
-import type { IncludeObject, TablePrinter } from '../../kube/printers/index.js';
+import type { IncludeObject, TablePrinter, TableRow } from '../../kube/printers/index.js';
 import type { KubeObject, ListMeta } from '../../kube/types.js';
 import type { ListPage, StoredRow } from '../../storage/types.js';
 import type { MetaGroupVersion, Transform } from './negotiate.js';
@@ -77,8 +77,20 @@ function listMetaJson(meta: ListMeta): string {
 }
 
 function metadataOnly(text: string, meta: MetaGroupVersion = V1): string {
-  const o = JSON.parse(text) as KubeObject;
-  return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: meta, metadata: o.metadata ?? {} });
+  // metadata.generation is an int64.
+  const o = parseExact(text) as KubeObject;
+  return restoreIntegers(JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: meta, metadata: o.metadata ?? {} }));
+}
+
+/** The Table row of one stored object, read exact where the printer can print it so (a custom resource's columns). */
+function rowOf(c: RenderContext, p: TablePrinter, text: string): TableRow {
+  const o = (p.exactIntegers ? parseExact(text) : JSON.parse(text)) as KubeObject;
+  return rowIn(p.row(o, c.now(), c.includeObject), c.meta);
+}
+
+/** JSON of what holds rows of `p`: their kept integers written back as the literals they were. */
+function tableJson(p: TablePrinter, v: unknown): string {
+  return p.exactIntegers ? restoreIntegers(JSON.stringify(v)) : JSON.stringify(v);
 }
 
 export function listRenderer(c: RenderContext): ListRenderer {
@@ -89,7 +101,7 @@ export function listRenderer(c: RenderContext): ListRenderer {
       return {
         head: () => `{"kind":"Table","apiVersion":"${c.meta ?? V1}","columnDefinitions":${JSON.stringify(p.columns)},"rows":[`,
         separator: ',',
-        item: (row) => JSON.stringify(rowIn(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject), c.meta)),
+        item: (row) => tableJson(p, rowOf(c, p, row.object)),
         tail: (meta) => `],"metadata":${listMetaJson(meta)}}`,
       };
     }
@@ -111,22 +123,22 @@ export function listRenderer(c: RenderContext): ListRenderer {
   }
 }
 
-/** The object of a single GET in the negotiated form. */
-export function renderOne(c: RenderContext, row: StoredRow): unknown {
+/** The JSON of a single GET in the negotiated form. */
+export function renderOne(c: RenderContext, row: StoredRow): string {
   switch (c.transform) {
     case 'Table': {
       const p = c.printer;
       if (!p) throw new Error('Table rendering needs a printer');
-      return {
+      return tableJson(p, {
         kind: 'Table', apiVersion: c.meta ?? V1, metadata: { resourceVersion: row.revision },
-        columnDefinitions: p.columns, rows: [rowIn(p.row(JSON.parse(row.object) as KubeObject, c.now(), c.includeObject), c.meta)],
-      };
+        columnDefinitions: p.columns, rows: [rowOf(c, p, row.object)],
+      });
     }
     case 'PartialObjectMetadata':
     case 'PartialObjectMetadataList':
-      return JSON.parse(metadataOnly(row.object, c.meta));
+      return metadataOnly(row.object, c.meta);
     case 'none':
-      return JSON.parse(row.object);
+      return row.object;
   }
 }
 
@@ -172,7 +184,8 @@ export function eventEncoder(c: RenderContext): EventEncoder {
         case 'Table': {
           const p = c.printer;
           if (!p) throw new Error('Table rendering needs a printer');
-          object = table(revision, p.columns, [rowIn(p.row(JSON.parse(text) as KubeObject, c.now(), c.includeObject), c.meta)]);
+          object = table(revision, p.columns, [rowOf(c, p, text)]);
+          if (p.exactIntegers) object = restoreIntegers(object);
           break;
         }
         case 'PartialObjectMetadata':

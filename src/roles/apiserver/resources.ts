@@ -174,9 +174,10 @@ async function get(res: ServerResponse, ctx: RequestContext, t: ResourceRequest,
   if (!stored) throw missing();
   const row = scale ? { ...stored, object: JSON.stringify(scaleOf(JSON.parse(stored.object) as KubeObject, scale)) } : stored;
   // A JSON object as stored goes out as it is: parsing and serialising it again cost ~50 µs of a ~0.5 ms get.
-  if (neg.transform === 'none' && neg.wire === 'json') return sendText(res, 200, row.object, neg.wire, neg.contentType);
+  const json = renderOne(rc, row);
+  if (neg.wire === 'json') return sendText(res, 200, json, neg.wire, neg.contentType);
   // As YAML, integers past 2^53 are printed from BigInts, as stored.
-  return sendObject(res, 200, neg.transform === 'none' ? parseWithBigInts(row.object) : renderOne(rc, row), neg.wire, neg.contentType);
+  return sendObject(res, 200, parseWithBigInts(json), neg.wire, neg.contentType);
 }
 
 /**
