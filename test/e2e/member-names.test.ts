@@ -50,8 +50,8 @@ describe.each(backends)('custom resources named as their members name them, no C
     drop = storage.drop;
     ({ proc, base } = await startBinding(f, storage.url));
     const c = f.fleet.clusters[0]!;
-    // Until every custom resource of the member is served, and the cluster's status names them (it follows the first
-    // rows by a status write).
+    // Until every custom resource of the member is served, and the cluster's status names them (written as they are
+    // negotiated, at once).
     await vi.waitFor(async () => {
       const pc = (await (await fetch(`${base}/apis/cluster.clusterpedia.io/v1alpha2/pediaclusters/${c.name}`)).json()) as { status?: { syncResources?: { group: string }[] } };
       expect((pc.status?.syncResources ?? []).map((g) => g.group)).toEqual(expect.arrayContaining(['stable.example.com', 'cert-manager.io']));

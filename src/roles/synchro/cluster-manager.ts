@@ -269,6 +269,7 @@ export class ClusterManager implements Runnable {
       clock: this.clock,
       random: this.d.random,
       changed: () => this.dirty(desired.name),
+      typesChanged: () => this.status.markDirty(desired.name, true),
       freshened: () => this.status.markStale(desired.name),
     });
     synchro.setResources(resources, all, excluded);

@@ -26,6 +26,11 @@ export interface ClusterSynchroDeps extends SynchroContext {
   options: SynchroOptions;
   /** From the previous status, by "group/version/resource": where resource synchros resume, and their last errors. */
   resume?: ReadonlyMap<string, ResumePoint>;
+  /**
+   * The status names other types (negotiated): worth writing at once, not at the next interval. Discovery lists a type
+   * with the names its status gives it, and its first rows come within milliseconds. `changed` when absent.
+   */
+  typesChanged?: () => void;
 }
 
 /** What the status of this cluster shows of its synchro. */
@@ -310,7 +315,7 @@ export class ClusterSynchro {
     for (const id of wanted.keys()) this.removing.delete(id);
     this.log.info({ resources: [...wanted.keys()] }, 'negotiated resources');
     this.negotiated = { wanted, unread };
-    this.d.changed();
+    (this.d.typesChanged ?? this.d.changed)();
   }
 
   /**

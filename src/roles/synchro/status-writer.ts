@@ -1,5 +1,5 @@
 // Coalesced status writes: a cluster whose state changed is written at most once per interval, not once per event;
-// a change to a cluster not written for an interval (its first types negotiated, its health turned) goes out at once.
+// a change to a cluster not written for an interval (its health turned), or to the types it syncs, goes out at once.
 import type { Logger } from 'pino';
 import { messageOf } from '../../lib/errors.js';
 import { systemClock, type Clock, type Runnable } from '../../lib/lifecycle.js';
@@ -11,6 +11,8 @@ export type StatusWrite = (cluster: string) => Promise<void>;
 export class StatusWriter implements Runnable {
   readonly name = 'synchro status writer';
   private dirty = new Set<string>();
+  /** Dirty clusters whose change goes out at once, written or not within the interval (markDirty's `urgent`). */
+  private readonly urgent = new Set<string>();
   /** Clusters whose counts and event times moved, by when they first did since their last write. */
   private readonly stale = new Map<string, number>();
   private cycle: Promise<void> | undefined;
@@ -26,13 +28,16 @@ export class StatusWriter implements Runnable {
     this.clock = o.clock ?? systemClock;
   }
 
-  markDirty(cluster: string): void {
+  /** `urgent`: a change that is news to readers at once (the types it syncs), written without waiting for the interval. */
+  markDirty(cluster: string, urgent = false): void {
     this.dirty.add(cluster);
+    if (urgent) this.urgent.add(cluster);
     // Not written for an interval: now rather than at the next tick (writes failing wait for theirs).
     if (this.failures === 0 && this.due(cluster, this.clock.now())) this.wake?.();
   }
 
   private due(cluster: string, now: number): boolean {
+    if (this.urgent.has(cluster)) return true;
     const at = this.written.get(cluster);
     return at === undefined || now - at >= this.o.intervalMs;
   }
@@ -52,6 +57,7 @@ export class StatusWriter implements Runnable {
   /** Stops writing a cluster's status and waits for a write in progress, so a deletion that follows is final. */
   async forget(cluster: string): Promise<void> {
     this.dirty.delete(cluster);
+    this.urgent.delete(cluster);
     this.stale.delete(cluster);
     this.written.delete(cluster);
     await this.cycle;
@@ -98,6 +104,7 @@ export class StatusWriter implements Runnable {
     const names = [...this.dirty].filter((name) => !spaced || this.due(name, now));
     for (const name of names) {
       this.dirty.delete(name);
+      this.urgent.delete(name);
       this.stale.delete(name);
     }
     let failed = false;

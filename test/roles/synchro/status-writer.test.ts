@@ -64,6 +64,24 @@ it("another cluster's change does not bring forward one written less than an int
   expect(writes).toEqual([['a', 0], ['b', 300], ['a', 1300]]);
 });
 
+it('an urgent change (the types a cluster syncs) goes out at once, though its cluster was written less than an interval ago', async () => {
+  const { writer, clock, writes } = started();
+  await settle();
+  writer.markDirty('a');
+  await settle();
+  await clock.advance(300);
+  writer.markDirty('a', true);
+  await settle();
+  expect(writes).toEqual([['a', 0], ['a', 300]]);
+  // Then spaced as ever: a plain change waits for the interval from that write.
+  await clock.advance(100);
+  writer.markDirty('a');
+  await settle();
+  expect(writes).toHaveLength(2);
+  await clock.advance(900);
+  expect(writes).toEqual([['a', 0], ['a', 300], ['a', 1300]]);
+});
+
 it('while writes fail, changes wait for the backed-off retry; flush writes everything at once', async () => {
   let down = true;
   const { writer, clock, writes } = started(() => down);
