@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet, type SyncGroup } from '../../src/sim/index.js';
 import { BundleProcess } from '../support/bundle.js';
 import { Kubectl, kubectlPath } from '../support/kubectl.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface Fleet {
   fleet: SimFleet;
@@ -89,4 +91,38 @@ export async function onMemberAndThrough(base: string, c: SimCluster, fn: (membe
     member.dispose();
     ours.dispose();
   }
+}
+
+/** Where the bundle keeps its rows in a test over fleet `f`. */
+export type StorageFor = (f: Fleet) => Promise<{ url: string; drop?: () => Promise<void> }>;
+
+/** Both dialects, for describe.each: a SQLite file in the fleet's directory, a fresh PostgreSQL database named `prefix`_…. */
+export function bothDialects(prefix: string): [string, StorageFor][] {
+  return [
+    ['sqlite', async (f) => ({ url: `sqlite:${join(f.dir, 'cp.db')}` })],
+    ['postgres', async () => freshPostgresDatabase(prefix)],
+  ];
+}
+
+/**
+ * A simulated fleet and `clusterpedia binding` over it on `storage`, started before the calling describe's tests and
+ * stopped after them; `ready` is handed both once the binding listens, and returns when the tests may start.
+ */
+export function bindingOverFleet(o: Parameters<typeof startFleet>[0], storage: StorageFor, ready: (f: Fleet, base: string) => Promise<void>): void {
+  let f: Fleet | undefined;
+  let proc: BundleProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    f = await startFleet(o);
+    const s = await storage(f);
+    drop = s.drop;
+    const started = await startBinding(f, s.url);
+    proc = started.proc;
+    await ready(f, started.base);
+  }, 120_000);
+  afterAll(async () => {
+    await proc?.stop();
+    await f?.dispose();
+    await drop?.();
+  });
 }

@@ -2,17 +2,14 @@
 // kube-apiserver evaluates label and field selectors with code of its own (src/sim), so every random selector here is
 // checked against an independent implementation, through the whole chain: the synchro's copy, storage's SQL and the
 // apiserver's parsing. Both storage dialects.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { join } from 'node:path';
-import type { BundleProcess } from '../support/bundle.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
 import { defaultSyncResources, memberCrds, type SimCluster, type SimObject, type SyncGroup } from '../../src/sim/index.js';
 import { builtinResources } from '../../src/sim/catalog.js';
 import type { ResourceDef } from '../../src/sim/types.js';
 import { call } from '../sim/helpers.js';
 import { Kubectl, kubectlPath, oldestKubectl } from '../support/kubectl.js';
-import { onMemberAndThrough, startBinding, startFleet, waitConverged, type Fleet } from './helpers.js';
+import { bindingOverFleet, bothDialects, onMemberAndThrough, waitConverged, type Fleet } from './helpers.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 const QUERIES_PER_TYPE = 14;
@@ -193,29 +190,12 @@ async function expectSamePrint(member: Kubectl, through: Kubectl, args: string[]
   expect(got, args.join(' ')).toBe(want);
 }
 
-const backends: [string, (f: Fleet) => Promise<{ url: string; drop?: () => Promise<void> }>][] = [
-  ['sqlite', async (f) => ({ url: `sqlite:${join(f.dir, 'cp.db')}` })],
-  ['postgres', async () => freshPostgresDatabase('cp_diff')],
-];
-
-describe.each(backends)('lists through clusterpedia equal the member\'s own (%s)', (_name, open) => {
+describe.each(bothDialects('cp_diff'))('lists through clusterpedia equal the member\'s own (%s)', (_name, storage) => {
   let f: Fleet;
-  let proc: BundleProcess;
   let base: string;
-  let drop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    f = await startFleet({ clusters: 2, pods: 30, seed: 29, sync: [...defaultSyncResources(), ...CUSTOM] });
-    const storage = await open(f);
-    drop = storage.drop;
-    ({ proc, base } = await startBinding(f, storage.url));
+  bindingOverFleet({ clusters: 2, pods: 30, seed: 29, sync: [...defaultSyncResources(), ...CUSTOM] }, storage, async (fleet, b) => {
+    [f, base] = [fleet, b];
     await waitConverged(base, f.fleet);
-  }, 120_000);
-
-  afterAll(async () => {
-    await proc?.stop();
-    await f?.dispose();
-    await drop?.();
   });
 
   it('every synced type, random label selectors (every operator, absent keys and values)', async () => {

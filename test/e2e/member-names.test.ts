@@ -1,12 +1,9 @@
 // A custom resource's short names, singular name and categories come to clusterpedia's discovery from the member's
 // own discovery (through the synchro's status), so `kubectl get cert`, `kubectl get certificate` and
 // `kubectl get cert-manager` work through clusterpedia as against the member, without the CRDs synced. Both dialects.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { join } from 'node:path';
-import type { BundleProcess } from '../support/bundle.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
+import { describe, expect, it, vi } from 'vitest';
 import { Kubectl } from '../support/kubectl.js';
-import { onMemberAndThrough, startBinding, startFleet, type Fleet } from './helpers.js';
+import { bindingOverFleet, bothDialects, onMemberAndThrough, type Fleet } from './helpers.js';
 
 const P = '/apis/clusterpedia.io/v1beta1/resources';
 /** No CRDs among them: what clusterpedia knows of a custom resource's names is what the member's discovery said. */
@@ -33,22 +30,11 @@ async function namesThrough(base: string, prefix: string, gv: string): Promise<N
   return namesIn(await r.text());
 }
 
-const backends: [string, (f: Fleet) => Promise<{ url: string; drop?: () => Promise<void> }>][] = [
-  ['sqlite', async (f) => ({ url: `sqlite:${join(f.dir, 'cp.db')}` })],
-  ['postgres', async () => freshPostgresDatabase('cp_names')],
-];
-
-describe.each(backends)('custom resources named as their members name them, no CRD synced (%s)', (_name, open) => {
+describe.each(bothDialects('cp_names'))('custom resources named as their members name them, no CRD synced (%s)', (_name, storage) => {
   let f: Fleet;
-  let proc: BundleProcess;
   let base: string;
-  let drop: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    f = await startFleet({ clusters: 1, pods: 20, seed: 31, sync: SYNC });
-    const storage = await open(f);
-    drop = storage.drop;
-    ({ proc, base } = await startBinding(f, storage.url));
+  bindingOverFleet({ clusters: 1, pods: 20, seed: 31, sync: SYNC }, storage, async (fleet, b) => {
+    [f, base] = [fleet, b];
     const c = f.fleet.clusters[0]!;
     // Until every custom resource of the member is served, and the cluster's status names them (written as they are
     // negotiated, at once).
@@ -62,12 +48,6 @@ describe.each(backends)('custom resources named as their members name them, no C
         expect(((await r.json()) as { items: unknown[] }).items.length, gr).toBe(c.store.count(gr));
       }
     }, { timeout: 60_000, interval: 250 });
-  }, 120_000);
-
-  afterAll(async () => {
-    await proc?.stop();
-    await f?.dispose();
-    await drop?.();
   });
 
   it('discovery gives each custom resource the singular name, short names and categories the member gives it', async () => {

@@ -49,12 +49,18 @@ it('writes a change at once when its cluster was not written for an interval, an
   expect(writes.at(-1)).toEqual(['a', 2500]);
 });
 
+/** A writer that wrote cluster a at 0, its clock now at `ms`. */
+async function aWrittenThenAt(ms: number): Promise<ReturnType<typeof started>> {
+  const s = started();
+  await settle();
+  s.writer.markDirty('a');
+  await settle();
+  await s.clock.advance(ms);
+  return s;
+}
+
 it("another cluster's change does not bring forward one written less than an interval ago", async () => {
-  const { writer, clock, writes } = started();
-  await settle();
-  writer.markDirty('a');
-  await settle();
-  await clock.advance(300);
+  const { writer, clock, writes } = await aWrittenThenAt(300);
   writer.markDirty('a');
   writer.markDirty('b');
   await settle();
@@ -65,11 +71,7 @@ it("another cluster's change does not bring forward one written less than an int
 });
 
 it('an urgent change (the types a cluster syncs) goes out at once, though its cluster was written less than an interval ago', async () => {
-  const { writer, clock, writes } = started();
-  await settle();
-  writer.markDirty('a');
-  await settle();
-  await clock.advance(300);
+  const { writer, clock, writes } = await aWrittenThenAt(300);
   writer.markDirty('a', true);
   await settle();
   expect(writes).toEqual([['a', 0], ['a', 300]]);
