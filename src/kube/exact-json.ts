@@ -22,7 +22,10 @@ export function parseExact(text: string): unknown {
 export function parseWithBigInts(text: string): unknown {
   const m = marked(text);
   if (m === text) return JSON.parse(text);
-  return JSON.parse(m, (_key, v: unknown) => (typeof v === 'string' && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v));
+  return JSON.parse(m, (_key, v: unknown) => {
+    const literal = exactLiteral(v);
+    return literal === undefined ? v : BigInt(literal);
+  });
 }
 
 /** The text with its integers past what a double holds marked, or the text itself when it has none. */

@@ -88,9 +88,14 @@ function rowOf(c: RenderContext, p: TablePrinter, text: string): TableRow {
   return rowIn(p.row(o, c.now(), c.includeObject), c.meta);
 }
 
-/** JSON of what holds rows of `p`: their kept integers written back as the literals they were. */
+/** JSON text holding rows of `p`, their kept integers written back as the literals they were. */
+function exactFor(p: TablePrinter, json: string): string {
+  return p.exactIntegers ? restoreIntegers(json) : json;
+}
+
+/** JSON of what holds rows of `p` (exactFor). */
 function tableJson(p: TablePrinter, v: unknown): string {
-  return p.exactIntegers ? restoreIntegers(JSON.stringify(v)) : JSON.stringify(v);
+  return exactFor(p, JSON.stringify(v));
 }
 
 export function listRenderer(c: RenderContext): ListRenderer {
@@ -184,8 +189,7 @@ export function eventEncoder(c: RenderContext): EventEncoder {
         case 'Table': {
           const p = c.printer;
           if (!p) throw new Error('Table rendering needs a printer');
-          object = table(revision, p.columns, [rowOf(c, p, text)]);
-          if (p.exactIntegers) object = restoreIntegers(object);
+          object = exactFor(p, table(revision, p.columns, [rowOf(c, p, text)]));
           break;
         }
         case 'PartialObjectMetadata':
