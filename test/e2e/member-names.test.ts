@@ -52,17 +52,14 @@ describe.each(bothDialects('cp_names'))('custom resources named as their members
 
   it('discovery gives each custom resource the singular name, short names and categories the member gives it', async () => {
     const c = f.fleet.clusters[0]!;
-    const member = new Kubectl(c.url, undefined, [`--token=${c.token ?? ''}`]);
-    try {
+    await onMemberAndThrough(base, c, async (member) => {
       for (const gv of CUSTOM_GROUP_VERSIONS) {
         const want = namesIn(await member.ok(['get', '--raw', `/apis/${gv}`]));
         expect(Object.values(want).some((n) => (n.shortNames ?? []).length > 0), gv).toBe(true);
         expect(await namesThrough(base, `${P}/clusters/${c.name}`, gv), gv).toEqual(want);
         expect(await namesThrough(base, P, gv), `${gv} (fleet)`).toEqual(want);
       }
-    } finally {
-      member.dispose();
-    }
+    });
   });
 
   it('kubectl finds them by short name, singular name and category, as against the member', async () => {
