@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BUNDLE, ROOT, runBundle, underOpenFilesLimit } from '../support/bundle.js';
+import { BUNDLE, BUNDLE_NODE, BundleProcess, ROOT, runBundle, underOpenFilesLimit } from '../support/bundle.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { freePort } from '../support/postgres-server.js';
 import { openStorage } from '../../src/storage/open.js';
@@ -34,6 +34,20 @@ describe('dist/clusterpedia.mjs', () => {
     const v = await runBundle(['--version']);
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('runs on the node the tests name (`npm run test:node` checks the bundle on Node 22 and 24 so)', async () => {
+    const p = BundleProcess.start(['apiserver', '--storage', `sqlite:${join(dir, 'which-node.db')}`, '--secure-port', '0', '--insecure-port', '0']);
+    try {
+      await p.insecurePort();
+      expect(readlinkSync(`/proc/${p.child.pid}/exe`)).toBe(realpathSync(BUNDLE_NODE));
+      expect(readFileSync(`/proc/${p.child.pid}/cmdline`, 'utf8').split('\0')).toContain(BUNDLE);
+    } finally {
+      expect(await p.stop()).toBe(0);
+    }
+    const other = process.env.CLUSTERPEDIA_TEST_NODE;
+    const v = spawnSync(BUNDLE_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    expect(v).toBe(other === undefined ? process.version : spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim());
   });
 
   it('--heap-growing-percent is a process setting of the apiserver and the synchro, checked before anything starts', async () => {
@@ -97,7 +111,7 @@ describe('dist/clusterpedia.mjs', () => {
   it('show --watch whose reader goes away (| head) ends quietly, exit 0', async () => {
     const url = `sqlite:${join(dir, 'watched.db')}`;
     expect((await runBundle(['migrate', '--storage', url, '--log-level', 'warn'])).code).toBe(0);
-    const child = spawn(process.execPath, [BUNDLE, 'show', 'clusters', '-o', 'yaml', '--watch', '--watch-interval', '50ms', '--storage', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BUNDLE_NODE, [BUNDLE, 'show', 'clusters', '-o', 'yaml', '--watch', '--watch-interval', '50ms', '--storage', url], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
@@ -110,7 +124,7 @@ describe('dist/clusterpedia.mjs', () => {
 
   it('simulate reads CLUSTERPEDIA_SIMULATE_*, not the roles\' CLUSTERPEDIA_CLUSTERS path', async () => {
     const out = join(dir, 'simulated.yaml');
-    const child = spawn(process.execPath, [BUNDLE, 'simulate', '--out', out, '--pods-per-cluster', '2'], {
+    const child = spawn(BUNDLE_NODE, [BUNDLE, 'simulate', '--out', out, '--pods-per-cluster', '2'], {
       stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CLUSTERPEDIA_CLUSTERS: './clusters/', CLUSTERPEDIA_SIMULATE_CLUSTERS: '3' },
     });
     let stderr = '';

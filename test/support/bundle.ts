@@ -5,7 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BUNDLE = join(ROOT, 'dist', 'clusterpedia.mjs');
+/**
+ * The bundle under test and the node that runs it: dist/'s and this process's, unless CLUSTERPEDIA_TEST_BUNDLE and
+ * CLUSTERPEDIA_TEST_NODE name others. `npm run test:node -- 22` sets both: the same bundle, copied beside a
+ * better-sqlite3 built for another Node release, so the tests that start it check it on Node 22 and 24 too.
+ */
+const OTHER_BUNDLE = process.env.CLUSTERPEDIA_TEST_BUNDLE;
+export const BUNDLE = OTHER_BUNDLE ?? join(ROOT, 'dist', 'clusterpedia.mjs');
+export const BUNDLE_NODE = process.env.CLUSTERPEDIA_TEST_NODE ?? process.execPath;
 
 function newestMtime(dir: string): number {
   return readdirSync(dir, { withFileTypes: true })
@@ -17,6 +24,8 @@ function newestMtime(dir: string): number {
  * (`npm test` builds first, so under it this only checks).
  */
 export function ensureBundle(): string {
+  // Another bundle is what its script copied there, from a build of this tree.
+  if (OTHER_BUNDLE !== undefined) return OTHER_BUNDLE;
   let built = 0;
   try {
     built = statSync(BUNDLE).mtimeMs;
@@ -40,7 +49,7 @@ export interface RunResult {
 export function runBundle(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   const bundle = ensureBundle();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env } });
+    const child = spawn(BUNDLE_NODE, [bundle, ...args], { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -102,7 +111,7 @@ export class BundleProcess {
   static start(args: string[], opts: { env?: Record<string, string>; cwd?: string; noFile?: number } = {}): BundleProcess {
     const bundle = ensureBundle();
     const argv = [bundle, ...args, '--log-format', 'json'];
-    const [cmd, cmdArgs] = opts.noFile === undefined ? [process.execPath, argv] : underOpenFilesLimit(`-n ${opts.noFile}`, process.execPath, argv);
+    const [cmd, cmdArgs] = opts.noFile === undefined ? [BUNDLE_NODE, argv] : underOpenFilesLimit(`-n ${opts.noFile}`, BUNDLE_NODE, argv);
     const child = spawn(cmd, cmdArgs, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     return new BundleProcess(child);
   }
