@@ -11,7 +11,7 @@ import type { PediaClusterStatus } from '../../src/kube/pediacluster.js';
 import { sleep } from '../../src/lib/lifecycle.js';
 import { pediaClustersYaml, startSimulatedFleet, type SimCluster, type SimFleet } from '../../src/sim/index.js';
 import { rngFor } from '../../src/sim/prng.js';
-import { ensureBundle } from '../../test/support/bundle.js';
+import { BUNDLE_NODE, ensureBundle } from '../../test/support/bundle.js';
 import { freePort } from '../../test/support/postgres-server.js';
 import { openRunStorage, type RunStorage } from './backend.js';
 import { Clusterpedia } from './clusterpedia.js';
@@ -304,7 +304,7 @@ async function deployment(o: ChaosOptions, d: { bundle: string; outDir: string; 
 
 /** Of `--flag value` pairs, those the role's `--help` lists. */
 function flagsTakenBy(bundle: string, role: 'synchro' | 'apiserver', flags: readonly string[]): string[] {
-  const help = execFileSync(process.execPath, [bundle, role, '--help'], { encoding: 'utf8' });
+  const help = execFileSync(BUNDLE_NODE, [bundle, role, '--help'], { encoding: 'utf8' });
   const taken = new Set([...help.matchAll(/^\s+(--[a-z0-9-]+)/gm)].map((m) => m[1]));
   const out: string[] = [];
   for (let i = 0; i < flags.length; i += 2) if (taken.has(flags[i])) out.push(flags[i]!, flags[i + 1]!);

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { sleep } from '../../src/lib/lifecycle.js';
+import { BUNDLE_NODE } from '../../test/support/bundle.js';
 
 export interface UnplannedExit {
   atMs: number;
@@ -187,7 +188,7 @@ export class Clusterpedia {
     this.line(JSON.stringify({ chaos: 'start', incarnation: this.incarnations, atMs: this.o.clock() }));
     // SIGUSR2 writes a Node diagnostic report into cwd: taken when a shutdown hangs.
     const node = ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${this.o.cwd}`];
-    const child = spawn(process.execPath, [...node, this.o.bundle, ...this.o.args, '--log-format', 'json'], { cwd: this.o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BUNDLE_NODE, [...node, this.o.bundle, ...this.o.args, '--log-format', 'json'], { cwd: this.o.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {

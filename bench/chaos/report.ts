@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { BUNDLE_NODE } from '../../test/support/bundle.js';
 import type { ChaosResult } from './chaos.js';
 import { diffTotal, type Diff } from './state.js';
 
@@ -11,7 +12,9 @@ const diff = (d: Diff): string => `missing ${d.missing}, extra ${d.extra}, stale
 
 export function machine(): string {
   const cpus = os.cpus();
-  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+  // The bundle may run on another Node than the harness (CLUSTERPEDIA_TEST_NODE): name the one clusterpedia ran on.
+  const node = BUNDLE_NODE === process.execPath ? process.version : execFileSync(BUNDLE_NODE, ['--version'], { encoding: 'utf8' }).trim();
+  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${node}`;
 }
 
 export function commit(): string {
