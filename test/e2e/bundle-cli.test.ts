@@ -40,14 +40,12 @@ describe('dist/clusterpedia.mjs', () => {
     const p = BundleProcess.start(['apiserver', '--storage', `sqlite:${join(dir, 'which-node.db')}`, '--secure-port', '0', '--insecure-port', '0']);
     try {
       await p.insecurePort();
-      expect(readlinkSync(`/proc/${p.child.pid}/exe`)).toBe(realpathSync(BUNDLE_NODE));
+      // The node named, else this one: the variable read here, not BUNDLE_NODE, which is what is under test.
+      expect(readlinkSync(`/proc/${p.child.pid}/exe`)).toBe(realpathSync(process.env.CLUSTERPEDIA_TEST_NODE ?? process.execPath));
       expect(readFileSync(`/proc/${p.child.pid}/cmdline`, 'utf8').split('\0')).toContain(BUNDLE);
     } finally {
       expect(await p.stop()).toBe(0);
     }
-    const other = process.env.CLUSTERPEDIA_TEST_NODE;
-    const v = spawnSync(BUNDLE_NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
-    expect(v).toBe(other === undefined ? process.version : spawnSync(other, ['--version'], { encoding: 'utf8' }).stdout.trim());
   });
 
   it('--heap-growing-percent is a process setting of the apiserver and the synchro, checked before anything starts', async () => {
